@@ -1,0 +1,82 @@
+"""The compiler driver: each line is one stage of the pipeline.
+
+`Program` (typed surface IR) -> `desugar` (core IR) -> `schedule` (columns) ->
+weights (Table 1, Eq. 7, Eq. 8) -> `CompiledGNN`.
+"""
+
+from __future__ import annotations
+
+from gracr.compiler.core import CNodeCount, Core, core_children, show_core
+from gracr.compiler.desugar import CompileOptions, Comparison, Disjunction, desugar
+from gracr.compiler.model import Column, CompiledGNN
+from gracr.compiler.weights import (
+    Schedule, input_map, message_passing_layers, readout_layers, schedule,
+)
+from gracr.dsl.ir import Kind, subformulas
+from gracr.dsl.parse import Program
+from gracr.dsl.show import show_formula
+
+
+def _counted_predicates(sentence: Core) -> tuple[Core, ...]:
+    """The node formulas a readout counts, in order of first appearance (post-order)."""
+    found: list[Core] = []
+
+    def visit(formula: Core) -> None:
+        if isinstance(formula, CNodeCount):
+            if formula.arg not in found:
+                found.append(formula.arg)
+            return
+        for child in core_children(formula):
+            visit(child)
+
+    visit(sentence)
+    return tuple(found)
+
+
+def _describe(columns: Schedule, names: dict[Core, str]) -> tuple[Column, ...]:
+    return tuple(Column(show_core(f), d, names.get(f))
+                 for f, d in zip(columns.columns, columns.depths))
+
+
+def compile_program(program: Program, disjunction: Disjunction = "demorgan",
+                    comparison: Comparison = "expanded",
+                    max_degree: int | None = None) -> CompiledGNN:
+    """Compile a checked program into a GNN that agrees with it on every graph.
+
+    `comparison="expanded"` is exact when `max_degree` is at least the largest
+    in-degree of the graphs it runs on (App. C.2).
+    """
+    from gracr import __version__
+
+    options = CompileOptions(disjunction, comparison, max_degree)
+    core = desugar(program.classifier, program.kind, options)
+    used = subformulas(program.classifier)
+    names = {desugar(f, Kind.NODE, options): name for name, f in reversed(program.names)
+             if f in used}
+    if program.kind is Kind.NODE:
+        hidden = schedule((core,))
+        readout_columns: tuple[Column, ...] = ()
+        readout = ()
+        output_column = hidden.index(core)
+    else:
+        hidden = schedule(_counted_predicates(core))
+        readout_schedule = schedule((core,), stop_at_node_count=True)
+        readout = readout_layers(readout_schedule, hidden)
+        readout_columns = _describe(readout_schedule, {})
+        output_column = readout_schedule.index(core)
+    input_matrix, input_bias = input_map(hidden, program.palette)
+    return CompiledGNN(
+        palette=program.palette,
+        kind=program.kind,
+        input_matrix=input_matrix,
+        input_bias=input_bias,
+        layers=message_passing_layers(hidden),
+        readout=readout,
+        columns=_describe(hidden, names),
+        readout_columns=readout_columns,
+        output_column=output_column,
+        options=options,
+        formula=show_formula(program.classifier),
+        version=__version__,
+    )
+

@@ -1,0 +1,149 @@
+"""The core IR: what the compiler writes into weights.
+
+Node level, the core of Eq. 1 (`CTop`, `CBottom`, `CColor`, `CNot`, `CAnd`,
+`CAtLeast`) plus the gates the paper adds to it: the flat n-ary conjunction and
+disjunction of Eq. 7 (`CAnd` with any number of arguments, `COr`) and the direct
+comparative of Eq. 8 (`CMore`). `CAll` is our own flat gate for `[] f` (see
+`gracr.compiler.desugar`). Graph level, the readout: `CNodeCount` (at least `k`
+nodes satisfy a node formula) combined with the same Boolean gates.
+
+Like the surface IR these are frozen dataclasses, so equal subformulas compare
+equal and get one hidden column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True)
+class CTop:
+    pass
+
+
+@dataclass(frozen=True)
+class CBottom:
+    pass
+
+
+@dataclass(frozen=True)
+class CColor:
+    name: str
+
+
+@dataclass(frozen=True)
+class CNot:
+    arg: Core
+
+
+@dataclass(frozen=True)
+class CAnd:
+    """Conjunction: binary (Table 1) or flat n-ary (Eq. 7)."""
+
+    args: tuple[Core, ...]
+
+
+@dataclass(frozen=True)
+class COr:
+    """The flat n-ary disjunction gate of Eq. 7."""
+
+    args: tuple[Core, ...]
+
+
+@dataclass(frozen=True)
+class CAtLeast:
+    """At least `count` in-neighbours satisfy `arg` (Table 1, third row)."""
+
+    count: int
+    arg: Core
+
+
+@dataclass(frozen=True)
+class CMore:
+    """Strictly more in-neighbours satisfy `left` than `right` (Eq. 8)."""
+
+    left: Core
+    right: Core
+
+
+@dataclass(frozen=True)
+class CAll:
+    """Every in-neighbour satisfies `arg`: count(arg) - in-degree + 1 > 0 (our flat `[]`)."""
+
+    arg: Core
+
+
+@dataclass(frozen=True)
+class CNodeCount:
+    """Readout atom: at least `count` nodes of the graph satisfy the node formula `arg`."""
+
+    count: int
+    arg: Core
+
+
+Core = Union[CTop, CBottom, CColor, CNot, CAnd, COr, CAtLeast, CMore, CAll, CNodeCount]
+
+ATOMS = (CTop, CBottom, CColor)
+
+
+def core_children(formula: Core) -> tuple[Core, ...]:
+    match formula:
+        case CTop() | CBottom() | CColor():
+            return ()
+        case CNot(arg) | CAtLeast(_, arg) | CAll(arg) | CNodeCount(_, arg):
+            return (arg,)
+        case CAnd(args) | COr(args):
+            return args
+        case CMore(a, b):
+            return (a, b)
+    raise TypeError(f"not a core formula: {formula!r}")
+
+
+def core_depth(formula: Core, memo: dict[Core, int] | None = None) -> int:
+    """The number of nested connectives: atoms 0, so a column of depth ℓ is settled at layer ℓ.
+
+    For the readout, `CNodeCount` is an atom of the readout circuit (depth 0 there).
+    """
+    memo = {} if memo is None else memo
+    if formula in memo:
+        return memo[formula]
+    if isinstance(formula, ATOMS + (CNodeCount,)):
+        depth = 0
+    else:
+        depth = 1 + max((core_depth(c, memo) for c in core_children(formula)), default=0)
+    memo[formula] = depth
+    return depth
+
+
+def show_core(formula: Core) -> str:
+    """Readable text of a core formula, for column meanings and `gracrc inspect`."""
+    match formula:
+        case CTop():
+            return "true"
+        case CBottom():
+            return "false"
+        case CColor(name):
+            return name
+        case CNot(arg):
+            return "!" + _wrapped(arg)
+        case CAnd(args):
+            return " & ".join(_wrapped(a) for a in args) if args else "true"
+        case COr(args):
+            return " | ".join(_wrapped(a) for a in args) if args else "false"
+        case CAtLeast(k, arg):
+            return f"<{k}> {_wrapped(arg)}"
+        case CMore(a, b):
+            return f"more({show_core(a)}, {show_core(b)})"
+        case CAll(arg):
+            return f"[] {_wrapped(arg)}"
+        case CNodeCount(k, arg):
+            return f"exists[{k}, inf] {_wrapped(arg)}"
+    raise TypeError(f"not a core formula: {formula!r}")
+
+
+def _wrapped(formula: Core) -> str:
+    text = show_core(formula)
+    if isinstance(formula, (CAnd, COr)) and len(formula.args) > 1:
+        return f"({text})"
+    return text

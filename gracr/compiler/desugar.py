@@ -1,0 +1,214 @@
+"""Surface IR -> core IR: every derived connective rewritten into the core (App. C.2).
+
+Two independent switches (`CompileOptions`):
+
+`disjunction`
+    `"demorgan"` (the paper's main setting): `f | g` is `!(!f & !g)`, binary and
+    left-nested as parsed, every double negation kept; `f -> g` is `!(f & !g)`;
+    `f <-> g` is `(f -> g) & (g -> f)`; `[] f` is `!<1> !f`. Conjunctions stay binary.
+    `"flat"`: the n-ary gates of Eq. 7. Nested conjunctions (and disjunctions) are
+    flattened into one gate each, with repeated arguments dropped; `f -> g` is the
+    gate `!f | g`; `f <-> g` is `(!f | g) & (!g | f)`. `[] f` is our own flat gate
+    `CAll` (weights `A[f] = 1, A[true] = -1, b = 1`: count(f) - degree + 1 > 0), so
+    that, like the flat disjunction, it puts no negation on any path. This gate is
+    an extension: the paper only gives the De Morgan form of `[]`.
+
+`comparison`
+    `"expanded"` (the paper's main setting): `more(f, g)` is Eq. 6 with the bound
+    `max_degree`, its disjunction always one flat gate, so it costs 4 layers
+    whatever the bound; `same(f, g)` is the variant of App. C.2 (clauses
+    `=m f & =m g`, from m = 0). Both are exact when `max_degree` is at least the
+    largest in-degree of the graph.
+    `"direct"`: `more(f, g)` is the single aggregation of Eq. 8; `same(f, g)` is
+    `!more(f, g) & !more(g, f)`.
+
+The counting modalities follow App. C.2 in both settings: `atmost n f` is
+`!<n+1> f`; `exactly n f` is `<n> f & !<n+1> f` (`!<1> f` for n = 0);
+`between n m f` is `<n> f & !<m+1> f` (`!<m+1> f` for n = 0); `<0> f` is `true`.
+
+Graph sentences: `exists[lo, hi] f` is `CNodeCount(lo, f) & !CNodeCount(hi+1, f)`
+(Algorithm 5's `C_lo & !C_{hi+1}`), a side dropped when `lo = 0` or `hi = inf`;
+Boolean combinations of sentences follow the `disjunction` switch like node ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from gracr.compiler.core import (
+    CAll, CAnd, CAtLeast, CBottom, CColor, CMore, CNodeCount, CNot, COr, Core, CTop,
+)
+from gracr.dsl import ir
+from gracr.dsl.ir import Formula
+from gracr.errors import GracrError
+
+Disjunction = Literal["demorgan", "flat"]
+Comparison = Literal["expanded", "direct"]
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """How derived connectives are compiled. `max_degree` bounds Eq. 6 (`expanded`)."""
+
+    disjunction: Disjunction = "demorgan"
+    comparison: Comparison = "expanded"
+    max_degree: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.disjunction not in ("demorgan", "flat"):
+            raise GracrError(f"disjunction must be 'demorgan' or 'flat', got {self.disjunction!r}")
+        if self.comparison not in ("expanded", "direct"):
+            raise GracrError(f"comparison must be 'expanded' or 'direct', got {self.comparison!r}")
+        if self.max_degree is not None and self.max_degree < 0:
+            raise GracrError(f"max_degree must not be negative, got {self.max_degree}")
+
+
+def uses_comparison(formula: Formula) -> bool:
+    """Whether `formula` contains `more` or `same` (so `expanded` needs `max_degree`)."""
+    if isinstance(formula, (ir.More, ir.Same)):
+        return True
+    return any(uses_comparison(child) for child in ir.children(formula))
+
+
+@dataclass(frozen=True)
+class _Desugarer:
+    options: CompileOptions
+
+    @property
+    def flat(self) -> bool:
+        return self.options.disjunction == "flat"
+
+    def conj(self, *args: Core) -> Core:
+        """A conjunction: binary as given, or one flat gate with nested gates spliced."""
+        if not self.flat:
+            return CAnd(args)
+        spliced: list[Core] = []
+        for arg in args:
+            for part in (arg.args if isinstance(arg, CAnd) else (arg,)):
+                if part not in spliced:
+                    spliced.append(part)
+        return CAnd(tuple(spliced))
+
+    def disj(self, *args: Core) -> Core:
+        """A disjunction: De Morgan (binary, left-nested) or one flat gate (Eq. 7)."""
+        if not self.flat:
+            result = args[0]
+            for arg in args[1:]:
+                result = CNot(CAnd((CNot(result), CNot(arg))))
+            return result
+        spliced: list[Core] = []
+        for arg in args:
+            for part in (arg.args if isinstance(arg, COr) else (arg,)):
+                if part not in spliced:
+                    spliced.append(part)
+        return COr(tuple(spliced))
+
+    def implies(self, a: Core, b: Core) -> Core:
+        if self.flat:
+            return self.disj(CNot(a), b)
+        return CNot(CAnd((a, CNot(b))))
+
+    def at_least(self, count: int, arg: Core) -> Core:
+        return CTop() if count == 0 else CAtLeast(count, arg)
+
+    def exactly(self, count: int, arg: Core) -> Core:
+        if count == 0:
+            return CNot(CAtLeast(1, arg))
+        return self.conj(CAtLeast(count, arg), CNot(CAtLeast(count + 1, arg)))
+
+    def bound(self) -> int:
+        if self.options.max_degree is None:
+            raise GracrError(
+                "comparison='expanded' needs max_degree (the bound n of Eq. 6, exact when it is "
+                "at least the largest in-degree); pass max_degree=N (CLI: --max-degree N), "
+                "or use comparison='direct'")
+        return self.options.max_degree
+
+    def more(self, a: Core, b: Core) -> Core:
+        if self.options.comparison == "direct":
+            return CMore(a, b)
+        # Eq. 6: some threshold m is met by the a-neighbours and missed by the b-ones;
+        # the disjunction is always one flat gate (App. C.2), whatever the switch.
+        clauses = tuple(CAnd((CAtLeast(m, a), CNot(CAtLeast(m, b))))
+                        for m in range(1, self.bound() + 1))
+        return COr(clauses)
+
+    def same(self, a: Core, b: Core) -> Core:
+        if self.options.comparison == "direct":
+            return self.conj(CNot(CMore(a, b)), CNot(CMore(b, a)))
+        clauses = tuple(self.conj(self.exactly(m, a), self.exactly(m, b))
+                        for m in range(0, self.bound() + 1))
+        return COr(clauses)
+
+    def node(self, formula: Formula) -> Core:
+        match formula:
+            case ir.Top():
+                return CTop()
+            case ir.Bottom():
+                return CBottom()
+            case ir.Color(name):
+                return CColor(name)
+            case ir.Not(arg):
+                return CNot(self.node(arg))
+            case ir.And(a, b):
+                return self.conj(self.node(a), self.node(b))
+            case ir.Or(a, b):
+                return self.disj(self.node(a), self.node(b))
+            case ir.Implies(a, b):
+                return self.implies(self.node(a), self.node(b))
+            case ir.Iff(a, b):
+                left, right = self.node(a), self.node(b)
+                return self.conj(self.implies(left, right), self.implies(right, left))
+            case ir.AtLeast(k, arg):
+                return self.at_least(k, self.node(arg))
+            case ir.AtMost(k, arg):
+                return CNot(CAtLeast(k + 1, self.node(arg)))
+            case ir.Exactly(k, arg):
+                return self.exactly(k, self.node(arg))
+            case ir.Between(low, high, arg):
+                inner = self.node(arg)
+                if low == 0:
+                    return CNot(CAtLeast(high + 1, inner))
+                return self.conj(CAtLeast(low, inner), CNot(CAtLeast(high + 1, inner)))
+            case ir.Box(arg):
+                inner = self.node(arg)
+                return CAll(inner) if self.flat else CNot(CAtLeast(1, CNot(inner)))
+            case ir.More(a, b):
+                return self.more(self.node(a), self.node(b))
+            case ir.Same(a, b):
+                return self.same(self.node(a), self.node(b))
+        raise TypeError(f"not a node formula: {formula!r}")
+
+    def sentence(self, formula: Formula) -> Core:
+        match formula:
+            case ir.Exists(low, high, arg):
+                predicate = self.node(arg)
+                parts: list[Core] = []
+                if low > 0:
+                    parts.append(CNodeCount(low, predicate))
+                if high is not None:
+                    parts.append(CNot(CNodeCount(high + 1, predicate)))
+                if not parts:
+                    return CTop()
+                return parts[0] if len(parts) == 1 else self.conj(*parts)
+            case ir.Not(arg):
+                return CNot(self.sentence(arg))
+            case ir.And(a, b):
+                return self.conj(self.sentence(a), self.sentence(b))
+            case ir.Or(a, b):
+                return self.disj(self.sentence(a), self.sentence(b))
+            case ir.Implies(a, b):
+                return self.implies(self.sentence(a), self.sentence(b))
+            case ir.Iff(a, b):
+                left, right = self.sentence(a), self.sentence(b)
+                return self.conj(self.implies(left, right), self.implies(right, left))
+        raise TypeError(f"not a graph sentence: {formula!r}")
+
+
+def desugar(formula: Formula, kind: ir.Kind, options: CompileOptions) -> Core:
+    """The core formula computing the same classifier as `formula` under `options`."""
+    desugarer = _Desugarer(options)
+    if kind is ir.Kind.GRAPH:
+        return desugarer.sentence(formula)
+    return desugarer.node(formula)

@@ -1,0 +1,217 @@
+"""Core IR -> column schedule -> the weights of Eq. 2 (numpy).
+
+One hidden column per distinct subformula, in canonical order: by depth, then by
+first appearance left to right (post-order, so arguments come before the
+formulas that contain them). Colours get a column only when the formula uses
+them, `true` only when used. Layer ℓ carries forward every column of depth < ℓ
+(`C_ii = 1`) and evaluates the columns of depth ℓ by Table 1 / Eq. 7 / Eq. 8; the
+columns of depth > ℓ stay 0 until their layer.
+
+A graph classifier adds a readout, not counted as a layer: sum-pool the hidden
+columns, threshold the counts (`CNodeCount`), then evaluate the Boolean
+combination of sentences with the same gates, one dense layer per depth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from gracr.compiler.core import (
+    CAll, CAnd, CAtLeast, CBottom, CColor, CMore, CNodeCount, CNot, COr, Core, CTop,
+    core_children, core_depth,
+)
+
+Matrix = npt.NDArray[np.float32]
+Vector = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The hidden columns: `columns[i]` is the subformula column `i` computes."""
+
+    columns: tuple[Core, ...]
+    depths: tuple[int, ...]
+
+    @property
+    def width(self) -> int:
+        return len(self.columns)
+
+    @property
+    def num_layers(self) -> int:
+        return max(self.depths, default=0)
+
+    def index(self, formula: Core) -> int:
+        return self.columns.index(formula)
+
+
+def schedule(roots: tuple[Core, ...], *, stop_at_node_count: bool = False) -> Schedule:
+    """Distinct subformulas of `roots`, ordered by depth, then first post-order appearance.
+
+    With `stop_at_node_count`, `CNodeCount` is a leaf (the readout's atoms) and its
+    node formula is not part of this schedule.
+    """
+    order: list[Core] = []
+    seen: set[Core] = set()
+
+    def visit(formula: Core) -> None:
+        if formula in seen:
+            return
+        if not (stop_at_node_count and isinstance(formula, CNodeCount)):
+            for child in core_children(formula):
+                visit(child)
+        seen.add(formula)
+        order.append(formula)
+
+    for root in roots:
+        visit(root)
+    depth_memo: dict[Core, int] = {}
+    depths = {f: core_depth(f, depth_memo) for f in order}
+    ranked = sorted(range(len(order)), key=lambda i: (depths[order[i]], i))
+    columns = tuple(order[i] for i in ranked)
+    return Schedule(columns, tuple(depths[f] for f in columns))
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One message-passing layer of Eq. 2: h' = σ(h C + Σ_{(s,t)} h_s A + b)."""
+
+    C: Matrix
+    A: Matrix
+    b: Vector
+
+
+@dataclass(frozen=True)
+class DenseLayer:
+    """One readout layer: r' = σ(r W + b), on the pooled graph vector."""
+
+    W: Matrix
+    b: Vector
+
+
+def input_map(schedule_: Schedule, palette: tuple[str, ...]) -> tuple[Matrix, Vector]:
+    """h⁽⁰⁾ = x P + p: copies each used colour to its column; `true` is the constant 1.
+
+    Realises the initialisation of §4.1: coordinate i is 1 exactly when φ_i is an
+    atom satisfied at the node.
+    """
+    P = np.zeros((len(palette), schedule_.width), dtype=np.float32)
+    p = np.zeros(schedule_.width, dtype=np.float32)
+    for i, formula in enumerate(schedule_.columns):
+        if isinstance(formula, CColor):
+            P[palette.index(formula.name), i] = 1.0
+        elif isinstance(formula, CTop):
+            p[i] = 1.0
+    return P, p
+
+
+def _emit_gate(formula: Core, i: int, index: dict[Core, int],
+               C: Matrix, b: Vector) -> None:
+    """The combine-side weights of column i (Table 1 rows 1–2, Eq. 7).
+
+    ¬φ_k: C_ki = −1, b_i = 1.  φ_j ∧ φ_k (and the flat n-ary ∧ of Eq. 7): C_ki = 1 for
+    every argument, b_i = −(n − 1).  Flat n-ary ∨ (Eq. 7): C_ki = 1, b_i = 0.
+    Repeated arguments add up, which keeps each gate exact on Boolean inputs.
+    """
+    match formula:
+        case CNot(arg):
+            C[index[arg], i] -= 1.0
+            b[i] = 1.0
+        case CAnd(args):
+            for arg in args:
+                C[index[arg], i] += 1.0
+            b[i] = -(len(args) - 1)
+        case COr(args):
+            for arg in args:
+                C[index[arg], i] += 1.0
+            b[i] = 0.0
+        case _:
+            raise TypeError(f"no gate for {formula!r}")
+
+
+def _emit_aggregation(formula: Core, i: int, index: dict[Core, int],
+                      A: Matrix, b: Vector) -> None:
+    """The aggregate-side weights of column i (Table 1 row 3, Eq. 8, our flat box).
+
+    ◇≥N φ_k: A_ki = 1, b_i = 1 − N.  ◇>(φ_j, φ_k) (Eq. 8): A_ji = 1, A_ki = −1, b_i = 0.
+    □φ_k (flat, ours): A_ki = 1, A_⊤i = −1, b_i = 1, i.e. count(φ_k) − degree + 1.
+    """
+    match formula:
+        case CAtLeast(count, arg):
+            A[index[arg], i] += 1.0
+            b[i] = 1.0 - count
+        case CMore(left, right):
+            A[index[left], i] += 1.0
+            A[index[right], i] -= 1.0
+            b[i] = 0.0
+        case CAll(arg):
+            A[index[arg], i] += 1.0
+            A[index[CTop()], i] -= 1.0
+            b[i] = 1.0
+        case _:
+            raise TypeError(f"no aggregation for {formula!r}")
+
+
+def message_passing_layers(schedule_: Schedule) -> tuple[Layer, ...]:
+    """Layers 1..L of Eq. 2: carry-forward (C_ii = 1 for depth < ℓ), then Table 1 at depth ℓ."""
+    d = schedule_.width
+    index = {f: i for i, f in enumerate(schedule_.columns)}
+    layers: list[Layer] = []
+    for level in range(1, schedule_.num_layers + 1):
+        C = np.zeros((d, d), dtype=np.float32)
+        A = np.zeros((d, d), dtype=np.float32)
+        b = np.zeros(d, dtype=np.float32)
+        for i, (formula, depth) in enumerate(zip(schedule_.columns, schedule_.depths)):
+            if depth < level:
+                C[i, i] = 1.0
+            elif depth == level:
+                if isinstance(formula, (CAtLeast, CMore, CAll)):
+                    _emit_aggregation(formula, i, index, A, b)
+                else:
+                    _emit_gate(formula, i, index, C, b)
+        layers.append(Layer(C, A, b))
+    return tuple(layers)
+
+
+def readout_layers(readout: Schedule, hidden: Schedule) -> tuple[DenseLayer, ...]:
+    """The graph readout: thresholds of the pooled counts, then the sentence gates.
+
+    First layer: for `CNodeCount(k, φ)`, W_{φ,i} = 1 and b_i = 1 − k, so the unit is
+    σ(m − k + 1) with m the number of nodes satisfying φ (§4.1's σ(m − N + 1) for
+    ∃^[N,∞]); a constant `true` gets b_i = 1. Later layers: carry-forward and the
+    gates of Table 1 / Eq. 7 on the pooled vector (no aggregation).
+    """
+    r = readout.width
+    index = {f: i for i, f in enumerate(readout.columns)}
+    first_W = np.zeros((hidden.width, r), dtype=np.float32)
+    first_b = np.zeros(r, dtype=np.float32)
+    for i, formula in enumerate(readout.columns):
+        if isinstance(formula, CNodeCount):
+            first_W[hidden.index(formula.arg), i] = 1.0
+            first_b[i] = 1.0 - formula.count
+        elif isinstance(formula, CTop):
+            first_b[i] = 1.0
+        elif isinstance(formula, CBottom):
+            first_b[i] = 0.0
+    layers = [DenseLayer(first_W, first_b)]
+    for level in range(1, readout.num_layers + 1):
+        W = np.zeros((r, r), dtype=np.float32)
+        b = np.zeros(r, dtype=np.float32)
+        for i, (formula, depth) in enumerate(zip(readout.columns, readout.depths)):
+            if depth < level:
+                W[i, i] = 1.0
+            elif depth == level:
+                _emit_gate(formula, i, index, W, b)
+        layers.append(DenseLayer(W, b))
+    return tuple(layers)
+
+
+def node_count_predicates(readout: Schedule) -> tuple[Core, ...]:
+    """The node formulas the readout counts, in readout column order (no repeats)."""
+    predicates: list[Core] = []
+    for formula in readout.columns:
+        if isinstance(formula, CNodeCount) and formula.arg not in predicates:
+            predicates.append(formula.arg)
+    return tuple(predicates)

@@ -1,0 +1,113 @@
+"""The reference semantics of `.gml`: every operator interpreted by its own meaning.
+
+This evaluator reads the *surface* IR, before any desugaring, so it is an
+independent oracle for the compiled network (`gracr.compiler`) and for the ROBDD
+construction (`gracr.bdd`). It is written for clarity, not speed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from gracr.dsl import ir
+from gracr.dsl.ir import Formula
+from gracr.runtime.graph import Graph
+
+if TYPE_CHECKING:
+    from gracr.dsl.parse import Program
+
+NodeValues = npt.NDArray[np.bool_]
+Counts = npt.NDArray[np.int64]
+
+
+def neighbour_counts(graph: Graph, values: NodeValues) -> Counts:
+    """For each node t, how many edges (s, t) have `values[s]` true (multi-edges count twice)."""
+    weights = values[graph.sources].astype(np.int64)
+    return np.bincount(graph.targets, weights=weights, minlength=graph.num_nodes).astype(np.int64)
+
+
+def evaluate_node(formula: Formula, graph: Graph,
+                  memo: dict[Formula, NodeValues] | None = None) -> NodeValues:
+    """The truth value of a node formula at every node of `graph`."""
+    memo = {} if memo is None else memo
+    if formula in memo:
+        return memo[formula]
+
+    def sub(child: Formula) -> NodeValues:
+        return evaluate_node(child, graph, memo)
+
+    def count(child: Formula) -> Counts:
+        return neighbour_counts(graph, sub(child))
+
+    n = graph.num_nodes
+    value: NodeValues
+    match formula:
+        case ir.Top():
+            value = np.ones(n, dtype=np.bool_)
+        case ir.Bottom():
+            value = np.zeros(n, dtype=np.bool_)
+        case ir.Color(name):
+            value = graph.color_mask(name)
+        case ir.Not(arg):
+            value = ~sub(arg)
+        case ir.And(a, b):
+            value = sub(a) & sub(b)
+        case ir.Or(a, b):
+            value = sub(a) | sub(b)
+        case ir.Implies(a, b):
+            value = ~sub(a) | sub(b)
+        case ir.Iff(a, b):
+            value = sub(a) == sub(b)
+        case ir.AtLeast(k, arg):
+            value = count(arg) >= k
+        case ir.AtMost(k, arg):
+            value = count(arg) <= k
+        case ir.Exactly(k, arg):
+            value = count(arg) == k
+        case ir.Between(low, high, arg):
+            c = count(arg)
+            value = (low <= c) & (c <= high)
+        case ir.Box(arg):
+            value = count(arg) == graph.in_degrees()
+        case ir.More(a, b):
+            value = count(a) > count(b)
+        case ir.Same(a, b):
+            value = count(a) == count(b)
+        case ir.Exists():
+            raise TypeError("a graph sentence has no value at a node")
+        case _:
+            raise TypeError(f"not a formula: {formula!r}")
+    memo[formula] = value
+    return value
+
+
+def evaluate_sentence(formula: Formula, graph: Graph,
+                      memo: dict[Formula, NodeValues] | None = None) -> bool:
+    """The truth value of a graph sentence on `graph`."""
+    memo = {} if memo is None else memo
+    match formula:
+        case ir.Exists(low, high, arg):
+            satisfied = int(evaluate_node(arg, graph, memo).sum())
+            return low <= satisfied and (high is None or satisfied <= high)
+        case ir.Not(arg):
+            return not evaluate_sentence(arg, graph, memo)
+        case ir.And(a, b):
+            return evaluate_sentence(a, graph, memo) and evaluate_sentence(b, graph, memo)
+        case ir.Or(a, b):
+            return evaluate_sentence(a, graph, memo) or evaluate_sentence(b, graph, memo)
+        case ir.Implies(a, b):
+            return (not evaluate_sentence(a, graph, memo)) or evaluate_sentence(b, graph, memo)
+        case ir.Iff(a, b):
+            return evaluate_sentence(a, graph, memo) == evaluate_sentence(b, graph, memo)
+    raise TypeError(f"not a graph sentence: {formula!r}")
+
+
+def evaluate_program(program: Program, graph: Graph) -> NodeValues | bool:
+    """A bool per node for a node classifier, one bool for a graph classifier."""
+    graph.check_palette(program.palette)
+    if program.kind is ir.Kind.GRAPH:
+        return evaluate_sentence(program.classifier, graph)
+    return evaluate_node(program.classifier, graph)

@@ -1,0 +1,226 @@
+"""The typed surface IR of a `.gml` program.
+
+Every node is a frozen dataclass that keeps the source span it came from. Spans
+are excluded from equality and hashing, so two occurrences of the same subformula
+compare equal: this is what lets later stages share (deduplicate) subformulas.
+
+The surface IR keeps every derived operator of the language (`|`, `->`, `exactly`,
+`more`, ...) so that the reference evaluator can interpret each one by its own
+meaning; desugaring into the core of Eq. 1 happens later, in
+`gracr.compiler.desugar`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of source text: 1-based line and column, end exclusive."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+NO_SPAN = Span("<generated>", 0, 0, 0, 0)
+
+
+def _span() -> Span:
+    return field(default=NO_SPAN, compare=False, hash=False, repr=False)
+
+
+# ---------------------------------------------------------------- node formulas
+
+
+@dataclass(frozen=True)
+class Top:
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Bottom:
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Color:
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Not:
+    arg: Formula
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class And:
+    left: Formula
+    right: Formula
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Or:
+    left: Formula
+    right: Formula
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Implies:
+    left: Formula
+    right: Formula
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Iff:
+    left: Formula
+    right: Formula
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class AtLeast:
+    """`<N> f`, `atleast N f`, `<> f`: at least `count` in-neighbours satisfy `arg`."""
+
+    count: int
+    arg: Formula
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class AtMost:
+    count: int
+    arg: Formula
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Exactly:
+    count: int
+    arg: Formula
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Between:
+    """Between `low` and `high` in-neighbours (inclusive) satisfy `arg`."""
+
+    low: int
+    high: int
+    arg: Formula
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Box:
+    """`[] f`: every in-neighbour satisfies `arg` (true at a node without any)."""
+
+    arg: Formula
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class More:
+    """`more(f, g)`: strictly more in-neighbours satisfy `left` than `right`."""
+
+    left: Formula
+    right: Formula
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Same:
+    """`same(f, g)`: as many in-neighbours satisfy `left` as `right`."""
+
+    left: Formula
+    right: Formula
+    span: Span = _span()
+
+
+# ---------------------------------------------------------------- graph sentences
+
+
+@dataclass(frozen=True)
+class Exists:
+    """`exists[low, high] f`: between `low` and `high` nodes satisfy `arg`.
+
+    `high is None` stands for `inf`.
+    """
+
+    low: int
+    high: int | None
+    arg: Formula
+    span: Span = _span()
+
+
+Formula = Union[
+    Top, Bottom, Color, Not, And, Or, Implies, Iff,
+    AtLeast, AtMost, Exactly, Between, Box, More, Same, Exists,
+]
+
+BINARY_BOOLEAN = (And, Or, Implies, Iff)
+COUNTING_MODALITIES = (AtLeast, AtMost, Exactly, Between, Box)
+COMPARATIVE_MODALITIES = (More, Same)
+
+
+class Kind(enum.Enum):
+    """Whether a formula is evaluated at a node or on the whole graph."""
+
+    NODE = "node"
+    GRAPH = "graph"
+
+
+def children(formula: Formula) -> tuple[Formula, ...]:
+    """The direct subformulas of `formula`, left to right."""
+    match formula:
+        case Top() | Bottom() | Color():
+            return ()
+        case Not(arg) | AtLeast(_, arg) | AtMost(_, arg) | Exactly(_, arg):
+            return (arg,)
+        case Between(_, _, arg) | Box(arg) | Exists(_, _, arg):
+            return (arg,)
+        case And(a, b) | Or(a, b) | Implies(a, b) | Iff(a, b) | More(a, b) | Same(a, b):
+            return (a, b)
+    raise TypeError(f"not a formula: {formula!r}")
+
+
+def modal_depth(formula: Formula) -> int:
+    """The deepest nesting of modalities: the number of hops the formula looks at."""
+    below = max((modal_depth(child) for child in children(formula)), default=0)
+    is_modal = isinstance(formula, COUNTING_MODALITIES + COMPARATIVE_MODALITIES)
+    return below + 1 if is_modal else below
+
+
+def colors_used(formula: Formula) -> frozenset[str]:
+    """The colour atoms occurring in `formula`."""
+    if isinstance(formula, Color):
+        return frozenset({formula.name})
+    used: frozenset[str] = frozenset()
+    for child in children(formula):
+        used |= colors_used(child)
+    return used
+
+
+def subformulas(formula: Formula) -> frozenset[Formula]:
+    """Every subformula of `formula`, itself included."""
+    found: set[Formula] = set()
+    stack = [formula]
+    while stack:
+        current = stack.pop()
+        if current not in found:
+            found.add(current)
+            stack.extend(children(current))
+    return frozenset(found)

@@ -1,0 +1,483 @@
+"""Source text -> Lark syntax tree (with positions) -> checked, typed IR (`Program`).
+
+Checking collects every problem it finds (syntax aside, which stops at the first
+error) and raises one `GmlError` listing each with its place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Callable
+
+import lark
+from lark import Lark, Token, Tree
+
+from gracr.dsl import ir
+from gracr.dsl.ir import Formula, Kind, Span
+from gracr.errors import GmlError, Problem
+
+
+@cache
+def _parser() -> Lark:
+    grammar = resources.files("gracr").joinpath("grammars/gml.lark").read_text()
+    return Lark(
+        grammar,
+        parser="lalr",
+        start=["file", "program", "formula"],
+        propagate_positions=True,
+        maybe_placeholders=False,
+    )
+
+
+# --------------------------------------------------------------- syntax errors
+
+_FORMULA_STARTS = frozenset(
+    {"NOT", "DIAMOND", "EMPTY_DIAMOND", "ATLEAST", "ATMOST", "EXACTLY", "BETWEEN", "BOX",
+     "EXISTS", "TRUE", "FALSE", "COL", "NAME", "MORE", "SAME", "LPAR"}
+)
+_BINARY_OPERATORS = frozenset({"AND", "OR", "IMPLIES", "IFF"})
+_STATEMENT_STARTS = frozenset({"COLORS", "LET", "CLASSIFY"})
+
+_TERMINAL_WORDS = {
+    "NAME": "a name",
+    "SIGNED_INT": "a number",
+    "INF": "'inf'",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "COMMA": "','",
+    "EQUAL": "'='",
+    "IFF": "'<->'",
+    "IMPLIES": "'->'",
+    "OR": "'|'",
+    "AND": "'&'",
+    "NOT": "'!'",
+    "DIAMOND": "a modality such as '<2>'",
+    "EMPTY_DIAMOND": "'<>'",
+    "BOX": "'[]'",
+    "$END": "the end of the input",
+}
+
+
+def _describe_expected(expected: set[str]) -> str:
+    words: list[str] = []
+    rest = set(expected)
+    if len(rest & _FORMULA_STARTS) >= 3:
+        words.append("a formula")
+        rest -= _FORMULA_STARTS
+    if rest & _BINARY_OPERATORS and len(rest & _BINARY_OPERATORS) >= 2:
+        words.append("an operator such as '&'")
+        rest -= _BINARY_OPERATORS
+    if rest & _STATEMENT_STARTS:
+        words.append("a statement ('colors', 'let' or 'classify')")
+        rest -= _STATEMENT_STARTS
+    for name in sorted(rest):
+        words.append(_TERMINAL_WORDS.get(name, f"'{name.lower()}'"))
+    if not words:
+        return "something else"
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _describe_token(token: Token) -> str:
+    if token.type == "$END":
+        return "the end of the input"
+    return f"'{token.value}'"
+
+
+def _syntax_problem(error: lark.exceptions.UnexpectedInput, filename: str, source: str) -> Problem:
+    line = max(1, error.line if error.line is not None and error.line > 0 else source.count("\n") + 1)
+    column = max(1, error.column if error.column is not None and error.column > 0 else 1)
+    if isinstance(error, lark.exceptions.UnexpectedCharacters):
+        char = source[error.pos_in_stream] if error.pos_in_stream < len(source) else "?"
+        message = f"unexpected character '{char}'"
+        width = 1
+    elif isinstance(error, lark.exceptions.UnexpectedToken):
+        token = error.token
+        expected = _describe_expected(set(error.expected))
+        if token.type == "$END":
+            lines = source.splitlines() or [""]
+            line = len(lines)
+            column = len(lines[-1].expandtabs(1)) + 1
+            message = f"unexpected end of input; expected {expected}"
+            width = 1
+        else:
+            message = f"unexpected {_describe_token(token)}; expected {expected}"
+            width = max(1, len(str(token.value)))
+    else:
+        message = "unexpected end of input"
+        width = 1
+    return Problem(Span(filename, line, column, line, column + width), message)
+
+
+# --------------------------------------------------------------- the program
+
+
+@dataclass(frozen=True)
+class Program:
+    """A checked `.gml` program: its palette and its classifier, in the surface IR.
+
+    `palette` lists the colours in feature-column order. `kind` says whether the
+    classifier labels nodes or whole graphs. `names` maps each `let`-bound formula
+    node formula to its name, for display only.
+    """
+
+    palette: tuple[str, ...]
+    classifier: Formula
+    kind: Kind
+    names: tuple[tuple[str, Formula], ...] = ()
+    filename: str = "<string>"
+    source: str = field(default="", repr=False)
+
+    @property
+    def modal_depth(self) -> int:
+        return ir.modal_depth(self.classifier)
+
+    def name_of(self, formula: Formula) -> str | None:
+        for name, bound in self.names:
+            if bound == formula:
+                return name
+        return None
+
+    def evaluate(self, graph: "Graph") -> "NodeValues | bool":
+        """The reference semantics: a bool per node, or one bool for a graph classifier."""
+        from gracr.dsl.evaluate import evaluate_program
+
+        return evaluate_program(self, graph)
+
+    def show(self) -> str:
+        from gracr.dsl.show import show_formula
+
+        return show_formula(self.classifier)
+
+
+if TYPE_CHECKING:
+    from gracr.dsl.evaluate import NodeValues
+    from gracr.runtime.graph import Graph
+
+
+def _span_of(item: Tree | Token, filename: str) -> Span:
+    if isinstance(item, Token):
+        return Span(filename, item.line or 0, item.column or 0,
+                    item.end_line or 0, item.end_column or 0)
+    meta = item.meta
+    if getattr(meta, "empty", True):
+        return Span(filename, 0, 0, 0, 0)
+    return Span(filename, meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+@dataclass
+class _Checker:
+    """Builds the typed IR from the syntax tree, collecting problems as it goes."""
+
+    filename: str
+    source: str
+    palette: tuple[str, ...]
+    declared_palette: bool
+    problems: list[Problem] = field(default_factory=list)
+    lets: dict[str, tuple[Formula, Kind] | None] = field(default_factory=dict)
+
+    def text(self, item: Tree | Token) -> str:
+        """The source text of a syntax-tree node, for messages."""
+        if isinstance(item, Token):
+            return str(item.value)
+        meta = item.meta
+        if getattr(meta, "empty", True):
+            return "?"
+        return " ".join(self.source[meta.start_pos:meta.end_pos].split())
+
+    def problem(self, item: Tree | Token | Span, message: str) -> None:
+        span = item if isinstance(item, Span) else _span_of(item, self.filename)
+        self.problems.append(Problem(span, message))
+
+    def count(self, tree: Tree) -> int | None:
+        token = tree.children[0]
+        assert isinstance(token, Token)
+        value = int(token.value)
+        if value < 0:
+            self.problem(token, f"a count must not be negative (got {value})")
+            return None
+        return value
+
+    def diamond_count(self, token: Token) -> int | None:
+        value = int(token.value.strip("<> \t\n").replace(" ", ""))
+        if value < 0:
+            self.problem(token, f"a count must not be negative (got {value})")
+            return None
+        return value
+
+    def node_argument(self, checked: tuple[Formula, Kind] | None, operand: Tree | Token,
+                      operator: str) -> Formula | None:
+        if checked is None:
+            return None
+        formula, kind = checked
+        if kind is Kind.GRAPH:
+            self.problem(operand, f"a graph sentence cannot appear under {operator}; "
+                                  "it needs a node formula")
+            return None
+        return formula
+
+    def color(self, name_token: Token, span: Span, bare: bool) -> tuple[Formula, Kind] | None:
+        name = str(name_token.value)
+        if name in self.palette:
+            return ir.Color(name, span), Kind.NODE
+        if bare:
+            self.problem(name_token, f"unknown name '{name}': neither a 'let' nor a declared colour")
+        else:
+            self.problem(name_token, f"undeclared colour '{name}': the 'colors' line lists "
+                                     f"{', '.join(self.palette) or 'no colours'}")
+        return None
+
+    def formula(self, item: Tree | Token) -> tuple[Formula, Kind] | None:
+        if isinstance(item, Token):  # only bare names reach here as tokens
+            raise AssertionError(f"unexpected token {item!r}")
+        span = _span_of(item, self.filename)
+        rule = item.data
+        kids = item.children
+        if rule == "true_atom":
+            return ir.Top(span), Kind.NODE
+        if rule == "false_atom":
+            return ir.Bottom(span), Kind.NODE
+        if rule == "col_atom":
+            token = kids[0]
+            assert isinstance(token, Token)
+            return self.color(token, span, bare=False)
+        if rule == "name_atom":
+            token = kids[0]
+            assert isinstance(token, Token)
+            name = str(token.value)
+            if name in self.lets:
+                bound = self.lets[name]
+                return bound  # None when its definition had problems: no cascade
+            return self.color(token, span, bare=True)
+        if rule in _BOOLEAN_RULES:
+            left, right = kids[0], kids[2]
+            assert isinstance(left, Tree | Token) and isinstance(right, Tree | Token)
+            return self.boolean(rule, left, right, span)
+        if rule == "not_op":
+            operand = kids[1]
+            assert isinstance(operand, Tree)
+            checked = self.formula(operand)
+            if checked is None:
+                return None
+            return ir.Not(checked[0], span), checked[1]
+        if rule in ("more_op", "same_op"):
+            left, right = kids[1], kids[2]
+            assert isinstance(left, Tree) and isinstance(right, Tree)
+            name = "more(...)" if rule == "more_op" else "same(...)"
+            a = self.node_argument(self.formula(left), left, name)
+            b = self.node_argument(self.formula(right), right, name)
+            if a is None or b is None:
+                return None
+            build = ir.More if rule == "more_op" else ir.Same
+            return build(a, b, span), Kind.NODE
+        if rule in ("exists_op", "exists_range_op"):
+            return self.exists(rule, kids, span)
+        return self.modality(rule, kids, span)
+
+    def boolean(self, rule: str, left: Tree | Token, right: Tree | Token,
+                span: Span) -> tuple[Formula, Kind] | None:
+        assert isinstance(left, Tree) and isinstance(right, Tree)
+        a = self.formula(left)
+        b = self.formula(right)
+        if a is None or b is None:
+            return None
+        if a[1] is not b[1]:
+            node_side, graph_side = (left, right) if a[1] is Kind.NODE else (right, left)
+            self.problem(span, "a node formula and a graph sentence cannot be combined: "
+                               f"'{self.text(node_side)}' is evaluated at a node, "
+                               f"'{self.text(graph_side)}' on the whole graph")
+            return None
+        build = _BOOLEAN_RULES[rule]
+        return build(a[0], b[0], span), a[1]
+
+    def modality(self, rule: str, kids: list[Tree | Token], span: Span) -> tuple[Formula, Kind] | None:
+        operand = kids[-1]
+        assert isinstance(operand, Tree)
+        counts: list[int | None] = []
+        if rule == "diamond_op":
+            token = kids[0]
+            assert isinstance(token, Token)
+            counts.append(self.diamond_count(token))
+            operator = f"'{token.value}'"
+        elif rule in ("some_op", "box_op"):
+            token = kids[0]
+            assert isinstance(token, Token)
+            operator = f"'{token.value}'"
+        else:
+            for count_tree in kids[:-1]:
+                assert isinstance(count_tree, Tree)
+                counts.append(self.count(count_tree))
+            operator = f"'{rule.removesuffix('_op')}'"
+        arg = self.node_argument(self.formula(operand), operand, f"the modality {operator}")
+        if rule == "between_op" and None not in counts:
+            low, high = counts
+            assert low is not None and high is not None
+            if low > high:
+                self.problem(span, f"'between {low} {high}': the lower bound exceeds the upper bound")
+                return None
+        if arg is None or None in counts:
+            return None
+        numbers = [c for c in counts if c is not None]
+        match rule:
+            case "diamond_op" | "atleast_op":
+                return ir.AtLeast(numbers[0], arg, span), Kind.NODE
+            case "some_op":
+                return ir.AtLeast(1, arg, span), Kind.NODE
+            case "atmost_op":
+                return ir.AtMost(numbers[0], arg, span), Kind.NODE
+            case "exactly_op":
+                return ir.Exactly(numbers[0], arg, span), Kind.NODE
+            case "between_op":
+                return ir.Between(numbers[0], numbers[1], arg, span), Kind.NODE
+            case "box_op":
+                return ir.Box(arg, span), Kind.NODE
+        raise AssertionError(f"unknown rule {rule}")
+
+    def exists(self, rule: str, kids: list[Tree | Token], span: Span) -> tuple[Formula, Kind] | None:
+        operand = kids[-1]
+        assert isinstance(operand, Tree)
+        low: int | None = 1
+        high: int | None = None
+        ok = True
+        if rule == "exists_range_op":
+            low_tree, bound_tree = kids[1], kids[2]
+            assert isinstance(low_tree, Tree) and isinstance(bound_tree, Tree)
+            low = self.count(low_tree)
+            bound_token = bound_tree.children[0]
+            assert isinstance(bound_token, Token)
+            if bound_token.type == "INF":
+                high = None
+            else:
+                high = int(bound_token.value)
+                if high < 0:
+                    self.problem(bound_token, f"a count must not be negative (got {high})")
+                    ok = False
+            if low is None:
+                ok = False
+            elif ok and high is not None and low > high:
+                self.problem(span, f"'exists[{low}, {high}]': the lower bound exceeds the upper bound")
+                ok = False
+        arg = self.node_argument(self.formula(operand), operand, "'exists'")
+        if arg is None or not ok or low is None:
+            return None
+        return ir.Exists(low, high, arg, span), Kind.GRAPH
+
+
+_BOOLEAN_RULES: dict[str, Callable[[Formula, Formula, Span], Formula]] = {
+    "and_op": ir.And,
+    "or_op": ir.Or,
+    "implies_op": ir.Implies,
+    "iff_op": ir.Iff,
+}
+
+
+def _palette_from_col_uses(tree: Tree) -> tuple[str, ...]:
+    seen: list[str] = []
+    for sub in tree.iter_subtrees_topdown():
+        if sub.data == "col_atom":
+            token = sub.children[0]
+            assert isinstance(token, Token)
+            if token.value not in seen:
+                seen.append(str(token.value))
+    return tuple(seen)
+
+
+def parse(text: str, filename: str = "<string>") -> Program:
+    """Parse and check `.gml` text (statements, or one bare formula) into a `Program`.
+
+    Raises `GmlError` listing every problem found, each as `file:line:col: message`.
+    """
+    try:
+        tree = _parser().parse(text, start="file")
+    except lark.exceptions.UnexpectedInput as error:
+        raise GmlError([_syntax_problem(error, filename, text)], text) from None
+    return _check(tree, filename, text)
+
+
+def parse_file(path: str) -> Program:
+    """Read and parse a `.gml` file; errors name the file."""
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    return parse(text, filename=path)
+
+
+def _check(tree: Tree, filename: str, source: str) -> Program:
+    statements = [child for child in tree.children if isinstance(child, Tree) and
+                  child.data in ("colors_stmt", "let_stmt", "classify_stmt")]
+    bare_formula = not statements
+    problems: list[Problem] = []
+    palette: tuple[str, ...] | None = None
+    for statement in statements:
+        if statement.data != "colors_stmt":
+            continue
+        color_list = statement.children[0]
+        assert isinstance(color_list, Tree)
+        names: list[str] = []
+        for token in color_list.children:
+            assert isinstance(token, Token)
+            if token.value in names:
+                problems.append(Problem(_span_of(token, filename),
+                                        f"colour '{token.value}' is listed twice"))
+            else:
+                names.append(str(token.value))
+        if palette is not None:
+            problems.append(Problem(_span_of(statement, filename),
+                                    "a second 'colors' line: the palette is declared once"))
+        else:
+            palette = tuple(names)
+    declared = palette is not None
+    checker = _Checker(filename, source, palette if palette is not None else _palette_from_col_uses(tree),
+                       declared, problems)
+
+    names_bound: list[tuple[str, Formula]] = []
+    classifiers: list[tuple[Formula, Kind] | None] = []
+    classify_spans: list[Span] = []
+    if bare_formula:
+        formula_tree = tree.children[0]
+        assert isinstance(formula_tree, Tree | Token)
+        classifiers.append(checker.formula(formula_tree))
+        classify_spans.append(_span_of(formula_tree, filename))
+    for statement in statements:
+        if statement.data == "let_stmt":
+            name_token, body = statement.children
+            assert isinstance(name_token, Token) and isinstance(body, Tree)
+            name = str(name_token.value)
+            checked = checker.formula(body)
+            if name in checker.lets:
+                checker.problem(name_token, f"'{name}' is already defined by an earlier 'let'")
+                continue
+            if name in checker.palette:
+                checker.problem(name_token, f"'{name}' is a colour and cannot be redefined by 'let'")
+                continue
+            checker.lets[name] = checked
+            if checked is not None and checked[1] is Kind.NODE:
+                names_bound.append((name, checked[0]))
+        elif statement.data == "classify_stmt":
+            body = statement.children[0]
+            assert isinstance(body, Tree | Token)
+            classifiers.append(checker.formula(body))
+            classify_spans.append(_span_of(statement, filename))
+    if not classifiers:
+        end = source.count("\n") + 1
+        checker.problem(Span(filename, end, 1, end, 1),
+                        "no 'classify' statement: say which formula is the classifier")
+    elif len(classifiers) > 1:
+        for span in classify_spans[1:]:
+            checker.problem(span, "a second 'classify' statement: a program has exactly one")
+    if checker.problems:
+        raise GmlError(sorted(checker.problems, key=lambda p: (p.span.line, p.span.column)), source)
+    result = classifiers[0]
+    assert result is not None
+    return Program(
+        palette=checker.palette,
+        classifier=result[0],
+        kind=result[1],
+        names=tuple(names_bound),
+        filename=filename,
+        source=source,
+    )
