@@ -91,8 +91,11 @@ def core_children(formula: Core) -> tuple[Core, ...]:
     match formula:
         case CTop() | CBottom() | CColor():
             return ()
-        case CNot(arg) | CAtLeast(_, arg) | CAll(arg) | CNodeCount(_, arg):
+        case CNot(arg) | CAtLeast(_, arg) | CNodeCount(_, arg):
             return (arg,)
+        case CAll(arg):
+            # The flat box reads the in-degree off the neighbours' `true` column.
+            return (arg, CTop())
         case CAnd(args) | COr(args):
             return args
         case CMore(a, b):

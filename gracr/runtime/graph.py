@@ -178,6 +178,12 @@ def read_graphs(path: str) -> Iterator[Graph]:
 
     Errors name the file and the graph (or line) at fault.
     """
+    for _, graph in read_placed_graphs(path):
+        yield graph
+
+
+def read_placed_graphs(path: str) -> Iterator[tuple[str, Graph]]:
+    """Like `read_graphs`, each graph with its place (`file:line` or `file: graph i`)."""
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
@@ -197,10 +203,12 @@ def read_graphs(path: str) -> Iterator[Graph]:
             except json.JSONDecodeError as error:
                 raise GraphError(f"{path}:{number}:{error.colno}: invalid JSON: "
                                  f"{error.msg}") from None
-            yield Graph.from_json(obj, where=f"{path}:{number}")
+            place = f"{path}:{number}"
+            yield place, Graph.from_json(obj, where=place)
         return
     if isinstance(whole, list):
         for index, obj in enumerate(whole):
-            yield Graph.from_json(obj, where=f"{path}: graph {index}")
+            place = f"{path}: graph {index}"
+            yield place, Graph.from_json(obj, where=place)
     else:
-        yield Graph.from_json(whole, where=path)
+        yield path, Graph.from_json(whole, where=path)

@@ -1,0 +1,125 @@
+"""How a formula's value moves when edges are added: a cheap syntactic check of monotonicity.
+
+Read a node formula at a fixed node, or a sentence, as a function of the edge set
+`R` of a subgraph. It is
+
+- `CONSTANT` when it does not depend on `R` at all,
+- `INCREASING` when `R <= R'` implies `f(R) <= f(R')` (monotone),
+- `DECREASING` when `R <= R'` implies `f(R) >= f(R')` (antitone),
+- `MIXED` when this analysis cannot tell (it may still be monotone).
+
+The rules only ever claim what holds on every graph, at every node. The central
+one: `atleast N f` counts the kept in-edges whose source satisfies `f`; adding an
+edge never lowers that count when `f` is constant or increasing, so the modality is
+increasing. `exists[lo, inf]` over an increasing predicate is increasing, and
+`exists[0, hi]` over a decreasing one is increasing too (fewer nodes satisfy it as
+edges are added): this is why the edge-cover classifier `exists[0, 0] !<1> true`
+of App. D.4 is found monotone.
+
+Why it matters (Algorithm 1): when the instance function `f` (or `!f` for a
+negative instance) is increasing, Extend (Algorithm 2) returns `f` unchanged, since
+every conjunct `f|x_e=1` is implied by `f`. When it is decreasing and true at `G`,
+it is true on every subgraph of `G`, so it is the constant 1 and Extend again
+returns it unchanged.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from gracr.dsl import ir
+from gracr.dsl.ir import Formula
+
+
+class Polarity(enum.Enum):
+    CONSTANT = "constant"
+    INCREASING = "increasing"
+    DECREASING = "decreasing"
+    MIXED = "mixed"
+
+    @property
+    def flipped(self) -> Polarity:
+        """The polarity of the negation."""
+        return _FLIP[self]
+
+    @property
+    def is_monotone(self) -> bool:
+        """Increasing, decreasing or constant: Extend leaves the function as it is."""
+        return self is not Polarity.MIXED
+
+    def join(self, other: Polarity) -> Polarity:
+        """The polarity of a conjunction or disjunction of the two."""
+        if self is other or other is Polarity.CONSTANT:
+            return self
+        if self is Polarity.CONSTANT:
+            return other
+        return Polarity.MIXED
+
+
+_FLIP = {
+    Polarity.CONSTANT: Polarity.CONSTANT,
+    Polarity.INCREASING: Polarity.DECREASING,
+    Polarity.DECREASING: Polarity.INCREASING,
+    Polarity.MIXED: Polarity.MIXED,
+}
+
+_CONSTANT = Polarity.CONSTANT
+_UP = Polarity.INCREASING
+_DOWN = Polarity.DECREASING
+_MIXED = Polarity.MIXED
+
+
+def _at_least(count: int, arg: Polarity) -> Polarity:
+    """`atleast count f` from the polarity of `f`."""
+    if count == 0:
+        return _CONSTANT
+    return _UP if arg in (_CONSTANT, _UP) else _MIXED
+
+
+def polarity(formula: Formula, memo: dict[Formula, Polarity] | None = None) -> Polarity:
+    """The polarity of `formula` in the edge set (see the module docstring)."""
+    memo = {} if memo is None else memo
+    known = memo.get(formula)
+    if known is None:
+        known = memo[formula] = _polarity(formula, [polarity(c, memo) for c in ir.children(formula)])
+    return known
+
+
+def _polarity(formula: Formula, kids: list[Polarity]) -> Polarity:
+    match formula:
+        case ir.Top() | ir.Bottom() | ir.Color():
+            return _CONSTANT
+        case ir.Not():
+            return kids[0].flipped
+        case ir.And() | ir.Or():
+            return kids[0].join(kids[1])
+        case ir.Implies():
+            return kids[0].flipped.join(kids[1])
+        case ir.Iff():
+            return _CONSTANT if kids == [_CONSTANT, _CONSTANT] else _MIXED
+        case ir.AtLeast(count):
+            return _at_least(count, kids[0])
+        case ir.AtMost(count):
+            return _at_least(count + 1, kids[0]).flipped
+        case ir.Exactly(count):
+            # `exactly 0 f` = `atmost 0 f`; with a positive count it can go either way
+            return _at_least(1, kids[0]).flipped if count == 0 else _MIXED
+        case ir.Between(low, high):
+            # `between 0 hi f` = `atmost hi f`
+            return _at_least(high + 1, kids[0]).flipped if low == 0 else _MIXED
+        case ir.Box():
+            # `[] f` = `!<1> !f`
+            return _at_least(1, kids[0].flipped).flipped
+        case ir.More() | ir.Same():
+            return _MIXED
+        case ir.Exists(low, high):
+            arg = kids[0]
+            if arg is _CONSTANT:
+                return _CONSTANT
+            if high is None:  # "at least low nodes": moves with the predicate
+                return _CONSTANT if low == 0 else arg
+            if low == 0:  # "at most high nodes": moves against it
+                return arg.flipped
+            return _MIXED
+    raise TypeError(f"not a formula: {formula!r}")
+

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Create .venv and install gracr with its test tools. Idempotent.
+# torch is pinned to the CPU build (torch==2.13.0): a bare `torch` pulls a
+# multi-GB CUDA build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet "torch==2.13.0"
+.venv/bin/python -m pip install --quiet -e ".[test]"
