@@ -13,6 +13,7 @@ import sys
 from typing import Sequence, TextIO
 
 import numpy as np
+import numpy.typing as npt
 
 from gracr.compiler.compile import compile_program
 from gracr.compiler.desugar import uses_comparison
@@ -48,7 +49,7 @@ def _needs_degree_bound(program: Program, args: argparse.Namespace) -> bool:
             and uses_comparison(program.classifier))
 
 
-def _as_bits(values: np.ndarray | bool) -> list[int] | int:  # type: ignore[type-arg]
+def _as_bits(values: npt.NDArray[np.bool_] | bool) -> list[int] | int:
     if isinstance(values, (bool, np.bool_)):
         return int(values)
     return [int(v) for v in values]
@@ -110,8 +111,9 @@ def inspect_model(model: CompiledGNN) -> str:
         for i, column in enumerate(model.columns):
             if column.depth != number:
                 continue
-            weights = [(label(k), float(layer.C[k, i])) for k in np.flatnonzero(layer.C[:, i])]
-            weights += [(f"sum_in({label(k)})", float(layer.A[k, i]))
+            weights = [(label(int(k)), float(layer.C[k, i]))
+                       for k in np.flatnonzero(layer.C[:, i])]
+            weights += [(f"sum_in({label(int(k))})", float(layer.A[k, i]))
                         for k in np.flatnonzero(layer.A[:, i])]
             lines.append(f"  {_format_weights(label(i), weights, float(layer.b[i]))}"
                          f"    # {column.meaning}")

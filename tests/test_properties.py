@@ -21,8 +21,9 @@ from strategies import graph_sentences, graphs, node_formulas, program_for
 OPTIONS = [(d, c) for d in ("demorgan", "flat") for c in ("expanded", "direct")]
 
 
-def _torch_output(model: gracr.CompiledGNN, graph: gracr.Graph, surrogate: bool) -> np.ndarray:
-    module = model.to_pyg(surrogate=surrogate)
+def _torch_output(model: gracr.CompiledGNN, graph: gracr.Graph, surrogate: bool,
+                  fused: bool = False) -> np.ndarray:
+    module = model.to_pyg(surrogate=surrogate, fused=fused)
     x = torch.as_tensor(graph.features(model.palette))
     edge_index = torch.as_tensor(graph.edge_index)
     with torch.no_grad():
@@ -44,6 +45,8 @@ def _check_agreement(formula: Formula, graph: gracr.Graph, option: tuple[str, st
     for surrogate in (True, False):
         torch_out = _torch_output(model, graph, surrogate)
         np.testing.assert_array_equal(torch_out, numpy_out)
+    fused_out = _torch_output(model, graph, surrogate=True, fused=True)
+    np.testing.assert_array_equal(fused_out, numpy_out)
     if program.kind is Kind.NODE:
         np.testing.assert_array_equal(numpy_out.astype(bool), expected,
                                       err_msg=show_formula(formula))

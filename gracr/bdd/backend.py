@@ -102,6 +102,11 @@ class _DdBackend:
         return self._name
 
     @property
+    def manager(self) -> Any:
+        """The underlying `dd` manager (for diagnostics and tests; not part of the protocol)."""
+        return self._manager
+
+    @property
     def true(self) -> Any:
         return self._manager.true
 

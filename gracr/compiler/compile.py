@@ -10,7 +10,7 @@ from gracr.compiler.core import CNodeCount, Core, core_children, show_core
 from gracr.compiler.desugar import CompileOptions, Comparison, Disjunction, desugar
 from gracr.compiler.model import Column, CompiledGNN
 from gracr.compiler.weights import (
-    Schedule, input_map, message_passing_layers, readout_layers, schedule,
+    DenseLayer, Schedule, input_map, message_passing_layers, readout_layers, schedule,
 )
 from gracr.dsl.ir import Kind, subformulas
 from gracr.dsl.parse import Program
@@ -56,7 +56,7 @@ def compile_program(program: Program, disjunction: Disjunction = "demorgan",
     if program.kind is Kind.NODE:
         hidden = schedule((core,))
         readout_columns: tuple[Column, ...] = ()
-        readout = ()
+        readout: tuple[DenseLayer, ...] = ()
         output_column = hidden.index(core)
     else:
         hidden = schedule(_counted_predicates(core))

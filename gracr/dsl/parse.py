@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Callable
 import lark
 from lark import Lark, Token, Tree
 
+SyntaxTree = Tree[Token]
+
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind, Span
 from gracr.errors import GmlError, Problem
@@ -90,10 +92,13 @@ def _describe_token(token: Token) -> str:
 
 
 def _syntax_problem(error: lark.exceptions.UnexpectedInput, filename: str, source: str) -> Problem:
-    line = max(1, error.line if error.line is not None and error.line > 0 else source.count("\n") + 1)
-    column = max(1, error.column if error.column is not None and error.column > 0 else 1)
+    raw_line: int | None = error.line
+    raw_column: int | None = error.column
+    line = raw_line if raw_line is not None and raw_line > 0 else source.count("\n") + 1
+    column = raw_column if raw_column is not None and raw_column > 0 else 1
     if isinstance(error, lark.exceptions.UnexpectedCharacters):
-        char = source[error.pos_in_stream] if error.pos_in_stream < len(source) else "?"
+        position: int | None = error.pos_in_stream
+        char = source[position] if position is not None and position < len(source) else "?"
         message = f"unexpected character '{char}'"
         width = 1
     elif isinstance(error, lark.exceptions.UnexpectedToken):
@@ -160,7 +165,7 @@ if TYPE_CHECKING:
     from gracr.runtime.graph import Graph
 
 
-def _span_of(item: Tree | Token, filename: str) -> Span:
+def _span_of(item: SyntaxTree | Token, filename: str) -> Span:
     if isinstance(item, Token):
         return Span(filename, item.line or 0, item.column or 0,
                     item.end_line or 0, item.end_column or 0)
@@ -181,7 +186,7 @@ class _Checker:
     problems: list[Problem] = field(default_factory=list)
     lets: dict[str, tuple[Formula, Kind] | None] = field(default_factory=dict)
 
-    def text(self, item: Tree | Token) -> str:
+    def text(self, item: SyntaxTree | Token) -> str:
         """The source text of a syntax-tree node, for messages."""
         if isinstance(item, Token):
             return str(item.value)
@@ -190,11 +195,11 @@ class _Checker:
             return "?"
         return " ".join(self.source[meta.start_pos:meta.end_pos].split())
 
-    def problem(self, item: Tree | Token | Span, message: str) -> None:
+    def problem(self, item: SyntaxTree | Token | Span, message: str) -> None:
         span = item if isinstance(item, Span) else _span_of(item, self.filename)
         self.problems.append(Problem(span, message))
 
-    def count(self, tree: Tree) -> int | None:
+    def count(self, tree: SyntaxTree) -> int | None:
         token = tree.children[0]
         assert isinstance(token, Token)
         value = int(token.value)
@@ -210,7 +215,7 @@ class _Checker:
             return None
         return value
 
-    def node_argument(self, checked: tuple[Formula, Kind] | None, operand: Tree | Token,
+    def node_argument(self, checked: tuple[Formula, Kind] | None, operand: SyntaxTree | Token,
                       operator: str) -> Formula | None:
         if checked is None:
             return None
@@ -232,7 +237,7 @@ class _Checker:
                                      f"{', '.join(self.palette) or 'no colours'}")
         return None
 
-    def formula(self, item: Tree | Token) -> tuple[Formula, Kind] | None:
+    def formula(self, item: SyntaxTree | Token) -> tuple[Formula, Kind] | None:
         if isinstance(item, Token):  # only bare names reach here as tokens
             raise AssertionError(f"unexpected token {item!r}")
         span = _span_of(item, self.filename)
@@ -279,7 +284,7 @@ class _Checker:
             return self.exists(rule, kids, span)
         return self.modality(rule, kids, span)
 
-    def boolean(self, rule: str, left: Tree | Token, right: Tree | Token,
+    def boolean(self, rule: str, left: SyntaxTree | Token, right: SyntaxTree | Token,
                 span: Span) -> tuple[Formula, Kind] | None:
         assert isinstance(left, Tree) and isinstance(right, Tree)
         a = self.formula(left)
@@ -295,7 +300,7 @@ class _Checker:
         build = _BOOLEAN_RULES[rule]
         return build(a[0], b[0], span), a[1]
 
-    def modality(self, rule: str, kids: list[Tree | Token], span: Span) -> tuple[Formula, Kind] | None:
+    def modality(self, rule: str, kids: list[SyntaxTree | Token], span: Span) -> tuple[Formula, Kind] | None:
         operand = kids[-1]
         assert isinstance(operand, Tree)
         counts: list[int | None] = []
@@ -338,7 +343,7 @@ class _Checker:
                 return ir.Box(arg, span), Kind.NODE
         raise AssertionError(f"unknown rule {rule}")
 
-    def exists(self, rule: str, kids: list[Tree | Token], span: Span) -> tuple[Formula, Kind] | None:
+    def exists(self, rule: str, kids: list[SyntaxTree | Token], span: Span) -> tuple[Formula, Kind] | None:
         operand = kids[-1]
         assert isinstance(operand, Tree)
         low: int | None = 1
@@ -376,15 +381,16 @@ _BOOLEAN_RULES: dict[str, Callable[[Formula, Formula, Span], Formula]] = {
 }
 
 
-def _palette_from_col_uses(tree: Tree) -> tuple[str, ...]:
-    seen: list[str] = []
-    for sub in tree.iter_subtrees_topdown():
+def _palette_from_col_uses(tree: SyntaxTree) -> tuple[str, ...]:
+    """The colours named by `Col(...)`, in order of first use in the text."""
+    uses: list[Token] = []
+    for sub in tree.iter_subtrees():
         if sub.data == "col_atom":
             token = sub.children[0]
             assert isinstance(token, Token)
-            if token.value not in seen:
-                seen.append(str(token.value))
-    return tuple(seen)
+            uses.append(token)
+    uses.sort(key=lambda token: token.start_pos or 0)
+    return tuple(dict.fromkeys(str(token.value) for token in uses))
 
 
 def parse(text: str, filename: str = "<string>") -> Program:
@@ -406,7 +412,7 @@ def parse_file(path: str) -> Program:
     return parse(text, filename=path)
 
 
-def _check(tree: Tree, filename: str, source: str) -> Program:
+def _check(tree: SyntaxTree, filename: str, source: str) -> Program:
     statements = [child for child in tree.children if isinstance(child, Tree) and
                   child.data in ("colors_stmt", "let_stmt", "classify_stmt")]
     bare_formula = not statements

@@ -30,12 +30,14 @@ class _SurrogateClamp(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, z: Tensor) -> Tensor:
         ctx.save_for_backward(z)
-        return z.clamp(0.0, 1.0)
+        clamped: Tensor = z.clamp(0.0, 1.0)
+        return clamped
 
     @staticmethod
     def backward(ctx: Any, grad_output: Tensor) -> Tensor:
         (z,) = ctx.saved_tensors
-        return grad_output * (z > 0).to(grad_output.dtype)
+        grad: Tensor = grad_output * (z > 0).to(grad_output.dtype)
+        return grad
 
 
 class TruncatedReLU(nn.ReLU):
@@ -52,7 +54,7 @@ class TruncatedReLU(nn.ReLU):
 
     def forward(self, z: Tensor) -> Tensor:
         if self.surrogate:
-            result: Tensor = _SurrogateClamp.apply(z)
+            result: Tensor = _SurrogateClamp.apply(z)  # type: ignore[no-untyped-call]
             return result
         return z.clamp(0.0, 1.0)
 
@@ -65,7 +67,7 @@ def _frozen(array: np.ndarray[Any, Any]) -> nn.Parameter:
                         requires_grad=False)
 
 
-class CompiledLayer(MessagePassing):
+class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type stubs
     """h' = σ(h C + Σ_{(s,t) ∈ E} (h A)_s + b): one layer of Eq. 2."""
 
     def __init__(self, C: np.ndarray[Any, Any], A: np.ndarray[Any, Any],
@@ -79,8 +81,9 @@ class CompiledLayer(MessagePassing):
         self.act = TruncatedReLU(surrogate)
 
     def forward(self, h: Tensor, edge_index: Tensor) -> Tensor:
-        aggregated = self.propagate(edge_index, x=h @ self.A)
-        return self.act(h @ self.C + aggregated + self.b)
+        aggregated: Tensor = self.propagate(edge_index, x=h @ self.A)
+        result: Tensor = self.act(h @ self.C + aggregated + self.b)
+        return result
 
     def message(self, x_j: Tensor) -> Tensor:
         return x_j
@@ -131,7 +134,100 @@ class CompiledModule(nn.Module):
         column = slice(self.output_column, self.output_column + 1)
         if self.kind is Kind.NODE:
             return h[:, column]
-        r = global_add_pool(h, batch)
+        r: Tensor = global_add_pool(h, batch)
+        for dense in self.readout:
+            r = dense(r)
+        return r[:, column]
+
+
+class _FusedLayer(nn.Module):
+    """Layer ℓ restricted to the blocks that are not zero.
+
+    Columns are ordered by depth, so layer ℓ writes exactly the columns
+    `[start, end)` of depth ℓ, reading only earlier ones; the settled columns
+    `[0, start)` are carried unchanged (they are already in [0, 1]) and the later
+    ones are still 0 and never read. Aggregation runs on whichever side of `A`
+    is narrower, since Σ_s (h_s A) = (Σ_s h_s) A.
+    """
+
+    c_rows: Tensor
+    a_rows: Tensor
+    C_block: Tensor
+    A_block: Tensor
+    b_block: Tensor
+
+    def __init__(self, C: np.ndarray[Any, Any], A: np.ndarray[Any, Any],
+                 b: np.ndarray[Any, Any], start: int, end: int) -> None:
+        super().__init__()
+        self.start, self.end = start, end
+        c_rows = np.flatnonzero(np.abs(C[:, start:end]).sum(axis=1))
+        a_rows = np.flatnonzero(np.abs(A[:, start:end]).sum(axis=1))
+        self.register_buffer("c_rows", torch.as_tensor(c_rows, dtype=torch.long))
+        self.register_buffer("a_rows", torch.as_tensor(a_rows, dtype=torch.long))
+        self.register_buffer("C_block", torch.as_tensor(C[c_rows, start:end],
+                                                        dtype=torch.float32))
+        self.register_buffer("A_block", torch.as_tensor(A[a_rows, start:end],
+                                                        dtype=torch.float32))
+        self.register_buffer("b_block", torch.as_tensor(b[start:end], dtype=torch.float32))
+        self.aggregate_first = len(a_rows) <= end - start
+
+    def forward(self, H: Tensor, sources: Tensor, targets: Tensor) -> None:
+        z = self.b_block.expand(H.shape[0], -1)
+        if len(self.c_rows):
+            z = z + H[:, self.c_rows] @ self.C_block
+        if len(self.a_rows):
+            inputs = H[:, self.a_rows]
+            if self.aggregate_first:
+                summed = torch.zeros_like(inputs).index_add_(0, targets, inputs[sources])
+                z = z + summed @ self.A_block
+            else:
+                messages = inputs @ self.A_block
+                z = z + torch.zeros_like(messages).index_add_(0, targets, messages[sources])
+        H[:, self.start:self.end] = z.clamp(0.0, 1.0)
+
+
+class FusedCompiledModule(nn.Module):
+    """Inference only: the same function as `CompiledModule`, skipping the zero blocks.
+
+    It aggregates with `index_add_` rather than `propagate`, so PyG edge masks do
+    not reach it: explainers must use `CompiledModule`.
+    """
+
+    input_matrix: Tensor
+    input_bias: Tensor
+
+    def __init__(self, compiled: CompiledGNN) -> None:
+        super().__init__()
+        self.kind = compiled.kind
+        self.output_column = compiled.output_column
+        depths = [column.depth for column in compiled.columns]
+        self.settled_at_input = sum(1 for d in depths if d == 0)
+        self.register_buffer("input_matrix", torch.as_tensor(compiled.input_matrix))
+        self.register_buffer("input_bias", torch.as_tensor(compiled.input_bias))
+        self.layers = nn.ModuleList(
+            _FusedLayer(layer.C, layer.A, layer.b, depths.index(level),
+                        len(depths) - depths[::-1].index(level))
+            for level, layer in enumerate(compiled.layers, start=1))
+        self.readout = nn.ModuleList(
+            ReadoutLayer(dense.W, dense.b, surrogate=False) for dense in compiled.readout)
+        self.width = compiled.width
+
+    @torch.no_grad()
+    def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None) -> Tensor:
+        h0: Tensor = x @ self.input_matrix + self.input_bias
+        if len(self.layers) == 0:
+            H = h0
+        else:
+            H = torch.zeros(x.shape[0], self.width, dtype=h0.dtype)
+            settled = self.settled_at_input
+            H[:, :settled] = h0[:, :settled].clamp(0.0, 1.0)
+            sources, targets = edge_index[0], edge_index[1]
+            for layer in self.layers:
+                layer(H, sources, targets)
+        column = slice(self.output_column, self.output_column + 1)
+        if self.kind is Kind.NODE:
+            return H[:, column]
+        r: Tensor = global_add_pool(H, batch)
         for dense in self.readout:
             r = dense(r)
         return r[:, column]

@@ -1,0 +1,2 @@
+colors red
+classify between 3 1 red

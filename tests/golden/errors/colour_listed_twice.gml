@@ -1,0 +1,2 @@
+colors red, red, blue
+classify red

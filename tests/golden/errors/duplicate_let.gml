@@ -1,0 +1,4 @@
+colors red
+let a = red
+let a = <1> red
+classify a

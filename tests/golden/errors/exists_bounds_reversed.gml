@@ -1,0 +1,2 @@
+colors red
+classify exists[4, 2] red

@@ -1,0 +1,3 @@
+colors red
+let red = <1> red
+classify red

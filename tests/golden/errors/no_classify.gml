@@ -1,0 +1,2 @@
+colors red, blue
+let a = red & blue

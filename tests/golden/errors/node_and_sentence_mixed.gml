@@ -1,0 +1,2 @@
+colors red
+classify exists red & red

@@ -1,0 +1,1 @@
+classify Col(red) @ Col(blue)

@@ -1,0 +1,3 @@
+colors red
+classify red
+classify <1> red

@@ -1,0 +1,2 @@
+colors red, blue
+classify Col(red) & <1> Col(green)

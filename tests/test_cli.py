@@ -1,0 +1,119 @@
+"""`gracrc`: golden files for error messages, exit codes, and the commands' output."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gracr
+from gracr.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = Path("tests/golden")
+UPDATE = os.environ.get("GRACR_UPDATE_GOLDEN") == "1"
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def at_repository_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Messages name files by the path given on the command line: keep it relative.
+    monkeypatch.chdir(ROOT)
+
+
+def _check_golden(expected_path: Path, actual: str) -> None:
+    if UPDATE:
+        expected_path.write_text(actual)
+    assert expected_path.exists(), f"no golden file {expected_path}; run with GRACR_UPDATE_GOLDEN=1"
+    assert actual == expected_path.read_text()
+
+
+@pytest.mark.parametrize("source", sorted((ROOT / GOLDEN / "errors").glob("*.gml")),
+                         ids=lambda p: p.stem)
+def test_error_messages_match_golden_files(source: Path, tmp_path: Path) -> None:
+    relative = source.relative_to(ROOT)
+    code, out, err = run("compile", str(relative), "-o", str(tmp_path / "model.npz"))
+    assert code == 2
+    assert out == ""
+    assert "Traceback" not in err
+    _check_golden(source.with_suffix(".txt"), err)
+
+
+@pytest.mark.parametrize("graphs", sorted(p for p in (ROOT / GOLDEN / "graphs").iterdir()
+                                          if p.suffix in (".json", ".jsonl")),
+                         ids=lambda p: p.stem)
+def test_graph_errors_match_golden_files(graphs: Path) -> None:
+    code, out, err = run("eval", "formulas/Redundancy.gml", str(graphs.relative_to(ROOT)))
+    assert code == 2
+    assert "Traceback" not in err
+    _check_golden(graphs.with_suffix(".txt"), err)
+
+
+def test_there_are_at_least_ten_golden_error_messages() -> None:
+    assert len(list((ROOT / GOLDEN / "errors").glob("*.txt"))) >= 10
+
+
+def test_missing_file_is_a_clear_error() -> None:
+    code, _, err = run("eval", "formulas/nope.gml", "x.json")
+    assert code == 2 and err == "gracrc: error: formulas/nope.gml: no such file\n"
+
+
+def test_expanded_comparison_without_bound_is_a_clear_error(tmp_path: Path) -> None:
+    code, _, err = run("compile", "formulas/Majority1Hop.gml", "-o", str(tmp_path / "m.npz"))
+    assert code == 2 and "--max-degree" in err and "Traceback" not in err
+
+
+def test_unreadable_model_file_is_a_clear_error(tmp_path: Path) -> None:
+    bogus = tmp_path / "model.npz"
+    bogus.write_text("not a model")
+    code, _, err = run("inspect", str(bogus))
+    assert code == 2 and "not a gracr model file" in err
+
+
+def test_usage_errors_exit_2() -> None:
+    assert run("frobnicate")[0] == 2
+    assert run("compile", "formulas/Redundancy.gml")[0] == 2  # no -o
+
+
+def test_compile_writes_a_model_that_loads(tmp_path: Path) -> None:
+    path = tmp_path / "cr.npz"
+    code, out, _ = run("compile", "formulas/CompetingRedundancy.gml", "-o", str(path),
+                       "--disjunction", "flat")
+    assert code == 0 and "3 layers x 9 columns" in out
+    model = gracr.load(str(path))
+    assert (model.num_layers, model.width) == (3, 9)
+    assert model.options.disjunction == "flat"
+    assert model.palette == ("black", "red", "blue", "green", "grey", "silver")
+    assert model.columns[-1].meaning == "black & (<1> red | <2> blue | <3> green)"
+
+
+def test_inspect_shows_each_column_and_its_weights() -> None:
+    code, out, _ = run("inspect", "formulas/Majority1Hop.gml", "--comparison", "direct")
+    assert code == 0
+    assert "h2    depth 1   more(red, blue)" in out
+    assert "h2 = sigma(+1*sum_in(h0) -1*sum_in(h1))" in out
+
+
+def test_eval_prints_formula_and_gnn_per_graph(tmp_path: Path) -> None:
+    graphs = [
+        {"num_nodes": 3, "colors": [["red"], ["red"], ["blue"]], "edges": [[0, 2], [1, 2], [2, 0]]},
+        {"num_nodes": 2, "colors": [["blue"], []], "edges": [[0, 1]]},
+    ]
+    path = tmp_path / "graphs.jsonl"
+    path.write_text("\n".join(json.dumps(g) for g in graphs) + "\n")
+    code, out, _ = run("eval", "formulas/Majority1Hop.gml", str(path))
+    assert code == 0
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert lines == [{"formula": [0, 0, 1], "gnn": [0, 0, 1]},
+                     {"formula": [0, 0], "gnn": [0, 0]}]
+    code, out, _ = run("eval", "formulas/Redundancy.gml", str(path))
+    assert code == 2  # blue is not in Redundancy's palette
