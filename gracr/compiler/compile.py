@@ -7,7 +7,7 @@ weights (Table 1, Eq. 7, Eq. 8) -> `CompiledGNN`.
 from __future__ import annotations
 
 from gracr.compiler.core import CNodeCount, Core, core_children, show_core
-from gracr.compiler.desugar import CompileOptions, Comparison, Disjunction, desugar
+from gracr.compiler.desugar import CompileOptions, Comparison, Desugarer, Disjunction
 from gracr.compiler.model import Column, CompiledGNN
 from gracr.compiler.weights import (
     DenseLayer, Schedule, input_map, message_passing_layers, readout_layers, schedule,
@@ -33,9 +33,28 @@ def _counted_predicates(sentence: Core) -> tuple[Core, ...]:
     return tuple(found)
 
 
-def _describe(columns: Schedule, names: dict[Core, str]) -> tuple[Column, ...]:
-    return tuple(Column(show_core(f), d, names.get(f))
-                 for f, d in zip(columns.columns, columns.depths))
+# Arguments whose text is longer than this are shown by their column (`h12`).
+_INLINE_LIMIT = 48
+
+
+def _describe(columns: Schedule, names: dict[Core, str], prefix: str) -> tuple[Column, ...]:
+    """Each column's meaning, arguments by `let` name, in full, or by column when long."""
+    index = {f: i for i, f in enumerate(columns.columns)}
+    texts: dict[Core, str] = {}
+
+    def child_text(child: Core) -> str:
+        if child in names:
+            return names[child]
+        text = texts.get(child) or show_core(child, child_text)
+        if len(text) > _INLINE_LIMIT and child in index:
+            return f"{prefix}{index[child]}"
+        return text
+
+    described = []
+    for formula, depth in zip(columns.columns, columns.depths):
+        texts[formula] = show_core(formula, child_text)
+        described.append(Column(texts[formula], depth, names.get(formula)))
+    return tuple(described)
 
 
 def compile_program(program: Program, disjunction: Disjunction = "demorgan",
@@ -48,11 +67,13 @@ def compile_program(program: Program, disjunction: Disjunction = "demorgan",
     """
     from gracr import __version__
 
-    options = CompileOptions(disjunction, comparison, max_degree)
-    core = desugar(program.classifier, program.kind, options)
+    desugarer = Desugarer(CompileOptions(disjunction, comparison, max_degree))
+    if program.kind is Kind.GRAPH:
+        core = desugarer.sentence(program.classifier)
+    else:
+        core = desugarer.node(program.classifier)
     used = subformulas(program.classifier)
-    names = {desugar(f, Kind.NODE, options): name for name, f in reversed(program.names)
-             if f in used}
+    names = {desugarer.node(f): name for name, f in reversed(program.names) if f in used}
     if program.kind is Kind.NODE:
         hidden = schedule((core,))
         readout_columns: tuple[Column, ...] = ()
@@ -62,7 +83,7 @@ def compile_program(program: Program, disjunction: Disjunction = "demorgan",
         hidden = schedule(_counted_predicates(core))
         readout_schedule = schedule((core,), stop_at_node_count=True)
         readout = readout_layers(readout_schedule, hidden)
-        readout_columns = _describe(readout_schedule, {})
+        readout_columns = _describe(readout_schedule, {}, "r")
         output_column = readout_schedule.index(core)
     input_matrix, input_bias = input_map(hidden, program.palette)
     return CompiledGNN(
@@ -72,10 +93,10 @@ def compile_program(program: Program, disjunction: Disjunction = "demorgan",
         input_bias=input_bias,
         layers=message_passing_layers(hidden),
         readout=readout,
-        columns=_describe(hidden, names),
+        columns=_describe(hidden, names, "h"),
         readout_columns=readout_columns,
         output_column=output_column,
-        options=options,
+        options=desugarer.options,
         formula=show_formula(program.classifier),
         version=__version__,
     )

@@ -13,45 +13,46 @@ equal and get one hidden column.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Union
+from typing import Callable, Union
+
+from gracr.dsl.ir import frozen_node
 
 
-@dataclass(frozen=True)
+@frozen_node
 class CTop:
     pass
 
 
-@dataclass(frozen=True)
+@frozen_node
 class CBottom:
     pass
 
 
-@dataclass(frozen=True)
+@frozen_node
 class CColor:
     name: str
 
 
-@dataclass(frozen=True)
+@frozen_node
 class CNot:
     arg: Core
 
 
-@dataclass(frozen=True)
+@frozen_node
 class CAnd:
     """Conjunction: binary (Table 1) or flat n-ary (Eq. 7)."""
 
     args: tuple[Core, ...]
 
 
-@dataclass(frozen=True)
+@frozen_node
 class COr:
     """The flat n-ary disjunction gate of Eq. 7."""
 
     args: tuple[Core, ...]
 
 
-@dataclass(frozen=True)
+@frozen_node
 class CAtLeast:
     """At least `count` in-neighbours satisfy `arg` (Table 1, third row)."""
 
@@ -59,7 +60,7 @@ class CAtLeast:
     arg: Core
 
 
-@dataclass(frozen=True)
+@frozen_node
 class CMore:
     """Strictly more in-neighbours satisfy `left` than `right` (Eq. 8)."""
 
@@ -67,14 +68,14 @@ class CMore:
     right: Core
 
 
-@dataclass(frozen=True)
+@frozen_node
 class CAll:
     """Every in-neighbour satisfies `arg`: count(arg) - in-degree + 1 > 0 (our flat `[]`)."""
 
     arg: Core
 
 
-@dataclass(frozen=True)
+@frozen_node
 class CNodeCount:
     """Readout atom: at least `count` nodes of the graph satisfy the node formula `arg`."""
 
@@ -119,8 +120,23 @@ def core_depth(formula: Core, memo: dict[Core, int] | None = None) -> int:
     return depth
 
 
-def show_core(formula: Core) -> str:
-    """Readable text of a core formula, for column meanings and `gracrc inspect`."""
+def show_core(formula: Core, child_text: Callable[[Core], str] | None = None) -> str:
+    """Readable text of a core formula, for column meanings and `gracrc inspect`.
+
+    `child_text` renders the arguments (by default: in full, recursively); the
+    compiler passes one that names long arguments by their column.
+    """
+
+    def _wrapped(argument: Core) -> str:
+        text = show(argument)
+        # A name or a column reference is one token and needs no parentheses.
+        if isinstance(argument, (CAnd, COr)) and len(argument.args) > 1 and " " in text:
+            return f"({text})"
+        return text
+
+    def show(argument: Core) -> str:
+        return child_text(argument) if child_text is not None else show_core(argument)
+
     match formula:
         case CTop():
             return "true"
@@ -137,16 +153,10 @@ def show_core(formula: Core) -> str:
         case CAtLeast(k, arg):
             return f"<{k}> {_wrapped(arg)}"
         case CMore(a, b):
-            return f"more({show_core(a)}, {show_core(b)})"
+            return f"more({show(a)}, {show(b)})"
         case CAll(arg):
             return f"[] {_wrapped(arg)}"
         case CNodeCount(k, arg):
             return f"exists[{k}, inf] {_wrapped(arg)}"
     raise TypeError(f"not a core formula: {formula!r}")
 
-
-def _wrapped(formula: Core) -> str:
-    text = show_core(formula)
-    if isinstance(formula, (CAnd, COr)) and len(formula.args) > 1:
-        return f"({text})"
-    return text

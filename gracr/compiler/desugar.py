@@ -33,7 +33,7 @@ Boolean combinations of sentences follow the `disjunction` switch like node ones
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from gracr.compiler.core import (
@@ -72,8 +72,16 @@ def uses_comparison(formula: Formula) -> bool:
 
 
 @dataclass(frozen=True)
-class _Desugarer:
+class Desugarer:
+    """Rewrites surface formulas into the core under `options` (see the module doc).
+
+    One instance per compilation: its memo makes equal subformulas one object.
+    """
+
     options: CompileOptions
+    # One core object per distinct surface subformula: equal subformulas become the
+    # identical object, so later equality tests stop at `is`.
+    memo: dict[Formula, Core] = field(default_factory=dict)
 
     @property
     def flat(self) -> bool:
@@ -142,6 +150,11 @@ class _Desugarer:
         return COr(clauses)
 
     def node(self, formula: Formula) -> Core:
+        if formula not in self.memo:
+            self.memo[formula] = self._node(formula)
+        return self.memo[formula]
+
+    def _node(self, formula: Formula) -> Core:
         match formula:
             case ir.Top():
                 return CTop()
@@ -181,6 +194,7 @@ class _Desugarer:
         raise TypeError(f"not a node formula: {formula!r}")
 
     def sentence(self, formula: Formula) -> Core:
+        """A graph sentence as a readout circuit over `CNodeCount` atoms."""
         match formula:
             case ir.Exists(low, high, arg):
                 predicate = self.node(arg)
@@ -208,7 +222,7 @@ class _Desugarer:
 
 def desugar(formula: Formula, kind: ir.Kind, options: CompileOptions) -> Core:
     """The core formula computing the same classifier as `formula` under `options`."""
-    desugarer = _Desugarer(options)
+    desugarer = Desugarer(options)
     if kind is ir.Kind.GRAPH:
         return desugarer.sentence(formula)
     return desugarer.node(formula)

@@ -14,7 +14,32 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, Callable, TypeVar, Union, dataclass_transform
+
+_T = TypeVar("_T")
+
+
+@dataclass_transform(frozen_default=True)
+def frozen_node(cls: type[_T]) -> type[_T]:
+    """A frozen dataclass whose hash is computed once.
+
+    IR trees are hashed constantly (deduplication, memo tables) and can be deep (the
+    expansion of Eq. 6 nests 50 clauses under every comparison): the default
+    dataclass hash walks the whole tree each time.
+    """
+    built = dataclass(frozen=True)(cls)
+    field_hash: Callable[[Any], int] = built.__hash__
+
+    def cached_hash(self: Any) -> int:
+        try:
+            value: int = self.__dict__["_hash"]
+        except KeyError:
+            value = field_hash(self)
+            object.__setattr__(self, "_hash", value)
+        return value
+
+    built.__hash__ = cached_hash  # type: ignore[method-assign]
+    return built
 
 
 @dataclass(frozen=True)
@@ -41,57 +66,57 @@ def _span() -> Span:
 # ---------------------------------------------------------------- node formulas
 
 
-@dataclass(frozen=True)
+@frozen_node
 class Top:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class Bottom:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class Color:
     name: str
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class Not:
     arg: Formula
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class And:
     left: Formula
     right: Formula
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class Or:
     left: Formula
     right: Formula
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class Implies:
     left: Formula
     right: Formula
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class Iff:
     left: Formula
     right: Formula
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class AtLeast:
     """`<N> f`, `atleast N f`, `<> f`: at least `count` in-neighbours satisfy `arg`."""
 
@@ -100,21 +125,21 @@ class AtLeast:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class AtMost:
     count: int
     arg: Formula
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class Exactly:
     count: int
     arg: Formula
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class Between:
     """Between `low` and `high` in-neighbours (inclusive) satisfy `arg`."""
 
@@ -124,7 +149,7 @@ class Between:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class Box:
     """`[] f`: every in-neighbour satisfies `arg` (true at a node without any)."""
 
@@ -132,7 +157,7 @@ class Box:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class More:
     """`more(f, g)`: strictly more in-neighbours satisfy `left` than `right`."""
 
@@ -141,7 +166,7 @@ class More:
     span: Span = _span()
 
 
-@dataclass(frozen=True)
+@frozen_node
 class Same:
     """`same(f, g)`: as many in-neighbours satisfy `left` as `right`."""
 
@@ -153,7 +178,7 @@ class Same:
 # ---------------------------------------------------------------- graph sentences
 
 
-@dataclass(frozen=True)
+@frozen_node
 class Exists:
     """`exists[low, high] f`: between `low` and `high` nodes satisfy `arg`.
 

@@ -30,6 +30,7 @@ def _parser() -> Lark:
         start=["file", "program", "formula"],
         propagate_positions=True,
         maybe_placeholders=False,
+        cache=True,  # a serialised LALR table in the temp folder: ~100 ms saved per process
     )
 
 
