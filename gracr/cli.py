@@ -177,6 +177,60 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _seeds(text: str) -> list[int]:
+    """`3`, `0-4` or `0,2,5` -> a list of seeds."""
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            low, _, high = part.partition("-")
+            seeds.extend(range(int(low), int(high or low) + 1))
+    except ValueError:
+        raise GracrError(f"bad seeds '{text}': write 3, 0-4 or 0,2,5") from None
+    if not seeds or min(seeds) < 0:
+        raise GracrError(f"bad seeds '{text}': seeds are non-negative integers")
+    return seeds
+
+
+def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.bench.datasets import export, load_or_build, size_stats, task_named
+    from gracr.bench.tasks import TASKS
+    from gracr.bench.tables import render_table, write_table
+
+    size = args.graphs if args.graphs is not None else args.targets
+    if args.stats:
+        names = [args.task] if args.task else list(TASKS)
+        for name in names:
+            task_named(name)
+        seeds = _seeds(args.seeds)
+        rows = []
+        for name in names:
+            per_seed = [size_stats(load_or_build(name, seed, size, args.out)) for seed in seeds]
+            graphs = sorted({s.graphs for s in per_seed})
+            rows.append([name, str(graphs[0]) if len(graphs) == 1 else f"{graphs[0]}-{graphs[-1]}",
+                         f"{np.mean([s.nodes for s in per_seed]):.0f}",
+                         f"{np.mean([s.edges for s in per_seed]):.1f}",
+                         f"{np.mean([s.upi_edges for s in per_seed]):.1f}",
+                         f"{np.mean([s.upi_fraction for s in per_seed]):.2f}"])
+        headers = ["dataset", "graphs", "nodes", "edges", "UPI edges", "UPI fraction"]
+        print(f"Table 15 (seeds {args.seeds}; averages over positive samples)", file=out)
+        print(render_table(headers, rows), file=out)
+        if args.table:
+            write_table(args.table, headers, rows)
+        return 0
+    if not args.task:
+        raise GracrError("name a task (one of " + ", ".join(TASKS) + ") or pass --stats")
+    dataset = load_or_build(args.task, _seeds(args.seeds)[0] if args.seed is None else args.seed,
+                            size, args.out)
+    stats = size_stats(dataset)
+    print(f"{dataset.task} seed {dataset.seed}: {stats.graphs} graphs, "
+          f"{sum(len(i.targets) if i.label is None else 1 for i in dataset.instances)} instances, "
+          f"mean UPI {stats.upi_edges:.1f} edges ({stats.upi_fraction:.2f} of the field)", file=out)
+    if args.export:
+        export(dataset, args.export)
+        print(f"exported to {args.export}", file=out)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gracrc",
@@ -204,6 +258,28 @@ def build_parser() -> argparse.ArgumentParser:
                           help="JSON file: one graph object, a list of them, or JSON Lines")
     _add_compile_options(eval_cmd)
     eval_cmd.set_defaults(run=cmd_eval)
+
+    dataset_cmd = commands.add_parser(
+        "dataset", help="build (or reuse) a GracrBench dataset with exact UPI; --stats prints Table 15")
+    dataset_cmd.add_argument("task", nargs="?", metavar="TASK",
+                             help="RedBlueLeaf, Redundancy, CompetingRedundancy, RedBlueLeaf-NC, "
+                                  "Majority1Hop or Majority2Hop")
+    dataset_cmd.add_argument("--seed", type=int, default=None, help="the dataset's seed (default 0)")
+    dataset_cmd.add_argument("--seeds", default="0", help="seeds for --stats, e.g. 0-4")
+    dataset_cmd.add_argument("--out", default="out/datasets", metavar="DIR",
+                             help="where datasets are stored and reused (default out/datasets)")
+    size = dataset_cmd.add_mutually_exclusive_group()
+    size.add_argument("--graphs", type=int, default=None, metavar="N",
+                      help="graph tasks: number of graphs (default 1000)")
+    size.add_argument("--targets", type=int, default=None, metavar="N",
+                      help="node tasks: accumulate graphs until N positive targets (default 500)")
+    dataset_cmd.add_argument("--export", default=None, metavar="FILE.jsonl",
+                             help="also write the dataset as JSON Lines")
+    dataset_cmd.add_argument("--stats", action="store_true",
+                             help="print Table 15 for --seeds (all tasks unless TASK is given)")
+    dataset_cmd.add_argument("--table", default=None, metavar="FILE",
+                             help="with --stats: also write the table (.md or .csv)")
+    dataset_cmd.set_defaults(run=cmd_dataset)
     return parser
 
 

@@ -1,0 +1,330 @@
+"""GracrBench datasets: generate a task's graphs from a seed, compute the exact UPI of
+every instance, store them once and reuse them.
+
+A dataset is keyed by task, seed, size option and generator version — never by
+formula — so that every compile variant of a task is scored on the same graphs
+and the same UPI. On disk (under `--out`, default `out/datasets`):
+
+    <out>/<task>/seed<S>-<graphs|targets><N>-gen<V>/dataset.jsonl   one line per graph
+    <out>/<task>/seed<S>-<graphs|targets><N>-gen<V>/meta.json       what was built, timings
+
+Each line is the DESIGN.md graph object plus, for graph tasks, `"label"` (0/1) and
+`"upi"` (0/1 per edge: the UPI of the graph's label), and for node tasks
+`"node_labels"` (0/1 per node), `"targets"` (the positive nodes) and `"upi"` (one
+0/1-per-edge list per target, aligned with `"targets"`). `--export` writes the
+same lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import numpy.typing as npt
+from tqdm import tqdm
+
+from gracr.bdd.upi import receptive_field, upi
+from gracr.bench.tasks import GENERATOR_VERSION, TASKS, Candidate, Task
+from gracr.compiler.compile import compile_program
+from gracr.dsl.ir import Kind
+from gracr.dsl.parse import Program
+from gracr.errors import GracrError
+from gracr.runtime.graph import Graph
+from gracr.runtime.kernels import SparseProgram, evaluate_columns, in_neighbour_csr, sparse_program
+
+BoolArray = npt.NDArray[np.bool_]
+DEFAULT_OUT = "out/datasets"
+# A graph task whose rejection sampler keeps failing has a generator bug: stop.
+MAX_REJECTIONS_PER_GRAPH = 1000
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One stored graph with its labels and exact ground truth."""
+
+    graph: Graph
+    label: int | None = None                       # graph tasks
+    node_labels: BoolArray | None = None           # node tasks
+    targets: tuple[int, ...] = ()                  # node tasks: the positive nodes
+    upi: tuple[BoolArray, ...] = ()                # graph: (mask,); node: one per target
+
+    def to_json(self) -> dict[str, Any]:
+        obj = self.graph.to_json()
+        if self.label is not None:
+            obj["label"] = self.label
+            obj["upi"] = [int(v) for v in self.upi[0]]
+        else:
+            assert self.node_labels is not None
+            obj["node_labels"] = [int(v) for v in self.node_labels]
+            obj["targets"] = list(self.targets)
+            obj["upi"] = [[int(v) for v in mask] for mask in self.upi]
+        return obj
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Instance:
+        graph = Graph.from_json({k: obj[k] for k in ("num_nodes", "colors", "edges")})
+        if "label" in obj:
+            return cls(graph, label=int(obj["label"]),
+                       upi=(np.asarray(obj["upi"], dtype=np.bool_),))
+        return cls(graph, node_labels=np.asarray(obj["node_labels"], dtype=np.bool_),
+                   targets=tuple(int(t) for t in obj["targets"]),
+                   upi=tuple(np.asarray(mask, dtype=np.bool_) for mask in obj["upi"]))
+
+
+@dataclass(frozen=True)
+class Dataset:
+    task: str
+    seed: int
+    instances: tuple[Instance, ...]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_pyg(self) -> list[Any]:
+        """PyG `Data` objects, ready for the explainers.
+
+        Fields: `x` (float multi-hot palette features `[N, |palette|]`), `edge_index`
+        (`[2, E]`), `task`, `index` (position in the dataset). Graph tasks: `y` (`[1]`
+        label) and `upi` (bool `[E]`). Node tasks: `y` (`[N]` node labels), `targets`
+        (`[T]` positive nodes), `upi` and `receptive_field` (bool `[T, E]`, row i for
+        `targets[i]`).
+        """
+        import torch
+        from torch_geometric.data import Data
+
+        task = TASKS[self.task]
+        program = task.program()
+        data_list = []
+        for index, instance in enumerate(self.instances):
+            graph = instance.graph
+            data = Data(x=torch.as_tensor(graph.features(program.palette)),
+                        edge_index=torch.as_tensor(graph.edge_index), task=self.task,
+                        index=index)
+            if instance.label is not None:
+                data.y = torch.tensor([instance.label])
+                data.upi = torch.as_tensor(instance.upi[0])
+            else:
+                assert instance.node_labels is not None
+                data.y = torch.as_tensor(instance.node_labels.astype(np.int64))
+                data.targets = torch.tensor(instance.targets, dtype=torch.long)
+                data.upi = torch.as_tensor(np.stack(instance.upi)) if instance.upi else \
+                    torch.zeros((0, graph.num_edges), dtype=torch.bool)
+                fields = [receptive_field(program, graph, t) for t in instance.targets]
+                data.receptive_field = torch.as_tensor(np.stack(fields)) if fields else \
+                    torch.zeros((0, graph.num_edges), dtype=torch.bool)
+            data_list.append(data)
+        return data_list
+
+
+# ---------------------------------------------------------------- building
+
+
+def task_named(name: str) -> Task:
+    if name not in TASKS:
+        raise GracrError(f"unknown task '{name}'; the tasks are {', '.join(TASKS)}")
+    return TASKS[name]
+
+
+def _rng(task: Task, seed: int) -> np.random.Generator:
+    # crc32 of the name, not hash(): the same stream on every machine and run.
+    return np.random.default_rng([seed, zlib.crc32(task.name.encode())])
+
+
+@dataclass(frozen=True)
+class _FastPredicate:
+    """A node formula compiled for the numba evaluator (`direct`: exact at any degree)."""
+
+    program: Program
+    sparse: SparseProgram
+    column: int
+
+    @classmethod
+    def of(cls, program: Program) -> _FastPredicate:
+        model = compile_program(program, disjunction="flat", comparison="direct")
+        return cls(program, sparse_program(model), model.output_column)
+
+    def __call__(self, graph: Graph) -> BoolArray:
+        indptr, sources = in_neighbour_csr(graph)
+        features = graph.features(self.program.palette).astype(np.float64)
+        values = evaluate_columns(self.sparse, features, indptr, sources)[:, self.column]
+        result: BoolArray = values > 0.5
+        return result
+
+
+def _graph_instances(task: Task, seed: int, count: int,
+                     progress: bool) -> Iterator[tuple[Candidate, int]]:
+    """`count` accepted candidates, half positive, and how many were rejected for each."""
+    assert task.draw_graph is not None
+    rng = _rng(task, seed)
+    labels = np.array([1] * (count // 2) + [0] * (count - count // 2))
+    rng.shuffle(labels)
+    fires = _FastPredicate.of(task.predicate())
+    for label in tqdm(labels, desc=f"{task.name} seed {seed}: graphs", disable=not progress,
+                      leave=False):
+        for rejected in range(MAX_REJECTIONS_PER_GRAPH):
+            candidate = task.draw_graph(rng, bool(label))
+            firing = frozenset(int(v) for v in np.flatnonzero(fires(candidate.graph)))
+            if firing == candidate.annotated:
+                yield candidate, rejected
+                break
+        else:
+            raise GracrError(f"{task.name}: no acceptable graph in {MAX_REJECTIONS_PER_GRAPH} "
+                             "draws; the generator does not fit the formula")
+
+
+def build_instances(task: Task, seed: int, size: int,
+                    progress: bool = True) -> tuple[list[Instance], dict[str, Any]]:
+    """Generate a task's graphs from `seed` and compute the UPI of each instance.
+
+    Graph tasks: `size` graphs, class ratio 0.5, rejection-sampled so that φ fires
+    only inside the motif of a positive graph and nowhere in a negative one; the UPI
+    of every graph's label. Node tasks: graphs accumulated until at least `size`
+    positive targets; the UPI of every positive target.
+    """
+    program = task.program()
+    instances: list[Instance] = []
+    rejections = 0
+    start = time.perf_counter()
+    if task.kind is Kind.GRAPH:
+        candidates = list(_graph_instances(task, seed, size, progress))
+        generation = time.perf_counter() - start
+        start = time.perf_counter()
+        for candidate, rejected in tqdm(candidates, desc=f"{task.name} seed {seed}: UPI",
+                                        disable=not progress, leave=False):
+            rejections += rejected
+            label, mask = upi(program, candidate.graph)
+            assert label == candidate.label, "the formula disagrees with the annotation"
+            instances.append(Instance(candidate.graph, label=label, upi=(mask,)))
+        upi_seconds = time.perf_counter() - start
+    else:
+        assert task.draw_nodes is not None
+        rng = _rng(task, seed)
+        fires = _FastPredicate.of(program)
+        drawn: list[tuple[Graph, BoolArray]] = []
+        total = 0
+        while total < size:
+            graph = task.draw_nodes(rng).graph
+            labels = fires(graph)
+            drawn.append((graph, labels))
+            total += int(labels.sum())
+        generation = time.perf_counter() - start
+        start = time.perf_counter()
+        bar = tqdm(total=total, desc=f"{task.name} seed {seed}: UPI", disable=not progress,
+                   leave=False)
+        for graph, labels in drawn:
+            targets = tuple(int(v) for v in np.flatnonzero(labels))
+            masks = []
+            for target in targets:
+                label, mask = upi(program, graph, target)
+                assert label == 1
+                masks.append(mask)
+                bar.update()
+            instances.append(Instance(graph, node_labels=labels, targets=targets,
+                                      upi=tuple(masks)))
+        bar.close()
+        upi_seconds = time.perf_counter() - start
+    meta = {"rejected_candidates": rejections, "generation_seconds": round(generation, 3),
+            "upi_seconds": round(upi_seconds, 3)}
+    return instances, meta
+
+
+# ---------------------------------------------------------------- the store
+
+
+def dataset_folder(out: str, task: Task, seed: int, size: int) -> Path:
+    unit = "graphs" if task.kind is Kind.GRAPH else "targets"
+    return Path(out) / task.name / f"seed{seed}-{unit}{size}-gen{GENERATOR_VERSION}"
+
+
+def load_or_build(task_name: str, seed: int, size: int | None = None, out: str = DEFAULT_OUT,
+                  progress: bool = True) -> Dataset:
+    """The stored dataset for (task, seed, size), building and storing it on first use."""
+    task = task_named(task_name)
+    if seed < 0:
+        raise GracrError(f"the seed must be a non-negative integer, got {seed}")
+    size = task.default_size if size is None else size
+    if size <= 0:
+        raise GracrError(f"the dataset size must be positive, got {size}")
+    folder = dataset_folder(out, task, seed, size)
+    data_file, meta_file = folder / "dataset.jsonl", folder / "meta.json"
+    if data_file.exists() and meta_file.exists():
+        meta = json.loads(meta_file.read_text())
+        with open(data_file, encoding="utf-8") as handle:
+            stored = tuple(Instance.from_json(json.loads(line)) for line in handle)
+        return Dataset(task.name, seed, stored, meta)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".writable"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        raise GracrError(f"{folder}: cannot write the dataset there ({error.strerror})") from None
+    instances, meta = build_instances(task, seed, size, progress)
+    from gracr import __version__
+
+    meta = {"task": task.name, "seed": seed, "size": size,
+            "generator_version": GENERATOR_VERSION, "gracr_version": __version__,
+            "graphs": len(instances), **meta}
+    _write_lines(data_file, instances)
+    meta_file.write_text(json.dumps(meta, indent=2) + "\n")
+    return Dataset(task.name, seed, tuple(instances), meta)
+
+
+def _write_lines(path: Path, instances: list[Instance] | tuple[Instance, ...]) -> None:
+    """Write atomically: a half-written file must never look like a stored dataset."""
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "w", encoding="utf-8") as handle:
+        for instance in instances:
+            handle.write(json.dumps(instance.to_json(), separators=(",", ":")) + "\n")
+    os.replace(partial, path)
+
+
+def export(dataset: Dataset, path: str) -> None:
+    """Write the dataset as JSON Lines (the store's own line format)."""
+    try:
+        _write_lines(Path(path), dataset.instances)
+    except OSError as error:
+        raise GracrError(f"{path}: cannot write ({error.strerror})") from None
+
+
+# ---------------------------------------------------------------- Table 15
+
+
+@dataclass(frozen=True)
+class SizeStats:
+    """Table 15 for one dataset: averages over its positive samples."""
+
+    graphs: int
+    nodes: float
+    edges: float
+    upi_edges: float
+    upi_fraction: float
+
+
+def size_stats(dataset: Dataset) -> SizeStats:
+    """Nodes, edges, UPI edges and UPI fraction averaged over the positive samples;
+    the fraction's denominator is |E| for graph tasks and the target's receptive
+    field for node tasks (Table 15)."""
+    task = TASKS[dataset.task]
+    program = task.program()
+    nodes, edges, upi_edges, fractions = [], [], [], []
+    for instance in dataset.instances:
+        graph = instance.graph
+        if instance.label is not None:
+            if instance.label != 1:
+                continue
+            samples = [(instance.upi[0], graph.num_edges)]
+        else:
+            samples = [(mask, int(receptive_field(program, graph, target).sum()))
+                       for target, mask in zip(instance.targets, instance.upi)]
+        for mask, denominator in samples:
+            nodes.append(graph.num_nodes)
+            edges.append(graph.num_edges)
+            upi_edges.append(int(mask.sum()))
+            fractions.append(int(mask.sum()) / denominator if denominator else 0.0)
+    return SizeStats(len(dataset.instances), float(np.mean(nodes)), float(np.mean(edges)),
+                     float(np.mean(upi_edges)), float(np.mean(fractions)))
