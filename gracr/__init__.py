@@ -5,6 +5,7 @@ The pipeline, one stage per subpackage: `dsl` (text -> typed IR), `compiler`
 `runtime` (graphs, the PyG module), `bench` (GracrBench).
 """
 
+from gracr.bdd.upi import receptive_field, upi, upi_report
 from gracr.compiler.compile import compile_program as compile
 from gracr.compiler.model import CompiledGNN, load
 from gracr.dsl.parse import Program, parse, parse_file
@@ -15,5 +16,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CompiledGNN", "GmlError", "GracrError", "Graph", "GraphError", "ModelFileError", "Program",
-    "__version__", "compile", "load", "parse", "parse_file", "read_graphs",
+    "__version__", "compile", "load", "parse", "parse_file", "read_graphs", "receptive_field",
+    "upi", "upi_report",
 ]

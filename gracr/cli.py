@@ -151,13 +151,16 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _graphs_for(program: Program, path: str) -> list[Graph]:
-    """Every graph of `path`, checked against the palette before any work starts."""
-    graphs: list[Graph] = []
-    for place, graph in read_placed_graphs(path):
+def _placed_graphs_for(program: Program, path: str) -> list[tuple[str, Graph]]:
+    """Every graph of `path` with its place, checked against the palette before any work."""
+    placed = list(read_placed_graphs(path))
+    for place, graph in placed:
         graph.check_palette(program.palette, where=place)
-        graphs.append(graph)
-    return graphs
+    return placed
+
+
+def _graphs_for(program: Program, path: str) -> list[Graph]:
+    return [graph for _, graph in _placed_graphs_for(program, path)]
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
@@ -173,6 +176,19 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
             model = models.get(bound) or models.setdefault(bound, _compile(program, args, bound))
         record = {"formula": _as_bits(program.evaluate(graph)),
                   "gnn": _as_bits(model.predict(graph))}
+        print(json.dumps(record), file=out)
+    return 0
+
+
+def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.bdd.upi import upi_json
+
+    program = parse_file(args.file)
+    for place, graph in _placed_graphs_for(program, args.graphs):
+        try:
+            record = upi_json(program, graph, args.node, backend=args.backend)
+        except GracrError as error:
+            raise GracrError(f"{place}: {error}") from None
         print(json.dumps(record), file=out)
     return 0
 
@@ -196,7 +212,10 @@ def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.tasks import TASKS
     from gracr.bench.tables import render_table, write_table
 
-    size = args.graphs if args.graphs is not None else args.targets
+    def size_for(name: str) -> int | None:
+        size: int | None = args.graphs if TASKS[name].kind is Kind.GRAPH else args.targets
+        return size
+
     if args.stats:
         names = [args.task] if args.task else list(TASKS)
         for name in names:
@@ -204,7 +223,8 @@ def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
         seeds = _seeds(args.seeds)
         rows = []
         for name in names:
-            per_seed = [size_stats(load_or_build(name, seed, size, args.out)) for seed in seeds]
+            per_seed = [size_stats(load_or_build(name, seed, size_for(name), args.out))
+                        for seed in seeds]
             graphs = sorted({s.graphs for s in per_seed})
             rows.append([name, str(graphs[0]) if len(graphs) == 1 else f"{graphs[0]}-{graphs[-1]}",
                          f"{np.mean([s.nodes for s in per_seed]):.0f}",
@@ -219,8 +239,9 @@ def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     if not args.task:
         raise GracrError("name a task (one of " + ", ".join(TASKS) + ") or pass --stats")
+    task_named(args.task)
     dataset = load_or_build(args.task, _seeds(args.seeds)[0] if args.seed is None else args.seed,
-                            size, args.out)
+                            size_for(args.task), args.out)
     stats = size_stats(dataset)
     print(f"{dataset.task} seed {dataset.seed}: {stats.graphs} graphs, "
           f"{sum(len(i.targets) if i.label is None else 1 for i in dataset.instances)} instances, "
@@ -259,6 +280,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compile_options(eval_cmd)
     eval_cmd.set_defaults(run=cmd_eval)
 
+    upi_cmd = commands.add_parser(
+        "upi", help="the exact UPI of each graph's prediction (one JSON line each)")
+    upi_cmd.add_argument("file", metavar="FILE.gml")
+    upi_cmd.add_argument("graphs", metavar="GRAPHS",
+                         help="JSON file: one graph object, a list of them, or JSON Lines")
+    upi_cmd.add_argument("--node", type=int, default=None, metavar="V",
+                         help="node classifiers: the node to explain (default: each graph's "
+                              "'target')")
+    upi_cmd.add_argument("--backend", choices=("cudd", "autoref"), default="cudd",
+                         help="ROBDD engine (default cudd, static variable order)")
+    upi_cmd.set_defaults(run=cmd_upi)
+
     dataset_cmd = commands.add_parser(
         "dataset", help="build (or reuse) a GracrBench dataset with exact UPI; --stats prints Table 15")
     dataset_cmd.add_argument("task", nargs="?", metavar="TASK",
@@ -268,10 +301,9 @@ def build_parser() -> argparse.ArgumentParser:
     dataset_cmd.add_argument("--seeds", default="0", help="seeds for --stats, e.g. 0-4")
     dataset_cmd.add_argument("--out", default="out/datasets", metavar="DIR",
                              help="where datasets are stored and reused (default out/datasets)")
-    size = dataset_cmd.add_mutually_exclusive_group()
-    size.add_argument("--graphs", type=int, default=None, metavar="N",
+    dataset_cmd.add_argument("--graphs", type=int, default=None, metavar="N",
                       help="graph tasks: number of graphs (default 1000)")
-    size.add_argument("--targets", type=int, default=None, metavar="N",
+    dataset_cmd.add_argument("--targets", type=int, default=None, metavar="N",
                       help="node tasks: accumulate graphs until N positive targets (default 500)")
     dataset_cmd.add_argument("--export", default=None, metavar="FILE.jsonl",
                              help="also write the dataset as JSON Lines")

@@ -117,3 +117,39 @@ def test_eval_prints_formula_and_gnn_per_graph(tmp_path: Path) -> None:
                      {"formula": [0, 0], "gnn": [0, 0]}]
     code, out, _ = run("eval", "formulas/Redundancy.gml", str(path))
     assert code == 2  # blue is not in Redundancy's palette
+
+
+def test_upi_prints_label_and_mask_per_graph() -> None:
+    code, out, _ = run("upi", "formulas/Redundancy.gml", "examples/graphs/Redundancy.jsonl")
+    assert code == 0
+    graphs = list(gracr.read_graphs("examples/graphs/Redundancy.jsonl"))
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["label"] for r in records] == [1, 0]
+    # Positive graph: the UPI is exactly the edges from a red node into the black node.
+    positive = graphs[0]
+    expected = [int("red" in positive.colors[s] and "black" in positive.colors[t])
+                for s, t in positive.edges]
+    assert sum(expected) == 6
+    assert records[0]["mask"] == expected
+    # Negative graph, monotone formula: the empty subgraph explains it (Corollary 1).
+    assert records[1]["mask"] == [0] * graphs[1].num_edges
+
+
+def test_upi_of_a_node_classifier_needs_a_target_in_range() -> None:
+    code, _, err = run("upi", "formulas/Majority1Hop.gml", "examples/graphs/Majority1Hop.jsonl")
+    assert code == 2 and "needs a target node" in err and "Traceback" not in err
+    code, _, err = run("upi", "formulas/Majority1Hop.gml", "examples/graphs/Majority1Hop.jsonl",
+                       "--node", "300")
+    assert code == 2 and "out of range" in err
+    code, out, _ = run("upi", "formulas/Majority1Hop.gml", "examples/graphs/Majority1Hop.jsonl",
+                       "--node", "3")
+    assert code == 0 and set(json.loads(out)) == {"label", "mask"}
+
+
+def test_dataset_errors_exit_2(tmp_path: Path) -> None:
+    assert run("dataset", "Nope")[0] == 2
+    assert run("dataset", "Redundancy", "--seed", "-1", "--out", str(tmp_path))[0] == 2
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, _, err = run("dataset", "Redundancy", "--graphs", "2", "--out", str(blocker))
+    assert code == 2 and "cannot write" in err

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The main job on the bundled examples (after scripts/setup.sh): compile the paper's
+# formulas, run them on the bundled graphs, compute exact UPI, build small GracrBench
+# datasets and print their Table 15. Raw outputs go to out/main (never committed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=out/main
+mkdir -p "$out"
+echo "== gracrc compile + inspect (CompetingRedundancy, App. C.5: 8 layers x 16 columns)"
+.venv/bin/gracrc compile formulas/CompetingRedundancy.gml -o "$out/CompetingRedundancy.npz"
+.venv/bin/gracrc inspect "$out/CompetingRedundancy.npz" | sed -n '1,30p'
+echo
+echo "== gracrc eval and gracrc upi on the bundled Majority1Hop graph"
+.venv/bin/gracrc eval formulas/Majority1Hop.gml examples/graphs/Majority1Hop.jsonl --comparison direct
+.venv/bin/gracrc upi formulas/Redundancy.gml examples/graphs/Redundancy.jsonl
+echo
+echo "== every formula, every compile option, on the bundled graphs"
+.venv/bin/python examples/run_examples.py --out "$out"
+echo
+echo "== small GracrBench datasets (seed 0; 20 graphs / 50 targets per task) and their Table 15"
+.venv/bin/gracrc dataset --stats --seeds 0 --graphs 20 --targets 50 --out "$out/datasets" \
+    --table "$out/table15.md"
