@@ -109,7 +109,8 @@ def forward_table(paths: list[str], sizes: list[int], repeats: int) -> list[list
             rows.append([f"{num_nodes:,}", label, f"{layers} x {width}",
                          f"{t_module * 1000:.1f}", f"{t_fused * 1000:.1f}", f"{t_peer * 1000:.1f}",
                          f"{t_module / t_peer:.2f}", f"{t_fused / t_peer:.2f}"])
-            print(f"  measured {rows[-1][0]} nodes, {label}", file=sys.stderr, flush=True)
+            # Printed as measured, so that a long run that is stopped keeps its rows.
+            print("  " + " | ".join(rows[-1]), file=sys.stderr, flush=True)
     return rows
 
 

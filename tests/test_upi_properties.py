@@ -4,13 +4,16 @@ Random formulas use every operator of the surface IR (counts 0..3, nesting depth
 <= 3) and Boolean combinations of `exists[lo, hi]` sentences; random graphs are
 directed, undirected or with self-loops, with multi-edges and colourless nodes.
 Each instance is explained by both backends, with and without the exact
-shortcuts, and compared with `gracr.bdd.brute`, which evaluates the classifier on
+shortcuts, under both static variable orders (and sometimes dynamic reordering),
+and compared with `gracr.bdd.brute`, which evaluates the classifier on
 every edge subset with the reference evaluator and applies the definition.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -21,8 +24,9 @@ import gracr
 from gracr.bdd.backend import BACKENDS
 from gracr.bdd.brute import brute_force_upi, subset_values
 from gracr.bdd.polarity import Polarity, polarity
-from gracr.bdd.upi import receptive_field, upi_report
+from gracr.bdd.upi import VariableOrder, receptive_field, upi_report
 from gracr.dsl import ir
+from gracr.dsl.evaluate import evaluate_node
 from gracr.dsl.ir import Formula, Kind
 from gracr.dsl.parse import Program
 from gracr.runtime.graph import Graph
@@ -31,7 +35,7 @@ PALETTE = ("red", "blue")
 
 # Colours dominate the leaves: constant leaves make formulas that ignore the edges.
 LEAVES: st.SearchStrategy[Formula] = st.sampled_from(
-    [ir.Color("red"), ir.Color("blue")] * 3 + [ir.Top(), ir.Bottom()])
+    [ir.Color("red"), ir.Color("blue")] * 4 + [ir.Top(), ir.Bottom()])
 # Counts 0..3, 1 and 2 most often: `<0> f` is constant and 3 is rarely reached.
 COUNTS = st.sampled_from([1, 1, 1, 2, 2, 0, 3])
 
@@ -40,10 +44,18 @@ def _between(low: int, extra: int, arg: Formula) -> Formula:
     return ir.Between(low, low + extra, arg)
 
 
+def _binary(build: Callable[[Formula, Formula], Formula],
+            operand: st.SearchStrategy[Formula]) -> st.SearchStrategy[Formula]:
+    """`build(a, b)` with a != b: Hypothesis often draws equal operands, and
+    `more(f, f)` or `f <-> f` are constant."""
+    return st.tuples(operand, operand).filter(lambda p: p[0] != p[1]).map(lambda p: build(*p))
+
+
 def node_formulas(depth: int, top: bool = False) -> st.SearchStrategy[Formula]:
     """Node formulas of nesting depth <= `depth`, every operator of the IR.
 
-    With `top`, never a bare leaf: a classifier `red` has an empty UPI everywhere.
+    With `top`, every branch of the Boolean connectives at the root reaches a
+    modality: `red` or `!(blue -> red)` ignore the edges, so their UPI is empty.
     """
     if depth == 0:
         return LEAVES
@@ -54,15 +66,18 @@ def node_formulas(depth: int, top: bool = False) -> st.SearchStrategy[Formula]:
         st.builds(ir.Exactly, COUNTS, sub),
         st.builds(_between, COUNTS, COUNTS, sub),
         st.builds(ir.Box, sub),
-        st.builds(ir.More, sub, sub),
-        st.builds(ir.Same, sub, sub),
+        _binary(ir.More, sub),
+        _binary(ir.Same, sub),
     )
+    if top and depth == 1:
+        return modal
+    operand = node_formulas(depth - 1, top=True) if top else sub
     boolean = st.one_of(
-        st.builds(ir.Not, sub),
-        st.builds(ir.And, sub, sub),
-        st.builds(ir.Or, sub, sub),
-        st.builds(ir.Implies, sub, sub),
-        st.builds(ir.Iff, sub, sub),
+        st.builds(ir.Not, operand),
+        _binary(ir.And, operand),
+        _binary(ir.Or, operand),
+        _binary(ir.Implies, operand),
+        _binary(ir.Iff, operand),
     )
     # Modalities twice as likely as connectives: they are what reads the edges.
     if top:
@@ -70,23 +85,38 @@ def node_formulas(depth: int, top: bool = False) -> st.SearchStrategy[Formula]:
     return st.one_of(modal, modal, boolean, LEAVES)
 
 
-def _exists(low: int, extra: int | None, arg: Formula) -> Formula:
-    return ir.Exists(low, None if extra is None else low + extra, arg)
-
-
 # Shallow predicates dominate under `exists`: a deep one rarely changes how many
 # nodes satisfy it when edges are removed.
-EXISTS = st.builds(_exists, COUNTS, st.one_of(st.none(), COUNTS),
-                   st.one_of(node_formulas(1, top=True), node_formulas(1, top=True),
-                             node_formulas(2, top=True)))
-SENTENCES: st.SearchStrategy[Formula] = st.one_of(
-    EXISTS, EXISTS,
-    st.builds(ir.Not, EXISTS),
-    st.builds(ir.And, EXISTS, EXISTS),
-    st.builds(ir.Or, EXISTS, EXISTS),
-    st.builds(ir.Implies, EXISTS, EXISTS),
-    st.builds(ir.Iff, EXISTS, EXISTS),
-)
+PREDICATES = st.one_of(node_formulas(1, top=True), node_formulas(1, top=True),
+                       node_formulas(2, top=True))
+
+
+@st.composite
+def exists_sentences(draw: st.DrawFn, graph: Graph) -> Formula:
+    """`exists[lo, hi] f`, the bounds often next to the number c of nodes satisfying f
+    in `graph` (where removing edges can cross them), else counts 0..3 or `inf`."""
+    predicate = draw(PREDICATES)
+    satisfied = int(evaluate_node(predicate, graph).sum())
+    near = st.sampled_from([satisfied, satisfied + 1, max(0, satisfied - 1)])
+    low = draw(st.one_of(near, COUNTS))
+    high = draw(st.one_of(st.none(), near.map(lambda h: max(h, low)),
+                          COUNTS.map(lambda extra: low + extra)))
+    return ir.Exists(low, high, predicate)
+
+
+@st.composite
+def sentences(draw: st.DrawFn, graph: Graph) -> Formula:
+    """An `exists` sentence, or a Boolean combination of two."""
+    shape = draw(st.sampled_from(["exists", "exists", "not", "and", "or", "implies", "iff"]))
+    first = draw(exists_sentences(graph))
+    if shape == "exists":
+        return first
+    if shape == "not":
+        return ir.Not(first)
+    second = draw(exists_sentences(graph))
+    connectives: dict[str, Callable[[Formula, Formula], Formula]] = {
+        "and": ir.And, "or": ir.Or, "implies": ir.Implies, "iff": ir.Iff}
+    return connectives[shape](first, second)
 
 
 @st.composite
@@ -131,11 +161,12 @@ class Instance:
 def instances(draw: st.DrawFn) -> Instance:
     graph = draw(graphs())
     if draw(st.booleans()):
-        return Instance(Program(PALETTE, draw(SENTENCES), Kind.GRAPH), graph, None)
+        return Instance(Program(PALETTE, draw(sentences(graph)), Kind.GRAPH), graph, None)
     prog = Program(PALETTE, draw(NODE_CLASSIFIERS), Kind.NODE)
     # Mostly a node with in-edges: at a node without any, every modality is constant.
-    receivers = sorted(set(graph.targets.tolist()))
-    if receivers and draw(st.integers(min_value=0, max_value=3)):
+    receivers = sorted({int(t) for t in graph.targets})
+    prefer_receiver = draw(st.integers(min_value=0, max_value=3)) > 0
+    if receivers and prefer_receiver:
         target = draw(st.sampled_from(receivers))
     else:
         target = draw(st.integers(min_value=0, max_value=graph.num_nodes - 1))
@@ -165,18 +196,18 @@ def _gnn_value(prog: Program, graph: Graph, target: int | None, expanded: bool) 
     return bool(value[node])
 
 
-def check_against_brute_force(instance: Instance, reorder: bool) -> tuple[int, np.ndarray]:
+def check_against_brute_force(instance: Instance, reorder: bool,
+                              orders: tuple[VariableOrder, ...]) -> tuple[int, np.ndarray]:
     """Every engine and mode agrees with the definition; returns the brute-force answer."""
     prog, graph, target = instance.prog, instance.graph, instance.target
     label, mask = brute_force_upi(prog, graph, target)
-    for backend in BACKENDS:
-        for shortcuts in (False, True):
-            report = upi_report(prog, graph, target, backend=backend,
-                                reorder=reorder and backend == "cudd", shortcuts=shortcuts)
-            where = f"{backend}, shortcuts={shortcuts}"
-            assert report.label == label, where
-            assert report.mask.dtype == np.bool_ and report.mask.shape == (graph.num_edges,)
-            assert report.mask.tolist() == mask.tolist(), where
+    for backend, shortcuts, order in itertools.product(BACKENDS, (False, True), orders):
+        report = upi_report(prog, graph, target, backend=backend, reorder=reorder,
+                            shortcuts=shortcuts, order=order)
+        where = f"{backend}, shortcuts={shortcuts}, order={order}"
+        assert report.label == label, where
+        assert report.mask.dtype == np.bool_ and report.mask.shape == (graph.num_edges,)
+        assert report.mask.tolist() == mask.tolist(), where
     assert not (mask & ~receptive_field(prog, graph, target)).any()
     return label, mask
 
@@ -185,10 +216,11 @@ share_record: dict[str, int] = {"draws": 0, "non-empty": 0}
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(instance=instances(), reorder=st.booleans(), expanded=st.booleans())
+@given(instance=instances(), reorder=st.booleans(), expanded=st.booleans(),
+       order=st.sampled_from(["edges", "computation"]))
 def test_bdd_upi_equals_brute_force_and_value_equals_evaluator_and_gnn(
-        instance: Instance, reorder: bool, expanded: bool) -> None:
-    label, mask = check_against_brute_force(instance, reorder)
+        instance: Instance, reorder: bool, expanded: bool, order: VariableOrder) -> None:
+    label, mask = check_against_brute_force(instance, reorder, (order,))
     prog, graph, target = instance.prog, instance.graph, instance.target
     assert label == _value(prog, graph, target)
     assert label == _gnn_value(prog, graph, target, expanded)
@@ -259,7 +291,8 @@ def test_each_operator_against_brute_force(text: str, graph: Graph, data: st.Dat
     prog = gracr.parse("colors red, blue\n" + text)
     target = (None if prog.kind is Kind.GRAPH
               else data.draw(st.integers(min_value=0, max_value=graph.num_nodes - 1)))
-    label, _ = check_against_brute_force(Instance(prog, graph, target), reorder=False)
+    label, _ = check_against_brute_force(Instance(prog, graph, target), reorder=False,
+                                         orders=("edges", "computation"))
     assert label == _value(prog, graph, target)
 
 

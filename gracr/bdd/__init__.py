@@ -6,13 +6,7 @@
 - `upi`: Extend (Algorithm 2), Extract (Algorithm 3), UnionPI (Algorithm 1), the
   API (`upi`, `upi_report`, `receptive_field`).
 - `brute`: the UPI by enumerating every edge subset, the tests' oracle.
+
+Nothing is re-exported here, so that `gracr.bdd.upi` stays the module (the API is
+`gracr.bdd.upi.upi`, re-exported as `gracr.upi`).
 """
-
-from gracr.bdd.backend import AutorefBackend, BDDBackend, CuddBackend, make_backend
-from gracr.bdd.brute import brute_force_upi
-from gracr.bdd.upi import UpiReport, receptive_field, upi, upi_json, upi_report
-
-__all__ = [
-    "AutorefBackend", "BDDBackend", "CuddBackend", "UpiReport", "brute_force_upi",
-    "make_backend", "receptive_field", "upi", "upi_json", "upi_report",
-]

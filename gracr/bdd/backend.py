@@ -15,6 +15,7 @@ addressed by name.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterable, Literal, Mapping, Protocol, TypeVar
 
 from gracr.errors import GracrError
@@ -168,12 +169,23 @@ class CuddBackend(_DdBackend):
 
 
 class AutorefBackend(_DdBackend):
-    """`dd.autoref`: dd's pure-Python engine. Static order unless `reorder=True`."""
+    """`dd.autoref`: dd's pure-Python engine. Static order unless `reorder=True`.
+
+    Its operations recurse once per level, so declaring variables raises Python's
+    recursion limit (never lowers it) to leave room for diagrams as deep as the
+    number of variables.
+    """
 
     def __init__(self, reorder: bool = False) -> None:
         import dd.autoref
 
         super().__init__(dd.autoref.BDD(), "autoref", reorder)
+
+    def declare_edges(self, edges: Iterable[int]) -> None:
+        super().declare_edges(edges)
+        needed = 4 * len(self._manager.vars) + 1000
+        if sys.getrecursionlimit() < needed:
+            sys.setrecursionlimit(needed)
 
 
 def make_backend(name: str, reorder: bool = False) -> CuddBackend | AutorefBackend:

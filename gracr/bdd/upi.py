@@ -23,13 +23,22 @@ the graph, Extend over every edge, Extract over every edge. `shortcuts=True`
 
 Each shortcut is checked against the brute-force definition (`gracr.bdd.brute`)
 by the property tests.
+
+The static variable order is the edge-list order (`order="edges"`, §4.3). The size
+of a diagram depends on it, the mask never does. With the in-edge reading of
+Algorithm 4, the edge list of a graph with hubs can make a two-hop classifier's
+diagram blow up (a Majority2Hop hub: millions of nodes), because the per-neighbour
+counts are read interleaved. `order="computation"` declares the variables in the
+order BuildNode first reaches them, depth first: each neighbour's own in-edges just
+before the edge that carries its value, so the counters never wait on one another.
+`reorder=True` (CUDD sifting) is the dynamic alternative.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Literal, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +52,7 @@ from gracr.errors import GracrError
 from gracr.runtime.graph import Graph
 
 BoolArray = npt.NDArray[np.bool_]
+VariableOrder = Literal["edges", "computation"]
 
 
 # ---------------------------------------------------------------- targets and fields
@@ -98,11 +108,49 @@ def receptive_field(prog: Program, graph: Graph, target: int | None = None) -> B
     """The edges whose removal can change the explained value: a bool per edge.
 
     For a node classifier of modal depth k at target v: the edges (s, t) with a
-    directed path of length <= k-1 from t to v (BuildNode reads exactly these).
+    directed path of length <= k-1 from t to v (BuildNode reads no other edge).
     For a graph classifier (no target): every edge when k >= 1, none when k = 0.
     The UPI always lies inside it.
     """
     return _field(graph, resolve_target(prog, graph, target), prog.modal_depth)
+
+
+def computation_order(prog: Program, graph: Graph, target: int | None = None) -> list[int]:
+    """The edges in the order BuildNode first reaches them, each after its source's inputs.
+
+    Depth first from the explained node (every node, in order, for a graph
+    classifier), up to the modal depth k: for each in-edge (u, v) of v, first the
+    edges u itself reads, then (u, v). Edges nothing reads come last, in edge order.
+    """
+    node = resolve_target(prog, graph, target)
+    depth = prog.modal_depth
+    by_target = np.argsort(graph.targets, kind="stable")
+    bounds = np.searchsorted(graph.targets[by_target], np.arange(graph.num_nodes + 1))
+    order: list[int] = []
+    placed = np.zeros(graph.num_edges, dtype=np.bool_)
+    visited: set[tuple[int, int]] = set()
+    roots = range(graph.num_nodes) if node is None else (node,)
+    for root in roots:
+        # An explicit stack, not recursion: (node, remaining depth, next in-edge index).
+        stack = [(root, depth, int(bounds[root]))] if (root, depth) not in visited else []
+        visited.add((root, depth))
+        while stack:
+            v, d, i = stack.pop()
+            if d == 0 or i == bounds[v + 1]:
+                continue
+            edge = int(by_target[i])
+            source = int(graph.sources[edge])
+            if (source, d - 1) not in visited and d > 1:
+                visited.add((source, d - 1))
+                stack.append((v, d, i))  # come back to this edge once the source is done
+                stack.append((source, d - 1, int(bounds[source])))
+                continue
+            if not placed[edge]:
+                placed[edge] = True
+                order.append(edge)
+            stack.append((v, d, i + 1))
+    order.extend(int(e) for e in np.flatnonzero(~placed))
+    return order
 
 
 # ---------------------------------------------------------------- Algorithms 1-3
@@ -157,8 +205,8 @@ class UpiReport:
 
     `mask` has one bool per edge of the graph. `nodes_built` and `nodes_extended`
     are the sizes (nodes, terminal included) of the diagrams of the instance
-    function `f` (or `!f`) and of `f^`; `live_nodes` is what the manager holds at
-    the end. Times are wall-clock seconds; `build_seconds` includes creating the
+    function `f` (or `!f`) and of `f^`; `manager_nodes` is what the manager holds
+    at the end of Build: every memoised sub-diagram and the variables included. Times are wall-clock seconds; `build_seconds` includes creating the
     manager and declaring the variables. `extend` says how Algorithm 2 ran:
     `"all edges"`, `"support"` or `"skipped (monotone)"`.
     """
@@ -167,11 +215,12 @@ class UpiReport:
     mask: BoolArray
     backend: str
     reorder: bool
+    order: str
     shortcuts: bool
     num_variables: int
     nodes_built: int
     nodes_extended: int
-    live_nodes: int
+    manager_nodes: int
     memo_entries: int
     build_seconds: float
     extend_seconds: float
@@ -189,14 +238,18 @@ class UpiReport:
 
 
 def upi_report(prog: Program, graph: Graph, target: int | None = None, backend: str = "cudd",
-               reorder: bool = False, shortcuts: bool = True) -> UpiReport:
+               reorder: bool = False, shortcuts: bool = True,
+               order: VariableOrder = "edges") -> UpiReport:
     """UnionPI (Algorithm 1) on one instance, with node counts and per-stage times.
 
-    `backend` is `"cudd"` (static variable order = edge order, unless `reorder`)
-    or `"autoref"`. See the module docstring for `shortcuts`.
+    `backend` is `"cudd"` or `"autoref"`; the static variable order is the edge
+    list (`order="edges"`) or `computation_order` (`"computation"`), and `reorder`
+    lets the engine change it dynamically. See the module docstring for `shortcuts`.
     """
     node = resolve_target(prog, graph, target)
     graph.check_palette(prog.palette)
+    if order not in ("edges", "computation"):
+        raise GracrError(f"unknown variable order {order!r}: use 'edges' or 'computation'")
 
     start = time.perf_counter()
     manager = make_backend(backend, reorder)
@@ -204,11 +257,16 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, backend: 
         edges = [int(e) for e in np.flatnonzero(_field(graph, node, prog.modal_depth))]
     else:
         edges = list(range(graph.num_edges))
-    manager.declare_edges(edges)
+    if order == "computation":
+        kept = set(edges)
+        manager.declare_edges(e for e in computation_order(prog, graph, node) if e in kept)
+    else:
+        manager.declare_edges(edges)
     builder = Builder(manager, graph)
     f = (builder.build_graph(prog.classifier) if node is None
          else builder.build_node(prog.classifier, node))
     memo_entries = builder.memo_size
+    manager_nodes = manager.live_nodes()
     del builder  # release the memo table's diagrams
     label = value_at_full_graph(manager, f, edges)  # Algorithm 1, line 4
     instance = f if label else manager.neg(f)  # line 5
@@ -238,27 +296,29 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, backend: 
     done = time.perf_counter()
 
     return UpiReport(
-        label=int(label), mask=mask, backend=manager.name, reorder=reorder, shortcuts=shortcuts,
+        label=int(label), mask=mask, backend=manager.name, reorder=reorder, order=order,
+        shortcuts=shortcuts,
         num_variables=len(edges), nodes_built=manager.dag_size(instance),
-        nodes_extended=manager.dag_size(extended), live_nodes=manager.live_nodes(),
+        nodes_extended=manager.dag_size(extended), manager_nodes=manager_nodes,
         memo_entries=memo_entries, build_seconds=built - start,
         extend_seconds=extended_at - built, extract_seconds=done - extended_at, extend=how)
 
 
 def upi(prog: Program, graph: Graph, target: int | None = None, backend: str = "cudd",
-        reorder: bool = False, shortcuts: bool = True) -> tuple[int, BoolArray]:
+        reorder: bool = False, shortcuts: bool = True,
+        order: VariableOrder = "edges") -> tuple[int, BoolArray]:
     """The exact ground-truth explanation: `(label, mask)`, `mask[e] = 1{e in UPI}`.
 
     `label` is the classifier's value on the whole graph (a graph classifier) or at
     the target node (a node classifier: `target`, else `graph.target`).
     """
     report = upi_report(prog, graph, target, backend=backend, reorder=reorder,
-                        shortcuts=shortcuts)
+                        shortcuts=shortcuts, order=order)
     return report.label, report.mask
 
 
-def upi_json(prog: Program, graph: Graph, target: int | None = None,
-             backend: str = "cudd") -> dict[str, int | list[int]]:
+def upi_json(prog: Program, graph: Graph, target: int | None = None, backend: str = "cudd",
+             reorder: bool = False, order: VariableOrder = "edges") -> dict[str, int | list[int]]:
     """The `gracrc upi` output for one graph: `{"label": 0|1, "mask": [0|1 per edge]}`."""
-    label, mask = upi(prog, graph, target, backend=backend)
+    label, mask = upi(prog, graph, target, backend=backend, reorder=reorder, order=order)
     return {"label": label, "mask": [int(m) for m in mask]}

@@ -196,7 +196,7 @@ def build_instances(task: Task, seed: int, size: int,
         for candidate, rejected in tqdm(candidates, desc=f"{task.name} seed {seed}: UPI",
                                         disable=not progress, leave=False):
             rejections += rejected
-            label, mask = upi(program, candidate.graph)
+            label, mask = upi(program, candidate.graph, order="computation")
             assert label == candidate.label, "the formula disagrees with the annotation"
             instances.append(Instance(candidate.graph, label=label, upi=(mask,)))
         upi_seconds = time.perf_counter() - start
@@ -219,7 +219,7 @@ def build_instances(task: Task, seed: int, size: int,
             targets = tuple(int(v) for v in np.flatnonzero(labels))
             masks = []
             for target in targets:
-                label, mask = upi(program, graph, target)
+                label, mask = upi(program, graph, target, order="computation")
                 assert label == 1
                 masks.append(mask)
                 bar.update()

@@ -1,0 +1,400 @@
+"""Table 13 (App. D.5): the three stages of Algorithm 1 on instances of the six GracrBench tasks.
+
+For each task, positive instances are generated roughly as App. F describes
+(Barabási–Albert backgrounds with attachment 2, planted motifs; a simple generator
+kept in this script until the dataset builder exists), and Algorithm 1 is run on
+each explained instance: one graph for a graph classifier, one positive target
+node for a node classifier. Reported, as in Table 13: |V|, |E|, the mean receptive
+field |E_T|, the ROBDD size (mean and max, nodes of the larger of f and f^; and
+the nodes the manager holds after Build, memoised sub-diagrams and variables
+included: the paper does not say which of the two it counts), and the wall-clock of Build (manager creation, variables, Algorithms 4/5), Extend
+(Algorithm 2) and Extract (Algorithm 3), mean ± std. The mean UPI size is shown
+too (Table 15: 22.0, 6.0, 6.0, 10.7, 2.3, 17.1). The paper's row follows ours.
+
+    .venv/bin/python benchmarks/upi_stages.py                 # Algorithm 1 as written
+    .venv/bin/python benchmarks/upi_stages.py --shortcuts     # with the exact shortcuts
+    .venv/bin/python benchmarks/upi_stages.py --instances 200 --markdown out/table13.md
+
+The static variable order is the edge order, and it matters: by default edges are
+sorted by source, as PyG's coalesced `edge_index` is (this reproduces the paper's
+largest Majority2Hop diagram, about 3M nodes); `--edge-order target` keeps each
+node's in-edges together, which keeps every diagram small.
+
+Formulas are read from `formulas/<Task>.gml`, or taken from App. F (inline below)
+when that file is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import multiprocessing
+import random
+import statistics
+import sys
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+import gracr
+from gracr.bdd.backend import make_backend
+from gracr.bdd.upi import UpiReport, receptive_field, upi_report
+from gracr.dsl.ir import Kind
+from gracr.runtime.graph import Graph
+
+FORMULAS = Path(__file__).resolve().parent.parent / "formulas"
+
+# App. F, Eqs. 14-19: used when formulas/<Task>.gml is not there.
+INLINE = {
+    "RedBlueLeaf": """colors red, blue, green
+let leaf = blue & exactly 1 true
+let core = red & exactly 2 leaf
+let end = core & exactly 1 core
+let mid = core & exactly 2 core
+let midend = mid & <1> end
+classify exists (midend & <1> midend)""",
+    "Redundancy": "colors black, red, grey, silver\nclassify exists (black & <1> red)",
+    "CompetingRedundancy": """colors black, red, blue, green, grey, silver
+classify exists (black & (<1> red | <2> blue | <3> green))""",
+    "RedBlueLeaf-NC": """colors red, blue, green
+let leaf = blue & exactly 1 true
+let core = red & exactly 2 leaf
+classify core & <1> core""",
+    "Majority1Hop": "colors red, blue, green\nclassify more(red, blue)",
+    "Majority2Hop": """colors red, blue, green
+let redish = more(red, blue)
+let blueish = more(blue, red)
+classify more(redish, blueish)""",
+}
+
+# Table 13 of the paper: |V|, |E|, |E_T|, nodes mean (max), Build, Alg. 2, Alg. 3, total.
+PAPER = {
+    "RedBlueLeaf": ("32", "98", "98.0", "4.6k (155k)", "0.0124 ± 0.0185", "0.0002 ± 0.0000",
+                    "0.0003 ± 0.0000", "0.0130 ± 0.0185"),
+    "Redundancy": ("37", "134", "134.0", "338 (338)", "0.0009 ± 0.0001", "0.0004 ± 0.0000",
+                   "0.0005 ± 0.0000", "0.0018 ± 0.0002"),
+    "CompetingRedundancy": ("37", "134", "134.0", "342 (342)", "0.0022 ± 0.0047",
+                            "0.0004 ± 0.0000", "0.0005 ± 0.0000", "0.0030 ± 0.0047"),
+    "RedBlueLeaf-NC": ("750", "2192", "56.0", "14k (1.2M)", "0.0041 ± 0.0306", "0.0002 ± 0.0003",
+                       "0.0003 ± 0.0004", "0.0045 ± 0.0311"),
+    "Majority1Hop": ("500", "1992", "6.0", "620 (43k)", "0.0057 ± 0.0099", "0.0000 ± 0.0003",
+                     "0.0001 ± 0.0004", "0.0058 ± 0.0105"),
+    "Majority2Hop": ("500", "1992", "73.7", "109k (2.9M)", "0.1374 ± 0.1625", "0.0062 ± 0.0212",
+                     "0.0082 ± 0.0235", "0.1517 ± 0.2024"),
+}
+
+
+# ---------------------------------------------------------------- graph generation
+
+
+def barabasi_albert(rng: random.Random, n: int, m: int = 2) -> list[tuple[int, int]]:
+    """Undirected BA edges (networkx's construction: a star on m+1 nodes, then each new
+    node attaches to m distinct nodes chosen with probability proportional to degree)."""
+    edges = [(0, v) for v in range(1, m + 1)]
+    ends = [u for e in edges for u in e]
+    for new in range(m + 1, n):
+        chosen: set[int] = set()
+        while len(chosen) < m:
+            chosen.add(rng.choice(ends))
+        for old in sorted(chosen):
+            edges.append((old, new))
+            ends += [old, new]
+    return edges
+
+
+def directed(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Both directions of each undirected edge, as undirected graphs are listed."""
+    return [e for u, v in pairs for e in ((u, v), (v, u))]
+
+
+class PlantedGraph:
+    """A growing coloured undirected graph."""
+
+    def __init__(self) -> None:
+        self.colors: list[list[str]] = []
+        self.pairs: list[tuple[int, int]] = []
+
+    def add(self, color: str) -> int:
+        self.colors.append([color])
+        return len(self.colors) - 1
+
+    def background(self, rng: random.Random, n: int, palette: tuple[str, ...]) -> list[int]:
+        offset = len(self.colors)
+        nodes = [self.add(rng.choice(palette)) for _ in range(n)]
+        self.pairs += [(offset + u, offset + v) for u, v in barabasi_albert(rng, n)]
+        return nodes
+
+    def link(self, u: int, v: int) -> None:
+        self.pairs.append((u, v))
+
+    def graph(self, order: str) -> Graph:
+        edges = np.asarray(directed(self.pairs), dtype=np.int64)
+        if order == "source":  # PyG's coalesced edge_index: sorted by (source, target)
+            edges = edges[np.lexsort((edges[:, 1], edges[:, 0]))]
+        elif order == "target":  # the in-edges of each node contiguous
+            edges = edges[np.lexsort((edges[:, 0], edges[:, 1]))]
+        return Graph.from_edges(len(self.colors), self.colors, edges)
+
+
+def red_blue_leaf(rng: random.Random, order: str) -> Graph:
+    """20-node background; a chain of 4 red cores with 2 blue leaves each, its two ends
+    tied to two background nodes recoloured green (32 nodes, 98 edges)."""
+    g = PlantedGraph()
+    background = g.background(rng, 20, ("red", "blue", "green"))
+    cores = [g.add("red") for _ in range(4)]
+    for a, b in zip(cores, cores[1:]):
+        g.link(a, b)
+    for core in cores:
+        for _ in range(2):
+            g.link(core, g.add("blue"))
+    for end, anchor in zip((cores[0], cores[-1]), rng.sample(background, 2)):
+        g.colors[anchor] = ["green"]
+        g.link(end, anchor)
+    return g.graph(order)
+
+
+def hub(rng: random.Random, order: str, groups: tuple[tuple[str, int], ...]) -> Graph:
+    """30-node grey/silver background; a black node with the given coloured leaves,
+    linked to 5 background nodes (37 nodes, 134 edges)."""
+    g = PlantedGraph()
+    background = g.background(rng, 30, ("grey", "silver"))
+    black = g.add("black")
+    for color, count in groups:
+        for _ in range(count):
+            g.link(g.add(color), black)
+    for anchor in rng.sample(background, 5):
+        g.link(black, anchor)
+    return g.graph(order)
+
+
+def red_blue_leaf_nc(rng: random.Random, order: str) -> Graph:
+    """300-node background and 50 units: a path of 3 red cores with 2 blue leaves each,
+    its ends tied to background nodes recoloured green (750 nodes, 2192 edges)."""
+    g = PlantedGraph()
+    background = g.background(rng, 300, ("red", "blue", "green"))
+    for _ in range(50):
+        cores = [g.add("red") for _ in range(3)]
+        for a, b in zip(cores, cores[1:]):
+            g.link(a, b)
+        for core in cores:
+            for _ in range(2):
+                g.link(core, g.add("blue"))
+        for end, anchor in zip((cores[0], cores[-1]), rng.sample(background, 2)):
+            g.colors[anchor] = ["green"]
+            g.link(end, anchor)
+    return g.graph(order)
+
+
+def majority(rng: random.Random, order: str) -> Graph:
+    """500-node background, each node red, blue or green (500 nodes, 1992 edges)."""
+    g = PlantedGraph()
+    g.background(rng, 500, ("red", "blue", "green"))
+    return g.graph(order)
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    generate: Callable[[random.Random, str], Graph]
+    # For a graph task: which nodes the motif added (for the rejection test).
+    motif_from: int | None = None
+
+
+TASKS = (
+    Task("RedBlueLeaf", red_blue_leaf, motif_from=20),
+    Task("Redundancy", lambda rng, order: hub(rng, order, (("red", 6),)), motif_from=30),
+    Task("CompetingRedundancy",
+         lambda rng, order: hub(rng, order, (("red", 1), ("blue", 2), ("green", 3))),
+         motif_from=30),
+    Task("RedBlueLeaf-NC", red_blue_leaf_nc),
+    Task("Majority1Hop", majority),
+    Task("Majority2Hop", majority),
+)
+
+
+def program(task: Task) -> gracr.Program:
+    path = FORMULAS / f"{task.name}.gml"
+    if path.exists():
+        return gracr.parse_file(str(path))
+    return gracr.parse(INLINE[task.name], filename=f"<{task.name}>")
+
+
+def instances(task: Task, prog: gracr.Program, count: int, rng: random.Random,
+              order: str) -> Iterator[tuple[Graph, int | None]]:
+    """Explained instances: positive graphs whose predicate fires only inside the motif
+    (App. F's rejection sampling), or positive target nodes in random order, graph
+    after graph (in node order the first ones would all be the BA hubs)."""
+    from gracr.dsl.evaluate import evaluate_node
+
+    produced = 0
+    while produced < count:
+        graph = task.generate(rng, order)
+        if prog.kind is Kind.GRAPH:
+            assert task.motif_from is not None
+            sentence = prog.classifier
+            fires = evaluate_node(sentence.arg, graph)  # type: ignore[union-attr]
+            if fires.any() and not fires[:task.motif_from].any() and prog.evaluate(graph):
+                produced += 1
+                yield graph, None
+            continue
+        positives = [int(v) for v in np.flatnonzero(np.asarray(prog.evaluate(graph)))]
+        for target in rng.sample(positives, min(len(positives), count - produced)):
+            produced += 1
+            yield graph, int(target)
+
+
+# ---------------------------------------------------------------- the table
+
+
+def mean_std(values: list[float]) -> str:
+    std = statistics.pstdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.fmean(values):.4f} ± {std:.4f}"
+
+
+def compact(count: float) -> str:
+    if count < 1000:
+        return f"{count:.0f}"
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k" if count < 10_000 else f"{count / 1000:.0f}k"
+    return f"{count / 1_000_000:.1f}M"
+
+
+COLUMNS = ("dataset", "|V|", "|E|", "|E_T|", "UPI", "num. nodes", "manager", "Build",
+           "Algorithm 2", "Algorithm 3", "total", "oot")
+WIDTHS = (20, 4, 5, 6, 5, 12, 12, 16, 16, 16, 16, 4)
+
+
+def line(cells: tuple[str, ...]) -> str:
+    return " ".join(f"{c:<{w}}" if i == 0 else f"{c:>{w}}"
+                    for i, (c, w) in enumerate(zip(cells, WIDTHS)))
+
+
+def _child(connection: Connection, prog: gracr.Program, graph: Graph, target: int | None,
+           options: dict[str, Any]) -> None:
+    # A process's first manager pays for fresh memory pages (tens of ms with CUDD);
+    # the timed run should not.
+    make_backend(options["backend"], options["reorder"])
+    connection.send(upi_report(prog, graph, target, **options))
+    connection.close()
+
+
+def run_isolated(prog: gracr.Program, graph: Graph, target: int | None,
+                 options: dict[str, Any], max_run: float) -> UpiReport | None:
+    """One `upi_report` in a child process; None when it takes over `max_run` seconds."""
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    gc.freeze()  # the child's collector then leaves the parent's pages alone (no copy-on-write)
+    process = context.Process(target=_child, args=(sender, prog, graph, target, options))
+    process.start()
+    sender.close()
+    report: UpiReport | None = None
+    if receiver.poll(max_run):
+        try:
+            report = receiver.recv()
+        except EOFError:  # the child died: counted with the ones out of time
+            report = None
+    else:
+        process.kill()
+    process.join()
+    return report
+
+
+def measure(task: Task, count: int, seed: int, options: dict[str, Any], edge_order: str,
+            max_run: float) -> tuple[str, ...]:
+    prog = program(task)
+    rng = random.Random(seed)
+    reports: list[UpiReport] = []
+    sizes: list[tuple[int, int, int]] = []
+    out_of_time = 0
+    make_backend(options["backend"])  # import the engine before forking the runs
+    for graph, target in instances(task, prog, count, rng, edge_order):
+        report = run_isolated(prog, graph, target, options, max_run)
+        if report is None:
+            out_of_time += 1
+            continue
+        assert report.label == 1, f"{task.name}: an explained instance must be positive"
+        field = receptive_field(prog, graph, target)
+        assert not (report.mask & ~field).any()
+        reports.append(report)
+        sizes.append((graph.num_nodes, graph.num_edges, int(field.sum())))
+    if not reports:
+        return (task.name,) + ("-",) * (len(COLUMNS) - 2) + (f"{out_of_time}",)
+    nodes = [r.nodes for r in reports]
+    held = [r.manager_nodes for r in reports]
+    return (
+        task.name,
+        f"{statistics.fmean(s[0] for s in sizes):.0f}",
+        f"{statistics.fmean(s[1] for s in sizes):.0f}",
+        f"{statistics.fmean(s[2] for s in sizes):.1f}",
+        f"{statistics.fmean(float(r.mask.sum()) for r in reports):.1f}",
+        f"{compact(statistics.fmean(nodes))} ({compact(max(nodes))})",
+        f"{compact(statistics.fmean(held))} ({compact(max(held))})",
+        mean_std([r.build_seconds for r in reports]),
+        mean_std([r.extend_seconds for r in reports]),
+        mean_std([r.extract_seconds for r in reports]),
+        mean_std([r.total_seconds for r in reports]),
+        str(out_of_time),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--instances", type=int, default=200,
+                        help="explained instances per task (the paper: the first 200)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--backend", default="cudd", choices=("cudd", "autoref"))
+    parser.add_argument("--reorder", action="store_true", help="dynamic variable reordering")
+    parser.add_argument("--edge-order", default="source", choices=("source", "target", "built"),
+                        help="edge list order: sorted by source as PyG coalesces it "
+                             "(default), by target, or as generated")
+    parser.add_argument("--order", default="edges", choices=("edges", "computation"),
+                        help="static variable order: the edge list (default, §4.3) or "
+                             "gracr.bdd.upi.computation_order")
+    parser.add_argument("--max-run", type=float, default=30.0,
+                        help="seconds before one instance is stopped and counted as oot")
+    parser.add_argument("--shortcuts", action="store_true",
+                        help="use the exact shortcuts (default: Algorithm 1 as written)")
+    parser.add_argument("--tasks", nargs="*", default=[t.name for t in TASKS],
+                        choices=[t.name for t in TASKS])
+    parser.add_argument("--markdown", help="also write the table to this Markdown file")
+    args = parser.parse_args(argv)
+
+    mode = "with the exact shortcuts" if args.shortcuts else "Algorithm 1 as written"
+    engine = (f"{args.backend}, {'dynamic' if args.reorder else 'static'} variable order "
+              f"({'edge list' if args.order == 'edges' else 'computation order'})")
+    title = (f"Table 13: stages of Algorithm 1, {engine}, {mode}; edge lists sorted by "
+             f"{args.edge_order}; {args.instances} explained instances per task, seed "
+             f"{args.seed}; times in seconds, mean ± std over the instances done within "
+             f"{args.max_run:g} s (oot: the others)")
+    print(title)
+    print(line(COLUMNS))
+    rows: list[tuple[str, ...]] = []
+    for task in TASKS:
+        if task.name not in args.tasks:
+            continue
+        options = {"backend": args.backend, "reorder": args.reorder, "order": args.order,
+                   "shortcuts": args.shortcuts}
+        row = measure(task, args.instances, args.seed, options, args.edge_order, args.max_run)
+        rows.append(row)
+        print(line(row))
+        v, e, et, nodes, build, ext, extr, total = PAPER[task.name]
+        print(line(("  (paper)", v, e, et, "", nodes, "", build, ext, extr, total, "")),
+              flush=True)
+
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as handle:
+            handle.write(f"{title}\n\n| " + " | ".join(c.replace("|", "\\|") for c in COLUMNS)
+                         + " |\n|" + "---|" * len(COLUMNS) + "\n")
+            for row in rows:
+                handle.write("| " + " | ".join(row) + " |\n")
+                v, e, et, nodes, build, ext, extr, total = PAPER[row[0]]
+                handle.write(f"| (paper) | {v} | {e} | {et} | | {nodes} | | {build} | {ext} | "
+                             f"{extr} | {total} | |\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
