@@ -186,7 +186,7 @@ def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
     program = parse_file(args.file)
     for place, graph in _placed_graphs_for(program, args.graphs):
         try:
-            record = upi_json(program, graph, args.node, backend=args.backend)
+            record = upi_json(program, graph, args.node, backend=args.backend, order=args.order)
         except GracrError as error:
             raise GracrError(f"{place}: {error}") from None
         print(json.dumps(record), file=out)
@@ -290,6 +290,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "'target')")
     upi_cmd.add_argument("--backend", choices=("cudd", "autoref"), default="cudd",
                          help="ROBDD engine (default cudd, static variable order)")
+    upi_cmd.add_argument("--order", choices=("edges", "computation"), default="edges",
+                         help="ROBDD variable order: the edge list (default, as in the paper) or "
+                              "the formula's computation (much smaller diagrams around hubs); "
+                              "the mask is the same")
     upi_cmd.set_defaults(run=cmd_upi)
 
     dataset_cmd = commands.add_parser(
