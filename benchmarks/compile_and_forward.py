@@ -27,6 +27,7 @@ from torch import Tensor, nn
 from torch_geometric.nn import GraphConv
 
 import gracr
+from gracr.bench.tables import render_table
 from gracr.compiler.desugar import uses_comparison
 from gracr.runtime.generators import barabasi_albert_edges
 
@@ -114,14 +115,6 @@ def forward_table(paths: list[str], sizes: list[int], repeats: int) -> list[list
     return rows
 
 
-def render(headers: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    line = "| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths)) + " |"
-    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-    body = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |" for r in rows]
-    return "\n".join([line, rule, *body])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
@@ -131,12 +124,12 @@ def main() -> None:
     paths = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "formulas", "*.gml")))
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads", flush=True)
     compile_rows = compile_table(paths, args.repeats)
-    compile_md = render(["formula", "disjunction", "comparison", "layers x width",
+    compile_md = render_table(["formula", "disjunction", "comparison", "layers x width",
                          "compile (ms)", "< 50 ms"], compile_rows)
     print("\nCompile time (median of repeats; expanded uses max_degree=50)\n")
     print(compile_md, flush=True)
     forward_rows = forward_table(paths, args.sizes, args.repeats)
-    forward_md = render(["nodes", "model", "layers x width", "PyG module (ms)", "fused (ms)",
+    forward_md = render_table(["nodes", "model", "layers x width", "PyG module (ms)", "fused (ms)",
                          "GraphConv (ms)", "module / GraphConv", "fused / GraphConv"],
                         forward_rows)
     print("\nForward time on Barabási–Albert graphs (m = 2), median of repeats\n")
