@@ -8,6 +8,9 @@ module must agree in both derivative modes.
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import numpy as np
 import torch
 from hypothesis import HealthCheck, given, settings
@@ -90,10 +93,8 @@ def test_graph_classifiers_agree_on_random_graphs() -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(node_formulas, graphs(), st.sampled_from(OPTIONS))
-def test_saved_model_behaves_like_the_original(tmp_path_factory: object, formula: Formula,
-                                               graph: gracr.Graph, option: tuple[str, str]) -> None:
-    import tempfile, os
-
+def test_saved_model_behaves_like_the_original(formula: Formula, graph: gracr.Graph,
+                                               option: tuple[str, str]) -> None:
     program = program_for(formula)
     model = gracr.compile(program, disjunction=option[0],  # type: ignore[arg-type]
                           comparison=option[1], max_degree=8)  # type: ignore[arg-type]
