@@ -1,8 +1,7 @@
 """Table 13 (App. D.5): the three stages of Algorithm 1 on instances of the six GracrBench tasks.
 
-For each task, positive instances are generated roughly as App. F describes
-(Barabási–Albert backgrounds with attachment 2, planted motifs; a simple generator
-kept in this script until the dataset builder exists), and Algorithm 1 is run on
+For each task, positive instances are drawn from the dataset builder's generators
+(`gracr.bench.tasks`, App. F), and Algorithm 1 is run on
 each explained instance: one graph for a graph classifier, one positive target
 node for a node classifier. Reported, as in Table 13: |V|, |E|, the mean receptive
 field |E_T|, the ROBDD size (mean and max, nodes of the larger of f and f^; and
@@ -20,8 +19,7 @@ sorted by source, as PyG's coalesced `edge_index` is (this reproduces the paper'
 largest Majority2Hop diagram, about 3M nodes); `--edge-order target` keeps each
 node's in-edges together, which keeps every diagram small.
 
-Formulas are read from `formulas/<Task>.gml`, or taken from App. F (inline below)
-when that file is missing.
+Formulas are read from `formulas/<Task>.gml`.
 """
 
 from __future__ import annotations
@@ -29,46 +27,19 @@ from __future__ import annotations
 import argparse
 import gc
 import multiprocessing
-import random
 import statistics
 import sys
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import numpy as np
 
 import gracr
 from gracr.bdd.backend import make_backend
 from gracr.bdd.upi import UpiReport, receptive_field, upi_report
+from gracr.bench.tasks import TASKS, Task
 from gracr.dsl.ir import Kind
 from gracr.runtime.graph import Graph
-
-FORMULAS = Path(__file__).resolve().parent.parent / "formulas"
-
-# App. F, Eqs. 14-19: used when formulas/<Task>.gml is not there.
-INLINE = {
-    "RedBlueLeaf": """colors red, blue, green
-let leaf = blue & exactly 1 true
-let core = red & exactly 2 leaf
-let end = core & exactly 1 core
-let mid = core & exactly 2 core
-let midend = mid & <1> end
-classify exists (midend & <1> midend)""",
-    "Redundancy": "colors black, red, grey, silver\nclassify exists (black & <1> red)",
-    "CompetingRedundancy": """colors black, red, blue, green, grey, silver
-classify exists (black & (<1> red | <2> blue | <3> green))""",
-    "RedBlueLeaf-NC": """colors red, blue, green
-let leaf = blue & exactly 1 true
-let core = red & exactly 2 leaf
-classify core & <1> core""",
-    "Majority1Hop": "colors red, blue, green\nclassify more(red, blue)",
-    "Majority2Hop": """colors red, blue, green
-let redish = more(red, blue)
-let blueish = more(blue, red)
-classify more(redish, blueish)""",
-}
 
 # Table 13 of the paper: |V|, |E|, |E_T|, nodes mean (max), Build, Alg. 2, Alg. 3, total.
 PAPER = {
@@ -87,161 +58,44 @@ PAPER = {
 }
 
 
-# ---------------------------------------------------------------- graph generation
+# ---------------------------------------------------------------- instances
 
 
-def barabasi_albert(rng: random.Random, n: int, m: int = 2) -> list[tuple[int, int]]:
-    """Undirected BA edges (networkx's construction: a star on m+1 nodes, then each new
-    node attaches to m distinct nodes chosen with probability proportional to degree)."""
-    edges = [(0, v) for v in range(1, m + 1)]
-    ends = [u for e in edges for u in e]
-    for new in range(m + 1, n):
-        chosen: set[int] = set()
-        while len(chosen) < m:
-            chosen.add(rng.choice(ends))
-        for old in sorted(chosen):
-            edges.append((old, new))
-            ends += [old, new]
-    return edges
+def reorder_edges(graph: Graph, order: str) -> Graph:
+    """The graph with its edge list sorted as `--edge-order` asks (the mask is per edge,
+    so only the static variable order changes)."""
+    if order == "source":  # PyG's coalesced edge_index: sorted by (source, target)
+        keep = np.lexsort((graph.targets, graph.sources))
+    elif order == "target":  # the in-edges of each node contiguous (the dataset builder's)
+        keep = np.lexsort((graph.sources, graph.targets))
+    else:
+        return graph
+    return Graph(graph.num_nodes, graph.colors, graph.sources[keep], graph.targets[keep])
 
 
-def directed(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Both directions of each undirected edge, as undirected graphs are listed."""
-    return [e for u, v in pairs for e in ((u, v), (v, u))]
-
-
-class PlantedGraph:
-    """A growing coloured undirected graph."""
-
-    def __init__(self) -> None:
-        self.colors: list[list[str]] = []
-        self.pairs: list[tuple[int, int]] = []
-
-    def add(self, color: str) -> int:
-        self.colors.append([color])
-        return len(self.colors) - 1
-
-    def background(self, rng: random.Random, n: int, palette: tuple[str, ...]) -> list[int]:
-        offset = len(self.colors)
-        nodes = [self.add(rng.choice(palette)) for _ in range(n)]
-        self.pairs += [(offset + u, offset + v) for u, v in barabasi_albert(rng, n)]
-        return nodes
-
-    def link(self, u: int, v: int) -> None:
-        self.pairs.append((u, v))
-
-    def graph(self, order: str) -> Graph:
-        edges = np.asarray(directed(self.pairs), dtype=np.int64)
-        if order == "source":  # PyG's coalesced edge_index: sorted by (source, target)
-            edges = edges[np.lexsort((edges[:, 1], edges[:, 0]))]
-        elif order == "target":  # the in-edges of each node contiguous
-            edges = edges[np.lexsort((edges[:, 0], edges[:, 1]))]
-        return Graph.from_edges(len(self.colors), self.colors, edges)
-
-
-def red_blue_leaf(rng: random.Random, order: str) -> Graph:
-    """20-node background; a chain of 4 red cores with 2 blue leaves each, its two ends
-    tied to two background nodes recoloured green (32 nodes, 98 edges)."""
-    g = PlantedGraph()
-    background = g.background(rng, 20, ("red", "blue", "green"))
-    cores = [g.add("red") for _ in range(4)]
-    for a, b in zip(cores, cores[1:]):
-        g.link(a, b)
-    for core in cores:
-        for _ in range(2):
-            g.link(core, g.add("blue"))
-    for end, anchor in zip((cores[0], cores[-1]), rng.sample(background, 2)):
-        g.colors[anchor] = ["green"]
-        g.link(end, anchor)
-    return g.graph(order)
-
-
-def hub(rng: random.Random, order: str, groups: tuple[tuple[str, int], ...]) -> Graph:
-    """30-node grey/silver background; a black node with the given coloured leaves,
-    linked to 5 background nodes (37 nodes, 134 edges)."""
-    g = PlantedGraph()
-    background = g.background(rng, 30, ("grey", "silver"))
-    black = g.add("black")
-    for color, count in groups:
-        for _ in range(count):
-            g.link(g.add(color), black)
-    for anchor in rng.sample(background, 5):
-        g.link(black, anchor)
-    return g.graph(order)
-
-
-def red_blue_leaf_nc(rng: random.Random, order: str) -> Graph:
-    """300-node background and 50 units: a path of 3 red cores with 2 blue leaves each,
-    its ends tied to background nodes recoloured green (750 nodes, 2192 edges)."""
-    g = PlantedGraph()
-    background = g.background(rng, 300, ("red", "blue", "green"))
-    for _ in range(50):
-        cores = [g.add("red") for _ in range(3)]
-        for a, b in zip(cores, cores[1:]):
-            g.link(a, b)
-        for core in cores:
-            for _ in range(2):
-                g.link(core, g.add("blue"))
-        for end, anchor in zip((cores[0], cores[-1]), rng.sample(background, 2)):
-            g.colors[anchor] = ["green"]
-            g.link(end, anchor)
-    return g.graph(order)
-
-
-def majority(rng: random.Random, order: str) -> Graph:
-    """500-node background, each node red, blue or green (500 nodes, 1992 edges)."""
-    g = PlantedGraph()
-    g.background(rng, 500, ("red", "blue", "green"))
-    return g.graph(order)
-
-
-@dataclass(frozen=True)
-class Task:
-    name: str
-    generate: Callable[[random.Random, str], Graph]
-    # For a graph task: which nodes the motif added (for the rejection test).
-    motif_from: int | None = None
-
-
-TASKS = (
-    Task("RedBlueLeaf", red_blue_leaf, motif_from=20),
-    Task("Redundancy", lambda rng, order: hub(rng, order, (("red", 6),)), motif_from=30),
-    Task("CompetingRedundancy",
-         lambda rng, order: hub(rng, order, (("red", 1), ("blue", 2), ("green", 3))),
-         motif_from=30),
-    Task("RedBlueLeaf-NC", red_blue_leaf_nc),
-    Task("Majority1Hop", majority),
-    Task("Majority2Hop", majority),
-)
-
-
-def program(task: Task) -> gracr.Program:
-    path = FORMULAS / f"{task.name}.gml"
-    if path.exists():
-        return gracr.parse_file(str(path))
-    return gracr.parse(INLINE[task.name], filename=f"<{task.name}>")
-
-
-def instances(task: Task, prog: gracr.Program, count: int, rng: random.Random,
+def instances(task: Task, count: int, rng: np.random.Generator,
               order: str) -> Iterator[tuple[Graph, int | None]]:
-    """Explained instances: positive graphs whose predicate fires only inside the motif
-    (App. F's rejection sampling), or positive target nodes in random order, graph
-    after graph (in node order the first ones would all be the BA hubs)."""
-    from gracr.dsl.evaluate import evaluate_node
-
+    """Explained instances from the dataset builder's generators (`gracr.bench.tasks`):
+    positive graphs accepted by App. F's rejection test, or positive target nodes in
+    random order, graph after graph (in node order the first ones would all be hubs)."""
+    program = task.program()
     produced = 0
-    while produced < count:
-        graph = task.generate(rng, order)
-        if prog.kind is Kind.GRAPH:
-            assert task.motif_from is not None
-            sentence = prog.classifier
-            fires = evaluate_node(sentence.arg, graph)  # type: ignore[union-attr]
-            if fires.any() and not fires[:task.motif_from].any() and prog.evaluate(graph):
+    if task.kind is Kind.GRAPH:
+        assert task.draw_graph is not None
+        fires = task.predicate()
+        while produced < count:
+            candidate = task.draw_graph(rng, True)
+            firing = np.flatnonzero(np.asarray(fires.evaluate(candidate.graph)))
+            if frozenset(int(v) for v in firing) == candidate.annotated:
                 produced += 1
-                yield graph, None
-            continue
-        positives = [int(v) for v in np.flatnonzero(np.asarray(prog.evaluate(graph)))]
-        for target in rng.sample(positives, min(len(positives), count - produced)):
+                yield reorder_edges(candidate.graph, order), None
+        return
+    assert task.draw_nodes is not None
+    while produced < count:
+        graph = reorder_edges(task.draw_nodes(rng).graph, order)
+        positives = np.flatnonzero(np.asarray(program.evaluate(graph)))
+        chosen = rng.permutation(positives)[:count - produced]
+        for target in chosen:
             produced += 1
             yield graph, int(target)
 
@@ -304,13 +158,13 @@ def run_isolated(prog: gracr.Program, graph: Graph, target: int | None,
 
 def measure(task: Task, count: int, seed: int, options: dict[str, Any], edge_order: str,
             max_run: float) -> tuple[str, ...]:
-    prog = program(task)
-    rng = random.Random(seed)
+    prog = task.program()
+    rng = np.random.default_rng(seed)
     reports: list[UpiReport] = []
     sizes: list[tuple[int, int, int]] = []
     out_of_time = 0
     make_backend(options["backend"])  # import the engine before forking the runs
-    for graph, target in instances(task, prog, count, rng, edge_order):
+    for graph, target in instances(task, count, rng, edge_order):
         report = run_isolated(prog, graph, target, options, max_run)
         if report is None:
             out_of_time += 1
@@ -349,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reorder", action="store_true", help="dynamic variable reordering")
     parser.add_argument("--edge-order", default="source", choices=("source", "target", "built"),
                         help="edge list order: sorted by source as PyG coalesces it "
-                             "(default), by target, or as generated")
+                             "(default), by target, or as the dataset builder lists them "
+                             "(which is by target)")
     parser.add_argument("--order", default="edges", choices=("edges", "computation"),
                         help="static variable order: the edge list (default, §4.3) or "
                              "gracr.bdd.upi.computation_order")
@@ -357,8 +212,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds before one instance is stopped and counted as oot")
     parser.add_argument("--shortcuts", action="store_true",
                         help="use the exact shortcuts (default: Algorithm 1 as written)")
-    parser.add_argument("--tasks", nargs="*", default=[t.name for t in TASKS],
-                        choices=[t.name for t in TASKS])
+    parser.add_argument("--tasks", nargs="*", default=list(TASKS),
+                        choices=list(TASKS))
     parser.add_argument("--markdown", help="also write the table to this Markdown file")
     args = parser.parse_args(argv)
 
@@ -372,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     print(title)
     print(line(COLUMNS))
     rows: list[tuple[str, ...]] = []
-    for task in TASKS:
+    for task in TASKS.values():
         if task.name not in args.tasks:
             continue
         options = {"backend": args.backend, "reorder": args.reorder, "order": args.order,
