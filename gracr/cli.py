@@ -252,6 +252,19 @@ def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    import datetime
+    import shlex
+
+    from gracr.bench.report import write_report
+
+    command = shlex.join(["gracrc", "report", *args.dirs]
+                         + ([] if args.out is None else ["--out", args.out]))
+    print(write_report(args.dirs, args.out, command, datetime.date.today().isoformat()),
+          end="", file=out)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gracrc",
@@ -316,6 +329,16 @@ def build_parser() -> argparse.ArgumentParser:
     dataset_cmd.add_argument("--table", default=None, metavar="FILE",
                              help="with --stats: also write the table (.md or .csv)")
     dataset_cmd.set_defaults(run=cmd_dataset)
+
+    report_cmd = commands.add_parser(
+        "report", help="tables (paper layout, beside the paper, times) and a figure from "
+                       "GracrBench results")
+    report_cmd.add_argument("dirs", nargs="+", metavar="DIR",
+                            help="output folders of `gracrc bench` (each with results.jsonl); "
+                                 "several are merged, the last record of a duplicate kept")
+    report_cmd.add_argument("--out", default=None, metavar="REPORT_DIR",
+                            help="where to write the report files (default: the first DIR)")
+    report_cmd.set_defaults(run=cmd_report)
     return parser
 
 

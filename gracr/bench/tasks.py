@@ -7,6 +7,12 @@ sampling, App. F); node tasks draw whole graphs, whose labels are the formula's.
 The datasets do not depend on how the formula is compiled: every compile variant
 of a task (demorgan/flat, expanded/direct, the alternative formula φ∨) is evaluated
 on the same graphs.
+
+The random parts run in numba kernels (`gracr.runtime.generators`: the
+Barabási–Albert background and its colours; `gracr.runtime.motifs`: anchors and
+planted motifs), each seeded from the numpy `Generator` (three seeds per candidate),
+so a task's graphs are a pure function of (task, seed) on any machine. Kernels work
+on colour indices; here they are mapped to each task's colour names.
 """
 
 from __future__ import annotations
@@ -20,11 +26,12 @@ import numpy as np
 
 from gracr.dsl import ir
 from gracr.dsl.parse import Program, parse
-from gracr.runtime.generators import barabasi_albert_edges
+from gracr.runtime.generators import barabasi_albert_edges, uniform_colours
 from gracr.runtime.graph import Graph, IntArray
+from gracr.runtime.motifs import plant_chains, plant_hub
 
 # Bump when a generator changes: stored datasets are keyed by it.
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 Rng = np.random.Generator
 
@@ -38,122 +45,105 @@ class Candidate:
     annotated: frozenset[int] | None
 
 
-class _Builder:
-    """Grows an undirected coloured graph; every edge is listed in both directions."""
+@dataclass(frozen=True)
+class _Seeds:
+    """The three kernel seeds of one candidate, taken off the task's numpy Generator."""
 
-    def __init__(self, num_nodes: int, colors: list[str]) -> None:
-        self.colors = list(colors)
-        self.pairs: list[tuple[int, int]] = []
-        assert len(self.colors) == num_nodes
+    background: int
+    colours: int
+    motif: int
 
-    def add_node(self, color: str) -> int:
-        self.colors.append(color)
-        return len(self.colors) - 1
-
-    def link(self, a: int, b: int) -> None:
-        self.pairs.append((a, b))
-
-    def graph(self, background_edges: IntArray) -> Graph:
-        """The graph, its edges sorted by (target, source).
-
-        The ROBDD's static variable order is the edge order (§4.3), and every
-        modality counts the in-edges of a node: listing each node's in-edges together
-        keeps the diagrams small (on Majority2Hop, hub neighbourhoods blow up under
-        an interleaved order).
-        """
-        extra = np.asarray(self.pairs, dtype=np.int64).reshape(-1, 2)
-        both = np.concatenate([extra, extra[:, ::-1]], axis=0) if len(extra) else extra
-        edges = np.concatenate([background_edges.T, both], axis=0)
-        edges = edges[np.lexsort((edges[:, 0], edges[:, 1]))]
-        return Graph.from_edges(len(self.colors), [[c] for c in self.colors], edges)
+    @classmethod
+    def draw(cls, rng: Rng) -> _Seeds:
+        background, colours, motif = (int(s) for s in rng.integers(2**31 - 1, size=3))
+        return cls(background, colours, motif)
 
 
-def _background(rng: Rng, num_nodes: int, palette: tuple[str, ...]) -> tuple[_Builder, IntArray]:
-    """A Barabási–Albert graph (attachment 2), each node a colour drawn uniformly."""
-    edges = barabasi_albert_edges(num_nodes, 2, seed=int(rng.integers(2**31 - 1)))
-    colors = [palette[i] for i in rng.integers(0, len(palette), size=num_nodes)]
-    return _Builder(num_nodes, colors), edges
+def _background(seeds: _Seeds, num_nodes: int, num_colours: int) -> tuple[IntArray, IntArray]:
+    """A Barabási–Albert graph (attachment 2) and a colour index per node, uniform over
+    the first `num_colours` colours of the task's names."""
+    edges = barabasi_albert_edges(num_nodes, 2, seed=seeds.background)
+    return edges, uniform_colours(num_nodes, num_colours, seed=seeds.colours)
 
 
-def _anchors(rng: Rng, builder: _Builder, background: int, count: int) -> list[int]:
-    """`count` distinct background nodes, recoloured green so they are inert anchors."""
-    chosen = [int(v) for v in rng.choice(background, size=count, replace=False)]
-    for node in chosen:
-        builder.colors[node] = "green"
-    return chosen
+def _graph(names: tuple[str, ...], colours: IntArray, background_edges: IntArray,
+           pairs: IntArray | None = None) -> Graph:
+    """The graph: colour indices named, planted `pairs` listed in both directions, and
+    the edges sorted by (target, source).
+
+    The ROBDD's static variable order is the edge order (§4.3), and every modality
+    counts the in-edges of a node: listing each node's in-edges together keeps the
+    diagrams small (on Majority2Hop, hub neighbourhoods blow up under an interleaved
+    order).
+    """
+    edges = background_edges.T
+    if pairs is not None and len(pairs):
+        edges = np.concatenate([edges, pairs, pairs[:, ::-1]], axis=0)
+    edges = edges[np.lexsort((edges[:, 0], edges[:, 1]))]
+    return Graph.from_edges(len(colours), [[names[c]] for c in colours], edges)
 
 
-def _red_cores(builder: _Builder, count: int) -> list[int]:
-    """A path of `count` red cores, each carrying exactly two blue leaves."""
-    cores: list[int] = []
-    for _ in range(count):
-        core = builder.add_node("red")
-        for _ in range(2):
-            builder.link(core, builder.add_node("blue"))
-        if cores:
-            builder.link(cores[-1], core)
-        cores.append(core)
-    return cores
+# Colour names by index; a background draws from the first `len(palette)` of them.
+_RED, _BLUE, _GREEN = 0, 1, 2
+_RED_BLUE_GREEN = ("red", "blue", "green")
+_GREY, _SILVER, _BLACK, _HUB_RED, _HUB_BLUE, _HUB_GREEN = range(6)
+_HUB_NAMES = ("grey", "silver", "black", "red", "blue", "green")
 
 
 def red_blue_leaf(rng: Rng, positive: bool) -> Candidate:
-    """RedBlueLeaf: BA(20) in red/blue/green; positives get the 12-node chain motif,
-    its endpoints linked to two background nodes recoloured green. φ must fire on
-    the two interior cores of a positive graph and nowhere on a negative one."""
-    builder, edges = _background(rng, 20, ("red", "blue", "green"))
-    annotated: frozenset[int] = frozenset()
-    if positive:
-        cores = _red_cores(builder, 4)
-        first, last = _anchors(rng, builder, 20, 2)
-        builder.link(cores[0], first)
-        builder.link(cores[-1], last)
-        annotated = frozenset(cores[1:3])
-    return Candidate(builder.graph(edges), int(positive), annotated)
+    """RedBlueLeaf: BA(20) in red/blue/green; positives get the 12-node chain motif (four
+    red cores, each with two blue leaves), its endpoints linked to two background nodes
+    recoloured green. φ must fire on the two interior cores of a positive graph and
+    nowhere on a negative one."""
+    seeds = _Seeds.draw(rng)
+    edges, colours = _background(seeds, 20, 3)
+    if not positive:
+        return Candidate(_graph(_RED_BLUE_GREEN, colours, edges), 0, frozenset())
+    colours, pairs = plant_chains(colours, 1, 4, seeds.motif, core=_RED, leaf=_BLUE,
+                                  anchor=_GREEN)
+    cores = [20 + 3 * i for i in range(4)]
+    return Candidate(_graph(_RED_BLUE_GREEN, colours, edges, pairs), 1, frozenset(cores[1:3]))
 
 
-def _black_hub(rng: Rng, members: list[tuple[str, int]], positive: bool) -> Candidate:
-    """BA(30) in grey/silver; one black node joined to `count` new nodes of each
-    `(colour, count)` and to 5 random background nodes."""
-    builder, edges = _background(rng, 30, ("grey", "silver"))
-    hub = builder.add_node("black")
-    for color, count in members:
-        for _ in range(count):
-            builder.link(hub, builder.add_node(color))
-    for node in rng.choice(30, size=5, replace=False):
-        builder.link(hub, int(node))
-    return Candidate(builder.graph(edges), int(positive), frozenset({hub}) if positive else frozenset())
+def _black_hub(rng: Rng, members: list[tuple[int, int]], positive: bool) -> Candidate:
+    """BA(30) in grey/silver; one black node (node 30) joined to `count` new nodes of
+    each `(colour, count)` and to 5 distinct random background nodes."""
+    seeds = _Seeds.draw(rng)
+    edges, colours = _background(seeds, 30, 2)
+    colours, pairs = plant_hub(colours, _BLACK, members, 5, seeds.motif)
+    graph = _graph(_HUB_NAMES, colours, edges, pairs)
+    return Candidate(graph, int(positive), frozenset({30}) if positive else frozenset())
 
 
 def redundancy(rng: Rng, positive: bool) -> Candidate:
     """Redundancy: the black hub with 6 red neighbours (none in a negative graph)."""
-    return _black_hub(rng, [("red", 6 if positive else 0)], positive)
+    return _black_hub(rng, [(_HUB_RED, 6 if positive else 0)], positive)
 
 
 def competing_redundancy(rng: Rng, positive: bool) -> Candidate:
     """CompetingRedundancy: the black hub with 1 red, 2 blue and 3 green neighbours; a
     negative graph starves every group, planting one member fewer than its threshold."""
     short = 0 if positive else 1
-    return _black_hub(rng, [("red", 1 - short), ("blue", 2 - short), ("green", 3 - short)],
-                      positive)
+    return _black_hub(rng, [(_HUB_RED, 1 - short), (_HUB_BLUE, 2 - short),
+                            (_HUB_GREEN, 3 - short)], positive)
 
 
 def red_blue_leaf_nc(rng: Rng) -> Candidate:
     """RedBlueLeaf-NC: BA(300) in red/blue/green with 50 planted units (a path of three
     red cores with two blue leaves each), each unit's endpoints tied to two background
-    nodes recoloured green: 750 nodes."""
-    builder, edges = _background(rng, 300, ("red", "blue", "green"))
-    anchors = _anchors(rng, builder, 300, 100)
-    for unit in range(50):
-        cores = _red_cores(builder, 3)
-        builder.link(cores[0], anchors[2 * unit])
-        builder.link(cores[-1], anchors[2 * unit + 1])
-    return Candidate(builder.graph(edges), None, None)
+    nodes recoloured green (100 distinct anchors): 750 nodes."""
+    seeds = _Seeds.draw(rng)
+    edges, colours = _background(seeds, 300, 3)
+    colours, pairs = plant_chains(colours, 50, 3, seeds.motif, core=_RED, leaf=_BLUE,
+                                  anchor=_GREEN)
+    return Candidate(_graph(_RED_BLUE_GREEN, colours, edges, pairs), None, None)
 
 
 def majority(rng: Rng) -> Candidate:
     """Majority1Hop / Majority2Hop: BA(500), colours uniform over red, blue, green."""
-    builder, edges = _background(rng, 500, ("red", "blue", "green"))
-    return Candidate(builder.graph(edges), None, None)
+    seeds = _Seeds.draw(rng)
+    edges, colours = _background(seeds, 500, 3)
+    return Candidate(_graph(_RED_BLUE_GREEN, colours, edges), None, None)
 
 
 @dataclass(frozen=True)

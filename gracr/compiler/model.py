@@ -99,19 +99,21 @@ class CompiledGNN:
             return output[:, 0] > 0.5
         return bool(output[0, 0] > 0.5)
 
-    def to_pyg(self, surrogate: bool = True, fused: bool = False) -> "torch.nn.Module":
+    def to_pyg(self, surrogate: bool = True, fused: bool = False,
+               narrow: bool = True) -> "torch.nn.Module":
         """A `torch.nn.Module` with `forward(x, edge_index, batch=None)` running these weights.
 
         `surrogate=True` uses the backward of Eq. 9 (every explainer but IG);
         `False` keeps the exact derivative of the truncated ReLU (IG).
         `fused=True` gives a faster inference-only module (no gradients, no PyG
-        edge masks) computing the same function.
+        edge masks) computing the same function. `narrow=False` sends full-width
+        messages (`out_channels` wide), which PyG's GraphMaskExplainer requires.
         """
         from gracr.runtime.torch_module import CompiledModule, FusedCompiledModule
 
         if fused:
             return FusedCompiledModule(self)
-        return CompiledModule(self, surrogate=surrogate)
+        return CompiledModule(self, surrogate=surrogate, narrow=narrow)
 
     # ------------------------------------------------------------ model file
 

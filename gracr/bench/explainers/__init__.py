@@ -1,0 +1,21 @@
+"""GracrBench explainers: the interface, the registry, and every explainer we ship.
+
+Importing this package registers the explainers (library ones from PyG/Captum in
+`library`); `EXPLAINERS` maps their DESIGN.md names to `ExplainerSpec`s.
+"""
+
+from gracr.bench.explainers import library  # noqa: F401  (registers on import)
+from gracr.bench.explainers.base import (
+    EXPLAINERS,
+    ExplainerSpec,
+    Subject,
+    edge_scores,
+    explain,
+    explainer_named,
+    register,
+    settings_for,
+    settings_hash,
+)
+
+__all__ = ["EXPLAINERS", "ExplainerSpec", "Subject", "edge_scores", "explain",
+           "explainer_named", "register", "settings_for", "settings_hash"]

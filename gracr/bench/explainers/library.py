@@ -1,0 +1,226 @@
+"""The explainers that PyG and Captum provide, run on compiled models (§5, App. H.1).
+
+Every one runs on the module with the surrogate derivative of Eq. 9, except IG,
+which needs the exact derivative (App. C.4: with the surrogate, completeness
+breaks). Facts these wrappers rely on are in `shared/notes/explainers.md`.
+
+Choices made here, where the paper is silent:
+
+* The Captum explainers are told `return_type="probs"` (the compiled output is a
+  0/1 probability, and PyG's Captum bridge accepts binary models only that way).
+  GNNExplainer and GraphMask are told `raw`, as the module's own `model_config`
+  says: with `probs` their loss is binary cross-entropy on an output of exactly 1,
+  whose gradient torch computes as (y − t)/max(y(1 − y), ε) = 0, so the prediction
+  term would never move a mask. With `raw` the loss is BCE-with-logits at logit
+  1, gradient σ(1) − 1 ≠ 0.
+* Saliency takes absolute gradients (Captum's default; the paper's, App. C.3).
+* IG's baseline is every message off (edge mask 0), 50 steps (Captum's defaults).
+* GNNExplainer: PyG's, with the mask logits initialised at `init_bias` plus PyG's
+  random init (App. H.1: σ(m) ≈ 1, so neighbour counts hold at the start) and with
+  PyG's hard mask switched off: PyG zeroes every edge whose first gradient is 0,
+  which on a saturated truncated ReLU is not a statement about relevance (PyG
+  issue 6787).
+* GraphMask: PyG's `GraphMaskExplainer` as the paper ran it. It rewrites the
+  messages of the model it explains (layer norm + ReLU) and leaves flags set on its
+  layers, so it gets a fresh module with full-width messages every time.
+* PGMExplainer: PyG contrib. It reads class probabilities with a softmax over the
+  output columns, so it is shown the two columns [1 − p, p]; edge score
+  1 − max(p_u, p_v) over its nodes' p-values (App. H.1), untested nodes p = 1.
+* Rnd: uniform {0, 1} on the edges of the target's receptive field, 0 elsewhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from gracr.bench.explainers.base import (
+    Choice,
+    ExplainerSpec,
+    IntRange,
+    LogUniform,
+    Subject,
+    Uniform,
+    register,
+)
+
+
+def _run_pyg(subject: Subject, algorithm: Any, model: nn.Module,
+             model_config: Mapping[str, str], node_mask_type: str | None = None,
+             edge_mask_type: str | None = "object",
+             explanation_type: str = "model") -> Any:
+    from torch_geometric.explain import Explainer
+
+    explainer = Explainer(model=model, algorithm=algorithm, explanation_type=explanation_type,
+                          node_mask_type=node_mask_type, edge_mask_type=edge_mask_type,
+                          model_config=dict(model_config))
+    if explanation_type == "phenomenon":
+        with torch.no_grad():
+            output = model(subject.x, subject.edge_index)
+        label = output.argmax(dim=-1)
+        return explainer(subject.x, subject.edge_index, target=label, index=subject.target)
+    return explainer(subject.x, subject.edge_index, index=subject.target)
+
+
+# ---------------------------------------------------------------- Captum through PyG
+
+
+def _captum(method: str, derivative: str) -> Any:
+    def run(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+        from torch_geometric.explain.algorithm import CaptumExplainer
+
+        algorithm = CaptumExplainer(method, **settings)
+        explanation = _run_pyg(subject, algorithm, subject.module(derivative),  # type: ignore[arg-type]
+                               subject.model_config())
+        scores: Tensor = explanation.edge_mask
+        return scores
+    return run
+
+
+register(ExplainerSpec("Saliency", _captum("Saliency", "surrogate"), {"abs": True},
+                       source="Captum Saliency via PyG CaptumExplainer"))
+register(ExplainerSpec("Deconv", _captum("Deconvolution", "surrogate"), {},
+                       source="Captum Deconvolution via PyG CaptumExplainer"))
+register(ExplainerSpec("GuidedBP", _captum("GuidedBackprop", "surrogate"), {},
+                       source="Captum GuidedBackprop via PyG CaptumExplainer"))
+
+
+def _integrated_gradients(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+    from torch_geometric.explain.algorithm import CaptumExplainer
+
+    options = dict(settings)
+    derivative = options.pop("derivative")
+    algorithm = CaptumExplainer("IntegratedGradients", **options)
+    explanation = _run_pyg(subject, algorithm, subject.module(derivative),
+                           subject.model_config())
+    scores: Tensor = explanation.edge_mask
+    return scores
+
+
+register(ExplainerSpec("IG", _integrated_gradients, {"n_steps": 50, "derivative": "exact"},
+                       source="Captum IntegratedGradients via PyG CaptumExplainer"))
+
+
+# ---------------------------------------------------------------- GNNExplainer
+
+
+def _biased_gnn_explainer(init_bias: float, **options: Any) -> Any:
+    from torch_geometric.explain.algorithm import GNNExplainer
+
+    class BiasedGNNExplainer(GNNExplainer):  # type: ignore[misc]
+        """PyG's GNNExplainer, logits starting near σ ≈ 1 and without the hard mask."""
+
+        def _initialize_homogeneous_masks(self, *args: Any) -> None:
+            super()._initialize_homogeneous_masks(*args)
+            if self.edge_mask is not None:
+                with torch.no_grad():
+                    self.edge_mask += init_bias
+
+        def _collect_homo_gradients(self) -> None:
+            super()._collect_homo_gradients()
+            if self.edge_mask is not None:
+                self.hard_edge_mask = torch.ones_like(self.edge_mask, dtype=torch.bool)
+
+    return BiasedGNNExplainer(**options)
+
+
+def _gnn_explainer(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+    options = dict(settings)
+    algorithm = _biased_gnn_explainer(options.pop("init_bias"), **options)
+    explanation = _run_pyg(subject, algorithm, subject.module(), subject.model_config("raw"))
+    scores: Tensor = explanation.edge_mask
+    return scores
+
+
+register(ExplainerSpec(
+    "GNNExplainer", _gnn_explainer,
+    {"epochs": 100, "lr": 0.01, "edge_size": 0.005, "edge_ent": 1.0, "init_bias": 5.0},
+    space={"epochs": Choice((50, 100, 1000)), "lr": LogUniform(1e-4, 1e-1),
+           "edge_size": LogUniform(1e-4, 1e-1), "edge_ent": LogUniform(1e-4, 1e-1)},
+    source="PyG GNNExplainer (init bias of App. H.1, no hard mask)"))
+
+
+# ---------------------------------------------------------------- GraphMask (PyG)
+
+
+def _graph_mask(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+    from torch_geometric.explain.algorithm import GraphMaskExplainer
+
+    algorithm = GraphMaskExplainer(num_layers=subject.num_layers, log=False, **settings)
+    model = subject.fresh_module("surrogate", narrow=False)
+    explanation = _run_pyg(subject, algorithm, model, subject.model_config("raw"),
+                           node_mask_type="attributes")
+    scores: Tensor = explanation.edge_mask
+    return scores
+
+
+register(ExplainerSpec(
+    "GraphMask", _graph_mask,
+    {"epochs": 100, "lr": 0.01, "penalty_scaling": 5, "allowance": 0.03},
+    space={"epochs": Choice((5, 10, 25, 50)), "lr": LogUniform(1e-5, 1e-2),
+           "penalty_scaling": IntRange(1, 10), "allowance": Uniform(0.0, 0.3)},
+    source="PyG GraphMaskExplainer (alters the model it explains; see GraphMask-clean)"))
+
+
+# ---------------------------------------------------------------- PGMExplainer
+
+
+class _TwoClass(nn.Module):
+    """Shows a binary model as the two class columns [1 − p, p]."""
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, x: Tensor, edge_index: Tensor) -> Tensor:
+        p: Tensor = self.model(x, edge_index)
+        return torch.cat([1.0 - p, p], dim=-1)
+
+
+def _pgm_explainer(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+    from torch_geometric.contrib.explain import PGMExplainer
+
+    options = dict(settings)
+    if subject.task_level == "node":
+        options.pop("max_subgraph_size", None)
+    algorithm = PGMExplainer(**options)
+    model = _TwoClass(subject.module())
+    config = {"mode": "multiclass_classification", "task_level": subject.task_level,
+              "return_type": "probs"}
+    with torch.no_grad():
+        explanation = _run_pyg(subject, algorithm, model, config, node_mask_type="object",
+                               edge_mask_type=None, explanation_type="phenomenon")
+    p_values = np.nan_to_num(explanation.pgm_stats.detach().numpy().astype(np.float64),
+                             nan=1.0)
+    sources, targets = subject.edge_index.numpy()
+    return torch.as_tensor(1.0 - np.maximum(p_values[sources], p_values[targets]))
+
+
+register(ExplainerSpec(
+    "PGMExplainer", _pgm_explainer,
+    {"num_samples": 100, "perturbation_mode": "randint", "significance_threshold": 0.05,
+     "pred_threshold": 0.1, "is_perturbation_scaled": False, "max_subgraph_size": None},
+    space={"num_samples": Choice((50, 100, 200, 500)),
+           "perturbation_mode": Choice(("randint", "zero", "mean", "max")),
+           "significance_threshold": LogUniform(1e-3, 1e-1),
+           "pred_threshold": Uniform(0.0, 0.5),
+           "is_perturbation_scaled": Choice((False, True)),
+           "max_subgraph_size": IntRange(1, 50)},
+    graph_only=frozenset({"max_subgraph_size"}),
+    source="PyG contrib PGMExplainer; edge score 1 - max(p_u, p_v) (App. H.1)"))
+
+
+# ---------------------------------------------------------------- Rnd
+
+
+def _random(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+    rng = np.random.default_rng(seed)
+    coins = rng.integers(0, 2, size=subject.num_edges)
+    return torch.as_tensor(np.where(subject.receptive_field, coins, 0).astype(np.float64))
+
+
+register(ExplainerSpec("Rnd", _random, {},
+                       source="uniform {0, 1} on the receptive field, 0 elsewhere (§5)"))
