@@ -265,6 +265,86 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _names(text: str, known: Sequence[str], what: str) -> list[str]:
+    """`all` or a comma list of known names, in the order given."""
+    if text == "all":
+        return list(known)
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        raise GracrError(f"unknown {what} '{', '.join(unknown) or text}'; choose from "
+                         f"{', '.join(known)} or 'all'")
+    return names
+
+
+def _overrides(pairs: Sequence[str]) -> dict[str, dict[str, object]]:
+    """`--set Explainer.key=value` (value read as JSON, else kept as text)."""
+    overrides: dict[str, dict[str, object]] = {}
+    for pair in pairs:
+        target, equals, text = pair.partition("=")
+        explainer, dot, key = target.partition(".")
+        if not equals or not dot or not explainer or not key:
+            raise GracrError(f"bad --set '{pair}': write Explainer.setting=value")
+        try:
+            value: object = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        overrides.setdefault(explainer, {})[key] = value
+    return overrides
+
+
+def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.bench.explainers import EXPLAINERS
+    from gracr.bench.runner import plan_jobs, run
+    from gracr.bench.tasks import TASKS, VARIANTS
+
+    tasks = _names(args.tasks, list(TASKS), "task")
+    explainers = _names(args.explainers, list(EXPLAINERS), "explainer")
+    variants = _names(args.variant, list(VARIANTS), "variant")
+    overrides = _overrides(args.set)
+    for name in overrides:
+        if name not in explainers:
+            raise GracrError(f"--set names {name}, which is not among --explainers")
+    sizes = {name: args.graphs if TASKS[name].kind is Kind.GRAPH else args.targets
+             for name in tasks}
+    jobs = plan_jobs(tasks, variants, explainers, _seeds(args.seeds), args.limit, args.budget,
+                     sizes, args.datasets, args.settings, overrides)
+    if args.jobs <= 0:
+        raise GracrError(f"--jobs must be positive, got {args.jobs}")
+    results = run(jobs, args.out, workers=args.jobs, progress=not args.quiet)
+    print(f"{len(jobs)} jobs; results in {results}", file=out)
+    if not args.no_report:
+        args.dirs, args.out = [args.out], None
+        return cmd_report(args, out)
+    return 0
+
+
+def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.bench.explainers import EXPLAINERS
+    from gracr.bench.tables import render_table
+    from gracr.bench.tasks import TASKS
+    from gracr.bench.tuning import store, tune
+
+    tasks = _names(args.tasks, list(TASKS), "task")
+    tunable = [name for name, spec in EXPLAINERS.items() if spec.space]
+    explainers = _names(args.explainers, tunable, "tunable explainer")
+    trials, instances = (50, 50) if args.paper else (args.trials, args.instances)
+    rows = []
+    for explainer in explainers:
+        for task in tasks:
+            size = args.graphs if TASKS[task].kind is Kind.GRAPH else args.targets
+            entry = tune(explainer, task, trials, instances, args.seed, args.budget,
+                         args.datasets, size, progress=not args.quiet)
+            where = store(explainer, task, entry) if args.write else None
+            rows.append([explainer, task, f"{entry['mean_f1']:.3f}",
+                         json.dumps(entry["settings"], sort_keys=True),
+                         str(where) if where else "(not stored: pass --write)"])
+            print(render_table(["explainer", "task", "mean F1", "settings", "stored"],
+                               rows[-1:]), file=out)
+    print(render_table(["explainer", "task", "mean F1", "settings", "stored"], rows), file=out)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gracrc",
@@ -339,6 +419,64 @@ def build_parser() -> argparse.ArgumentParser:
     report_cmd.add_argument("--out", default=None, metavar="REPORT_DIR",
                             help="where to write the report files (default: the first DIR)")
     report_cmd.set_defaults(run=cmd_report)
+
+    bench_cmd = commands.add_parser(
+        "bench", help="run GracrBench: explainers x tasks x variants x seeds, scored against "
+                      "the exact UPI (resumable)")
+    bench_cmd.add_argument("--tasks", default="all", help="comma list of tasks, or all")
+    bench_cmd.add_argument("--variant", default="main",
+                           help="comma list of compile variants: main (the paper's tables), "
+                                "flat, direct, or (RedBlueLeaf phi-or); default main")
+    bench_cmd.add_argument("--explainers", default="all",
+                           help="comma list of explainers, or all")
+    bench_cmd.add_argument("--seeds", default="0-4", help="dataset seeds (default 0-4)")
+    bench_cmd.add_argument("--limit", type=int, default=100, metavar="N",
+                           help="the first N positive instances per seed (default 100, the "
+                                "official protocol)")
+    bench_cmd.add_argument("--budget", type=float, default=180.0, metavar="SECONDS",
+                           help="CPU seconds per instance before OOT (default 180, App. H)")
+    bench_cmd.add_argument("--jobs", type=int, default=1, metavar="K",
+                           help="worker processes (default 1)")
+    bench_cmd.add_argument("--out", default="out/bench", metavar="DIR",
+                           help="results folder (default out/bench); reruns resume")
+    bench_cmd.add_argument("--datasets", default="out/datasets", metavar="DIR",
+                           help="dataset store (default out/datasets)")
+    bench_cmd.add_argument("--graphs", type=int, default=None, metavar="N",
+                           help="graph tasks: dataset size (default 1000)")
+    bench_cmd.add_argument("--targets", type=int, default=None, metavar="N",
+                           help="node tasks: dataset size in positive targets (default 500)")
+    bench_cmd.add_argument("--settings", choices=("tuned", "default"), default="tuned",
+                           help="explainer settings: tuned by `gracrc tune` where stored "
+                                "(default), or each explainer's defaults")
+    bench_cmd.add_argument("--set", action="append", default=[], metavar="EXPLAINER.KEY=VALUE",
+                           help="override one setting, e.g. GNNExplainer.edge_size=0.01 "
+                                "(repeatable)")
+    bench_cmd.add_argument("--no-report", action="store_true",
+                           help="do not print the report at the end")
+    bench_cmd.add_argument("--quiet", action="store_true", help="no progress bars")
+    bench_cmd.set_defaults(run=cmd_bench)
+
+    tune_cmd = commands.add_parser(
+        "tune", help="tune explainer settings with Optuna on a held-out seed (App. H)")
+    tune_cmd.add_argument("--tasks", default="all", help="comma list of tasks, or all")
+    tune_cmd.add_argument("--explainers", default="all",
+                          help="comma list of tunable explainers, or all")
+    tune_cmd.add_argument("--trials", type=int, default=20, help="Optuna trials (default 20)")
+    tune_cmd.add_argument("--instances", type=int, default=20,
+                          help="instances scored per trial (default 20)")
+    tune_cmd.add_argument("--paper", action="store_true",
+                          help="the paper's budget: 50 trials x 50 instances")
+    tune_cmd.add_argument("--seed", type=int, default=100,
+                          help="held-out dataset seed (default 100; the benchmark uses 0-4)")
+    tune_cmd.add_argument("--budget", type=float, default=180.0, metavar="SECONDS",
+                          help="CPU seconds per instance; over budget scores 0")
+    tune_cmd.add_argument("--datasets", default="out/datasets", metavar="DIR")
+    tune_cmd.add_argument("--graphs", type=int, default=None, metavar="N")
+    tune_cmd.add_argument("--targets", type=int, default=None, metavar="N")
+    tune_cmd.add_argument("--write", action="store_true",
+                          help="store the best settings in gracr/bench/tuned/ (used by bench)")
+    tune_cmd.add_argument("--quiet", action="store_true", help="no progress bars")
+    tune_cmd.set_defaults(run=cmd_tune)
     return parser
 
 

@@ -24,6 +24,7 @@ from typing import Callable
 
 import numpy as np
 
+from gracr.compiler.desugar import uses_comparison
 from gracr.dsl import ir
 from gracr.dsl.parse import Program, parse
 from gracr.runtime.generators import barabasi_albert_edges, uniform_colours
@@ -164,12 +165,43 @@ class Task:
     def program(self, variant: int = 0) -> Program:
         return load_formula(self.formula_files[variant])
 
+    def variants(self) -> list[str]:
+        """The variants that differ from `main` on this task (plus `main`)."""
+        program = self.program()
+        names = ["main", "flat"]
+        if uses_comparison(program.classifier):
+            names.append("direct")
+        if len(self.formula_files) > 1:
+            names.append("or")
+        return names
+
     def predicate(self) -> Program:
         """The node predicate φ under the graph task's `exists` (for rejection sampling)."""
         program = self.program()
         assert isinstance(program.classifier, ir.Exists)
         return Program(program.palette, program.classifier.arg, ir.Kind.NODE,
                        program.names, program.filename, program.source)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way of compiling a task's classifier; every variant runs on the task's graphs.
+
+    `main` is the paper's main setting (Tables 2, 3: the first formula file, De
+    Morgan, the comparative expanded by Eq. 6). The ablations change one thing:
+    `flat` the disjunction (Table 10), `direct` the comparative (Table 8), `or`
+    the formula (RedBlueLeaf φ∨, Table 11).
+    """
+
+    name: str
+    formula: int = 0
+    disjunction: str = "demorgan"
+    comparison: str = "expanded"
+
+
+VARIANTS: dict[str, Variant] = {v.name: v for v in [
+    Variant("main"), Variant("flat", disjunction="flat"),
+    Variant("direct", comparison="direct"), Variant("or", formula=1)]}
 
 
 def formulas_folder() -> Path:

@@ -1,0 +1,328 @@
+"""The GracrBench runner: explainers × tasks × compile variants × seeds (§5, App. H).
+
+A job is one (task, variant, explainer, settings, seed). It explains the first
+`limit` positive instances of the seed's dataset in dataset order (graph tasks:
+the positive graphs; node tasks: each positive target of each graph in turn) and
+scores each against its stored UPI with `plausibility`.
+
+Jobs run in a process pool, one torch thread per worker. Every instance has a
+budget of CPU seconds (`signal.ITIMER_PROF` counts the worker's own CPU time, so
+a busy machine does not make an explainer look slow); App. H's semantics: an
+instance over budget is recorded `oot` and the rest of that job is skipped.
+
+Results are appended to `<out>/results.jsonl`, one line per instance, keyed by
+(task, variant, explainer, settings hash, seed, instance); a rerun skips every
+key already there, so an interrupted run resumes. Only the parent writes the file.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import signal
+import time
+import traceback
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from queue import Empty
+from types import FrameType
+from typing import Any, Iterator, Mapping
+
+import numpy as np
+import numpy.typing as npt
+from tqdm import tqdm
+
+from gracr.bdd.upi import receptive_field
+from gracr.bench.datasets import DEFAULT_OUT, Dataset, load_or_build, task_named
+from gracr.bench.metric import plausibility
+from gracr.bench.tasks import VARIANTS, Variant
+from gracr.compiler.compile import compile_program
+from gracr.compiler.desugar import uses_comparison
+from gracr.compiler.model import CompiledGNN
+from gracr.errors import GracrError
+
+BoolArray = npt.NDArray[np.bool_]
+RESULTS_FILE = "results.jsonl"
+# The paper's bound for the expanded comparative (Majority formulas, 4 x 203 and
+# 8 x 505); raised to the dataset's largest in-degree when a hub exceeds it, so the
+# compiled model stays exact on every graph it is explained on.
+PAPER_MAX_DEGREE = 50
+
+
+@dataclass(frozen=True)
+class Job:
+    task: str
+    variant: str
+    explainer: str
+    settings: Mapping[str, Any]
+    settings_hash: str
+    seed: int
+    limit: int
+    budget: float
+    dataset_size: int | None
+    datasets: str
+
+
+@dataclass(frozen=True)
+class PositiveInstance:
+    """One explained instance: a positive graph, or one positive target of a graph."""
+
+    index: int            # position among the dataset's positive instances
+    graph: int            # position of its graph in the dataset
+    target: int | None
+    upi: BoolArray
+
+
+def positive_instances(dataset: Dataset) -> Iterator[PositiveInstance]:
+    """The dataset's positive instances in dataset order (the official protocol takes
+    the first 100)."""
+    count = 0
+    for graph_index, instance in enumerate(dataset.instances):
+        if instance.label is not None:
+            if instance.label == 1:
+                yield PositiveInstance(count, graph_index, None, instance.upi[0])
+                count += 1
+            continue
+        for target, mask in zip(instance.targets, instance.upi):
+            yield PositiveInstance(count, graph_index, target, mask)
+            count += 1
+
+
+def variant_named(name: str) -> Variant:
+    if name not in VARIANTS:
+        raise GracrError(f"unknown variant '{name}'; the variants are {', '.join(VARIANTS)}")
+    return VARIANTS[name]
+
+
+def compile_variant(task_name: str, variant: Variant, dataset: Dataset) -> CompiledGNN:
+    """The task's classifier compiled as `variant` says, exact on every graph of `dataset`."""
+    task = task_named(task_name)
+    if variant.formula >= len(task.formula_files):
+        raise GracrError(f"variant '{variant.name}' does not apply to {task_name}: it has "
+                         "no alternative formula")
+    program = task.program(variant.formula)
+    max_degree = None
+    if variant.comparison == "expanded" and uses_comparison(program.classifier):
+        largest = max((int(np.bincount(i.graph.targets, minlength=i.graph.num_nodes).max())
+                       for i in dataset.instances if i.graph.num_edges), default=0)
+        max_degree = max(PAPER_MAX_DEGREE, largest)
+    return compile_program(program, disjunction=variant.disjunction,  # type: ignore[arg-type]
+                           comparison=variant.comparison,  # type: ignore[arg-type]
+                           max_degree=max_degree)
+
+
+# ---------------------------------------------------------------- the worker
+
+
+class OutOfTime(Exception):
+    pass
+
+
+def _out_of_time(signum: int, frame: FrameType | None) -> None:
+    raise OutOfTime()
+
+
+_progress: Any = None
+
+
+def _init_worker(progress: Any) -> None:
+    import torch
+
+    global _progress
+    _progress = progress
+    torch.set_num_threads(1)
+    signal.signal(signal.SIGPROF, _out_of_time)
+
+
+def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
+    """Explain the job's instances not in `done`; send each record to `send` (the
+    pool's queue by default). Returns how many records were sent."""
+    import torch
+
+    from gracr import __version__
+    from gracr.bench.explainers import Subject, edge_scores
+
+    emit = send if send is not None else _progress.put
+    dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets, progress=False)
+    model = compile_variant(job.task, variant_named(job.variant), dataset)
+    program = task_named(job.task).program()
+    modules: dict[str, Any] = {}
+    sent = 0
+    for instance in positive_instances(dataset):
+        if instance.index >= job.limit:
+            break
+        if instance.index in done:
+            continue
+        graph = dataset.instances[instance.graph].graph
+        subject = Subject(model, torch.as_tensor(graph.features(program.palette)),
+                          torch.as_tensor(graph.edge_index), instance.target,
+                          receptive_field(program, graph, instance.target), modules)
+        record: dict[str, Any] = {
+            "task": job.task, "variant": job.variant, "explainer": job.explainer,
+            "config": dict(job.settings), "config_hash": job.settings_hash, "seed": job.seed,
+            "instance": instance.index, "graph": instance.graph, "target": instance.target,
+            "status": "ok", "error": None, "precision": None, "recall": None, "f1": None,
+            "threshold": None, "upi_edges": int(instance.upi.sum()),
+            "edges": graph.num_edges, "cpu_seconds": 0.0, "wall_seconds": 0.0,
+            "gracr_version": __version__}
+        cpu, wall = time.process_time(), time.perf_counter()
+        try:
+            if subject.prediction < 0.5:
+                raise GracrError("the compiled model does not predict this positive instance")
+            signal.setitimer(signal.ITIMER_PROF, job.budget)
+            try:
+                scores = edge_scores(job.explainer, subject, job.settings,
+                                     seed=job.seed * 1_000_003 + instance.index)
+            finally:
+                signal.setitimer(signal.ITIMER_PROF, 0)
+            score = plausibility(scores.numpy(), instance.upi)
+            record.update(precision=score.precision, recall=score.recall, f1=score.f1,
+                          threshold=score.threshold)
+        except OutOfTime:
+            record.update(status="oot")
+        except Exception as error:  # an explainer crash is a result, not a run failure
+            last = traceback.extract_tb(error.__traceback__)[-1]
+            record.update(status="error", error=f"{type(error).__name__}: {error} "
+                          f"({Path(last.filename).name}:{last.lineno})")
+        record.update(cpu_seconds=round(time.process_time() - cpu, 4),
+                      wall_seconds=round(time.perf_counter() - wall, 4))
+        emit(record)
+        sent += 1
+        if record["status"] == "oot":
+            break
+    return sent
+
+
+# ---------------------------------------------------------------- the parent
+
+
+def job_key(job: Job) -> tuple[Any, ...]:
+    return (job.task, job.variant, job.explainer, job.settings_hash, job.seed)
+
+
+def _record_key(record: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (record["task"], record["variant"], record["explainer"], record["config_hash"],
+            record["seed"])
+
+
+def read_done(results: Path) -> tuple[dict[tuple[Any, ...], set[int]], set[tuple[Any, ...]]]:
+    """Which instances of which jobs already have a record, and which jobs stopped at OOT."""
+    done: dict[tuple[Any, ...], set[int]] = {}
+    stopped: set[tuple[Any, ...]] = set()
+    if not results.exists():
+        return done, stopped
+    with open(results, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                key = _record_key(record)
+            except (json.JSONDecodeError, KeyError, TypeError):
+                raise GracrError(f"{results}:{number}: not a GracrBench result line") from None
+            done.setdefault(key, set()).add(int(record["instance"]))
+            if record.get("status") == "oot":
+                stopped.add(key)
+    return done, stopped
+
+
+def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> Path:
+    """Run `jobs`, appending to `<out>/results.jsonl`; returns the results path."""
+    folder = Path(out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        results = folder / RESULTS_FILE
+        with open(results, "a", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise GracrError(f"{folder}: cannot write results there ({error.strerror})") from None
+    done, stopped = read_done(results)
+    # Build every dataset once, here: workers building the same one would race.
+    sizes: dict[tuple[str, int], int] = {}
+    for job in jobs:
+        key = (job.task, job.seed)
+        if key not in sizes:
+            dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets,
+                                    progress=progress)
+            sizes[key] = sum(1 for _ in positive_instances(dataset))
+    pending = [(job, frozenset(done.get(job_key(job), set()))) for job in jobs
+               if job_key(job) not in stopped]
+    pending = [(job, finished) for job, finished in pending
+               if len(finished) < min(job.limit, sizes[(job.task, job.seed)])]
+    total = sum(min(job.limit, sizes[(job.task, job.seed)]) - len(finished)
+                for job, finished in pending)
+    bar = tqdm(total=total, desc="explaining", unit="instance", disable=not progress,
+               dynamic_ncols=True)
+    with open(results, "a", encoding="utf-8") as sink:
+        def write(record: Mapping[str, Any]) -> None:
+            sink.write(json.dumps(record, separators=(",", ":")) + "\n")
+            sink.flush()
+            bar.update()
+            if record["status"] != "ok":
+                bar.write(f"{record['task']} {record['variant']} {record['explainer']} seed "
+                          f"{record['seed']} instance {record['instance']}: {record['status']}"
+                          + (f" ({record['error']})" if record["error"] else ""))
+
+        if workers <= 1:
+            _init_worker(None)
+            for job, finished in pending:
+                run_job(job, finished, send=write)
+        else:
+            context = multiprocessing.get_context("spawn")
+            queue = context.Manager().Queue()
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                     initializer=_init_worker, initargs=(queue,)) as pool:
+                futures: list[Future[int]] = [pool.submit(run_job, job, finished)
+                                              for job, finished in pending]
+                while True:
+                    try:
+                        write(queue.get(timeout=0.5))
+                        continue
+                    except Empty:
+                        pass
+                    if all(future.done() for future in futures):
+                        break
+                while True:
+                    try:
+                        write(queue.get_nowait())
+                    except Empty:
+                        break
+                for future in futures:
+                    future.result()   # re-raise a worker's failure (not an explainer's)
+    bar.close()
+    return results
+
+
+def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seeds: list[int],
+              limit: int, budget: float, dataset_size: Mapping[str, int | None],
+              datasets: str = DEFAULT_OUT, settings: str = "tuned",
+              overrides: Mapping[str, Mapping[str, Any]] | None = None) -> list[Job]:
+    """Every (task, variant, explainer, seed) job, with each explainer's settings for
+    the task: its defaults, then its tuned settings (`settings="tuned"`), then
+    `overrides[explainer]`. Variants that do not apply to a task are skipped."""
+    from gracr.bench.explainers import explainer_named, settings_for, settings_hash
+    from gracr.bench.tuning import tuned_settings
+
+    if limit <= 0:
+        raise GracrError(f"--limit must be positive, got {limit}")
+    if budget <= 0:
+        raise GracrError(f"--budget must be positive, got {budget}")
+    jobs = []
+    for task in tasks:
+        task_named(task)
+        for variant_name in variants:
+            variant = variant_named(variant_name)
+            if variant.formula >= len(task_named(task).formula_files):
+                continue
+            for name in explainers:
+                spec = explainer_named(name)
+                chosen: dict[str, Any] = {}
+                if settings == "tuned":
+                    chosen.update(tuned_settings(name, task))
+                chosen.update((overrides or {}).get(name, {}))
+                merged = settings_for(spec, chosen)
+                for seed in seeds:
+                    jobs.append(Job(task, variant_name, name, merged, settings_hash(merged),
+                                    seed, limit, budget, dataset_size.get(task), datasets))
+    return jobs
