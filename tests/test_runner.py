@@ -1,0 +1,134 @@
+"""The GracrBench runner: records, resuming, the CPU budget, and bad arguments."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import torch
+
+from gracr.bench.datasets import load_or_build
+from gracr.bench.explainers import EXPLAINERS
+from gracr.bench.explainers.base import ExplainerSpec, register
+from gracr.bench.runner import plan_jobs, positive_instances, run
+from gracr.cli import main
+
+SIZES = {"Redundancy": 6, "Majority1Hop": 3}
+
+
+def _records(folder: Path) -> list[dict[str, Any]]:
+    lines = (folder / "results.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def _jobs(tmp_path: Path, explainers: list[str], limit: int = 2, budget: float = 60.0,
+          tasks: tuple[str, ...] = ("Redundancy",)) -> Any:
+    return plan_jobs(list(tasks), ["main"], explainers, [0], limit, budget, SIZES,
+                     str(tmp_path / "datasets"), settings="default")
+
+
+def test_records_follow_the_schema_and_score_against_the_stored_upi(tmp_path: Path) -> None:
+    results = run(_jobs(tmp_path, ["Saliency"], tasks=("Redundancy", "Majority1Hop")),
+                  str(tmp_path / "out"), progress=False)
+    records = _records(results.parent)
+    assert len(records) == 4
+    dataset = load_or_build("Majority1Hop", 0, 3, str(tmp_path / "datasets"), progress=False)
+    first = next(iter(positive_instances(dataset)))
+    node_record = next(r for r in records if r["task"] == "Majority1Hop")
+    assert (node_record["graph"], node_record["target"]) == (first.graph, first.target)
+    assert node_record["upi_edges"] == int(first.upi.sum())
+    for record in records:
+        assert record["status"] == "ok" and record["variant"] == "main"
+        assert 0 < record["f1"] <= 1 and record["cpu_seconds"] >= 0
+        assert record["config"] == {"abs": True} and len(record["config_hash"]) == 8
+
+
+def test_a_rerun_resumes_instead_of_repeating(tmp_path: Path) -> None:
+    out = str(tmp_path / "out")
+    run(_jobs(tmp_path, ["Rnd"], limit=1), out, progress=False)
+    assert len(_records(Path(out))) == 1
+    run(_jobs(tmp_path, ["Rnd"], limit=3), out, progress=False)
+    records = _records(Path(out))
+    assert [r["instance"] for r in records] == [0, 1, 2]
+
+
+@pytest.fixture
+def slow_explainer() -> Iterator[str]:
+    def spin(subject: Any, settings: Any, seed: int) -> torch.Tensor:
+        end = time.process_time() + 5.0
+        while time.process_time() < end:
+            pass
+        return torch.zeros(subject.num_edges)
+
+    register(ExplainerSpec("Spin", spin, {}))
+    yield "Spin"
+    del EXPLAINERS["Spin"]
+
+
+def test_an_instance_over_budget_is_oot_and_stops_its_seed(tmp_path: Path,
+                                                           slow_explainer: str) -> None:
+    out = tmp_path / "out"
+    run(_jobs(tmp_path, [slow_explainer], limit=3, budget=0.3), str(out), progress=False)
+    records = _records(out)
+    assert [r["status"] for r in records] == ["oot"]       # App. H: the seed halts
+    assert records[0]["cpu_seconds"] < 2.0
+    run(_jobs(tmp_path, [slow_explainer], limit=3, budget=0.3), str(out), progress=False)
+    assert len(_records(out)) == 1                          # and stays halted on rerun
+
+
+def test_an_explainer_crash_is_recorded_not_raised(tmp_path: Path) -> None:
+    def crash(subject: Any, settings: Any, seed: int) -> torch.Tensor:
+        raise RuntimeError("boom")
+
+    register(ExplainerSpec("Crash", crash, {}))
+    try:
+        run(_jobs(tmp_path, ["Crash"], limit=1), str(tmp_path / "out"), progress=False)
+    finally:
+        del EXPLAINERS["Crash"]
+    (record,) = _records(tmp_path / "out")
+    assert record["status"] == "error" and "RuntimeError: boom" in record["error"]
+
+
+def test_worker_processes_give_the_same_scores(tmp_path: Path) -> None:
+    serial, pooled = tmp_path / "serial", tmp_path / "pooled"
+    run(_jobs(tmp_path, ["Saliency", "Rnd"]), str(serial), progress=False)
+    run(_jobs(tmp_path, ["Saliency", "Rnd"]), str(pooled), workers=2, progress=False)
+
+    def key(r: dict[str, Any]) -> tuple[Any, ...]:
+        return (r["explainer"], r["instance"], r["precision"], r["recall"], r["f1"])
+
+    assert sorted(map(key, _records(serial))) == sorted(map(key, _records(pooled)))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--tasks", "Nope"], "unknown task 'Nope'"),
+    (["--explainers", "Saliency,Nope"], "unknown explainer 'Nope'"),
+    (["--variant", "wide"], "unknown variant 'wide'"),
+    (["--seeds", "x"], "bad seeds 'x'"),
+    (["--limit", "0"], "--limit must be positive"),
+    (["--set", "GNNExplainer.epochs"], "bad --set"),
+    (["--explainers", "Saliency", "--set", "Saliency.nope=1"], "Saliency has no setting 'nope'"),
+    (["--out", "/proc/gracr-cannot-write"], "cannot write results there"),
+])
+def test_bad_bench_arguments_exit_2(tmp_path: Path, argv: list[str], message: str) -> None:
+    err = io.StringIO()
+    base = ["bench", "--tasks", "Redundancy", "--explainers", "Rnd", "--seeds", "0",
+            "--graphs", "6", "--datasets", str(tmp_path / "d"), "--out", str(tmp_path / "o"),
+            "--quiet", "--no-report"]
+    assert main(base + argv, out=io.StringIO(), err=err) == 2
+    assert message in err.getvalue()
+    assert "Traceback" not in err.getvalue()
+
+
+def test_bench_command_prints_the_report(tmp_path: Path) -> None:
+    out = io.StringIO()
+    code = main(["bench", "--tasks", "Redundancy", "--explainers", "Saliency", "--seeds", "0",
+                 "--limit", "2", "--graphs", "6", "--datasets", str(tmp_path / "d"),
+                 "--out", str(tmp_path / "o"), "--quiet"], out=out)
+    assert code == 0
+    assert "Table 2" in out.getvalue() and "Saliency" in out.getvalue()
+    assert (tmp_path / "o" / "results.csv").exists()
