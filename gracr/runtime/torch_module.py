@@ -11,7 +11,7 @@ else. See `shared/notes/explainers.md`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import torch
@@ -128,22 +128,27 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
             self.A = _weight(A[:, columns])
         self.register_buffer("kept", torch.as_tensor(kept, dtype=torch.long))
 
-    def forward(self, h: Tensor, edge_index: Tensor) -> Tensor:
+    def forward(self, h: Tensor, edge_index: Tensor, edge_weight: Tensor | None = None) -> Tensor:
+        """`edge_weight` (`[E]`, optional) scales each edge's message in this layer
+        only: the per-layer masks that FlowX and GraphMask-clean need (PyG's own
+        edge mask is shared by all layers)."""
         aggregated: Tensor
         if not self.narrow:
-            aggregated = self.propagate(edge_index, x=_times(h, self.A))
+            aggregated = self.propagate(edge_index, x=_times(h, self.A), edge_weight=edge_weight)
         elif self.aggregate_first:
-            summed = self.propagate(edge_index, x=h[:, self.kept])
+            summed = self.propagate(edge_index, x=h[:, self.kept], edge_weight=edge_weight)
             aggregated = _times(summed, self.A)
         else:
-            summed = self.propagate(edge_index, x=_times(h, self.A))
+            summed = self.propagate(edge_index, x=_times(h, self.A), edge_weight=edge_weight)
             aggregated = h.new_zeros(h.shape[0], self.out_channels)
             aggregated = aggregated.index_copy(1, self.kept, summed)
         result: Tensor = self.act(_times(h, self.C) + aggregated + self.b)
         return result
 
-    def message(self, x_j: Tensor) -> Tensor:
-        return x_j
+    def message(self, x_j: Tensor, edge_weight: Tensor | None) -> Tensor:
+        if edge_weight is None:
+            return x_j
+        return x_j * edge_weight.unsqueeze(-1)
 
 
 class ReadoutLayer(nn.Module):
@@ -186,10 +191,13 @@ class CompiledModule(nn.Module):
         self.model_config = {"mode": "binary_classification", "task_level": task_level,
                              "return_type": "raw"}
 
-    def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None) -> Tensor:
+    def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None,
+                layer_edge_weights: Sequence[Tensor | None] | None = None) -> Tensor:
+        """`layer_edge_weights[ℓ]` (optional, `[E]`) scales the messages of layer ℓ."""
         h = x @ self.input_matrix + self.input_bias
-        for conv in self.convs:
-            h = conv(h, edge_index)
+        weights = layer_edge_weights or [None] * len(self.convs)
+        for conv, weight in zip(self.convs, weights, strict=True):
+            h = conv(h, edge_index, weight)
         column = slice(self.output_column, self.output_column + 1)
         if self.kind is Kind.NODE:
             return h[:, column]
