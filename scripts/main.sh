@@ -20,3 +20,8 @@ echo
 echo "== small GracrBench datasets (seed 0; 20 graphs / 50 targets per task) and their Table 15"
 .venv/bin/gracrc dataset --stats --seeds 0 --graphs 20 --targets 50 --out "$out/datasets" \
     --table "$out/table15.md"
+echo
+echo "== a small GracrBench run (seed 0, first 5 positive instances per task, library explainers)"
+.venv/bin/gracrc bench --tasks all --explainers Saliency,IG,Deconv,GuidedBP,GNNExplainer,Rnd \
+    --seeds 0 --limit 5 --graphs 20 --targets 50 --datasets "$out/datasets" \
+    --out "$out/bench" --jobs 2

@@ -1,0 +1,85 @@
+"""`gracrc tune`: Optuna over an explainer's space, scored by mean F1 on a held-out seed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import pytest
+import torch
+
+from gracr.bench.explainers import EXPLAINERS
+from gracr.bench.explainers.base import ExplainerSpec, Uniform, register
+from gracr.bench.runner import plan_jobs
+from gracr.bench.tuning import store, tune, tuned_settings
+from gracr.errors import GracrError
+
+
+@pytest.fixture
+def knob() -> Iterator[str]:
+    """An explainer that is perfect when `sharpness` > 0.5 and blind otherwise: it
+    scores in-edges of red-coloured sources (Redundancy's UPI) 1, others 0."""
+    def run(subject: Any, settings: Any, seed: int) -> torch.Tensor:
+        red = subject.x[:, 1] > 0                      # palette: black, red, grey, silver
+        hits = red[subject.edge_index[0]] & (subject.x[subject.edge_index[1], 0] > 0)
+        if settings["sharpness"] > 0.5:
+            return hits.double()
+        return torch.ones(subject.num_edges, dtype=torch.float64)
+
+    register(ExplainerSpec("Knob", run, {"sharpness": 0.0},
+                           space={"sharpness": Uniform(0.0, 1.0)}))
+    yield "Knob"
+    del EXPLAINERS["Knob"]
+
+
+def test_tune_finds_the_setting_that_maximises_f1(tmp_path: Path, knob: str) -> None:
+    entry = tune(knob, "Redundancy", trials=8, instances=3, seed=7,
+                 datasets=str(tmp_path / "d"), dataset_size=8, progress=False)
+    assert entry["settings"]["sharpness"] > 0.5
+    assert entry["mean_f1"] == 1.0 and entry["instances"] == 3 and entry["seed"] == 7
+
+
+def test_stored_settings_are_kept_per_task(tmp_path: Path) -> None:
+    store("Knob", "Redundancy", {"settings": {"sharpness": 0.9}, "mean_f1": 1.0}, tmp_path)
+    store("Knob", "RedBlueLeaf", {"settings": {"sharpness": 0.2}, "mean_f1": 0.5}, tmp_path)
+    stored = json.loads((tmp_path / "Knob.json").read_text())
+    assert stored["Redundancy"]["settings"] == {"sharpness": 0.9}
+    assert stored["RedBlueLeaf"]["settings"] == {"sharpness": 0.2}
+
+
+def test_bench_uses_tuned_settings_unless_told_not_to(monkeypatch: pytest.MonkeyPatch,
+                                                      knob: str) -> None:
+    import gracr.bench.tuning as tuning
+
+    monkeypatch.setattr(tuning, "tuned_settings",
+                        lambda explainer, task: {"sharpness": 0.75} if explainer == knob else {})
+    sizes = {"Redundancy": 6}
+    tuned = plan_jobs(["Redundancy"], ["main"], [knob], [0], 1, 10.0, sizes)
+    default = plan_jobs(["Redundancy"], ["main"], [knob], [0], 1, 10.0, sizes,
+                        settings="default")
+    overridden = plan_jobs(["Redundancy"], ["main"], [knob], [0], 1, 10.0, sizes,
+                           overrides={knob: {"sharpness": 0.1}})
+    assert tuned[0].settings == {"sharpness": 0.75}
+    assert default[0].settings == {"sharpness": 0.0}
+    assert overridden[0].settings == {"sharpness": 0.1}
+    assert len({tuned[0].settings_hash, default[0].settings_hash,
+                overridden[0].settings_hash}) == 3
+
+
+def test_untuned_explainers_have_no_stored_settings() -> None:
+    assert tuned_settings("Saliency", "Redundancy") == {}
+
+
+def test_an_explainer_without_a_space_cannot_be_tuned(tmp_path: Path) -> None:
+    with pytest.raises(GracrError, match="Saliency has no tuning space"):
+        tune("Saliency", "Redundancy", datasets=str(tmp_path), progress=False)
+
+
+def test_table_16_spaces_are_declared() -> None:
+    assert set(EXPLAINERS["GNNExplainer"].space) == {"epochs", "lr", "edge_size", "edge_ent"}
+    assert set(EXPLAINERS["GraphMask"].space) == {"epochs", "lr", "penalty_scaling",
+                                                  "allowance"}
+    assert EXPLAINERS["PGMExplainer"].graph_only == frozenset({"max_subgraph_size"})
+    assert np.isclose(EXPLAINERS["GNNExplainer"].space["lr"].low, 1e-4)  # type: ignore[union-attr]
