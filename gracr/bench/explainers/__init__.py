@@ -1,10 +1,10 @@
 """GracrBench explainers: the interface, the registry, and every explainer we ship.
 
 Importing this package registers the explainers (library ones from PyG/Captum in
-`library`); `EXPLAINERS` maps their DESIGN.md names to `ExplainerSpec`s.
+`library`, our own in `flowx`, `lrp`, ...); `EXPLAINERS` maps their DESIGN.md names to `ExplainerSpec`s.
 """
 
-from gracr.bench.explainers import library  # noqa: F401  (registers on import)
+from gracr.bench.explainers import flowx, library, lrp  # noqa: F401  (register on import)
 from gracr.bench.explainers.base import (
     EXPLAINERS,
     ExplainerSpec,

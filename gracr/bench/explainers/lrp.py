@@ -1,0 +1,194 @@
+"""Layer-wise relevance propagation, ε rule (Bach et al. 2015), on compiled layers.
+
+The paper ran Captum's LRP through PyG (App. H.1, ε rule on every layer); Captum's LRP
+does not run on our message-passing layers (no rule for the sum aggregation; with rules
+forced, relevance is not conserved — `shared/notes/explainers.md`), so this is our own,
+clean-room from Bach et al. and the notes, in numpy on the compiled weights.
+
+Forward (Eq. 2): `z⁽ℓ⁾_v = h_v C + Σ_{(s,v) ∈ E} h_s A + b`, `h' = σ(z) = clamp(z, 0, 1)`;
+graph classifiers then sum-pool `r = Σ_v h_v` and apply the readout `σ(r W + b)`.
+
+Backward. Relevance starts as the output value at the explained unit (the target's
+output column, or the readout's), everything else 0. Through each linear map, unit `i`
+of pre-activation `z_i = Σ_k c_k + b_i` (contributions `c_k`: each input unit times its
+weight — for a message-passing layer, the self-term entries `h_{v,j} C_{ji}` and every
+incoming message's entries `h_{s,j} A_{ji}`) hands its relevance `R_i` down by the ε rule
+(Bach et al. 2015, the ε-stabilised rule):
+
+    R_{k←i} = c_k / (z_i + ε·sign(z_i)) · R_i,      sign(0) := +1,
+
+so the inputs receive `z_i − b_i` of every `z_i + ε·sign(z_i)` shares. The bias share
+`b_i / (z_i + ε sign z_i) · R_i` and the stabiliser share `ε sign(z_i) / (…) · R_i` are
+absorbed (not propagated). The relevance of an input unit is the sum of what it
+receives. Sum pooling is the same rule with weights 1 and no bias.
+
+The clamp. Relevance crosses `σ` unchanged where `z > 0` and is zero where `z ≤ 0`:
+the ε rule's treatment of a rectifier (Bach et al. apply rules to the linear maps and
+let relevance pass the elementwise activation), and what Captum does with every
+`nn.ReLU` — which our `TruncatedReLU` subclasses — so it is what the paper's run would
+have done. The upper clamp needs no special case: the relevance a unit receives is
+already proportional to its clamped output `σ(z)` (its contributions upward are
+`σ(z)·w`), and handing it to `z`'s contributions in proportion to their share of `z`
+conserves it; scaling it by `σ(z)/z` instead would make an edge's relevance shrink as
+*more* neighbours satisfy a modality (z = 3 where 1 suffices), which is not what an
+explanation of "at least one" should do, and would break conservation. The zero for
+`z ≤ 0` is automatic (such a unit outputs 0, so nothing above gives it relevance);
+it is enforced anyway, and any relevance it removed is reported (`absorbed_clamp`).
+
+An edge's score is the relevance carried by its messages, summed over layers and over
+the units it feeds and is fed from: in layer ℓ, edge `(s, v)` carries
+`Σ_i (h_s A)_i R_{v,i} / (z_{v,i} + ε sign z_{v,i})`. The sign is kept (positive =
+evidence for the output). Relevance is conserved:
+output = Σ input relevance (at `x`) + absorbed bias + absorbed stabiliser (+ clamp).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+import numpy.typing as npt
+import torch
+from torch import Tensor
+
+from gracr.bench.explainers.base import ExplainerSpec, Subject, register
+from gracr.compiler.model import CompiledGNN
+from gracr.dsl.ir import Kind
+
+FloatArray = npt.NDArray[np.float64]
+
+# Captum's default ε (the paper's run, App. H.1). Compiled pre-activations are integers
+# (or differences of values in [0, 1]), so a unit that carries relevance has |z| ≥ 1 on
+# Boolean inputs and ε only keeps 0/0 away; a larger ε would just leak relevance.
+DEFAULT_EPSILON = 1e-9
+
+
+@dataclass(frozen=True)
+class LrpRelevance:
+    """Where the output's relevance went.
+
+    `edge[e]`: relevance carried by edge `e`'s messages, summed over layers.
+    `inputs[v, c]`: relevance of input feature `c` of node `v` (the palette colours).
+    `absorbed_bias`, `absorbed_epsilon`, `absorbed_clamp`: the relevance the biases,
+    the stabiliser and the `z ≤ 0` rule kept. `output`: the explained value.
+    """
+
+    edge: FloatArray
+    inputs: FloatArray
+    absorbed_bias: float
+    absorbed_epsilon: float
+    absorbed_clamp: float
+    output: float
+
+
+def _stabilised(z: FloatArray, epsilon: float) -> FloatArray:
+    """`z + ε·sign(z)`, with sign(0) = +1 so that no denominator is 0."""
+    result: FloatArray = z + np.where(z >= 0.0, epsilon, -epsilon)
+    return result
+
+
+class _Ledger:
+    """Running totals of the relevance absorbed on the way down."""
+
+    def __init__(self) -> None:
+        self.bias = 0.0
+        self.epsilon = 0.0
+        self.clamp = 0.0
+
+    def through_clamp(self, relevance: FloatArray, z: FloatArray) -> FloatArray:
+        """The clamp rule: unchanged where z > 0, 0 where z ≤ 0."""
+        passed: FloatArray = np.where(z > 0.0, relevance, 0.0)
+        self.clamp += float((relevance - passed).sum())
+        return passed
+
+    def per_unit(self, relevance: FloatArray, z: FloatArray, bias: npt.ArrayLike,
+                 epsilon: float) -> FloatArray:
+        """`R_i / (z_i + ε sign z_i)`: what each unit of contribution earns; the bias
+        and stabiliser shares are booked as absorbed."""
+        ratio: FloatArray = relevance / _stabilised(z, epsilon)
+        self.bias += float((ratio * np.asarray(bias, dtype=np.float64)).sum())
+        self.epsilon += float((ratio * (_stabilised(z, epsilon) - z)).sum())
+        return ratio
+
+
+def lrp_relevance(compiled: CompiledGNN, x: npt.ArrayLike, edge_index: npt.ArrayLike,
+                  target: int | None, epsilon: float = DEFAULT_EPSILON) -> LrpRelevance:
+    """The ε rule from the output at `target` (graph classifier: `None`) down to `x`."""
+    features = np.asarray(x, dtype=np.float64)
+    edges = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
+    sources, targets = edges[0], edges[1]
+
+    # Forward, keeping every level's input and pre-activation.
+    h = features @ compiled.input_matrix.astype(np.float64) + compiled.input_bias
+    levels: list[FloatArray] = []
+    pre_activations: list[FloatArray] = []
+    for layer in compiled.layers:
+        levels.append(h)
+        z = h @ layer.C.astype(np.float64) + layer.b
+        np.add.at(z, targets, (h @ layer.A.astype(np.float64))[sources])
+        pre_activations.append(z)
+        h = np.clip(z, 0.0, 1.0)
+    column = compiled.output_column
+    ledger = _Ledger()
+
+    relevance = np.zeros_like(h)
+    if compiled.kind is Kind.NODE:
+        assert target is not None
+        output = float(h[target, column])
+        relevance[target, column] = output
+    else:
+        pooled = h.sum(axis=0)
+        readout_inputs, readout_z = [], []
+        r = pooled
+        for dense in compiled.readout:
+            readout_inputs.append(r)
+            readout_z.append(r @ dense.W.astype(np.float64) + dense.b)
+            r = np.clip(readout_z[-1], 0.0, 1.0)
+        output = float(r[column])
+        top = np.zeros_like(r)
+        top[column] = output
+        for dense, r_in, z in zip(reversed(compiled.readout), reversed(readout_inputs),
+                                  reversed(readout_z)):
+            ratio = ledger.per_unit(ledger.through_clamp(top, z), z, dense.b, epsilon)
+            top = r_in * (ratio @ dense.W.astype(np.float64).T)
+        # Sum pooling: r_j = Σ_v h_{v,j}, an ε-rule layer with weights 1 and no bias.
+        ratio = ledger.per_unit(top, pooled, np.zeros_like(pooled), epsilon)
+        relevance = h * ratio
+
+    edge_scores = np.zeros(edges.shape[1])
+    for layer, h_in, z in zip(reversed(compiled.layers), reversed(levels),
+                              reversed(pre_activations)):
+        ratio = ledger.per_unit(ledger.through_clamp(relevance, z), z, layer.b, epsilon)
+        # Only nodes holding relevance matter: the dense products stay on those rows.
+        holding = np.flatnonzero(ratio.any(axis=1))
+        below = np.zeros_like(h_in)
+        below[holding] = h_in[holding] * (ratio[holding] @ layer.C.astype(np.float64).T)
+        if layer.A.any():
+            received = np.zeros_like(h_in)
+            received[holding] = ratio[holding] @ layer.A.astype(np.float64).T
+            # Message (s, v) hands h_s ⊙ (A R_v / z_v) down to s; its total is the edge's
+            # relevance in this layer.
+            carried = h_in[sources] * received[targets]
+            edge_scores += carried.sum(axis=1)
+            np.add.at(below, sources, carried)
+        relevance = below
+
+    # The input map h⁽⁰⁾ = x P + p has no activation: an ε-rule layer down to the colours.
+    ratio = ledger.per_unit(relevance, levels[0] if levels else h, compiled.input_bias,
+                            epsilon)
+    inputs = features * (ratio @ compiled.input_matrix.astype(np.float64).T)
+    return LrpRelevance(edge_scores, inputs, ledger.bias, ledger.epsilon, ledger.clamp,
+                        output)
+
+
+def _lrp(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+    result = lrp_relevance(subject.compiled, subject.x.numpy(), subject.edge_index.numpy(),
+                           subject.target, float(settings["epsilon"]))
+    return torch.as_tensor(result.edge)
+
+
+register(ExplainerSpec(
+    "LRP", _lrp, {"epsilon": DEFAULT_EPSILON},
+    source="ours, clean-room: LRP ε rule (Bach et al. 2015) through the compiled "
+           "message-passing layers (Captum's LRP does not run on them)"))
