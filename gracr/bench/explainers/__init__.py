@@ -4,7 +4,13 @@ Importing this package registers the explainers (library ones from PyG/Captum in
 `library`, our own in `flowx`, `lrp`, ...); `EXPLAINERS` maps their DESIGN.md names to `ExplainerSpec`s.
 """
 
-from gracr.bench.explainers import flowx, library, lrp  # noqa: F401  (register on import)
+from gracr.bench.explainers import (  # noqa: F401  (register on import)
+    flowx,
+    graphmask_clean,
+    graphsvx,
+    library,
+    lrp,
+)
 from gracr.bench.explainers.base import (
     EXPLAINERS,
     ExplainerSpec,
