@@ -10,6 +10,7 @@ from gracr.bench.explainers import (  # noqa: F401  (register on import)
     graphsvx,
     library,
     lrp,
+    subgraphx,
 )
 from gracr.bench.explainers.base import (
     EXPLAINERS,
