@@ -14,35 +14,14 @@ from gracr.bench.explainers.base import ExplainerSpec, register, settings_hash
 from gracr.bench.metric import plausibility
 from gracr.errors import GracrError
 from strategies import graphs, node_formulas, program_for
+from tiny_models import GRAPH_GRAPH, NODE_GRAPH, subject_of as _subject, graph_subject, node_subject
 
 # Node 0 (the target) reads one red neighbour (1) and one blue (2); 3 -> 2 is two hops
 # out. `classify <> red` at node 0: the only sufficient subgraph is {1 -> 0}.
-NODE_GRAPH = gracr.Graph.from_edges(4, [["grey"], ["red"], ["blue"], ["red"]],
-                                    [(1, 0), (2, 0), (3, 2)])
 NODE_UPI = np.array([True, False, False])
 # A black hub (0) with one red (1) and one grey (2) neighbour, plus a red-grey pair
 # elsewhere: `exists (black & <> red)` is made true by 1 -> 0 alone.
-GRAPH_GRAPH = gracr.Graph.from_edges(
-    5, [["black"], ["red"], ["grey"], ["red"], ["grey"]],
-    [(1, 0), (2, 0), (3, 4), (4, 3), (0, 2)])
 GRAPH_UPI = np.array([True, False, False, False, False])
-
-
-def _subject(source: str, graph: gracr.Graph, target: int | None) -> Subject:
-    program = gracr.parse(source)
-    model = gracr.compile(program)
-    return Subject(model, torch.as_tensor(graph.features(program.palette)),
-                   torch.as_tensor(graph.edge_index), target,
-                   gracr.receptive_field(program, graph, target))
-
-
-def node_subject() -> Subject:
-    return _subject("colors grey, red, blue\nclassify <> red", NODE_GRAPH, 0)
-
-
-def graph_subject() -> Subject:
-    return _subject("colors black, red, grey\nclassify exists (black & <> red)",
-                    GRAPH_GRAPH, None)
 
 
 # Settings that are known to find the one relevant edge here; GNNExplainer's

@@ -27,6 +27,7 @@ from gracr.bench.metric import plausibility
 from gracr.dsl.ir import Formula, Kind
 from gracr.errors import GracrError
 from strategies import graph_sentences, graphs, node_formulas, program_for
+from tiny_models import GRAPH_GRAPH, NODE_GRAPH, subject_of as _subject, graph_subject, node_subject
 
 Flow = tuple[int, ...]
 
@@ -209,28 +210,6 @@ def test_masked_forward_equals_the_module_with_layer_edge_weights(seed: int) -> 
 
 
 # ---------------------------------------------------------------- the explainer
-
-NODE_GRAPH = gracr.Graph.from_edges(4, [["grey"], ["red"], ["blue"], ["red"]],
-                                    [(1, 0), (2, 0), (3, 2)])
-GRAPH_GRAPH = gracr.Graph.from_edges(
-    5, [["black"], ["red"], ["grey"], ["red"], ["grey"]],
-    [(1, 0), (2, 0), (3, 4), (4, 3), (0, 2)])
-
-
-def _subject(source: str, graph: gracr.Graph, target: int | None) -> Subject:
-    program = gracr.parse(source)
-    return Subject(gracr.compile(program), torch.as_tensor(graph.features(program.palette)),
-                   torch.as_tensor(graph.edge_index), target,
-                   gracr.receptive_field(program, graph, target))
-
-
-def node_subject() -> Subject:
-    return _subject("colors grey, red, blue\nclassify <> red", NODE_GRAPH, 0)
-
-
-def graph_subject() -> Subject:
-    return _subject("colors black, red, grey\nclassify exists (black & <> red)",
-                    GRAPH_GRAPH, None)
 
 
 def test_the_one_relevant_edge_gets_the_whole_drop() -> None:

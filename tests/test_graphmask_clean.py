@@ -18,6 +18,7 @@ from gracr.bench.explainers.graphmask_clean import LayerGating, MirroredModel
 from gracr.dsl.ir import Kind
 from gracr.errors import GracrError
 from strategies import graph_sentences, graphs, node_formulas, program_for
+from tiny_models import GRAPH_GRAPH, NODE_GRAPH, subject_of as _subject, graph_subject, node_subject
 
 DEFAULTS = dict(EXPLAINERS["GraphMask-clean"].defaults)
 
@@ -31,30 +32,8 @@ def one_thread() -> Iterator[None]:
     torch.set_num_threads(threads)
 
 
-def _subject(source: str, graph: gracr.Graph, target: int | None) -> Subject:
-    program = gracr.parse(source)
-    model = gracr.compile(program)
-    return Subject(model, torch.as_tensor(graph.features(program.palette)),
-                   torch.as_tensor(graph.edge_index), target,
-                   gracr.receptive_field(program, graph, target))
-
-
 # `<> red` at node 0: 1 -> 0 (red) is the one relevant edge, 2 -> 0 (blue) is read
 # but irrelevant, 3 -> 2 lies outside the receptive field.
-NODE_GRAPH = gracr.Graph.from_edges(4, [["grey"], ["red"], ["blue"], ["red"]],
-                                    [(1, 0), (2, 0), (3, 2)])
-GRAPH_GRAPH = gracr.Graph.from_edges(
-    5, [["black"], ["red"], ["grey"], ["red"], ["grey"]],
-    [(1, 0), (2, 0), (3, 4), (4, 3), (0, 2)])
-
-
-def node_subject() -> Subject:
-    return _subject("colors grey, red, blue\nclassify <> red", NODE_GRAPH, 0)
-
-
-def graph_subject() -> Subject:
-    return _subject("colors black, red, grey\nclassify exists (black & <> red)",
-                    GRAPH_GRAPH, None)
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)

@@ -16,6 +16,7 @@ from gracr.bench.explainers import graphsvx
 from gracr.bench.explainers.graphsvx import graphsvx_shapley, sample_coalitions
 from gracr.bench.metric import plausibility
 from gracr.errors import GracrError
+from tiny_models import subject_of as _subject
 
 DEFAULTS = dict(EXPLAINERS["GraphSVX"].defaults)
 
@@ -27,14 +28,6 @@ def one_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
-
-
-def _subject(source: str, graph: gracr.Graph, target: int | None) -> Subject:
-    program = gracr.parse(source)
-    model = gracr.compile(program)
-    return Subject(model, torch.as_tensor(graph.features(program.palette)),
-                   torch.as_tensor(graph.edge_index), target,
-                   gracr.receptive_field(program, graph, target))
 
 
 def _value_without(subject: Subject, absent: set[int]) -> float:

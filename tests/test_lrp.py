@@ -14,6 +14,7 @@ from gracr.bench.explainers import EXPLAINERS, Subject, edge_scores
 from gracr.bench.explainers.lrp import DEFAULT_EPSILON, LrpRelevance, lrp_relevance
 from gracr.dsl.ir import Formula, Kind
 from strategies import graph_sentences, graphs, node_formulas, program_for
+from tiny_models import GRAPH_GRAPH, NODE_GRAPH, subject_of as _subject
 
 # Node 0 reads red neighbours 1, 2, 3 and a blue one, 4; 1 -> 2 is two hops out.
 STAR = gracr.Graph.from_edges(5, [["grey"], ["red"], ["red"], ["red"], ["blue"]],
@@ -67,20 +68,6 @@ def test_relevance_keeps_its_sign() -> None:
                         comparison="direct")
     np.testing.assert_allclose(result.edge, [0.5, 0.5, 0.5, -0.5, 0.0], atol=1e-8)
     assert result.edge.sum() == pytest.approx(1.0)
-
-
-NODE_GRAPH = gracr.Graph.from_edges(4, [["grey"], ["red"], ["blue"], ["red"]],
-                                    [(1, 0), (2, 0), (3, 2)])
-GRAPH_GRAPH = gracr.Graph.from_edges(
-    5, [["black"], ["red"], ["grey"], ["red"], ["grey"]],
-    [(1, 0), (2, 0), (3, 4), (4, 3), (0, 2)])
-
-
-def _subject(source: str, graph: gracr.Graph, target: int | None) -> Subject:
-    program = gracr.parse(source)
-    return Subject(gracr.compile(program), torch.as_tensor(graph.features(program.palette)),
-                   torch.as_tensor(graph.edge_index), target,
-                   gracr.receptive_field(program, graph, target))
 
 
 def test_the_one_relevant_edge_gets_all_the_relevance() -> None:
