@@ -23,13 +23,8 @@ from tiny_models import GRAPH_GRAPH, NODE_GRAPH, subject_of as _subject, graph_s
 DEFAULTS = dict(EXPLAINERS["GraphMask-clean"].defaults)
 
 
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    # Tiny tensors: extra threads only contend with whatever else the machine runs.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+# Tiny tensors: extra threads only contend with whatever else the machine runs.
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 # `<> red` at node 0: 1 -> 0 (red) is the one relevant edge, 2 -> 0 (blue) is read

@@ -21,13 +21,8 @@ from tiny_models import subject_of as _subject
 DEFAULTS = dict(EXPLAINERS["GraphSVX"].defaults)
 
 
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    # Tiny tensors: extra threads only contend with whatever else the machine runs.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+# Tiny tensors: extra threads only contend with whatever else the machine runs.
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _value_without(subject: Subject, absent: set[int]) -> float:

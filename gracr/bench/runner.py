@@ -23,6 +23,7 @@ import signal
 import time
 import traceback
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty
@@ -119,6 +120,34 @@ class OutOfTime(Exception):
     pass
 
 
+@contextmanager
+def cpu_budget(seconds: float) -> Iterator[None]:
+    """Raise `OutOfTime` inside the block once this process has used `seconds` of CPU
+    (needs the SIGPROF handler that `install_budget_handler` sets)."""
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+def install_budget_handler() -> None:
+    signal.signal(signal.SIGPROF, _out_of_time)
+
+
+def subject_for(dataset: Dataset, program: Any, model: CompiledGNN,
+                instance: PositiveInstance, modules: dict[str, Any]) -> Any:
+    """The `Subject` of one positive instance (`modules` is shared between instances)."""
+    import torch
+
+    from gracr.bench.explainers import Subject
+
+    graph = dataset.instances[instance.graph].graph
+    return Subject(model, torch.as_tensor(graph.features(program.palette)),
+                   torch.as_tensor(graph.edge_index), instance.target,
+                   receptive_field(program, graph, instance.target), modules)
+
+
 def _out_of_time(signum: int, frame: FrameType | None) -> None:
     raise OutOfTime()
 
@@ -132,16 +161,14 @@ def _init_worker(progress: Any) -> None:
     global _progress
     _progress = progress
     torch.set_num_threads(1)
-    signal.signal(signal.SIGPROF, _out_of_time)
+    install_budget_handler()
 
 
 def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
     """Explain the job's instances not in `done`; send each record to `send` (the
     pool's queue by default). Returns how many records were sent."""
-    import torch
-
     from gracr import __version__
-    from gracr.bench.explainers import Subject, edge_scores
+    from gracr.bench.explainers import edge_scores
 
     emit = send if send is not None else _progress.put
     dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets, progress=False)
@@ -155,9 +182,7 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
         if instance.index in done:
             continue
         graph = dataset.instances[instance.graph].graph
-        subject = Subject(model, torch.as_tensor(graph.features(program.palette)),
-                          torch.as_tensor(graph.edge_index), instance.target,
-                          receptive_field(program, graph, instance.target), modules)
+        subject = subject_for(dataset, program, model, instance, modules)
         record: dict[str, Any] = {
             "task": job.task, "variant": job.variant, "explainer": job.explainer,
             "config": dict(job.settings), "config_hash": job.settings_hash, "seed": job.seed,
@@ -170,12 +195,9 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
         try:
             if subject.prediction < 0.5:
                 raise GracrError("the compiled model does not predict this positive instance")
-            signal.setitimer(signal.ITIMER_PROF, job.budget)
-            try:
+            with cpu_budget(job.budget):
                 scores = edge_scores(job.explainer, subject, job.settings,
                                      seed=job.seed * 1_000_003 + instance.index)
-            finally:
-                signal.setitimer(signal.ITIMER_PROF, 0)
             score = plausibility(scores.numpy(), instance.upi)
             record.update(precision=score.precision, recall=score.recall, f1=score.f1,
                           threshold=score.threshold)

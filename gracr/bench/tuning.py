@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import signal
 import time
 from importlib import resources
 from pathlib import Path
@@ -61,16 +60,17 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
     import optuna
     import torch
 
-    from gracr.bench.explainers import Subject, edge_scores, explainer_named
+    from gracr.bench.datasets import task_named
+    from gracr.bench.explainers import edge_scores, explainer_named
     from gracr.bench.runner import (
         OutOfTime,
-        _out_of_time,
         compile_variant,
+        cpu_budget,
+        install_budget_handler,
         positive_instances,
+        subject_for,
         variant_named,
     )
-    from gracr.bdd.upi import receptive_field
-    from gracr.bench.datasets import task_named
 
     spec = explainer_named(explainer)
     if not spec.space:
@@ -78,7 +78,7 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
     space = {name: s for name, s in spec.space.items()
              if not (name in spec.graph_only and task_named(task).kind.value == "node")}
     torch.set_num_threads(1)
-    signal.signal(signal.SIGPROF, _out_of_time)
+    install_budget_handler()
     dataset = load_or_build(task, seed, dataset_size, datasets, progress=progress)
     model = compile_variant(task, variant_named("main"), dataset)
     program = task_named(task).program()
@@ -87,10 +87,7 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
     for instance in positive_instances(dataset):
         if instance.index >= instances:
             break
-        graph = dataset.instances[instance.graph].graph
-        subjects.append((Subject(model, torch.as_tensor(graph.features(program.palette)),
-                                 torch.as_tensor(graph.edge_index), instance.target,
-                                 receptive_field(program, graph, instance.target), modules),
+        subjects.append((subject_for(dataset, program, model, instance, modules),
                          instance.upi))
 
     def objective(trial: Any) -> float:
@@ -100,14 +97,13 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
         scores = []
         start = time.process_time()
         for index, (subject, upi_mask) in enumerate(subjects):
-            signal.setitimer(signal.ITIMER_PROF, budget)
             try:
-                edge = edge_scores(explainer, subject, chosen, seed=seed * 1_000_003 + index)
+                with cpu_budget(budget):
+                    edge = edge_scores(explainer, subject, chosen,
+                                       seed=seed * 1_000_003 + index)
                 scores.append(plausibility(edge.numpy(), upi_mask).f1)
             except OutOfTime:
                 scores.append(0.0)
-            finally:
-                signal.setitimer(signal.ITIMER_PROF, 0)
         trial.set_user_attr("cpu_seconds", (time.process_time() - start) / len(subjects))
         return float(np.mean(scores))
 
