@@ -33,8 +33,6 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-import numpy as np
-
 import gracr
 from gracr.bdd.brute import brute_force_upi
 from gracr.bdd.upi import VariableOrder, upi_report

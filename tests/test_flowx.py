@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gracr
-from gracr.bench.explainers import EXPLAINERS, Subject, edge_scores
+from gracr.bench.explainers import EXPLAINERS, edge_scores
 from gracr.bench.explainers.flowx import (
     IncrementalNetwork,
     LayeredGraph,
@@ -27,7 +27,7 @@ from gracr.bench.metric import plausibility
 from gracr.dsl.ir import Formula, Kind
 from gracr.errors import GracrError
 from strategies import graph_sentences, graphs, node_formulas, program_for
-from tiny_models import GRAPH_GRAPH, NODE_GRAPH, subject_of as _subject, graph_subject, node_subject
+from tiny_models import subject_of as _subject, graph_subject, node_subject
 
 Flow = tuple[int, ...]
 

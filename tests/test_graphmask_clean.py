@@ -3,7 +3,7 @@ module, and finds the relevant edge of a tiny model."""
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,7 +18,7 @@ from gracr.bench.explainers.graphmask_clean import LayerGating, MirroredModel
 from gracr.dsl.ir import Kind
 from gracr.errors import GracrError
 from strategies import graph_sentences, graphs, node_formulas, program_for
-from tiny_models import GRAPH_GRAPH, NODE_GRAPH, subject_of as _subject, graph_subject, node_subject
+from tiny_models import subject_of as _subject, graph_subject, node_subject
 
 DEFAULTS = dict(EXPLAINERS["GraphMask-clean"].defaults)
 

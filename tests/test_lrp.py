@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gracr
-from gracr.bench.explainers import EXPLAINERS, Subject, edge_scores
+from gracr.bench.explainers import EXPLAINERS, edge_scores
 from gracr.bench.explainers.lrp import DEFAULT_EPSILON, LrpRelevance, lrp_relevance
 from gracr.dsl.ir import Formula, Kind
 from strategies import graph_sentences, graphs, node_formulas, program_for
