@@ -11,9 +11,9 @@ import pytest
 import torch
 
 from gracr.bench.explainers import EXPLAINERS
-from gracr.bench.explainers.base import ExplainerSpec, Uniform, register
+from gracr.bench.explainers.base import Choice, ExplainerSpec, IntRange, LogUniform, Uniform, register
 from gracr.bench.runner import plan_jobs
-from gracr.bench.tuning import store, tune, tuned_settings
+from gracr.bench.tuning import defaults_in_space, store, tune, tuned_settings
 from gracr.errors import GracrError
 
 
@@ -83,3 +83,16 @@ def test_table_16_spaces_are_declared() -> None:
                                                   "allowance"}
     assert EXPLAINERS["PGMExplainer"].graph_only == frozenset({"max_subgraph_size"})
     assert np.isclose(EXPLAINERS["GNNExplainer"].space["lr"].low, 1e-4)  # type: ignore[union-attr]
+
+
+def test_defaults_are_moved_into_the_searched_space() -> None:
+    space = {"epochs": Choice((50, 100, 1000)), "lr": LogUniform(1e-4, 1e-1),
+             "edge_ent": LogUniform(1e-4, 1e-1), "mode": Choice(("zero", "mean")),
+             "max_nodes": IntRange(5, 20), "min_atoms": IntRange(3, "max_nodes")}
+    defaults = {"epochs": 200, "lr": 0.01, "edge_ent": 1.0, "mode": "max",
+                "max_nodes": 30, "min_atoms": 25, "unsearched": 7}
+    # 200 epochs is nearest to 100; edge_ent 1.0 clips to 0.1; an unknown category
+    # falls back to the first; min_atoms is bounded by the max_nodes just chosen (20).
+    assert defaults_in_space(defaults, space) == {
+        "epochs": 100, "lr": 0.01, "edge_ent": 0.1, "mode": "zero",
+        "max_nodes": 20, "min_atoms": 20}
