@@ -345,6 +345,47 @@ def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_fuzz(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.bench.explainers import EXPLAINERS
+    from tqdm import tqdm
+
+    from gracr.fuzz.rewrites import alternative, parse_families
+    from gracr.fuzz.run import (
+        Failure, FuzzConfig, describe_failure, run_fuzz, summary_table, write_outputs,
+    )
+
+    explainers = _names(args.explainers, list(EXPLAINERS), "explainer")
+    overrides = _overrides(args.set)
+    for name in overrides:
+        if name not in explainers:
+            raise GracrError(f"--set names {name}, which is not among --explainers")
+    if args.per_family <= 0:
+        raise GracrError(f"--per-family must be positive, got {args.per_family}")
+    config = FuzzConfig(tuple(explainers), parse_families(args.rewrites), args.limit, args.seed,
+                        overrides, args.per_family, args.shrink)
+    program = parse_file(args.file) if args.file else None
+    alternatives = ([alternative(path, program) for path in args.alternative]
+                    if program is not None else [])
+    if args.alternative and program is None:
+        raise GracrError("--alternative needs a FILE.gml to be an alternative to")
+
+    def announce(failure: Failure) -> None:
+        if not args.quiet:
+            # Through tqdm, so that the progress bar is redrawn below the report.
+            tqdm.write(describe_failure(failure), file=out)
+
+    report = run_fuzz(config, program, alternatives, args.formulas, progress=not args.quiet,
+                      announce=announce)
+    what = (f"{len(report.formulas)} formulas" if program is None
+            else f"'{report.formulas[0]}'")
+    print(f"fuzzed {what}; {len(report.failures)} failures (F1 spread > 0.1)", file=out)
+    print(summary_table(report), file=out)
+    if args.out:
+        write_outputs(report, args.out)
+        print(f"results in {args.out}", file=out)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gracrc",
@@ -477,6 +518,40 @@ def build_parser() -> argparse.ArgumentParser:
                           help="store the best settings in gracr/bench/tuned/ (used by bench)")
     tune_cmd.add_argument("--quiet", action="store_true", help="no progress bars")
     tune_cmd.set_defaults(run=cmd_tune)
+
+    fuzz_cmd = commands.add_parser(
+        "fuzz", help="run explainers on logically equivalent rewrites of a formula and report "
+                     "the spread of their scores; shrink every failure")
+    fuzz_cmd.add_argument("file", nargs="?", metavar="FILE.gml",
+                          help="the formula to fuzz (default: --formulas random ones)")
+    fuzz_cmd.add_argument("--explainers", default="Saliency,Deconv,GuidedBP,IG,LRP,GNNExplainer",
+                          help="comma list of explainers, or all (default: the six fast ones)")
+    fuzz_cmd.add_argument("--rewrites", default="all",
+                          help="comma list of rewrite families: disjunction, comparison, "
+                               "negation, association, padding, or all (default)")
+    fuzz_cmd.add_argument("--alternative", action="append", default=[], metavar="OTHER.gml",
+                          help="an equivalent formula written differently (repeatable); checked "
+                               "with ROBDDs on every instance graph")
+    fuzz_cmd.add_argument("--limit", type=int, default=10, metavar="N",
+                          help="instances per formula (default 10)")
+    fuzz_cmd.add_argument("--formulas", type=int, default=100, metavar="K",
+                          help="without FILE: how many random formulas (default 100)")
+    fuzz_cmd.add_argument("--seed", type=int, default=0, metavar="S",
+                          help="seeds formulas, graphs, rewrite positions and explainers "
+                               "(default 0)")
+    fuzz_cmd.add_argument("--per-family", type=int, default=1, metavar="K",
+                          help="draws of each positional rewrite (default 1)")
+    fuzz_cmd.add_argument("--shrink", choices=("all", "first", "none"), default="all",
+                          help="shrink every failure (default), only the first per formula and "
+                               "explainer, or none")
+    fuzz_cmd.add_argument("--set", action="append", default=[], metavar="EXPLAINER.KEY=VALUE",
+                          help="override one setting, e.g. GNNExplainer.epochs=20 (repeatable)")
+    fuzz_cmd.add_argument("--out", default=None, metavar="DIR",
+                          help="write models.csv, summary.csv, summary.md, failures.md and "
+                               "failures.jsonl there")
+    fuzz_cmd.add_argument("--quiet", action="store_true",
+                          help="no progress bar and no per-failure printout")
+    fuzz_cmd.set_defaults(run=cmd_fuzz)
     return parser
 
 
