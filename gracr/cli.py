@@ -552,6 +552,10 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz_cmd.add_argument("--quiet", action="store_true",
                           help="no progress bar and no per-failure printout")
     fuzz_cmd.set_defaults(run=cmd_fuzz)
+
+    from gracr.bench.ablations import add_ablate_parser
+
+    add_ablate_parser(commands)
     return parser
 
 
