@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import gracr
 from gracr.cli import main
+from gracr.compiler.model import CompiledGNN
 from gracr.dsl import ir
 from gracr.dsl.show import show_formula
 from gracr.errors import GracrError
@@ -206,6 +207,9 @@ def test_compiled_options_and_padding_predict_the_formula(formula: ir.Formula,
                            Implementation("all", "padding", program, "flat", "direct", 2, 1)):
         model = implementation.compile(bound)
         assert np.array_equal(model.predict(graph), expected), implementation.label
+        # The fused inference module (SubgraphX, GraphSVX) skips the padded layers.
+        assert np.array_equal(_fused_output(model, graph)[:, 0] > 0.5, expected), \
+            implementation.label
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -217,6 +221,13 @@ def test_padded_graph_classifiers_predict_the_formula(sentence: ir.Formula,
     model = Implementation("pad", "padding", program, "flat", padding=2,
                            padding_before=1).compile(bound)
     assert model.predict(graph) == program.evaluate(graph)
+    assert bool(_fused_output(model, graph)[0, 0] > 0.5) == program.evaluate(graph)
+
+
+def _fused_output(model: CompiledGNN, graph: gracr.Graph) -> np.ndarray:
+    module = model.to_pyg(fused=True)
+    x = torch.as_tensor(graph.features(model.palette), dtype=torch.float32)
+    return module(x, torch.as_tensor(graph.edge_index)).numpy()
 
 
 # ---------------------------------------------------------------- padding

@@ -126,8 +126,6 @@ def pad_layers(model: CompiledGNN, before: int, after: int) -> CompiledGNN:
     identity unit has z = h, so a layer in front passes gradient only where an atom
     is 1, while the unpadded first layer reads every atom linearly. That is exactly
     the kind of implementation detail the fuzzer is meant to expose.
-    (`CompiledGNN.to_pyg(fused=True)` assumes every layer settles some column, so it
-    does not accept padded models; SubgraphX and GraphSVX use it.)
     """
     if before < 0 or after < 0:
         raise GracrError(f"padding must not be negative, got before={before}, after={after}")

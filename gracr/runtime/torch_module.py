@@ -271,10 +271,12 @@ class FusedCompiledModule(nn.Module):
         self.settled_at_input = sum(1 for d in depths if d == 0)
         self.register_buffer("input_matrix", torch.as_tensor(compiled.input_matrix))
         self.register_buffer("input_bias", torch.as_tensor(compiled.input_bias))
+        # A layer that settles no column (an identity layer of `gracr.fuzz.pad_layers`)
+        # only carries the settled columns on, which the fused state does by itself.
         self.layers = nn.ModuleList(
             _FusedLayer(layer.C, layer.A, layer.b, depths.index(level),
                         len(depths) - depths[::-1].index(level))
-            for level, layer in enumerate(compiled.layers, start=1))
+            for level, layer in enumerate(compiled.layers, start=1) if level in depths)
         self.readout = nn.ModuleList(
             ReadoutLayer(dense.W, dense.b, surrogate=False) for dense in compiled.readout)
         self.width = compiled.width
