@@ -1,6 +1,7 @@
 """FlowX (stage 1): flow counts and credits against brute-force enumeration of flows on
 small layered graphs, the incrementally updated network against the PyG module, the
-efficiency of the credits, and known answers on tiny compiled models."""
+efficiency of the credits under both self-loop settings, and known answers on tiny
+compiled models (worked out by hand in each test)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gracr
-from gracr.bench.explainers import EXPLAINERS, edge_scores
+from gracr.bench.explainers import EXPLAINERS, Subject, edge_scores
 from gracr.bench.explainers.flowx import (
     IncrementalNetwork,
     LayeredGraph,
@@ -22,6 +23,7 @@ from gracr.bench.explainers.flowx import (
     forward_counts,
     masked_forward,
     readout_output,
+    removal_outputs,
 )
 from gracr.bench.metric import plausibility
 from gracr.dsl.ir import Formula, Kind
@@ -212,52 +214,177 @@ def test_masked_forward_equals_the_module_with_layer_edge_weights(seed: int) -> 
 # ---------------------------------------------------------------- the explainer
 
 
-def test_the_one_relevant_edge_gets_the_whole_drop() -> None:
+@pytest.mark.parametrize("self_loops", ["inert", "self-term"])
+def test_the_one_relevant_edge_gets_the_whole_drop(self_loops: str) -> None:
     # One layer: flows are the layer-edges into node 0. Removing 1 -> 0 always drops
-    # the output from 1 to 0 and kills exactly its own flow; nothing else drops it.
-    scores = edge_scores("FlowX", node_subject(), seed=3).numpy()
+    # the output from 1 to 0 and kills exactly its own flow; nothing else drops it
+    # (`<> red` reads no self term, so even zeroing it changes nothing).
+    scores = edge_scores("FlowX", node_subject(), {"self_loops": self_loops}, seed=3).numpy()
     np.testing.assert_allclose(scores, [1.0, 0.0, 0.0])
 
 
-def test_graph_task_ranks_the_relevant_edge_first() -> None:
+def test_graph_task_ranks_the_relevant_edge_first_when_self_terms_are_removed() -> None:
     # Two layers. The output needs the message 1 -> 0 (layer 1) and node 0's self
     # term in both layers; the first of the three to go takes the output down. By
     # hand, in expectation: 1 -> 0 scores 1/3 + 1/3 · (its share of the flows into
     # 0's self-loop) ≈ 0.44, 0 -> 2 ≈ 1/3 (it carries the flows out of node 0),
     # 2 -> 0 ≈ 1/9, and the pair 3 <-> 4 reaches no drop: 0.
     subject = graph_subject()
-    scores = flowx_scores(subject, samples=300, seed=0).edge
+    scores = flowx_scores(subject, samples=300, seed=0, self_loops="self-term").edge
     assert scores[0] == scores.max() and scores[0] > scores[4] > scores[1] > 0, scores
     assert scores[2] == scores[3] == 0.0
     assert abs(scores[0] - 4 / 9) < 0.08 and abs(scores[1] - 1 / 9) < 0.05
 
 
-def test_permutation_credits_are_efficient_on_a_compiled_model() -> None:
+@pytest.mark.parametrize("self_loops", ["inert", "self-term"])
+def test_permutation_credits_are_efficient_on_a_compiled_model(self_loops: str) -> None:
     # Σ over flows of their credit (= Σ_j credit[ℓ, j], any ℓ) + the uncredited drops
-    # = f(all layer-edges) - f(none) = the total drop of the permutation.
+    # = f(all layer-edges) - f(none) = the total drop of the permutation, where "none"
+    # keeps every self term when self-loops are inert and zeroes them all otherwise.
     subject = _subject("colors red, blue, green\nclassify <> (red & <> blue) & !(<> green)",
                        gracr.Graph.from_edges(5, [["red"], ["red"], ["blue"], ["green"], ["blue"]],
                                               [(1, 0), (2, 1), (0, 1), (3, 4), (4, 0), (1, 2)]),
                        0)
-    edge_index = subject.edge_index.numpy()
+    edge_index, x = subject.edge_index.numpy(), subject.x.numpy()
     model = subject.compiled
     graph = LayeredGraph.build(edge_index, 5, model.num_layers, 0)
     relevant = backward_counts(graph, graph.all_alive()) > 0
-    network = IncrementalNetwork(model, subject.x.numpy(), edge_index, 0, relevant)
+    network = IncrementalNetwork(model, x, edge_index, 0, relevant)
     assert network.output == 1.0
+    # f(none): no real edge left, self terms as the setting says.
+    no_edges = np.zeros((model.num_layers, graph.num_edges), dtype=np.bool_)
+    self_terms = np.full((model.num_layers, 5), self_loops == "inert")
+    nothing = masked_forward(model, x, edge_index, no_edges, self_terms)[-1][0, model.output_column]
+    total_drops = set()
     for seed in range(10):
         layers, indices = _random_removals(graph, np.random.default_rng(seed))
-        network.reset()
-        outputs = np.array([network.output] + [network.remove(int(layer), int(index))
-                                               for layer, index in zip(layers, indices)])
+        # Every layer-edge that reaches the target is a player, so the permutation
+        # ends with all of them removed.
+        assert len(layers) == int((flows_through(graph, graph.all_alive()) > 0).sum())
+        outputs = removal_outputs(network, layers, indices, self_loops)  # type: ignore[arg-type]
+        assert outputs[-1] == pytest.approx(nothing, abs=1e-9)
+        if self_loops == "inert":
+            # A self-loop's step never moves the output.
+            steps_of_self_loops = np.flatnonzero(indices >= graph.num_edges)
+            np.testing.assert_array_equal(outputs[steps_of_self_loops + 1],
+                                          outputs[steps_of_self_loops])
         result = credit_permutation(graph, layers, indices, outputs[:-1] - outputs[1:])
         np.testing.assert_allclose(result.credit.sum(axis=1) + result.orphan_drop,
                                    outputs[0] - outputs[-1], atol=1e-12)
+        total_drops.add(round(float(outputs[0] - outputs[-1]), 9))
+    assert total_drops == {round(1.0 - float(nothing), 9)}
+
+
+# ---------------------------------------------------------------- inert self-loops: known answers
+
+
+def _redundancy_subject() -> Subject:
+    """`exists (black & <1> red)` on a black node 0 with in-neighbours red 1, red 2 and
+    grey 3, every edge in both directions (edges 0-2 into node 0, 3-5 out of it)."""
+    graph = gracr.Graph.from_edges(4, [["black"], ["red"], ["red"], ["grey"]],
+                                   [(1, 0), (2, 0), (3, 0), (0, 1), (0, 2), (0, 3)])
+    return _subject("colors black, red, grey\nclassify exists (black & <1> red)", graph, None)
+
+
+def test_inert_self_loops_credit_the_red_edges_on_a_redundancy_graph() -> None:
+    # Two layers: layer 1 counts red in-neighbours (A ≠ 0) and carries `black` by C,
+    # layer 2 forms black & <1>red by C alone (A = 0). With inert self-loops the output
+    # falls only when the later of the two layer-1 red -> 0 layer-edges goes. The flows
+    # it kills continue through one of node 0's four layer-2 out-layer-edges (its
+    # self-loop, 0 -> 1, 0 -> 2, 0 -> 3) still alive; if none is, the drop is orphaned.
+    # By hand, over the 6! orders of these six players: each red edge is the later red
+    # with probability 1/2, and some out-layer-edge follows it with probability
+    # 1 - 2/6 = 2/3, so each red -> 0 scores 1/3 and the orphan drop is 1/3; the four
+    # out-layer-edges share 2/3 symmetrically: 1/6 each. grey -> 0 never lies on a flow
+    # killed by a drop: exactly 0.
+    subject = _redundancy_subject()
+    assert subject.compiled.num_layers == 2 and not subject.compiled.layers[1].A.any()
+    result = flowx_scores(subject, samples=600, seed=0)
+    np.testing.assert_allclose(result.edge, [1 / 3, 1 / 3, 0, 1 / 6, 1 / 6, 1 / 6], atol=0.06)
+    assert result.edge[2] == 0.0
+    assert min(result.edge[:2]) > max(result.edge[2:])
+    assert result.orphan_drop == pytest.approx(1 / 3, abs=0.06)
+    # Efficiency: each layer's credits + the orphan drop = f(all) - f(none) = 1.
+    np.testing.assert_allclose(result.layer_edge.sum(axis=1) + result.orphan_drop, 1.0)
+    upi = np.array([True, True, False, False, False, False])
+    assert plausibility(result.edge, upi).f1 == 1.0
+
+
+def test_removing_self_terms_spreads_credit_to_the_grey_edge() -> None:
+    # The contrast that motivates `inert`: when a self-loop zeroes node 0's self term,
+    # its removal (usually before the last red edge) takes the output down and shares
+    # the drop with every flow through it, grey -> 0 included.
+    scores = flowx_scores(_redundancy_subject(), samples=300, seed=0,
+                          self_loops="self-term").edge
+    assert scores[2] > 0.03
+
+
+def test_inert_self_loops_on_a_node_task() -> None:
+    # `red & <> blue` at red node 0, blue in-neighbours 1 and 2, green 3, and a blue 4
+    # two hops out (4 -> 3), plus 0 -> 1. Layer 1 counts blue (A ≠ 0) and carries
+    # `red`; layer 2 combines them by C alone. Flows end at node 0, and the only
+    # layer-2 layer-edge out of node 0 that ends there is its self-loop. The output
+    # falls at the later of the layer-1 blue -> 0 layer-edges; the one flow it kills
+    # (blue -> 0, then 0's layer-2 self-loop) is alive only if that self-loop comes
+    # after it. Over the 3! orders of {1 -> 0, 2 -> 0, self-loop}: each blue edge is
+    # the later one with the self-loop last in 1 order of 6: score 1/6 each, the
+    # orphan drop 2/3, and every other edge exactly 0.
+    graph = gracr.Graph.from_edges(5, [["red"], ["blue"], ["blue"], ["green"], ["blue"]],
+                                   [(1, 0), (2, 0), (3, 0), (4, 3), (0, 1)])
+    subject = _subject("colors red, blue, green\nclassify red & <> blue", graph, 0)
+    result = flowx_scores(subject, samples=600, seed=1)
+    np.testing.assert_allclose(result.edge, [1 / 6, 1 / 6, 0, 0, 0], atol=0.05)
+    assert np.all(result.edge[2:] == 0.0)
+    assert result.orphan_drop == pytest.approx(2 / 3, abs=0.06)
+    # Zeroing self terms instead credits the green edge too (through 0's layer-2
+    # self-loop, whose removal drops the output).
+    self_term = flowx_scores(subject, samples=300, seed=1, self_loops="self-term")
+    assert self_term.edge[2] > 0.03 and self_term.orphan_drop == 0.0
+
+
+# ---------------------------------------------------------------- flows through message layers only
+
+
+def test_flows_through_message_layers_only_on_a_redundancy_graph() -> None:
+    # Only layer 1 sends messages (layer 2 has A = 0), so a flow is one layer-1
+    # layer-edge. The later of the two red -> 0 layer-edges drops the output by 1 and
+    # kills exactly its own flow (alive until then: nothing else lies on it), so the two
+    # red edges share the whole drop, 1/2 each in expectation and exactly 1 together;
+    # every other edge scores exactly 0 and no drop is orphaned.
+    result = flowx_scores(_redundancy_subject(), samples=600, seed=0, flow_layers="message")
+    assert result.edge[0] + result.edge[1] == pytest.approx(1.0, abs=1e-12)
+    assert abs(result.edge[0] - 0.5) < 0.07
+    assert np.all(result.edge[2:] == 0.0) and result.orphan_drop == 0.0
+    # One row per model layer; the message-free layer 2 has none of the credit.
+    assert result.layer_edge.shape == (2, 6 + 4) and not result.layer_edge[1].any()
+
+
+def test_flows_through_message_layers_only_on_a_node_task() -> None:
+    # `red & <> blue` at node 0 (as in the inert node test): one flow layer, whose
+    # layer-edges into node 0 are the flows. Again the later blue edge takes the whole
+    # drop, so blue -> 0 share 1; green -> 0, 4 -> 3 (two hops) and 0 -> 1 score 0.
+    # Zeroing self terms instead: node 0's layer-1 self-loop (it carries `red`) also
+    # drops the output, crediting only its own flow (a self-loop: not an edge score);
+    # it comes before the later blue edge in 2 of the 3 orders, so each blue edge
+    # scores 1/2 · 1/3 = 1/6, and every other edge still 0.
+    graph = gracr.Graph.from_edges(5, [["red"], ["blue"], ["blue"], ["green"], ["blue"]],
+                                   [(1, 0), (2, 0), (3, 0), (4, 3), (0, 1)])
+    subject = _subject("colors red, blue, green\nclassify red & <> blue", graph, 0)
+    for self_loops in ("inert", "self-term"):
+        scores = edge_scores("FlowX", subject, {"samples": 200, "self_loops": self_loops,
+                                                "flow_layers": "message"}, seed=2).numpy()
+        assert np.all(scores[2:] == 0.0), (self_loops, scores)
+        if self_loops == "inert":
+            assert scores[0] + scores[1] == pytest.approx(1.0, abs=1e-12)
+            assert min(scores[:2]) > 0.35, scores
+        else:
+            np.testing.assert_allclose(scores[:2], [1 / 6, 1 / 6], atol=0.07)
 
 
 def test_flowx_is_registered_seeded_and_scores_every_edge() -> None:
     spec = EXPLAINERS["FlowX"]
-    assert dict(spec.defaults) == {"samples": 30} and not spec.space
+    assert dict(spec.defaults) == {"samples": 30, "self_loops": "inert",
+                                   "flow_layers": "message"} and not spec.space
     subject = graph_subject()
     first = edge_scores("FlowX", subject, {"samples": 5}, seed=7)
     assert first.shape == (subject.num_edges,)
@@ -265,3 +392,7 @@ def test_flowx_is_registered_seeded_and_scores_every_edge() -> None:
     assert plausibility(first.numpy(), np.array([True, False, False, False, False])).f1 > 0
     with pytest.raises(GracrError):
         edge_scores("FlowX", subject, {"samples": 0})
+    with pytest.raises(GracrError, match="self_loops"):
+        edge_scores("FlowX", subject, {"self_loops": "gated"})
+    with pytest.raises(GracrError, match="flow_layers"):
+        edge_scores("FlowX", subject, {"flow_layers": "some"})
