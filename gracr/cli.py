@@ -15,6 +15,7 @@ from typing import Sequence, TextIO
 import numpy as np
 import numpy.typing as npt
 
+from gracr.bench.options import parse_names, parse_overrides, parse_seeds
 from gracr.compiler.compile import compile_program
 from gracr.compiler.desugar import uses_comparison
 from gracr.compiler.model import CompiledGNN, load
@@ -193,20 +194,6 @@ def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _seeds(text: str) -> list[int]:
-    """`3`, `0-4` or `0,2,5` -> a list of seeds."""
-    seeds: list[int] = []
-    try:
-        for part in text.split(","):
-            low, _, high = part.partition("-")
-            seeds.extend(range(int(low), int(high or low) + 1))
-    except ValueError:
-        raise GracrError(f"bad seeds '{text}': write 3, 0-4 or 0,2,5") from None
-    if not seeds or min(seeds) < 0:
-        raise GracrError(f"bad seeds '{text}': seeds are non-negative integers")
-    return seeds
-
-
 def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.datasets import export, load_or_build, size_stats, task_named
     from gracr.bench.tasks import TASKS
@@ -220,7 +207,7 @@ def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
         names = [args.task] if args.task else list(TASKS)
         for name in names:
             task_named(name)
-        seeds = _seeds(args.seeds)
+        seeds = parse_seeds(args.seeds)
         rows = []
         for name in names:
             per_seed = [size_stats(load_or_build(name, seed, size_for(name), args.out))
@@ -240,7 +227,7 @@ def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
     if not args.task:
         raise GracrError("name a task (one of " + ", ".join(TASKS) + ") or pass --stats")
     task_named(args.task)
-    dataset = load_or_build(args.task, _seeds(args.seeds)[0] if args.seed is None else args.seed,
+    dataset = load_or_build(args.task, parse_seeds(args.seeds)[0] if args.seed is None else args.seed,
                             size_for(args.task), args.out)
     stats = size_stats(dataset)
     print(f"{dataset.task} seed {dataset.seed}: {stats.graphs} graphs, "
@@ -265,49 +252,21 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _names(text: str, known: Sequence[str], what: str) -> list[str]:
-    """`all` or a comma list of known names, in the order given."""
-    if text == "all":
-        return list(known)
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in known]
-    if unknown or not names:
-        raise GracrError(f"unknown {what} '{', '.join(unknown) or text}'; choose from "
-                         f"{', '.join(known)} or 'all'")
-    return names
-
-
-def _overrides(pairs: Sequence[str]) -> dict[str, dict[str, object]]:
-    """`--set Explainer.key=value` (value read as JSON, else kept as text)."""
-    overrides: dict[str, dict[str, object]] = {}
-    for pair in pairs:
-        target, equals, text = pair.partition("=")
-        explainer, dot, key = target.partition(".")
-        if not equals or not dot or not explainer or not key:
-            raise GracrError(f"bad --set '{pair}': write Explainer.setting=value")
-        try:
-            value: object = json.loads(text)
-        except json.JSONDecodeError:
-            value = text
-        overrides.setdefault(explainer, {})[key] = value
-    return overrides
-
-
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.explainers import EXPLAINERS
     from gracr.bench.runner import plan_jobs, run
     from gracr.bench.tasks import TASKS, VARIANTS
 
-    tasks = _names(args.tasks, list(TASKS), "task")
-    explainers = _names(args.explainers, list(EXPLAINERS), "explainer")
-    variants = _names(args.variant, list(VARIANTS), "variant")
-    overrides = _overrides(args.set)
+    tasks = parse_names(args.tasks, list(TASKS), "task")
+    explainers = parse_names(args.explainers, list(EXPLAINERS), "explainer")
+    variants = parse_names(args.variant, list(VARIANTS), "variant")
+    overrides = parse_overrides(args.set)
     for name in overrides:
         if name not in explainers:
             raise GracrError(f"--set names {name}, which is not among --explainers")
     sizes = {name: args.graphs if TASKS[name].kind is Kind.GRAPH else args.targets
              for name in tasks}
-    jobs = plan_jobs(tasks, variants, explainers, _seeds(args.seeds), args.limit, args.budget,
+    jobs = plan_jobs(tasks, variants, explainers, parse_seeds(args.seeds), args.limit, args.budget,
                      sizes, args.datasets, args.settings, overrides)
     if args.jobs <= 0:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
@@ -325,9 +284,9 @@ def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.tasks import TASKS
     from gracr.bench.tuning import store, tune
 
-    tasks = _names(args.tasks, list(TASKS), "task")
+    tasks = parse_names(args.tasks, list(TASKS), "task")
     tunable = [name for name, spec in EXPLAINERS.items() if spec.space]
-    explainers = _names(args.explainers, tunable, "tunable explainer")
+    explainers = parse_names(args.explainers, tunable, "tunable explainer")
     trials, instances = (50, 50) if args.paper else (args.trials, args.instances)
     rows = []
     for explainer in explainers:
@@ -354,8 +313,8 @@ def cmd_fuzz(args: argparse.Namespace, out: TextIO) -> int:
         Failure, FuzzConfig, describe_failure, run_fuzz, summary_table, write_outputs,
     )
 
-    explainers = _names(args.explainers, list(EXPLAINERS), "explainer")
-    overrides = _overrides(args.set)
+    explainers = parse_names(args.explainers, list(EXPLAINERS), "explainer")
+    overrides = parse_overrides(args.set)
     for name in overrides:
         if name not in explainers:
             raise GracrError(f"--set names {name}, which is not among --explainers")

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, TextIO
 import numpy as np
 import numpy.typing as npt
 
+from gracr.bench.options import parse_names, parse_overrides, parse_seeds
 from gracr.bench.paper_ablations import AblationCell, Scores, paper_ablation, paper_explainers
 from gracr.bench.report import Cell, Provenance, Stat, aggregate, load_results
 from gracr.bench.tables import render_table, write_table
@@ -482,48 +483,16 @@ def shape_line(ablation: TableAblation, task: str,
 # ---------------------------------------------------------------- running a table ablation
 
 
-def parse_seeds(text: str) -> list[int]:
-    """`3`, `0-4` or `0,2,5` -> a list of seeds (the syntax of `gracrc bench --seeds`)."""
-    seeds: list[int] = []
-    try:
-        for part in text.split(","):
-            low, _, high = part.partition("-")
-            seeds.extend(range(int(low), int(high or low) + 1))
-    except ValueError:
-        raise GracrError(f"bad seeds '{text}': write 3, 0-4 or 0,2,5") from None
-    if not seeds or min(seeds) < 0:
-        raise GracrError(f"bad seeds '{text}': seeds are non-negative integers")
-    return seeds
-
-
-def parse_overrides(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """`--set Explainer.key=value` (value read as JSON, else kept as text), as `gracrc bench`."""
-    overrides: dict[str, dict[str, Any]] = {}
-    for pair in pairs:
-        target, equals, text = pair.partition("=")
-        explainer, dot, key = target.partition(".")
-        if not equals or not dot or not explainer or not key:
-            raise GracrError(f"bad --set '{pair}': write Explainer.setting=value")
-        try:
-            value: Any = json.loads(text)
-        except json.JSONDecodeError:
-            value = text
-        overrides.setdefault(explainer, {})[key] = value
-    return overrides
-
-
 def _explainer_list(text: str | None, ablation: TableAblation) -> list[str]:
     from gracr.bench.explainers import EXPLAINERS
 
     allowed = list(ablation.only_explainers or EXPLAINERS)
     if text is None:
         return [e for e in ablation.default_explainers if e in allowed]
-    names = allowed if text == "all" else [n.strip() for n in text.split(",") if n.strip()]
-    unknown = [n for n in names if n not in allowed]
-    if unknown or not names:
-        raise GracrError(f"{ablation.name}: unknown explainer '{', '.join(unknown) or text}'; "
-                         f"choose from {', '.join(allowed)} or 'all'")
-    return names
+    try:
+        return parse_names(text, allowed, "explainer")
+    except GracrError as error:
+        raise GracrError(f"{ablation.name}: {error}") from None
 
 
 def _sizes(tasks: Iterable[str], graphs: int | None, targets: int | None) -> dict[str, int | None]:

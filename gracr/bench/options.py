@@ -1,0 +1,52 @@
+"""Command-line values shared by `gracrc bench`, `tune`, `fuzz` and `ablate`: seed lists,
+name lists and `--set Explainer.key=value` overrides, parsed one way everywhere."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from gracr.errors import GracrError
+
+
+def parse_seeds(text: str) -> list[int]:
+    """`3`, `0-4` or `0,2,5` -> a list of seeds."""
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            low, _, high = part.partition("-")
+            seeds.extend(range(int(low), int(high or low) + 1))
+    except ValueError:
+        raise GracrError(f"bad seeds '{text}': write 3, 0-4 or 0,2,5") from None
+    if not seeds or min(seeds) < 0:
+        raise GracrError(f"bad seeds '{text}': seeds are non-negative integers")
+    return seeds
+
+
+def parse_names(text: str, known: Sequence[str], what: str) -> list[str]:
+    """`all` or a comma list of known names, in the order given."""
+    if text == "all":
+        return list(known)
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        raise GracrError(f"unknown {what} '{', '.join(unknown) or text}'; choose from "
+                         f"{', '.join(known)} or 'all'")
+    return names
+
+
+def parse_overrides(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """`--set Explainer.key=value` (value read as JSON, else kept as text)."""
+    overrides: dict[str, dict[str, Any]] = {}
+    for pair in pairs:
+        target, equals, text = pair.partition("=")
+        explainer, dot, key = target.partition(".")
+        if not equals or not dot or not explainer or not key:
+            raise GracrError(f"bad --set '{pair}': write Explainer.setting=value")
+        try:
+            value: Any = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        overrides.setdefault(explainer, {})[key] = value
+    return overrides
