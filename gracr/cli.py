@@ -321,7 +321,7 @@ def cmd_fuzz(args: argparse.Namespace, out: TextIO) -> int:
     if args.per_family <= 0:
         raise GracrError(f"--per-family must be positive, got {args.per_family}")
     config = FuzzConfig(tuple(explainers), parse_families(args.rewrites), args.limit, args.seed,
-                        overrides, args.per_family, args.shrink)
+                        overrides, args.per_family, args.shrink, args.budget)
     program = parse_file(args.file) if args.file else None
     alternatives = ([alternative(path, program) for path in args.alternative]
                     if program is not None else [])
@@ -503,6 +503,10 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz_cmd.add_argument("--shrink", choices=("all", "first", "none"), default="all",
                           help="shrink every failure (default), only the first per formula and "
                                "explainer, or none")
+    fuzz_cmd.add_argument("--budget", type=float, default=30.0, metavar="SECONDS",
+                          help="CPU seconds for one explainer run or one instance's UPI; "
+                               "over it the run is recorded as an error, the instance skipped "
+                               "(default 30)")
     fuzz_cmd.add_argument("--set", action="append", default=[], metavar="EXPLAINER.KEY=VALUE",
                           help="override one setting, e.g. GNNExplainer.epochs=20 (repeatable)")
     fuzz_cmd.add_argument("--out", default=None, metavar="DIR",

@@ -259,3 +259,24 @@ def test_an_explainer_crash_is_recorded_not_scored() -> None:
         "CrashFake on pad-end-1 (2x): ValueError: too deep for me",
         "CrashFake on pad-start-2 (2x): ValueError: too deep for me"]
     assert "| CrashFake | -" in summary_table(report)
+
+
+def _spin_when_padded(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+    if subject.num_layers > 1:
+        while True:  # burns CPU until the budget's SIGPROF interrupts it
+            sum(range(1000))
+    return torch.ones(subject.num_edges, dtype=torch.float64)
+
+
+register(ExplainerSpec("SpinFake", _spin_when_padded, {}, source="test only"))
+
+
+def test_an_explainer_over_budget_is_recorded_out_of_time() -> None:
+    from gracr.fuzz.run import distinct_errors
+
+    config = FuzzConfig(("SpinFake",), ("padding",), limit=1, seed=0, budget=0.3)
+    report = run_fuzz(config, prog("<1> red"), progress=False)
+    assert [r.ok for r in report.rows[0].results] == [True, False, False]
+    assert distinct_errors(report) == [
+        "SpinFake on pad-end-1 (1x): out of time (0.3 CPU s)",
+        "SpinFake on pad-start-2 (1x): out of time (0.3 CPU s)"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -29,6 +30,7 @@ import numpy.typing as npt
 
 from gracr.bdd.upi import upi
 from gracr.bench.explainers.base import explainer_named, settings_for
+from gracr.bench.runner import OutOfTime, cpu_budget, install_budget_handler
 from gracr.bench.tables import render_table, write_table
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
@@ -57,9 +59,11 @@ class Instance:
 
 
 def find_instances(program: Program, rng: random.Random, limit: int,
-                   attempts: int = GRAPH_ATTEMPTS) -> list[Instance]:
+                   attempts: int = GRAPH_ATTEMPTS, budget: float | None = None) -> list[Instance]:
     """Up to `limit` positive instances with a non-empty UPI, from at most `attempts`
-    random graphs."""
+    random graphs. A target whose UPI takes more than `budget` CPU seconds is passed
+    over: a random formula can make the ROBDD of a 16-node graph blow up (we saw one
+    reach 5 GB), and one such draw must not stall a fuzz run."""
     found: list[Instance] = []
     for _ in range(attempts):
         if len(found) >= limit:
@@ -76,7 +80,11 @@ def find_instances(program: Program, rng: random.Random, limit: int,
         for target in candidates:
             if len(found) >= limit or taken >= PER_GRAPH:
                 break
-            _, mask = upi(program, graph, target)
+            try:
+                with cpu_budget(budget) if budget else nullcontext():
+                    _, mask = upi(program, graph, target)
+            except OutOfTime:
+                continue
             if mask.any():
                 found.append(Instance(graph, target, mask))
                 taken += 1
@@ -204,6 +212,7 @@ class FuzzConfig:
     overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     per_family: int = 1
     shrink: str = "all"   # "all" | "first" (per formula and explainer) | "none"
+    budget: float = 30.0  # CPU seconds for one explainer run or one instance's UPI
 
 
 def _explainer_seed(seed: int, formula_index: int, instance: int) -> int:
@@ -232,13 +241,13 @@ def fuzz_formula(program: Program, instances: Sequence[Instance], config: FuzzCo
             settings = settings_for(explainer_named(explainer), config.overrides.get(explainer))
             seed = _explainer_seed(config.seed, formula_index, number)
             results = explain_all(explainer, settings, seed, impls, models, max_degree,
-                                  instance.graph, instance.target, instance.upi)
+                                  instance.graph, instance.target, instance.upi, config.budget)
             row = InstanceResult(explainer, text, formula_index, number, results)
             report.rows.append(row)
             if not row.failing or len(impls) < 2:
                 continue
             case = Case(explainer, settings, seed, config.seed, impls, instance.graph,
-                        instance.target, max_degree, formula_shrinks)
+                        instance.target, max_degree, formula_shrinks, config.budget)
             shrunk = None
             if config.shrink == "all" or (config.shrink == "first" and explainer not in shrunk_for):
                 shrunk_for.add(explainer)
@@ -264,11 +273,15 @@ def run_fuzz(config: FuzzConfig, program: Program | None = None,
         explainer_named(name)
     if config.limit <= 0:
         raise GracrError(f"--limit must be positive, got {config.limit}")
+    if config.budget <= 0:
+        raise GracrError(f"--budget must be positive, got {config.budget:g}")
+    install_budget_handler()
     report = FuzzReport(config.explainers)
     rng = random.Random(config.seed)
     if program is not None:
-        instances = find_instances(program, rng, config.limit, attempts=max(GRAPH_ATTEMPTS,
-                                                                            10 * config.limit))
+        instances = find_instances(program, rng, config.limit,
+                                   attempts=max(GRAPH_ATTEMPTS, 10 * config.limit),
+                                   budget=config.budget)
         if not instances:
             raise GracrError(f"{program.filename}: no positive instance with a non-empty UPI "
                              f"in {max(GRAPH_ATTEMPTS, 10 * config.limit)} random graphs "
@@ -292,7 +305,8 @@ def run_fuzz(config: FuzzConfig, program: Program | None = None,
             if is_constant(candidate, probes):
                 report.skipped_formulas += 1
                 continue
-            instances = find_instances(candidate, rng, config.limit, attempts=12)
+            instances = find_instances(candidate, rng, config.limit, attempts=12,
+                                       budget=config.budget)
             if not instances:
                 report.skipped_formulas += 1
                 continue

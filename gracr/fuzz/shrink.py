@@ -24,6 +24,7 @@ when no single step does: that is 1-minimality by definition.
 from __future__ import annotations
 
 import dataclasses
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
@@ -34,6 +35,7 @@ import torch
 from gracr.bdd.upi import receptive_field, upi
 from gracr.bench.explainers.base import Subject, edge_scores
 from gracr.bench.metric import plausibility
+from gracr.bench.runner import OutOfTime, cpu_budget
 from gracr.compiler.model import CompiledGNN
 from gracr.dsl import ir
 from gracr.dsl.ir import Kind
@@ -85,12 +87,14 @@ class Explained:
 
 def explain_all(explainer: str, settings: Mapping[str, Any], seed: int,
                 implementations: tuple[Implementation, ...], models: Models, max_degree: int,
-                graph: Graph, target: int | None, upi_mask: BoolArray) -> tuple[Explained, ...]:
+                graph: Graph, target: int | None, upi_mask: BoolArray,
+                budget: float | None = None) -> tuple[Explained, ...]:
     """Run `explainer` with the same settings and seed on every implementation.
 
     Each implementation gets its own `Subject` (its compiled model and its own
     receptive field, which depends only on the formula's modal depth). An
-    explainer that raises is recorded with its error, not scored.
+    explainer that raises, or runs past `budget` CPU seconds (the runner's guard,
+    which needs `install_budget_handler`), is recorded with its error, not scored.
     """
     edge_index = torch.as_tensor(graph.edge_index)
     results = []
@@ -102,8 +106,13 @@ def explain_all(explainer: str, settings: Mapping[str, Any], seed: int,
             # Equivalent formulas compiled exactly: this would be a compiler bug.
             raise AssertionError(f"{implementation.label} does not predict the positive instance")
         try:
-            scores = edge_scores(explainer, subject, settings, seed).numpy()
+            with cpu_budget(budget) if budget else nullcontext():
+                scores = edge_scores(explainer, subject, settings, seed).numpy()
             point = plausibility(scores, upi_mask)
+        except OutOfTime:
+            results.append(Explained(implementation.label, float("nan"), float("nan"),
+                                     float("nan"), (), f"out of time ({budget:g} CPU s)"))
+            continue
         except Exception as error:  # an explainer crash is a result, not a run failure
             results.append(Explained(implementation.label, float("nan"), float("nan"),
                                      float("nan"), (), f"{type(error).__name__}: {error}"))
@@ -142,6 +151,7 @@ class Case:
     target: int | None
     max_degree: int
     formula_shrinks: bool = False
+    budget: float | None = None
 
     @property
     def base(self) -> Program:
@@ -183,7 +193,7 @@ def judge(case: Case, models: Models, threshold: float = FAILURE_THRESHOLD) -> V
                 return None
             checked.add(program.classifier)
     results = explain_all(case.explainer, case.settings, case.seed, case.implementations,
-                          models, case.max_degree, case.graph, case.target, mask)
+                          models, case.max_degree, case.graph, case.target, mask, case.budget)
     f1_spread = spread(results, "f1")
     return Verdict(mask, results, f1_spread is not None and f1_spread > threshold)
 
