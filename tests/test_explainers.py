@@ -148,3 +148,21 @@ def test_narrow_messages_change_neither_output_nor_edge_gradients(formula: objec
         results.append((out.detach(), gradient))
     assert torch.allclose(results[0][0], results[1][0], atol=1e-6)
     assert torch.allclose(results[0][1], results[1][1], atol=1e-5)
+
+
+def test_hard_mask_variant_zeroes_the_edges_without_gradient() -> None:
+    # `<> red` at node 0: edge 3->2 (index 2) cannot reach the target, so its first
+    # gradient is 0. PyG's hard mask drops it (score exactly 0); without the hard mask
+    # its logit only drifts from the +5 start, so it stays far above 0.
+    hard = edge_scores("GNNExplainer-hard", node_subject(), seed=0).numpy()
+    soft = edge_scores("GNNExplainer", node_subject(), seed=0).numpy()
+    assert hard[2] == 0.0 and soft[2] > 0.5
+    assert hard[0] > 0.5 and soft[0] > 0.5
+
+
+def test_gnn_explainer_leaves_the_shared_module_usable() -> None:
+    subject = node_subject()
+    edge_scores("GNNExplainer", subject, seed=0)
+    # Saliency on the same subject afterwards: the relevant edge 1->0 alone.
+    np.testing.assert_array_equal(edge_scores("Saliency", subject, seed=0).numpy() > 0,
+                                  [True, False, False])
