@@ -260,10 +260,7 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     tasks = parse_names(args.tasks, list(TASKS), "task")
     explainers = parse_names(args.explainers, list(EXPLAINERS), "explainer")
     variants = parse_names(args.variant, list(VARIANTS), "variant")
-    overrides = parse_overrides(args.set)
-    for name in overrides:
-        if name not in explainers:
-            raise GracrError(f"--set names {name}, which is not among --explainers")
+    overrides = parse_overrides(args.set, explainers)
     sizes = {name: args.graphs if TASKS[name].kind is Kind.GRAPH else args.targets
              for name in tasks}
     jobs = plan_jobs(tasks, variants, explainers, parse_seeds(args.seeds), args.limit, args.budget,
@@ -314,10 +311,7 @@ def cmd_fuzz(args: argparse.Namespace, out: TextIO) -> int:
     )
 
     explainers = parse_names(args.explainers, list(EXPLAINERS), "explainer")
-    overrides = parse_overrides(args.set)
-    for name in overrides:
-        if name not in explainers:
-            raise GracrError(f"--set names {name}, which is not among --explainers")
+    overrides = parse_overrides(args.set, explainers)
     if args.per_family <= 0:
         raise GracrError(f"--per-family must be positive, got {args.per_family}")
     config = FuzzConfig(tuple(explainers), parse_families(args.rewrites), args.limit, args.seed,

@@ -39,7 +39,7 @@ import signal
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, TextIO
@@ -50,7 +50,7 @@ import numpy.typing as npt
 from gracr.bench.options import parse_names, parse_overrides, parse_seeds
 from gracr.bench.paper_ablations import AblationCell, Scores, paper_ablation, paper_explainers
 from gracr.bench.report import Cell, Provenance, Stat, aggregate, load_results
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.tables import read_json_lines, render_table, write_table
 from gracr.errors import GracrError
 from gracr.runtime.graph import Graph
 
@@ -538,24 +538,6 @@ class Reused:
     sources: tuple[str, ...]
 
 
-def _read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The JSON objects of a JSON Lines file, with their line numbers."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError:
-                    raise GracrError(f"{path}:{number}: not a JSON line") from None
-                if not isinstance(obj, dict):
-                    raise GracrError(f"{path}:{number}: not a JSON object")
-                yield number, obj
-    except OSError as error:
-        raise GracrError(f"{path}: cannot read ({error.strerror})") from None
-
-
 def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reused:
     """Copy into `out/results.jsonl` every record of the `sources` folders whose key matches a
     planned job (task, variant, explainer, config hash, seed) and an instance within its limit,
@@ -571,7 +553,7 @@ def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reu
     target = out / RESULTS_FILE
     have: set[tuple[Any, ...]] = set()
     if target.exists():
-        for _, obj in _read_lines(target):
+        for _, obj in read_json_lines(target):
             have.add(_full_key(obj))
     instances: dict[tuple[str, int], list[tuple[int, int | None, int]]] = {}
     copied = mismatched = 0
@@ -585,7 +567,7 @@ def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reu
         if path.resolve() == target.resolve():
             continue
         used.append(str(path))
-        for number, obj in _read_lines(path):
+        for number, obj in read_json_lines(path):
             try:
                 key = _full_key(obj)
             except (KeyError, TypeError):
@@ -676,10 +658,7 @@ def run_table_ablation(ablation: TableAblation, args: argparse.Namespace, out: T
 
     seeds = parse_seeds(args.seeds)
     explainers = _explainer_list(args.explainers, ablation)
-    overrides = parse_overrides(args.set)
-    for name in overrides:
-        if name not in explainers:
-            raise GracrError(f"--set names {name}, which is not among the explainers run")
+    overrides = parse_overrides(args.set, explainers)
     if args.jobs <= 0:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
     sizes = _sizes(ablation.tasks, args.graphs, args.targets)
@@ -732,7 +711,7 @@ class _Cache:
         self.key_fields = tuple(key_fields)
         self.records: dict[tuple[Any, ...], dict[str, Any]] = {}
         if path.exists():
-            for _, obj in _read_lines(path):
+            for _, obj in read_json_lines(path):
                 self.records[self.key(obj)] = obj
 
     def key(self, obj: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -878,7 +857,8 @@ def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.tasks import TASKS, VARIANTS
 
     seeds, strengths = parse_seeds(args.seeds), parse_strengths(args.strengths)
-    base = _settings(FIG3_EXPLAINER, FIG3_TASK, args.settings, parse_overrides(args.set))
+    base = _settings(FIG3_EXPLAINER, FIG3_TASK, args.settings,
+                     parse_overrides(args.set, [FIG3_EXPLAINER]))
     folder = Path(args.out)
     cache = _Cache(folder / "fig3.jsonl", ("config_hash", "dataset_size", "seed", "instance"))
     program = TASKS[FIG3_TASK].program()
@@ -1097,7 +1077,8 @@ def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
     seeds = parse_seeds(args.seeds)
     if args.max_k is not None and args.max_k < 0:
         raise GracrError(f"--max-k must be 0 or more, got {args.max_k}")
-    settings = _settings(FIG4_EXPLAINER, FIG4_TASK, args.settings, parse_overrides(args.set))
+    settings = _settings(FIG4_EXPLAINER, FIG4_TASK, args.settings,
+                         parse_overrides(args.set, [FIG4_EXPLAINER]))
     config_hash = settings_hash(settings)
     folder = Path(args.out)
     cache = _Cache(folder / "fig4.jsonl",

@@ -36,8 +36,9 @@ def parse_names(text: str, known: Sequence[str], what: str) -> list[str]:
     return names
 
 
-def parse_overrides(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """`--set Explainer.key=value` (value read as JSON, else kept as text)."""
+def parse_overrides(pairs: Sequence[str], explainers: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """`--set Explainer.key=value` (value read as JSON, else kept as text), each naming one
+    of the `explainers` the command runs."""
     overrides: dict[str, dict[str, Any]] = {}
     for pair in pairs:
         target, equals, text = pair.partition("=")
@@ -48,5 +49,7 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
             value: Any = json.loads(text)
         except json.JSONDecodeError:
             value = text
+        if explainer not in explainers:
+            raise GracrError(f"--set names {explainer}, which is not among the explainers run")
         overrides.setdefault(explainer, {})[key] = value
     return overrides

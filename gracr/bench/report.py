@@ -31,7 +31,7 @@ import numpy as np
 
 from gracr.bench.paper import (PAPER_EXPLAINERS, TABLE2_TASKS, TABLE3_TASKS, TABLE14_EXPLAINERS,
                                MeanStd, paper_score, paper_time)
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.tables import read_json_lines, render_table, write_table
 from gracr.errors import GracrError
 
 RESULTS_FILE = "results.jsonl"
@@ -197,25 +197,7 @@ def results_file(folder: str) -> str:
 
 
 def _read_file(path: str) -> list[Result]:
-    records: list[Result] = []
-    try:
-        with open(path, "rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                place = f"{path}:{number}"
-                try:
-                    line = raw.decode("utf-8").strip()
-                except UnicodeDecodeError:
-                    raise GracrError(f"{place}: not UTF-8 text") from None
-                if not line:
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise GracrError(f"{place}: not a JSON line ({error.msg} at column "
-                                     f"{error.colno})") from None
-                records.append(parse_result(obj, place))
-    except OSError as error:
-        raise GracrError(f"{path}: cannot read ({error.strerror})") from None
+    records = [parse_result(obj, f"{path}:{number}") for number, obj in read_json_lines(path)]
     if not records:
         raise GracrError(f"{path}: no results (the file is empty)")
     return records

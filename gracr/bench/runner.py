@@ -37,6 +37,7 @@ from tqdm import tqdm
 from gracr.bdd.upi import receptive_field
 from gracr.bench.datasets import DEFAULT_OUT, Dataset, load_or_build, task_named
 from gracr.bench.metric import plausibility
+from gracr.bench.tables import read_json_lines
 from gracr.bench.tasks import VARIANTS, Variant
 from gracr.compiler.compile import compile_program
 from gracr.compiler.desugar import uses_comparison
@@ -234,18 +235,15 @@ def read_done(results: Path) -> tuple[dict[tuple[Any, ...], set[int]], set[tuple
     stopped: set[tuple[Any, ...]] = set()
     if not results.exists():
         return done, stopped
-    with open(results, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                key = _record_key(record)
-            except (json.JSONDecodeError, KeyError, TypeError):
-                raise GracrError(f"{results}:{number}: not a GracrBench result line") from None
-            done.setdefault(key, set()).add(int(record["instance"]))
-            if record.get("status") == "oot":
-                stopped.add(key)
+    for number, record in read_json_lines(results):
+        try:
+            key = _record_key(record)
+            instance = int(record["instance"])
+        except (KeyError, TypeError, ValueError):
+            raise GracrError(f"{results}:{number}: not a GracrBench result line") from None
+        done.setdefault(key, set()).add(instance)
+        if record.get("status") == "oot":
+            stopped.add(key)
     return done, stopped
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import csv
+import json
 import os
-from typing import Sequence
+from typing import Any, Iterator, Sequence
 
 from gracr.errors import GracrError
 
@@ -32,3 +33,28 @@ def write_table(path: str, headers: Sequence[str], rows: Sequence[Sequence[str]]
                 handle.write(render_table(headers, rows) + "\n")
     except OSError as error:
         raise GracrError(f"{path}: cannot write ({error.strerror})") from None
+
+
+def read_json_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a JSON Lines file (results, figure logs), with their line numbers;
+    blank lines are skipped, anything else that is not a JSON object is a clear error."""
+    try:
+        with open(path, "rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                place = f"{os.fspath(path)}:{number}"
+                try:
+                    line = raw.decode("utf-8").strip()
+                except UnicodeDecodeError:
+                    raise GracrError(f"{place}: not UTF-8 text") from None
+                if not line:
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise GracrError(f"{place}: not a JSON line ({error.msg} at column "
+                                     f"{error.colno})") from None
+                if not isinstance(obj, dict):
+                    raise GracrError(f"{place}: not a JSON object")
+                yield number, obj
+    except OSError as error:
+        raise GracrError(f"{os.fspath(path)}: cannot read ({error.strerror})") from None
