@@ -56,15 +56,24 @@ def test_a_rerun_resumes_instead_of_repeating(tmp_path: Path) -> None:
     assert [r["instance"] for r in records] == [0, 1, 2]
 
 
-@pytest.fixture
-def slow_explainer() -> Iterator[str]:
+def _spin(swallow: bool) -> Any:
+    """An explainer that burns 5 CPU s; with `swallow` it runs its loop inside
+    `try: ... except Exception:`, as PyG's GraphMaskExplainer wraps its gate calls."""
     def spin(subject: Any, settings: Any, seed: int) -> torch.Tensor:
         end = time.process_time() + 5.0
         while time.process_time() < end:
-            pass
+            try:
+                sum(range(1000))
+            except Exception:
+                if not swallow:
+                    raise
         return torch.zeros(subject.num_edges)
+    return spin
 
-    register(ExplainerSpec("Spin", spin, {}))
+
+@pytest.fixture(params=[False, True], ids=["plain", "swallows-Exception"])
+def slow_explainer(request: pytest.FixtureRequest) -> Iterator[str]:
+    register(ExplainerSpec("Spin", _spin(request.param), {}))
     yield "Spin"
     del EXPLAINERS["Spin"]
 
