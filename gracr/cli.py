@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import traceback
+from pathlib import Path
 from typing import Sequence, TextIO
 
 import numpy as np
@@ -25,6 +28,7 @@ from gracr.errors import GmlError, GracrError
 from gracr.runtime.graph import Graph, read_placed_graphs
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 70  # sysexits.h EX_SOFTWARE
 
 
 def _add_compile_options(parser: argparse.ArgumentParser) -> None:
@@ -545,6 +549,15 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except Exception as error:  # a bug in gracr, not in the input: say where, briefly
+        if os.environ.get("GRACR_TRACEBACK"):
+            raise
+        last = traceback.extract_tb(error.__traceback__)[-1]
+        print(f"gracrc: internal error: {type(error).__name__}: {error} "
+              f"({Path(last.filename).name}:{last.lineno}). This is a bug in gracr; please "
+              f"report it with the command line. GRACR_TRACEBACK=1 shows the traceback.",
+              file=err)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -153,3 +153,20 @@ def test_dataset_errors_exit_2(tmp_path: Path) -> None:
     blocker.write_text("")
     code, _, err = run("dataset", "Redundancy", "--graphs", "2", "--out", str(blocker))
     assert code == 2 and "cannot write" in err
+
+
+def test_a_bug_reads_as_one_line_naming_its_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gracr.cli
+
+    def broken(args: object, out: object) -> int:
+        raise TypeError("int() argument must be a number, not 'NoneType'")
+
+    monkeypatch.setattr(gracr.cli, "cmd_inspect", broken)
+    monkeypatch.delenv("GRACR_TRACEBACK", raising=False)
+    code, out, err = run("inspect", "x.npz")
+    assert code == 70 and out == "" and "Traceback" not in err
+    assert err.startswith("gracrc: internal error: TypeError: int() argument")
+    assert "(test_cli.py:" in err and err.count("\n") == 1
+    monkeypatch.setenv("GRACR_TRACEBACK", "1")
+    with pytest.raises(TypeError):
+        run("inspect", "x.npz")

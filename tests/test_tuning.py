@@ -96,3 +96,19 @@ def test_defaults_are_moved_into_the_searched_space() -> None:
     assert defaults_in_space(defaults, space) == {
         "epochs": 100, "lr": 0.01, "edge_ent": 0.1, "mode": "zero",
         "max_nodes": 20, "min_atoms": 20}
+
+
+def test_a_default_the_library_derives_per_input_is_left_to_the_sampler() -> None:
+    # PGMExplainer's max_subgraph_size=None means "nodes / 20": no point of the space,
+    # and a range bounded by it cannot be placed either.
+    space = {"max_nodes": IntRange(5, 20), "min_atoms": IntRange(3, "max_nodes"),
+             "samples": Choice((50, 100))}
+    defaults = {"max_nodes": None, "min_atoms": 4, "samples": 100}
+    assert defaults_in_space(defaults, space) == {"samples": 100}
+
+
+def test_pgm_explainer_tuning_starts_from_its_defaults() -> None:
+    spec = EXPLAINERS["PGMExplainer"]
+    trial_zero = defaults_in_space(spec.defaults, spec.space)
+    assert "max_subgraph_size" not in trial_zero
+    assert trial_zero["num_samples"] == 100 and trial_zero["perturbation_mode"] == "randint"

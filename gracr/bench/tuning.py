@@ -55,12 +55,18 @@ def _suggest(trial: Any, name: str, space: Any, chosen: Mapping[str, Any]) -> An
 
 def defaults_in_space(defaults: Mapping[str, Any], space: Mapping[str, Any]) -> dict[str, Any]:
     """The default settings of the searched dimensions, each moved to the nearest point of
-    its range (e.g. PyG GNNExplainer's `edge_ent = 1.0` becomes Table 16's upper bound 0.1)."""
+    its range (e.g. PyG GNNExplainer's `edge_ent = 1.0` becomes Table 16's upper bound 0.1);
+    a `None` default (the library decides per input) is left out, for the sampler."""
     from gracr.bench.explainers.base import Choice, IntRange, LogUniform, Uniform
 
     chosen: dict[str, Any] = {}
     for name, dimension in space.items():
         value = defaults[name]
+        if value is None:
+            # The library derives this default from the input (PGMExplainer's
+            # max_subgraph_size = nodes / 20), so no point of the space stands for it:
+            # Optuna samples the dimension in the enqueued trial.
+            continue
         if isinstance(dimension, Choice):
             values = list(dimension.values)
             if value not in values:
@@ -71,7 +77,10 @@ def defaults_in_space(defaults: Mapping[str, Any], space: Mapping[str, Any]) -> 
             value = min(max(float(value), dimension.low), dimension.high)
         else:
             assert isinstance(dimension, IntRange)
-            high = chosen[dimension.high] if isinstance(dimension.high, str) else dimension.high
+            high = chosen.get(dimension.high) if isinstance(dimension.high, str) \
+                else dimension.high
+            if high is None:  # bounded by a dimension left to the sampler: so is this one
+                continue
             value = min(max(int(value), dimension.low), max(dimension.low, int(high)))
         chosen[name] = value
     return chosen
