@@ -166,3 +166,15 @@ def test_gnn_explainer_leaves_the_shared_module_usable() -> None:
     # Saliency on the same subject afterwards: the relevant edge 1->0 alone.
     np.testing.assert_array_equal(edge_scores("Saliency", subject, seed=0).numpy() > 0,
                                   [True, False, False])
+
+
+def test_pgm_explainer_takes_table16_subgraph_sizes_above_the_graph_size() -> None:
+    # Table 16 lets max_subgraph_size reach 50; this graph has 5 nodes. PyG's
+    # round-1 `np.argpartition(p, 50)` raised; the wrapper clamps to N − 1 = 4,
+    # so 50 and 4 must give the same scores.
+    subject = graph_subject()
+    assert subject.x.shape[0] < 50
+    big = edge_scores("PGMExplainer", subject, {"max_subgraph_size": 50}, seed=0).numpy()
+    clamped = edge_scores("PGMExplainer", subject,
+                          {"max_subgraph_size": int(subject.x.shape[0]) - 1}, seed=0).numpy()
+    assert big.shape == (subject.num_edges,) and np.array_equal(big, clamped)

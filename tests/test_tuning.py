@@ -112,3 +112,37 @@ def test_pgm_explainer_tuning_starts_from_its_defaults() -> None:
     trial_zero = defaults_in_space(spec.defaults, spec.space)
     assert "max_subgraph_size" not in trial_zero
     assert trial_zero["num_samples"] == 100 and trial_zero["perturbation_mode"] == "randint"
+
+
+@pytest.fixture
+def fragile() -> Iterator[str]:
+    """Perfect when `sharpness` > 0.5, raises (as PyG's PGMExplainer did for a
+    max_subgraph_size above the graph's size) when `sharpness` < 0.3, blind between."""
+    def run(subject: Any, settings: Any, seed: int) -> torch.Tensor:
+        if settings["sharpness"] < 0.3:
+            raise ValueError("kth(=47) out of bounds (32)")
+        red = subject.x[:, 1] > 0
+        hits = red[subject.edge_index[0]] & (subject.x[subject.edge_index[1], 0] > 0)
+        if settings["sharpness"] > 0.5:
+            return hits.double()
+        return torch.ones(subject.num_edges, dtype=torch.float64)
+
+    register(ExplainerSpec("Fragile", run, {"sharpness": 0.0},
+                           space={"sharpness": Uniform(0.0, 1.0)}))
+    yield "Fragile"
+    del EXPLAINERS["Fragile"]
+
+
+def test_a_setting_that_crashes_scores_zero_and_the_study_goes_on(tmp_path: Path,
+                                                                  fragile: str) -> None:
+    # Trial 0 is the default, sharpness 0.0: it crashes; the study must still find > 0.5.
+    entry = tune(fragile, "Redundancy", trials=8, instances=3, seed=7,
+                 datasets=str(tmp_path / "d"), dataset_size=8, progress=False)
+    assert entry["settings"]["sharpness"] > 0.5 and entry["mean_f1"] == 1.0
+    assert entry["failed_trials"] >= 1
+
+
+def test_an_explainer_that_always_crashes_is_a_clear_error(tmp_path: Path, fragile: str) -> None:
+    with pytest.raises(GracrError, match="failed on every instance of every trial.*kth"):
+        tune(fragile, "Redundancy", trials=1, instances=2, seed=7,
+             datasets=str(tmp_path / "d"), dataset_size=8, progress=False)

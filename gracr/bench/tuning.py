@@ -128,6 +128,7 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
         for name, dimension in space.items():
             chosen[name] = _suggest(trial, name, dimension, chosen)
         scores = []
+        errors: list[str] = []
         start = time.process_time()
         for index, (subject, upi_mask) in enumerate(subjects):
             try:
@@ -137,7 +138,13 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
                 scores.append(plausibility(edge.numpy(), upi_mask).f1)
             except OutOfTime:
                 scores.append(0.0)
+            except Exception as error:
+                # A setting the explainer cannot run scores 0, as one over budget does,
+                # and the study goes on (a crash is a result in the runner too).
+                errors.append(f"{type(error).__name__}: {error}")
+                scores.append(0.0)
         trial.set_user_attr("cpu_seconds", (time.process_time() - start) / len(subjects))
+        trial.set_user_attr("errors", errors)
         return float(np.mean(scores))
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -151,12 +158,16 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
     # Many settings often reach the same F1 (1.0 on several tasks); among them keep the
     # cheapest, so that tuning does not pick 1000 epochs where 50 do as well.
     finished = [(float(t.value), t) for t in study.trials if t.value is not None]
+    if all(len(t.user_attrs["errors"]) == len(subjects) for _, t in finished):
+        raise GracrError(f"{explainer} failed on every instance of every trial on {task}: "
+                         f"{finished[0][1].user_attrs['errors'][0]}")
     top = max(value for value, _ in finished)
     best = min((t for value, t in finished if value >= top - 1e-9),
                key=lambda t: float(t.user_attrs.get("cpu_seconds", 0.0)))
     return {"settings": best.params, "mean_f1": round(float(top), 4),
             "cpu_seconds": round(float(best.user_attrs.get("cpu_seconds", 0.0)), 4),
             "trials": trials, "instances": len(subjects), "seed": seed,
+            "failed_trials": sum(1 for _, t in finished if t.user_attrs["errors"]),
             "date": datetime.date.today().isoformat()}
 
 

@@ -208,6 +208,12 @@ def _pgm_explainer(subject: Subject, settings: Mapping[str, Any], seed: int) -> 
     options = dict(settings)
     if subject.task_level == "node":
         options.pop("max_subgraph_size", None)
+    elif options.get("max_subgraph_size"):
+        # Table 16 searches 1..50, but a subgraph has at most the graph's other nodes:
+        # PyG clamps its round-2 `top_p` to N − 1 and not its round-1 candidates, where
+        # `np.argpartition(p, 50)` on a 32-node graph raises. Clamp both the same way.
+        options["max_subgraph_size"] = min(int(options["max_subgraph_size"]),
+                                           int(subject.x.shape[0]) - 1)
     algorithm = PGMExplainer(**options)
     model = _TwoClass(subject.module())
     config = {"mode": "multiclass_classification", "task_level": subject.task_level,
