@@ -17,18 +17,19 @@ from gracr.bench.tuning import defaults_in_space, store, tune, tuned_settings
 from gracr.errors import GracrError
 
 
+def _knob_scores(subject: Any, settings: Any, seed: int) -> torch.Tensor:
+    red = subject.x[:, 1] > 0                      # palette: black, red, grey, silver
+    hits = red[subject.edge_index[0]] & (subject.x[subject.edge_index[1], 0] > 0)
+    if settings["sharpness"] > 0.5:
+        return hits.double()
+    return torch.ones(subject.num_edges, dtype=torch.float64)
+
+
 @pytest.fixture
 def knob() -> Iterator[str]:
     """An explainer that is perfect when `sharpness` > 0.5 and blind otherwise: it
     scores in-edges of red-coloured sources (Redundancy's UPI) 1, others 0."""
-    def run(subject: Any, settings: Any, seed: int) -> torch.Tensor:
-        red = subject.x[:, 1] > 0                      # palette: black, red, grey, silver
-        hits = red[subject.edge_index[0]] & (subject.x[subject.edge_index[1], 0] > 0)
-        if settings["sharpness"] > 0.5:
-            return hits.double()
-        return torch.ones(subject.num_edges, dtype=torch.float64)
-
-    register(ExplainerSpec("Knob", run, {"sharpness": 0.0},
+    register(ExplainerSpec("Knob", _knob_scores, {"sharpness": 0.0},
                            space={"sharpness": Uniform(0.0, 1.0)}))
     yield "Knob"
     del EXPLAINERS["Knob"]
@@ -121,11 +122,7 @@ def fragile() -> Iterator[str]:
     def run(subject: Any, settings: Any, seed: int) -> torch.Tensor:
         if settings["sharpness"] < 0.3:
             raise ValueError("kth(=47) out of bounds (32)")
-        red = subject.x[:, 1] > 0
-        hits = red[subject.edge_index[0]] & (subject.x[subject.edge_index[1], 0] > 0)
-        if settings["sharpness"] > 0.5:
-            return hits.double()
-        return torch.ones(subject.num_edges, dtype=torch.float64)
+        return _knob_scores(subject, settings, seed)
 
     register(ExplainerSpec("Fragile", run, {"sharpness": 0.0},
                            space={"sharpness": Uniform(0.0, 1.0)}))
