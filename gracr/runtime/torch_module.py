@@ -29,14 +29,17 @@ class _SurrogateClamp(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, z: Tensor) -> Tensor:
-        ctx.save_for_backward(z)
+        # Save only the sign test the backward needs: a bool mask is a quarter of z's
+        # memory, and the backward then neither recomputes nor casts it (Majority2Hop
+        # explainers run thousands of backward passes over 500 x 1005 states).
+        ctx.save_for_backward(z > 0)
         clamped: Tensor = z.clamp(0.0, 1.0)
         return clamped
 
     @staticmethod
     def backward(ctx: Any, grad_output: Tensor) -> Tensor:
-        (z,) = ctx.saved_tensors
-        grad: Tensor = grad_output * (z > 0).to(grad_output.dtype)
+        (positive,) = ctx.saved_tensors
+        grad: Tensor = grad_output * positive
         return grad
 
 
@@ -74,20 +77,23 @@ SPARSE_DENSITY = 0.05
 
 
 def _weight(array: np.ndarray[Any, Any]) -> nn.Parameter:
-    """A frozen weight, stored sparse (COO) when it is mostly zero.
+    """A frozen weight for `_times`: `W` dense, or, when it is mostly zero, `W^T` as a
+    coalesced sparse COO tensor.
 
     `h @ W` is the same function either way, with the same gradient for `h`, so
-    explainers see no difference; only the cost changes.
+    explainers see no difference; only the cost changes. The sparse product is
+    `(W^T h^T)^T`; transposing and coalescing once here spares every call the work.
     """
     dense = torch.as_tensor(np.asarray(array, dtype=np.float32))
     if dense.numel() and np.count_nonzero(array) <= SPARSE_DENSITY * dense.numel():
-        dense = dense.to_sparse_coo()  # type: ignore[no-untyped-call]
+        dense = dense.t().to_sparse_coo().coalesce()  # type: ignore[no-untyped-call]
     return nn.Parameter(dense, requires_grad=False)
 
 
 def _times(h: Tensor, weight: Tensor) -> Tensor:
+    """`h @ W` for a weight made by `_weight` (sparse weights are stored transposed)."""
     if weight.is_sparse:
-        product: Tensor = torch.sparse.mm(weight.t(), h.t()).t()
+        product: Tensor = torch.sparse.mm(weight, h.t()).t()
         return product
     return h @ weight
 
