@@ -245,17 +245,21 @@ class _FusedLayer(nn.Module):
         self.aggregate_first = len(a_rows) <= end - start
 
     def forward(self, H: Tensor, sources: Tensor, targets: Tensor) -> None:
+        # `index_select` rather than `H[:, rows]`: the same gather, but torch's generic
+        # advanced-indexing kernel made up ~40% of SubgraphX's time on batched graphs.
         z = self.b_block.expand(H.shape[0], -1)
         if len(self.c_rows):
-            z = z + H[:, self.c_rows] @ self.C_block
+            z = z + H.index_select(1, self.c_rows) @ self.C_block
         if len(self.a_rows):
-            inputs = H[:, self.a_rows]
+            inputs = H.index_select(1, self.a_rows)
             if self.aggregate_first:
-                summed = torch.zeros_like(inputs).index_add_(0, targets, inputs[sources])
+                summed = torch.zeros_like(inputs).index_add_(
+                    0, targets, inputs.index_select(0, sources))
                 z = z + summed @ self.A_block
             else:
                 messages = inputs @ self.A_block
-                z = z + torch.zeros_like(messages).index_add_(0, targets, messages[sources])
+                z = z + torch.zeros_like(messages).index_add_(
+                    0, targets, messages.index_select(0, sources))
         H[:, self.start:self.end] = z.clamp(0.0, 1.0)
 
 

@@ -378,15 +378,16 @@ class _LayerPlan:
     def _sum_over_edges(self, values: Tensor) -> Tensor:
         """Σ over in-edges of each output row of `values` `[B, n_in, k]` → `[B, n_out, k]`."""
         summed = values.new_zeros(values.shape[0], len(self.self_rows), values.shape[2])
-        return summed.index_add_(1, self.edge_targets, values[:, self.edge_sources])
+        return summed.index_add_(1, self.edge_targets,
+                                 values.index_select(1, self.edge_sources))
 
     def _combine(self, own: Tensor, aggregated: Tensor | None) -> Tensor:
         """σ of the pre-activation, from the output rows' own input `own` and the sum
         of their in-neighbours' inputs `aggregated` (on A's non-zero rows)."""
-        parts = [own[:, :, self.carried_positions].clamp_(0.0, 1.0),
+        parts = [own.index_select(2, self.carried_positions).clamp_(0.0, 1.0),
                  self.constant_values.expand(own.shape[0], own.shape[1], -1)]
         if self.has_computed:
-            z = own[:, :, self.c_positions] @ self.C + self.b
+            z = own.index_select(2, self.c_positions) @ self.C + self.b
             if aggregated is not None:
                 z = z + aggregated @ self.A
             parts.append(z.clamp_(0.0, 1.0))
@@ -395,7 +396,7 @@ class _LayerPlan:
     def first(self, x: Tensor, input_matrix: Tensor, input_bias: Tensor) -> Tensor:
         """Layer 1 from the raw features `x` `[B, n_0, F]` (h⁽⁰⁾ is affine in x);
         `input_matrix`/`input_bias` are the input map's columns of this layer's input."""
-        own = x[:, self.self_rows] @ input_matrix + input_bias
+        own = x.index_select(1, self.self_rows) @ input_matrix + input_bias
         aggregated = None
         if len(self.a_positions):
             summed_features = self._sum_over_edges(x)
@@ -404,9 +405,9 @@ class _LayerPlan:
         return self._combine(own, aggregated)
 
     def __call__(self, h: Tensor) -> Tensor:
-        aggregated = (self._sum_over_edges(h[:, :, self.a_positions])
+        aggregated = (self._sum_over_edges(h.index_select(2, self.a_positions))
                       if len(self.a_positions) else None)
-        return self._combine(h[:, self.self_rows], aggregated)
+        return self._combine(h.index_select(1, self.self_rows), aggregated)
 
 
 # ---------------------------------------------------------------- Shapley scores (§4.3)
