@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from torch import nn
 from torch_geometric.explain import Explainer
 from torch_geometric.explain.algorithm import CaptumExplainer
+from torch_geometric.explain.algorithm.utils import clear_masks, set_masks
 from torch_geometric.nn import MessagePassing
 
 import gracr
-from gracr.runtime.torch_module import TruncatedReLU
+from gracr.dsl.ir import Formula
+from gracr.runtime.torch_module import TargetConeModule, TruncatedReLU
+from strategies import graphs, node_formulas, program_for
 
 
 def _grad(activation: nn.Module, values: list[float]) -> list[float]:
@@ -86,3 +92,50 @@ def test_pyg_edge_masks_reach_every_message() -> None:
     scores = explanation.edge_mask.detach().numpy()
     assert scores[0] > 0
     np.testing.assert_array_equal(scores[1:], [0.0, 0.0])
+
+
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(node_formulas, graphs(), st.sampled_from(["demorgan", "flat"]), st.booleans(),
+       st.data())
+def test_target_cone_module_matches_the_whole_module_at_its_target(
+        formula: Formula, graph: gracr.Graph, disjunction: str, surrogate: bool,
+        data: st.DataObject) -> None:
+    """Same output at the target and the same gradient for `x` and for a fractional
+    edge mask (PyG's, one entry per edge), in both derivative modes."""
+    model = gracr.compile(program_for(formula), disjunction=disjunction,  # type: ignore[arg-type]
+                          max_degree=int(graph.in_degrees().max(initial=0)))
+    target = data.draw(st.integers(0, graph.num_nodes - 1), label="target")
+    logits = torch.tensor(data.draw(st.lists(st.floats(-3, 3), min_size=graph.num_edges,
+                                             max_size=graph.num_edges), label="mask"))
+    edge_index = torch.as_tensor(graph.edge_index)
+    results = []
+    for module in (model.to_pyg(surrogate=surrogate),
+                   TargetConeModule(model, graph.edge_index, graph.num_nodes, target,
+                                    surrogate=surrogate)):
+        x = torch.as_tensor(graph.features(model.palette)).requires_grad_()
+        mask = nn.Parameter(logits.clone())
+        set_masks(module, mask, edge_index, apply_sigmoid=True)
+        out = module(x, edge_index)[target, 0]
+        out.backward()
+        clear_masks(module)
+        # A formula without modalities passes no message: no gradient reaches the mask.
+        mask_grad = mask.grad if mask.grad is not None else torch.zeros_like(logits)
+        assert x.grad is not None
+        results.append((float(out.detach()), x.grad, mask_grad))
+    (whole, x_grad, mask_grad), (cone, cone_x_grad, cone_mask_grad) = results
+    assert cone == whole
+    torch.testing.assert_close(cone_x_grad, x_grad, rtol=1e-6, atol=1e-7)
+    torch.testing.assert_close(cone_mask_grad, mask_grad, rtol=1e-6, atol=1e-7)
+
+
+def test_target_cone_module_is_nan_off_target_and_refuses_another_graph() -> None:
+    program = gracr.parse("colors red, blue\nclassify <1> red")
+    graph = gracr.Graph.from_edges(3, [{"red"}, {"blue"}, {"red"}], [(0, 1), (1, 2)])
+    model = gracr.compile(program)
+    module = TargetConeModule(model, graph.edge_index, graph.num_nodes, target=1)
+    x = torch.as_tensor(graph.features(model.palette))
+    out = module(x, torch.as_tensor(graph.edge_index))[:, 0]
+    assert out[1] == 1.0 and torch.isnan(out[0]) and torch.isnan(out[2])
+    with pytest.raises(ValueError, match="graph it was built for"):
+        module(x, torch.as_tensor(graph.edge_index[:, :1]))

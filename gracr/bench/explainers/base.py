@@ -23,12 +23,12 @@ from typing import Any, Callable, Literal, Mapping, Union
 import numpy as np
 import numpy.typing as npt
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
 from gracr.compiler.model import CompiledGNN
 from gracr.dsl.ir import Kind
 from gracr.errors import GracrError
-from gracr.runtime.torch_module import CompiledModule
+from gracr.runtime.torch_module import CompiledModule, TargetConeModule
 
 BoolArray = npt.NDArray[np.bool_]
 
@@ -77,6 +77,17 @@ class Subject:
                      narrow: bool = True) -> CompiledModule:
         module = self.compiled.to_pyg(surrogate=derivative == "surrogate", narrow=narrow)
         assert isinstance(module, CompiledModule)
+        return module.eval()
+
+    def fresh_target_module(self, derivative: Literal["surrogate", "exact"] = "surrogate"
+                            ) -> nn.Module:
+        """A fresh module for explainers that read only the target's output: on node
+        tasks a `TargetConeModule` (the same value and gradients at the target, a
+        fraction of the cost; NaN at the other nodes), on graph tasks `fresh_module`."""
+        if self.target is None:
+            return self.fresh_module(derivative)
+        module = TargetConeModule(self.compiled, self.edge_index.numpy(), int(self.x.shape[0]),
+                                  self.target, surrogate=derivative == "surrogate")
         return module.eval()
 
     @cached_property

@@ -135,7 +135,8 @@ def _gnn_explainer(subject: Subject, settings: Mapping[str, Any], seed: int,
     algorithm = _biased_gnn_explainer(options.pop("init_bias"), hard_mask, **options)
     # A fresh module: PyG's GNNExplainer leaves its layers in a state in which a later
     # gradient explainer on the same module finds the edge mask unused (autograd error).
-    model = subject.fresh_module("surrogate", narrow=True)
+    # Its loss reads the target's output only, so node tasks compute just that.
+    model = subject.fresh_target_module("surrogate")
     explanation = _run_pyg(subject, algorithm, model, subject.model_config("raw"))
     scores: Tensor = explanation.edge_mask
     return scores
