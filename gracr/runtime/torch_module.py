@@ -31,7 +31,7 @@ class _SurrogateClamp(torch.autograd.Function):
     def forward(ctx: Any, z: Tensor) -> Tensor:
         # Save only the sign test the backward needs: a bool mask is a quarter of z's
         # memory, and the backward then neither recomputes nor casts it (Majority2Hop
-        # explainers run thousands of backward passes over 500 x 1005 states).
+        # explainers run thousands of backward passes over 500 x 715 states).
         ctx.save_for_backward(z > 0)
         clamped: Tensor = z.clamp(0.0, 1.0)
         return clamped
@@ -216,7 +216,7 @@ class CompiledModule(nn.Module):
 class TargetConeModule(nn.Module):
     """`CompiledModule` at one target node of one graph, computing only what the
     target's output reads (node classifiers; an explainer's speed-up, e.g.
-    GNNExplainer on Majority2Hop: 500 x 1005 states per layer otherwise).
+    GNNExplainer on Majority2Hop: 500 x 715 states per layer otherwise).
 
     Rows: the nodes within as many in-hops of the target as there are layers that
     pass messages, plus one "outside" row standing for every other node. Columns:
