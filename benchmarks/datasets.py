@@ -16,7 +16,7 @@ import tempfile
 import time
 
 from gracr.bench.datasets import load_or_build, size_stats
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.tables import print_table
 from gracr.bench.tasks import TASKS
 
 
@@ -47,10 +47,8 @@ def main() -> None:
             print(f"  {name}: {wall:.1f} s", flush=True)
     rows.append(["all", "", "", f"{totals[0]:.1f}", f"{totals[1]:.1f}", f"{totals[2]:.1f}"])
     headers = ["task", "graphs", "positive instances", "generation (s)", "UPI (s)", "total (s)"]
-    print(f"\nBuilding the datasets of seed {args.seed}; target: all six under 300 s\n")
-    print(render_table(headers, rows))
-    if args.markdown:
-        write_table(args.markdown, headers, rows)
+    print_table(f"Building the datasets of seed {args.seed}; target: all six under 300 s",
+                headers, rows, args.markdown)
 
 
 if __name__ == "__main__":

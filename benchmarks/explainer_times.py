@@ -20,7 +20,7 @@ from gracr.bench.explainers import EXPLAINERS
 from gracr.bench.paper import paper_time
 from gracr.bench.report import aggregate_times, read_results, task_rank, explainer_rank
 from gracr.bench.runner import plan_jobs, run
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.tables import print_table
 from gracr.bench.tasks import TASKS
 
 
@@ -66,11 +66,9 @@ def main() -> None:
             row.append(text)
         rows.append(row)
     headers = ["task", *explainers]
-    print("\nWall-clock seconds per explained instance, mean ± std over finished instances "
-          "(CPU seconds); [Table 14]; †: some instance ran out of time\n")
-    print(render_table(headers, rows))
-    if args.markdown:
-        write_table(args.markdown, headers, rows)
+    print_table("Wall-clock seconds per explained instance, mean ± std over finished instances "
+                "(CPU seconds); [Table 14]; †: some instance ran out of time",
+                headers, rows, args.markdown)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from gracr.bench.explainers import edge_scores, explainer_named, settings_for
 from gracr.bench.explainers.subgraphx import message_passing_layers
 from gracr.bench.metric import plausibility
 from gracr.bench.runner import compile_variant, positive_instances, subject_for, variant_named
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.tables import print_table
 from gracr.bench.tasks import TASKS
 from gracr.bench.tuning import tuned_settings
 from gracr.dsl.ir import Kind
@@ -71,10 +71,8 @@ def main() -> None:
             rows.append([task, name, str(depths[name]), f"{p:.3f}", f"{r:.3f}", f"{f1:.3f}",
                          f"{cpu:.2f}"])
     headers = ["task", "depth", "hops", "precision", "recall", "F1", "CPU s"]
-    print(f"\nPGMExplainer (tuned settings), seed {args.seed}, first {args.instances} positives\n")
-    print(render_table(headers, rows))
-    if args.markdown:
-        write_table(args.markdown, headers, rows)
+    print_table(f"PGMExplainer (tuned settings), seed {args.seed}, first {args.instances} "
+                "positives", headers, rows, args.markdown)
 
 
 if __name__ == "__main__":

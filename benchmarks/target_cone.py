@@ -23,7 +23,7 @@ from torch_geometric.explain.algorithm.utils import clear_masks, set_masks
 
 from gracr.bench.datasets import load_or_build
 from gracr.bench.runner import compile_variant, positive_instances, subject_for, variant_named
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.tables import print_table
 from gracr.bench.tasks import TASKS
 from gracr.dsl.ir import Kind
 
@@ -84,11 +84,9 @@ def main() -> None:
                      f"{whole / narrow:.1f}x", "yes" if same else "NO"])
     headers = ["task", "layers x width", "rows (whole)", "rows (cone, mean)",
                "whole ms", "cone ms", "speed-up", "same output and gradient"]
-    print(f"\nCPU ms per forward + backward through a PyG edge mask, seed {args.seed}, "
-          f"first {args.instances} positives, best of 3 x {args.repeats} passes\n")
-    print(render_table(headers, rows))
-    if args.markdown:
-        write_table(args.markdown, headers, rows)
+    print_table(f"CPU ms per forward + backward through a PyG edge mask, seed {args.seed}, "
+                f"first {args.instances} positives, best of 3 x {args.repeats} passes",
+                headers, rows, args.markdown)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,16 @@ def write_table(path: str, headers: Sequence[str], rows: Sequence[Sequence[str]]
         raise GracrError(f"{path}: cannot write ({error.strerror})") from None
 
 
+def print_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]],
+                markdown: str | None = None) -> None:
+    """Print `title` and the table in the terminal; also write it to `markdown` if given
+    (the benchmark scripts' `--markdown FILE`)."""
+    print(f"\n{title}\n")
+    print(render_table(headers, rows))
+    if markdown:
+        write_table(markdown, headers, rows)
+
+
 def read_json_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """The JSON objects of a JSON Lines file (results, figure logs), with their line numbers;
     blank lines are skipped, anything else that is not a JSON object is a clear error."""
