@@ -213,6 +213,28 @@ class CompiledModule(nn.Module):
         return r[:, column]
 
 
+def target_cone(compiled: CompiledGNN, edge_index: np.ndarray[Any, Any], target: int
+                ) -> tuple[list[np.ndarray[Any, Any]], list[np.ndarray[Any, Any]]]:
+    """What the output at node `target` reads, at every layer boundary ℓ = 0 … L:
+    `rows[ℓ]`, the nodes (ascending) whose layer-ℓ state it depends on, and
+    `columns[ℓ]`, the columns of that state it reads. `rows[L]` is the target and
+    `columns[L]` the output column; going down, a layer that passes messages (A ≠ 0)
+    adds the in-neighbours of its rows, and every layer needs the input columns its
+    needed output columns read through C or A (a carried column reads itself)."""
+    sources, targets = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
+    rows = [np.array([target], dtype=np.int64)]
+    columns = [np.array([compiled.output_column], dtype=np.int64)]
+    for layer in reversed(compiled.layers):
+        heard = rows[0]
+        if np.any(layer.A):
+            heard = np.union1d(heard, sources[np.isin(targets, heard)])
+        rows.insert(0, heard)
+        wanted = columns[0]
+        columns.insert(0, np.flatnonzero(np.any(layer.C[:, wanted] != 0, axis=1)
+                                         | np.any(layer.A[:, wanted] != 0, axis=1)))
+    return rows, columns
+
+
 class TargetConeModule(nn.Module):
     """`CompiledModule` at one target node of one graph, computing only what the
     target's output reads (node classifiers; an explainer's speed-up, e.g.
@@ -237,34 +259,25 @@ class TargetConeModule(nn.Module):
     row_of: Tensor
 
     def __init__(self, compiled: CompiledGNN, edge_index: np.ndarray[Any, Any], num_nodes: int,
-                 target: int, surrogate: bool = True, narrow: bool = True) -> None:
+                 target: int, surrogate: bool = True) -> None:
         super().__init__()
         if compiled.kind is not Kind.NODE:
             raise ValueError("TargetConeModule explains a node classifier")
-        sources, targets = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
-        reached = np.zeros(num_nodes, dtype=np.bool_)
-        reached[target] = True
-        live = [np.array([compiled.output_column], dtype=np.int64)]
-        for layer in reversed(compiled.layers):
-            if np.any(layer.A):
-                reached[sources[reached[targets]]] = True
-            wanted = live[0]
-            live.insert(0, np.flatnonzero(np.any(layer.C[:, wanted] != 0, axis=1)
-                                          | np.any(layer.A[:, wanted] != 0, axis=1)))
-        rows = np.flatnonzero(reached)
+        reach, live = target_cone(compiled, edge_index, target)
+        rows = reach[0]
         row_of = np.full(num_nodes, len(rows), dtype=np.int64)  # len(rows): outside
         row_of[rows] = np.arange(len(rows))
         self.register_buffer("rows", torch.as_tensor(rows))
         self.register_buffer("row_of", torch.as_tensor(row_of))
         self.target = target
         self.target_row = int(row_of[target])
-        self.num_nodes, self.num_edges = num_nodes, len(sources)
+        self.num_nodes, self.num_edges = num_nodes, int(np.asarray(edge_index).shape[1])
         self.input_matrix = _frozen(compiled.input_matrix[:, live[0]])
         self.input_bias = _frozen(compiled.input_bias[live[0]])
         self.convs = nn.ModuleList(
             CompiledLayer(layer.C[np.ix_(live[depth], live[depth + 1])],
                           layer.A[np.ix_(live[depth], live[depth + 1])],
-                          layer.b[live[depth + 1]], surrogate, narrow)
+                          layer.b[live[depth + 1]], surrogate)
             for depth, layer in enumerate(compiled.layers))
         self.model_config = {"mode": "binary_classification", "task_level": "node",
                              "return_type": "raw"}

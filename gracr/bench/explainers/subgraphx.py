@@ -74,6 +74,7 @@ from torch import Tensor
 from gracr.bench.explainers.base import Choice, ExplainerSpec, IntRange, Subject, register
 from gracr.compiler.model import CompiledGNN
 from gracr.errors import GracrError
+from gracr.runtime.torch_module import target_cone
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
@@ -277,14 +278,7 @@ class TargetForward(torch.nn.Module):
         assert graph.target is not None
         sources, targets = graph.edge_index.numpy()
         layers = [_ColumnRoles(layer) for layer in compiled.layers]
-        rows = [np.array([graph.target], dtype=np.int64)]
-        live = [np.array([compiled.output_column], dtype=np.int64)]
-        for roles in reversed(layers):
-            heard = rows[0]
-            if roles.passes_messages:
-                heard = np.union1d(heard, sources[np.isin(targets, heard)])
-            rows.insert(0, heard)
-            live.insert(0, roles.inputs_for(live[0]))
+        rows, live = target_cone(compiled, graph.edge_index.numpy(), graph.target)
         self.input_rows = torch.as_tensor(rows[0])
         self.plans: list[_LayerPlan] = []
         order = live[0]
@@ -321,15 +315,6 @@ class _ColumnRoles:
         unit = (self.C == np.eye(*self.C.shape)).all(axis=0)
         self.carried = unit & ~self.A.any(axis=0) & (self.b == 0)
         self.computed = read & ~self.carried
-        self.passes_messages = bool(self.A.any())
-
-    def inputs_for(self, wanted: IntArray) -> IntArray:
-        """The input columns that the `wanted` output columns read."""
-        computed = wanted[self.computed[wanted]]
-        needed: BoolArray = np.logical_or(self.C[:, computed].any(axis=1),
-                                          self.A[:, computed].any(axis=1))
-        needed[wanted[self.carried[wanted]]] = True
-        return np.flatnonzero(needed)
 
 
 class _LayerPlan:
