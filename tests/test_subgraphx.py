@@ -53,7 +53,7 @@ def _random_graph(seed: int, num_nodes: int) -> tuple[gracr.Graph, int]:
 def test_registered_with_the_implementation_defaults_and_table16_space() -> None:
     spec = EXPLAINERS["SubgraphX"]
     assert dict(spec.defaults) == {
-        "max_nodes": 14, "min_atoms": 5, "sample_num": 100, "rollout": 20,
+        "max_nodes": 14, "min_atoms": 3, "sample_num": 100, "rollout": 10,
         "expand_atoms": 14, "local_radius": 4, "c_puct": 10.0, "high2low": False,
         "computation_depth": "message_layers"}
     assert spec.space == {
@@ -88,16 +88,18 @@ def test_graph_task_with_defaults_finds_the_black_red_pair() -> None:
     # `exists (black & <> red)`: black hub 0, its red leaf 1, and a grey tail of 18
     # nodes (more than max_nodes = 14). Every coalition holding {0, 1} has Shapley
     # value exactly 1 (the black node is in it, so without the coalition nothing is
-    # black); every other one scores less. The smallest such coalition visited wins:
-    # at most min_atoms = 5 nodes, with 1 -> 0 among its induced edges.
+    # black); every other one scores less. The smallest such coalition visited wins,
+    # with 1 -> 0 among its induced edges.
     num_nodes = 20
     colours = [["black"], ["red"]] + [["grey"]] * (num_nodes - 2)
     pairs = [(0, 1), (0, 2), (0, 3)] + [(v - 2, v) for v in range(4, num_nodes)]
     graph = _undirected(colours, pairs)
     subject = _subject("colors black, red, grey\nclassify exists (black & <> red)",
                        graph, None)
-    _, _, chosen = subgraphx.explain_subgraph(subject, subgraphx.DEFAULTS, seed=0)
-    assert {0, 1} <= chosen.coalition and len(chosen.coalition) <= 5
+    _, search, chosen = subgraphx.explain_subgraph(subject, subgraphx.DEFAULTS, seed=0)
+    assert {0, 1} <= chosen.coalition and chosen.score == 1.0
+    best = [c for c, state in search.states.items() if state.score == 1.0]
+    assert len(chosen.coalition) == min(len(c) for c in best)
     assert chosen.score == 1.0
     scores = edge_scores("SubgraphX", subject, seed=0).numpy()
     relevant = (graph.edge_index[0] == 1) & (graph.edge_index[1] == 0)
