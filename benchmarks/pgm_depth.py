@@ -16,23 +16,22 @@ paper's PGMExplainer rows, not a change to the benchmark's explainer.
 from __future__ import annotations
 
 import argparse
-import time
 from unittest import mock
 
-import numpy as np
 import torch
+from arms import Arm, arm_means
 
-from gracr.bench.datasets import load_or_build
-from gracr.bench.explainers import edge_scores, explainer_named, settings_for
 from gracr.bench.explainers.subgraphx import message_passing_layers
-from gracr.bench.metric import plausibility
-from gracr.bench.runner import compile_variant, positive_instances, subject_for, variant_named
+from gracr.bench.runner import first_subjects
 from gracr.bench.tables import print_table
 from gracr.bench.tasks import TASKS
-from gracr.bench.tuning import tuned_settings
 from gracr.dsl.ir import Kind
 
 PYG_HOPS = "torch_geometric.contrib.explain.pgm_explainer.get_num_hops"
+
+
+def _patched_hops(hops: int) -> Arm:
+    return lambda _: mock.patch(PYG_HOPS, return_value=hops)
 
 
 def main() -> None:
@@ -46,29 +45,13 @@ def main() -> None:
     torch.set_num_threads(1)  # as the runner's workers
     rows = []
     for task in args.tasks:
-        settings = settings_for(explainer_named("PGMExplainer"),
-                                tuned_settings("PGMExplainer", task))
-        dataset = load_or_build(task, args.seed, progress=False)
-        model = compile_variant(task, variant_named("main"), dataset)
-        program = TASKS[task].program()
-        scores: dict[str, list[tuple[float, float, float, float]]] = {}
-        depths: dict[str, int] = {}
-        for instance in positive_instances(dataset):
-            if instance.index >= args.instances:
-                break
-            subject = subject_for(dataset, program, model, instance, {})
-            depths = {"every layer (PyG)": subject.num_layers,
-                      "message-passing layers": message_passing_layers(subject)}
-            for name, hops in depths.items():
-                start = time.process_time()
-                with mock.patch(PYG_HOPS, return_value=hops):
-                    edge_score = edge_scores("PGMExplainer", subject, settings, seed=instance.index)
-                score = plausibility(edge_score.numpy(), instance.upi)
-                scores.setdefault(name, []).append(
-                    (score.precision, score.recall, score.f1, time.process_time() - start))
-        for name, values in scores.items():
-            p, r, f1, cpu = np.mean(np.array(values), axis=0)
-            rows.append([task, name, str(depths[name]), f"{p:.3f}", f"{r:.3f}", f"{f1:.3f}",
+        subject = first_subjects(task, args.seed, 1)[0][1]
+        hops = {"every layer (PyG)": subject.num_layers,
+                "message-passing layers": message_passing_layers(subject)}
+        arms: dict[str, Arm] = {name: _patched_hops(h) for name, h in hops.items()}
+        means = arm_means("PGMExplainer", task, args.seed, args.instances, arms)
+        for name, (p, r, f1, cpu) in means.items():
+            rows.append([task, name, str(hops[name]), f"{p:.3f}", f"{r:.3f}", f"{f1:.3f}",
                          f"{cpu:.2f}"])
     headers = ["task", "depth", "hops", "precision", "recall", "F1", "CPU s"]
     print_table(f"PGMExplainer (tuned settings), seed {args.seed}, first {args.instances} "

@@ -21,8 +21,7 @@ from typing import Any
 import torch
 from torch_geometric.explain.algorithm.utils import clear_masks, set_masks
 
-from gracr.bench.datasets import load_or_build
-from gracr.bench.runner import compile_variant, positive_instances, subject_for, variant_named
+from gracr.bench.runner import first_subjects
 from gracr.bench.tables import print_table
 from gracr.bench.tasks import TASKS
 from gracr.dsl.ir import Kind
@@ -60,14 +59,9 @@ def main() -> None:
     torch.manual_seed(0)
     rows = []
     for task in args.tasks:
-        dataset = load_or_build(task, args.seed, progress=False)
-        model = compile_variant(task, variant_named("main"), dataset)
-        program = TASKS[task].program()
         whole_ms, cone_ms, cone_rows, same = [], [], [], True
-        for instance in positive_instances(dataset):
-            if instance.index >= args.instances:
-                break
-            subject = subject_for(dataset, program, model, instance, {})
+        chosen = first_subjects(task, args.seed, args.instances)
+        for _, subject in chosen:
             logits = torch.randn(subject.num_edges)
             cone = subject.fresh_target_module("surrogate")
             whole_cost, whole_out, whole_grad = _pass_cost(subject.fresh_module("surrogate"),
@@ -78,8 +72,8 @@ def main() -> None:
             cone_rows.append(len(cone.rows) + 1)
             same = same and whole_out == cone_out and torch.equal(whole_grad, cone_grad)
         whole, narrow = sum(whole_ms) / len(whole_ms), sum(cone_ms) / len(cone_ms)
-        rows.append([task, f"{model.num_layers} x {model.width}",
-                     f"{dataset.instances[0].graph.num_nodes}",
+        model, nodes = chosen[0][1].compiled, int(chosen[0][1].x.shape[0])
+        rows.append([task, f"{model.num_layers} x {model.width}", f"{nodes}",
                      f"{sum(cone_rows) / len(cone_rows):.1f}", f"{whole:.2f}", f"{narrow:.2f}",
                      f"{whole / narrow:.1f}x", "yes" if same else "NO"])
     headers = ["task", "layers x width", "rows (whole)", "rows (cone, mean)",

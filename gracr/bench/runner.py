@@ -152,6 +152,24 @@ def subject_for(dataset: Dataset, program: Any, model: CompiledGNN,
                    receptive_field(program, graph, instance.target), modules)
 
 
+def first_subjects(task_name: str, seed: int, count: int, size: int | None = None,
+                   datasets: str = DEFAULT_OUT, progress: bool = False
+                   ) -> list[tuple[PositiveInstance, Any]]:
+    """The first `count` positive instances of the (task, seed) dataset, each with its
+    `Subject` on the `main` compiled model: the sample that tuning and the benchmark
+    diagnostics explain."""
+    dataset = load_or_build(task_name, seed, size, datasets, progress=progress)
+    model = compile_variant(task_name, variant_named("main"), dataset)
+    program = task_named(task_name).program()
+    modules: dict[str, Any] = {}
+    chosen = []
+    for instance in positive_instances(dataset):
+        if instance.index >= count:
+            break
+        chosen.append((instance, subject_for(dataset, program, model, instance, modules)))
+    return chosen
+
+
 def _out_of_time(signum: int, frame: FrameType | None) -> None:
     raise OutOfTime()
 

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from gracr.bench.datasets import DEFAULT_OUT, load_or_build
+from gracr.bench.datasets import DEFAULT_OUT
 from gracr.bench.metric import plausibility
 from gracr.errors import GracrError
 
@@ -95,15 +95,7 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
 
     from gracr.bench.datasets import task_named
     from gracr.bench.explainers import edge_scores, explainer_named
-    from gracr.bench.runner import (
-        OutOfTime,
-        compile_variant,
-        cpu_budget,
-        install_budget_handler,
-        positive_instances,
-        subject_for,
-        variant_named,
-    )
+    from gracr.bench.runner import OutOfTime, cpu_budget, first_subjects, install_budget_handler
 
     spec = explainer_named(explainer)
     if not spec.space:
@@ -112,16 +104,8 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
              if not (name in spec.graph_only and task_named(task).kind.value == "node")}
     torch.set_num_threads(1)
     install_budget_handler()
-    dataset = load_or_build(task, seed, dataset_size, datasets, progress=progress)
-    model = compile_variant(task, variant_named("main"), dataset)
-    program = task_named(task).program()
-    modules: dict[str, Any] = {}
-    subjects = []
-    for instance in positive_instances(dataset):
-        if instance.index >= instances:
-            break
-        subjects.append((subject_for(dataset, program, model, instance, modules),
-                         instance.upi))
+    subjects = [(subject, instance.upi) for instance, subject in
+                first_subjects(task, seed, instances, dataset_size, datasets, progress)]
 
     def objective(trial: Any) -> float:
         chosen: dict[str, Any] = {}
