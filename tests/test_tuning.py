@@ -143,3 +143,32 @@ def test_an_explainer_that_always_crashes_is_a_clear_error(tmp_path: Path, fragi
     with pytest.raises(GracrError, match="failed on every instance of every trial.*kth"):
         tune(fragile, "Redundancy", trials=1, instances=2, seed=7,
              datasets=str(tmp_path / "d"), dataset_size=8, progress=False)
+
+
+def _in_space(value: Any, dimension: Any, settings: dict[str, Any]) -> bool:
+    if isinstance(dimension, Choice):
+        return value in dimension.values
+    if isinstance(dimension, (LogUniform, Uniform)):
+        return bool(dimension.low <= float(value) <= dimension.high)
+    high = settings[dimension.high] if isinstance(dimension.high, str) else dimension.high
+    return isinstance(value, int) and dimension.low <= value <= int(high)
+
+
+def test_every_stored_tuned_setting_lies_in_its_table16_space() -> None:
+    # The benchmark reads these files as they are; a hand edit or a space changed after
+    # a study would silently run settings the paper never searched.
+    from gracr.bench.tasks import TASKS
+    from gracr.bench.tuning import TUNED_FOLDER
+
+    files = sorted(TUNED_FOLDER.glob("*.json"))
+    assert {f.stem for f in files} >= {"GNNExplainer", "GraphMask", "SubgraphX"}
+    for path in files:
+        spec = EXPLAINERS[path.stem]
+        for task, entry in json.loads(path.read_text()).items():
+            node_task = TASKS[task].kind.value == "node"
+            searched = {name: dimension for name, dimension in spec.space.items()
+                        if not (node_task and name in spec.graph_only)}
+            settings = entry["settings"]
+            assert set(settings) <= set(searched), (path.name, task)
+            for name, value in settings.items():
+                assert _in_space(value, searched[name], settings), (path.name, task, name, value)
