@@ -18,7 +18,7 @@ import argparse
 
 from gracr.bench.explainers import EXPLAINERS
 from gracr.bench.paper import paper_time
-from gracr.bench.report import aggregate_times, read_results, task_rank, explainer_rank
+from gracr.bench.report import aggregate_seed_times, explainer_rank, load_inputs, task_rank
 from gracr.bench.runner import plan_jobs, run
 from gracr.bench.tables import print_table
 from gracr.bench.tasks import TASKS
@@ -43,7 +43,7 @@ def main() -> None:
                          args.budget, {}, settings="tuned")
         run(jobs, args.out)
         folders = [args.out]
-    cells = [c for c in aggregate_times(read_results(folders))
+    cells = [c for c in aggregate_seed_times(load_inputs(folders).seeds)
              if c.variant == "main" and c.task in args.tasks and c.explainer in args.explainers]
     explainers = sorted({c.explainer for c in cells}, key=explainer_rank)
     rows = []

@@ -412,8 +412,10 @@ def build_parser() -> argparse.ArgumentParser:
         "report", help="tables (paper layout, beside the paper, times) and a figure from "
                        "GracrBench results")
     report_cmd.add_argument("dirs", nargs="+", metavar="DIR",
-                            help="output folders of `gracrc bench` (each with results.jsonl); "
-                                 "several are merged, the last record of a duplicate kept")
+                            help="output folders of `gracrc bench` (each with results.jsonl), "
+                                 "or seeds.csv files an earlier report wrote; several are "
+                                 "merged (the last record of a duplicate kept; a seed given by "
+                                 "two inputs is an error)")
     report_cmd.add_argument("--out", default=None, metavar="REPORT_DIR",
                             help="where to write the report files (default: the first DIR)")
     report_cmd.set_defaults(run=cmd_report)

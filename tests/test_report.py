@@ -10,14 +10,16 @@ import io
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gracr.bench.paper import (PAPER_EXPLAINERS, TABLE2, TABLE2_TASKS, TABLE3, TABLE3_TASKS,
                                TABLE14, TABLE14_EXPLAINERS, PaperScore)
-from gracr.bench.report import (Cell, Provenance, TableSpec, aggregate, aggregate_times,
-                                beside_paper, load_results, read_results, render_latex,
-                                render_markdown, times_table)
+from gracr.bench.report import (Cell, Provenance, TableSpec, aggregate, aggregate_seed_times,
+                                aggregate_seeds, aggregate_times, beside_paper, load_inputs,
+                                load_results, read_results, render_latex, render_markdown,
+                                times_table)
 from gracr.cli import main
 from gracr.errors import GracrError
 
@@ -372,3 +374,83 @@ def test_table_14_matches_the_paper_text() -> None:
             assert cell.partial == bool(match[3])
             seen += 1
     assert seen == len(TABLE14) == 6 * 3
+
+
+# ---------------------------------------------------------------- seed summaries
+
+
+def _mixed_records() -> list[dict[str, object]]:
+    """Two explainers, three seeds; one seed out of time, one error, unequal times."""
+    records = []
+    for seed in range(3):
+        for instance in range(4):
+            records.append(record(seed, instance, precision=0.1 * (seed + instance + 1),
+                                  recall=1.0 / (instance + 1), f1=0.05 * (seed + 2 * instance),
+                                  cpu_seconds=0.5 + seed * instance, wall_seconds=1.0 + instance))
+        records.append(record(seed, 0, explainer="IG", config_hash="99aa99aa",
+                              precision=0.3 + 0.1 * seed, cpu_seconds=2.0 + seed))
+    records.append(record(1, 1, explainer="IG", config_hash="99aa99aa", status="oot",
+                          cpu_seconds=181.0))
+    records.append(record(2, 2, explainer="IG", config_hash="99aa99aa", status="error"))
+    return records
+
+
+def test_a_report_from_its_seeds_csv_equals_the_report_from_the_records(tmp_path: Path) -> None:
+    folder = write_results(tmp_path / "run", _mixed_records())
+    assert run("report", str(folder), "--out", str(tmp_path / "a"))[0] == 0
+    assert run("report", str(tmp_path / "a" / "seeds.csv"), "--out", str(tmp_path / "b"))[0] == 0
+    for name in ("results.csv", "times.csv", "seeds.csv", "table2.md", "beside_paper.md"):
+        first = (tmp_path / "a" / name).read_text(encoding="utf-8").splitlines()
+        second = (tmp_path / "b" / name).read_text(encoding="utf-8").splitlines()
+        # The provenance line names the command, which differs; nothing else may.
+        assert [l for l in first if "gracrc report" not in l] == \
+            [l for l in second if "gracrc report" not in l], name
+
+
+def test_seeds_from_a_summary_and_from_records_merge_as_one_run(tmp_path: Path) -> None:
+    records = _mixed_records()
+    whole = aggregate(read_results([str(write_results(tmp_path / "all", records))]))
+    whole_times = aggregate_times(read_results([str(tmp_path / "all")]))
+    early = write_results(tmp_path / "early", [r for r in records if r["seed"] == 0])
+    late = write_results(tmp_path / "late", [r for r in records if r["seed"] != 0])
+    assert run("report", str(early), "--out", str(tmp_path / "part"))[0] == 0
+    loaded = load_inputs([str(tmp_path / "part" / "seeds.csv"), str(late)])
+    assert loaded.records == len(records) - 5
+    assert aggregate_seeds(loaded.seeds) == whole
+    merged = aggregate_seed_times(loaded.seeds)
+    for ours, theirs in zip(merged, whole_times, strict=True):
+        assert (ours.instances, ours.partial) == (theirs.instances, theirs.partial)
+        assert ours.cpu_seconds is not None and theirs.cpu_seconds is not None
+        assert ours.cpu_seconds.mean == pytest.approx(theirs.cpu_seconds.mean, abs=1e-12)
+        assert ours.cpu_seconds.std == pytest.approx(theirs.cpu_seconds.std, abs=1e-12)
+
+
+def test_a_seed_given_twice_is_an_error_naming_both(tmp_path: Path) -> None:
+    folder = write_results(tmp_path / "run", [record(0, 0), record(1, 0)])
+    assert run("report", str(folder), "--out", str(tmp_path / "a"))[0] == 0
+    again = write_results(tmp_path / "again", [record(1, 3)])
+    with pytest.raises(GracrError, match=r"seeds.csv:3: seed 1 of Redundancy .* also in .*again"):
+        load_inputs([str(again), str(tmp_path / "a" / "seeds.csv")])
+    code, _, err = run("report", str(again), str(tmp_path / "a" / "seeds.csv"),
+                       "--out", str(tmp_path / "b"))
+    assert code == 2 and "give each seed once" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda rows: rows[:1] + [rows[1][:-1]], r"broken.csv:2: 16 fields, expected 17"),
+    (lambda rows: [["task", "seed"]] + rows[1:], r"broken.csv:1: not a seed summary"),
+    (lambda rows: rows[:1] + [rows[1][:8] + ["1.5"] + rows[1][9:]],
+     r"broken.csv:2: field 'precision' should be a number in \[0, 1\], got '1.5'"),
+    (lambda rows: rows[:1] + [rows[1][:5] + ["two"] + rows[1][6:]],
+     r"broken.csv:2: field 'ok' should be a count, got 'two'"),
+])
+def test_a_broken_seeds_csv_names_its_line(tmp_path: Path, edit: Any, message: str) -> None:
+    folder = write_results(tmp_path / "run", [record(0, 0)])
+    assert run("report", str(folder), "--out", str(tmp_path / "a"))[0] == 0
+    path = tmp_path / "a" / "seeds.csv"
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+    broken = tmp_path / "broken.csv"
+    with broken.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(edit(rows))
+    with pytest.raises(GracrError, match=message):
+        load_inputs([str(broken)])

@@ -14,11 +14,18 @@ Times (Table 14 layout) are pooled over the instances that finished ('ok' record
 those of out-of-time seeds included), as the caption of Table 14 says; '†' marks a cell where some
 instance ran out of time.
 
+Everything above needs only one summary per seed (`SeedSummary`: its counts, its mean scores and
+the moments of its times), so the report is computed from those. `gracrc report` writes them as
+`seeds.csv`, a few KB that can be committed, and reads such a file back as an input beside result
+folders: a long run split over sessions (or machines) is reported whole from its parts' summaries
+even after the raw records are gone. A seed may come from one input only (an error otherwise).
+
 Every function here is pure except the `write_*` ones and `write_report`, which write files.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
@@ -47,6 +54,10 @@ TIMES_CSV_COLUMNS: tuple[str, ...] = (
     "task", "variant", "explainer", "instances", "cpu_seconds", "cpu_seconds_std",
     "wall_seconds", "wall_seconds_std", "partial", "paper_wall_seconds",
     "paper_wall_seconds_std", "paper_partial", "config_hash")
+SEEDS_CSV_COLUMNS: tuple[str, ...] = (
+    "task", "variant", "explainer", "config_hash", "seed", "ok", "out_of_time", "errors",
+    "precision", "recall", "f1", "cpu_mean", "cpu_m2", "wall_mean", "wall_m2", "gracr_versions",
+    "first_error")
 DAGGER = "†"
 MISSING = "-"
 
@@ -225,6 +236,49 @@ def read_results(folders: Sequence[str]) -> list[Result]:
     return list(load_results(folders).records)
 
 
+@dataclass(frozen=True)
+class LoadedInputs:
+    """What `gracrc report` reads: result folders (records merged as `load_results` does) and
+    seed summaries (`seeds.csv`), as one list of seed summaries."""
+
+    seeds: tuple[SeedSummary, ...]
+    records: int             # records read from result folders
+    duplicates: int          # duplicate records among them (the last one kept)
+    files: tuple[str, ...]
+
+
+def is_seeds_file(path: str) -> bool:
+    return path.endswith(".csv")
+
+
+def load_inputs(paths: Sequence[str]) -> LoadedInputs:
+    """Seed summaries of every input: a `.csv` path is a `seeds.csv`; anything else a result
+    folder (or `.jsonl` file). A seed found in two inputs is an error that names both: a summary
+    cannot be merged with other records of its seed, and choosing one silently could report a
+    run twice."""
+    if not paths:
+        raise GracrError("name at least one results folder or seeds.csv")
+    folders = [path for path in paths if not is_seeds_file(path)]
+    loaded = load_results(folders) if folders else LoadedResults((), 0, ())
+    seeds: dict[SeedKey, SeedSummary] = {}
+    files = list(loaded.files)
+    summaries = summarise_seeds(loaded.records)
+    for path in paths:
+        if is_seeds_file(path):
+            summaries += read_seeds_csv(path)
+            files.append(path)
+    for summary in summaries:
+        earlier = seeds.get(summary.key)
+        if earlier is not None:
+            task, variant, explainer, config_hash, seed = summary.key
+            raise GracrError(
+                f"{summary.place}: seed {seed} of {task} / {variant} / {explainer} "
+                f"[{config_hash}] is also in {earlier.place}; give each seed once")
+        seeds[summary.key] = summary
+    return LoadedInputs(tuple(seeds.values()), len(loaded.records), loaded.duplicates,
+                        tuple(files))
+
+
 # ---------------------------------------------------------------- aggregation
 
 
@@ -241,6 +295,69 @@ def _stat(values: Sequence[float]) -> Stat | None:
         return None
     array = np.asarray(values, dtype=float)
     return Stat(float(array.mean()), float(array.std()))
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Count, mean and sum of squared deviations of a sample (times). Two samples' moments
+    merge into those of their union (Chan, Golub and LeVeque's pairwise update), so times pooled
+    from seed summaries equal times pooled from the records, up to rounding."""
+
+    n: int
+    mean: float
+    m2: float
+
+    @staticmethod
+    def of(values: Sequence[float]) -> Moments:
+        if not values:
+            return Moments(0, 0.0, 0.0)
+        array = np.asarray(values, dtype=float)
+        mean = float(array.mean())
+        return Moments(len(values), mean, float(((array - mean) ** 2).sum()))
+
+    def merge(self, other: Moments) -> Moments:
+        if not other.n:
+            return self
+        if not self.n:
+            return other
+        n = self.n + other.n
+        delta = other.mean - self.mean
+        return Moments(n, self.mean + delta * other.n / n,
+                       self.m2 + other.m2 + delta * delta * self.n * other.n / n)
+
+    def stat(self) -> Stat | None:
+        """mean ± std (ddof=0), None for an empty sample."""
+        return Stat(self.mean, math.sqrt(max(self.m2, 0.0) / self.n)) if self.n else None
+
+
+SeedKey = tuple[str, str, str, str, int]        # task, variant, explainer, config hash, seed
+
+
+@dataclass(frozen=True)
+class SeedSummary:
+    """What the report needs of one seed of one (task, variant, explainer, config): a line of
+    `seeds.csv`."""
+
+    task: str
+    variant: str
+    explainer: str
+    config_hash: str
+    seed: int
+    ok: int                  # finished instances
+    out_of_time: bool        # some instance ran out of time (App. H halts the seed)
+    errors: int
+    precision: float | None  # means over the finished instances
+    recall: float | None
+    f1: float | None
+    cpu: Moments             # CPU and wall seconds of the finished instances
+    wall: Moments
+    versions: tuple[str, ...]
+    first_error: str | None
+    place: str               # where it was read: a results file, or a seeds.csv line
+
+    @property
+    def key(self) -> SeedKey:
+        return (self.task, self.variant, self.explainer, self.config_hash, self.seed)
 
 
 @dataclass(frozen=True)
@@ -318,53 +435,153 @@ def _cell_rank(key: CellKey) -> tuple[tuple[int, str], tuple[int, str], tuple[in
     return task_rank(task), variant_rank(variant), explainer_rank(explainer), config_hash
 
 
-def _group(records: Iterable[Result]) -> dict[CellKey, list[Result]]:
-    groups: dict[CellKey, list[Result]] = defaultdict(list)
+def summarise_seeds(records: Iterable[Result]) -> list[SeedSummary]:
+    """One summary per (task, variant, explainer, config hash, seed) of the records."""
+    by_seed: dict[SeedKey, list[Result]] = defaultdict(list)
     for record in records:
-        groups[(record.task, record.variant, record.explainer, record.config_hash)].append(record)
+        by_seed[(record.task, record.variant, record.explainer, record.config_hash,
+                 record.seed)].append(record)
+    summaries = []
+    for key, group in by_seed.items():
+        done = [r for r in group if r.status == "ok"]
+        errors = [r for r in group if r.status == "error"]
+        files = sorted({r.place.rsplit(":", 1)[0] for r in group})
+        summaries.append(SeedSummary(
+            *key, ok=len(done), out_of_time=any(r.status == "oot" for r in group),
+            errors=len(errors),
+            precision=_mean([r.precision for r in done]), recall=_mean([r.recall for r in done]),
+            f1=_mean([r.f1 for r in done]),
+            cpu=Moments.of([r.cpu_seconds for r in done]),
+            wall=Moments.of([r.wall_seconds for r in done]),
+            versions=tuple(sorted({r.gracr_version for r in group})),
+            first_error=next((r.error for r in errors if r.error), None),
+            place=", ".join(files)))
+    return summaries
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    """The mean of finished instances' scores (never None: `parse_result` checks it)."""
+    present = [float(v) for v in values if v is not None]
+    return float(np.mean(present)) if present else None
+
+
+def _group_seeds(summaries: Iterable[SeedSummary]) -> dict[CellKey, list[SeedSummary]]:
+    groups: dict[CellKey, list[SeedSummary]] = defaultdict(list)
+    for summary in summaries:
+        groups[summary.key[:4]].append(summary)
     return {key: groups[key] for key in sorted(groups, key=_cell_rank)}
 
 
-def aggregate(records: Iterable[Result]) -> list[Cell]:
+def aggregate_seeds(summaries: Iterable[SeedSummary]) -> list[Cell]:
     """One cell per (task, variant, explainer, config hash), in report order (module docstring)."""
     cells: list[Cell] = []
-    for (task, variant, explainer, config_hash), group in _group(records).items():
-        by_seed: dict[int, list[Result]] = defaultdict(list)
-        for record in group:
-            by_seed[record.seed].append(record)
-        per_seed: dict[str, list[float]] = {"precision": [], "recall": [], "f1": []}
-        oot_seeds = instances = 0
-        for seed_records in by_seed.values():
-            if any(r.status == "oot" for r in seed_records):
-                oot_seeds += 1
-                continue
-            done = [r for r in seed_records if r.status == "ok"]
-            if not done:
-                continue
-            instances += len(done)
-            per_seed["precision"].append(float(np.mean([r.precision for r in done])))
-            per_seed["recall"].append(float(np.mean([r.recall for r in done])))
-            per_seed["f1"].append(float(np.mean([r.f1 for r in done])))
+    for (task, variant, explainer, config_hash), group in _group_seeds(summaries).items():
+        counted = [s for s in group if not s.out_of_time and s.ok]
         cells.append(Cell(
-            task, variant, explainer, config_hash, seeds_seen=len(by_seed),
-            seeds=len(per_seed["f1"]), oot_seeds=oot_seeds, instances=instances,
-            errors=sum(r.status == "error" for r in group),
-            precision=_stat(per_seed["precision"]), recall=_stat(per_seed["recall"]),
-            f1=_stat(per_seed["f1"])))
+            task, variant, explainer, config_hash, seeds_seen=len(group), seeds=len(counted),
+            oot_seeds=sum(s.out_of_time for s in group),
+            instances=sum(s.ok for s in counted), errors=sum(s.errors for s in group),
+            precision=_stat([s.precision for s in counted if s.precision is not None]),
+            recall=_stat([s.recall for s in counted if s.recall is not None]),
+            f1=_stat([s.f1 for s in counted if s.f1 is not None])))
+    return cells
+
+
+def aggregate(records: Iterable[Result]) -> list[Cell]:
+    """`aggregate_seeds` of the records' seed summaries."""
+    return aggregate_seeds(summarise_seeds(records))
+
+
+def aggregate_seed_times(summaries: Iterable[SeedSummary]) -> list[TimeCell]:
+    """CPU and wall seconds per instance, one cell per (task, variant, explainer, config hash)."""
+    cells: list[TimeCell] = []
+    for (task, variant, explainer, config_hash), group in _group_seeds(summaries).items():
+        cpu, wall = Moments(0, 0.0, 0.0), Moments(0, 0.0, 0.0)
+        for summary in group:
+            cpu, wall = cpu.merge(summary.cpu), wall.merge(summary.wall)
+        cells.append(TimeCell(
+            task, variant, explainer, config_hash, instances=cpu.n,
+            cpu_seconds=cpu.stat(), wall_seconds=wall.stat(),
+            partial=any(s.out_of_time for s in group)))
     return cells
 
 
 def aggregate_times(records: Iterable[Result]) -> list[TimeCell]:
-    """CPU and wall seconds per instance, one cell per (task, variant, explainer, config hash)."""
-    cells: list[TimeCell] = []
-    for (task, variant, explainer, config_hash), group in _group(records).items():
-        done = [r for r in group if r.status == "ok"]
-        cells.append(TimeCell(
-            task, variant, explainer, config_hash, instances=len(done),
-            cpu_seconds=_stat([r.cpu_seconds for r in done]),
-            wall_seconds=_stat([r.wall_seconds for r in done]),
-            partial=any(r.status == "oot" for r in group)))
-    return cells
+    """`aggregate_seed_times` of the records' seed summaries."""
+    return aggregate_seed_times(summarise_seeds(records))
+
+
+# ---------------------------------------------------------------- seed summaries as CSV
+
+
+def seeds_csv_rows(summaries: Iterable[SeedSummary]) -> list[list[str]]:
+    """The rows of `seeds.csv`, columns `SEEDS_CSV_COLUMNS`; floats in full (`repr`), so that a
+    report from the file equals the report from the records."""
+    def real(value: float | None) -> str:
+        return "" if value is None else repr(value)
+
+    ordered = sorted(summaries, key=lambda s: (_cell_rank(s.key[:4]), s.seed))
+    return [[s.task, s.variant, s.explainer, s.config_hash, str(s.seed), str(s.ok),
+             str(int(s.out_of_time)), str(s.errors), real(s.precision), real(s.recall),
+             real(s.f1), real(s.cpu.mean), real(s.cpu.m2), real(s.wall.mean), real(s.wall.m2),
+             ";".join(s.versions), s.first_error or ""] for s in ordered]
+
+
+def read_seeds_csv(path: str) -> list[SeedSummary]:
+    """The seed summaries of a `seeds.csv`, each problem reported as `file:line: message`."""
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    except OSError as error:
+        raise GracrError(f"{path}: cannot read ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise GracrError(f"{path}: not UTF-8 text") from None
+    if not rows or tuple(rows[0]) != SEEDS_CSV_COLUMNS:
+        raise GracrError(f"{path}:1: not a seed summary (`gracrc report` writes seeds.csv with "
+                         f"the columns {', '.join(SEEDS_CSV_COLUMNS)})")
+    summaries = []
+    for number, row in enumerate(rows[1:], start=2):
+        place = f"{path}:{number}"
+        if len(row) != len(SEEDS_CSV_COLUMNS):
+            raise GracrError(f"{place}: {len(row)} fields, expected {len(SEEDS_CSV_COLUMNS)}")
+        field = dict(zip(SEEDS_CSV_COLUMNS, row))
+
+        def number_in(name: str, high: float = math.inf, optional: bool = False) -> float | None:
+            text = field[name]  # noqa: B023 (used at once, inside this iteration)
+            if optional and text == "":
+                return None
+            try:
+                value = float(text)
+            except ValueError:
+                value = math.nan
+            if not 0 <= value <= high:
+                raise GracrError(f"{place}: field '{name}' should be a number in [0, {high:g}], "
+                                 f"got {text!r}")
+            return value
+
+        def count(name: str) -> int:
+            text = field[name]  # noqa: B023
+            if not text.isdigit():
+                raise GracrError(f"{place}: field '{name}' should be a count, got {text!r}")
+            return int(text)
+
+        ok = count("ok")
+        scores = [number_in(name, 1.0, optional=True) for name in ("precision", "recall", "f1")]
+        if ok and None in scores:
+            raise GracrError(f"{place}: a seed with finished instances needs its three scores")
+        moments = [Moments(ok, float(number_in(f"{clock}_mean") or 0.0),
+                           float(number_in(f"{clock}_m2") or 0.0)) for clock in ("cpu", "wall")]
+        for name in ("task", "variant", "explainer", "config_hash"):
+            if not field[name]:
+                raise GracrError(f"{place}: field '{name}' is empty")
+        summaries.append(SeedSummary(
+            field["task"], field["variant"], field["explainer"], field["config_hash"],
+            count("seed"), ok=ok, out_of_time=bool(count("out_of_time")),
+            errors=count("errors"), precision=scores[0], recall=scores[1], f1=scores[2],
+            cpu=moments[0], wall=moments[1],
+            versions=tuple(v for v in field["gracr_versions"].split(";") if v),
+            first_error=field["first_error"] or None, place=place))
+    return summaries
 
 
 # ---------------------------------------------------------------- table layout
@@ -809,7 +1026,7 @@ def plot_precision_recall(cells: Sequence[Cell], path: str) -> None:
 # ---------------------------------------------------------------- the whole report
 
 
-def report_warnings(loaded: LoadedResults, cells: Sequence[Cell]) -> list[str]:
+def report_warnings(loaded: LoadedInputs, cells: Sequence[Cell]) -> list[str]:
     """Duplicate records and error records, each said in one line (errors broken down below)."""
     lines: list[str] = []
     if loaded.duplicates:
@@ -820,15 +1037,14 @@ def report_warnings(loaded: LoadedResults, cells: Sequence[Cell]) -> list[str]:
     if errors:
         lines.append(f"warning: {errors} error record{'s' if errors != 1 else ''} left out of "
                      "the means:")
-        first: dict[CellKey, Result] = {}
-        for record in loaded.records:
-            if record.status == "error":
-                first.setdefault((record.task, record.variant, record.explainer,
-                                  record.config_hash), record)
+        first: dict[CellKey, str] = {}
+        for summary in sorted(loaded.seeds, key=lambda s: s.seed):
+            if summary.first_error:
+                first.setdefault(summary.key[:4], summary.first_error)
         for c in cells:
             if c.errors:
                 example = first.get((c.task, c.variant, c.explainer, c.config_hash))
-                reason = f" (first: {example.error})" if example and example.error else ""
+                reason = f" (first: {example})" if example else ""
                 lines.append(f"  {c.task} / {c.variant} / {c.explainer} [{c.config_hash}]: "
                              f"{c.errors}{reason}")
     return lines
@@ -843,13 +1059,13 @@ def _write_text(path: str, text: str) -> None:
 
 
 def write_report(folders: Sequence[str], out: str | None, command: str, date: str) -> str:
-    """Read the folders, write every report file into `out` (default: the first folder) and
-    return what the terminal shows."""
-    loaded = load_results(folders)
-    cells = aggregate(loaded.records)
-    time_cells = aggregate_times(loaded.records)
+    """Read the result folders and seed summaries, write every report file into `out` (default:
+    the first input's folder) and return what the terminal shows."""
+    loaded = load_inputs(folders)
+    cells = aggregate_seeds(loaded.seeds)
+    time_cells = aggregate_seed_times(loaded.seeds)
     provenance = Provenance(command, date,
-                            tuple(sorted({r.gracr_version for r in loaded.records})))
+                            tuple(sorted({v for s in loaded.seeds for v in s.versions})))
     if out is None:
         first = folders[0]
         out = (os.path.dirname(first) or ".") if os.path.isfile(first) else first
@@ -867,6 +1083,9 @@ def write_report(folders: Sequence[str], out: str | None, command: str, date: st
 
     write_table(os.path.join(out, "results.csv"), RESULTS_CSV_COLUMNS, results_csv_rows(cells))
     written.append("results.csv")
+    # An input seeds.csv in `out` is rewritten with all that was read: its seeds and the others.
+    write_table(os.path.join(out, "seeds.csv"), SEEDS_CSV_COLUMNS, seeds_csv_rows(loaded.seeds))
+    written.append("seeds.csv")
     specs = table_specs(cells)
     for spec in specs[:2]:
         text = render_markdown(spec, cells, provenance)
@@ -891,6 +1110,6 @@ def write_report(folders: Sequence[str], out: str | None, command: str, date: st
     plot_precision_recall(cells, os.path.join(out, "precision_recall.png"))
     written.append("precision_recall.png")
     tail = report_warnings(loaded, cells)
-    tail.append(f"read {len(loaded.records)} records from {', '.join(loaded.files)}; "
-                f"wrote {', '.join(written)} to {out}")
+    tail.append(f"read {len(loaded.seeds)} seed summaries ({loaded.records} records) from "
+                f"{', '.join(loaded.files)}; wrote {', '.join(written)} to {out}")
     return "\n".join(shown + tail) + "\n"
