@@ -15,15 +15,12 @@ prints precision, recall, F1 and CPU seconds. A diagnostic, not a change to the 
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 from unittest import mock
 
-import torch
-from arms import Arm, arm_means
+from arms import Arm, compare_arms_main
 
 from gracr.bench.explainers.base import Subject
-from gracr.bench.tables import print_table
 
 
 def _told(return_type: str) -> Arm:
@@ -37,22 +34,9 @@ def _told(return_type: str) -> Arm:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", nargs="+", default=["Redundancy", "CompetingRedundancy"])
-    parser.add_argument("--instances", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--markdown", default=None)
-    args = parser.parse_args()
-    torch.set_num_threads(1)  # as the runner's workers
     arms = {"raw (ours)": _told("raw"), "probs": _told("probs")}
-    rows = []
-    for task in args.tasks:
-        means = arm_means("GraphMask", task, args.seed, args.instances, arms)
-        for name, (p, r, f1, cpu) in means.items():
-            rows.append([task, name, f"{p:.3f}", f"{r:.3f}", f"{f1:.3f}", f"{cpu:.2f}"])
-    headers = ["task", "return_type", "precision", "recall", "F1", "CPU s"]
-    print_table(f"PyG GraphMask (tuned settings), seed {args.seed}, first {args.instances} "
-                "positives", headers, rows, args.markdown)
+    compare_arms_main("GraphMask", __doc__.splitlines()[0], "return_type", arms,
+                      ["Redundancy", "CompetingRedundancy"])
 
 
 if __name__ == "__main__":

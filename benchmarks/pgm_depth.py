@@ -15,15 +15,12 @@ paper's PGMExplainer rows, not a change to the benchmark's explainer.
 
 from __future__ import annotations
 
-import argparse
 from unittest import mock
 
-import torch
-from arms import Arm, arm_means
+from arms import Arm, compare_arms_main
 
 from gracr.bench.explainers.subgraphx import message_passing_layers
 from gracr.bench.runner import first_subjects
-from gracr.bench.tables import print_table
 from gracr.bench.tasks import TASKS
 from gracr.dsl.ir import Kind
 
@@ -34,28 +31,16 @@ def _patched_hops(hops: int) -> Arm:
     return lambda _: mock.patch(PYG_HOPS, return_value=hops)
 
 
+def _depth_arms(task: str) -> dict[str, Arm]:
+    subject = first_subjects(task, 0, 1)[0][1]  # the depths are the model's, any seed
+    hops = {"every layer (PyG)": subject.num_layers,
+            "message-passing layers": message_passing_layers(subject)}
+    return {f"{name}: {h} hops": _patched_hops(h) for name, h in hops.items()}
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", nargs="+",
-                        default=[n for n, t in TASKS.items() if t.kind is Kind.NODE])
-    parser.add_argument("--instances", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--markdown", default=None)
-    args = parser.parse_args()
-    torch.set_num_threads(1)  # as the runner's workers
-    rows = []
-    for task in args.tasks:
-        subject = first_subjects(task, args.seed, 1)[0][1]
-        hops = {"every layer (PyG)": subject.num_layers,
-                "message-passing layers": message_passing_layers(subject)}
-        arms: dict[str, Arm] = {name: _patched_hops(h) for name, h in hops.items()}
-        means = arm_means("PGMExplainer", task, args.seed, args.instances, arms)
-        for name, (p, r, f1, cpu) in means.items():
-            rows.append([task, name, str(hops[name]), f"{p:.3f}", f"{r:.3f}", f"{f1:.3f}",
-                         f"{cpu:.2f}"])
-    headers = ["task", "depth", "hops", "precision", "recall", "F1", "CPU s"]
-    print_table(f"PGMExplainer (tuned settings), seed {args.seed}, first {args.instances} "
-                "positives", headers, rows, args.markdown)
+    compare_arms_main("PGMExplainer", __doc__.splitlines()[0], "depth", _depth_arms,
+                      [n for n, t in TASKS.items() if t.kind is Kind.NODE])
 
 
 if __name__ == "__main__":

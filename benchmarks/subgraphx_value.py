@@ -21,17 +21,14 @@ coalition never holding a UPI edge, so it does not reproduce the paper's row eit
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 from unittest import mock
 
 import numpy as np
 import numpy.typing as npt
-import torch
-from arms import Arm, arm_means
+from arms import Arm, compare_arms_main
 
 from gracr.bench.explainers.subgraphx import CoalitionValue
-from gracr.bench.tables import print_table
 
 
 def _softmax_of_one_column(_: CoalitionValue, present: npt.NDArray[np.bool_]
@@ -40,25 +37,12 @@ def _softmax_of_one_column(_: CoalitionValue, present: npt.NDArray[np.bool_]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", nargs="+", default=["Redundancy", "CompetingRedundancy"])
-    parser.add_argument("--instances", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--markdown", default=None)
-    args = parser.parse_args()
-    torch.set_num_threads(1)  # as the runner's workers
     arms: dict[str, Arm] = {
         "model probability (ours)": lambda _: contextlib.nullcontext(),
         "constant 1 (one-column softmax)":
             lambda _: mock.patch.object(CoalitionValue, "__call__", _softmax_of_one_column)}
-    rows = []
-    for task in args.tasks:
-        means = arm_means("SubgraphX", task, args.seed, args.instances, arms)
-        for name, (p, r, f1, cpu) in means.items():
-            rows.append([task, name, f"{p:.3f}", f"{r:.3f}", f"{f1:.3f}", f"{cpu:.2f}"])
-    headers = ["task", "coalition value", "precision", "recall", "F1", "CPU s"]
-    print_table(f"SubgraphX (tuned settings), seed {args.seed}, first {args.instances} "
-                "positives", headers, rows, args.markdown)
+    compare_arms_main("SubgraphX", __doc__.splitlines()[0], "coalition value", arms,
+                      ["Redundancy", "CompetingRedundancy"])
 
 
 if __name__ == "__main__":
