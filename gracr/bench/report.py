@@ -544,44 +544,55 @@ def read_seeds_csv(path: str) -> list[SeedSummary]:
         place = f"{path}:{number}"
         if len(row) != len(SEEDS_CSV_COLUMNS):
             raise GracrError(f"{place}: {len(row)} fields, expected {len(SEEDS_CSV_COLUMNS)}")
-        field = dict(zip(SEEDS_CSV_COLUMNS, row))
-
-        def number_in(name: str, high: float = math.inf, optional: bool = False) -> float | None:
-            text = field[name]  # noqa: B023 (used at once, inside this iteration)
-            if optional and text == "":
-                return None
-            try:
-                value = float(text)
-            except ValueError:
-                value = math.nan
-            if not 0 <= value <= high:
-                raise GracrError(f"{place}: field '{name}' should be a number in [0, {high:g}], "
-                                 f"got {text!r}")
-            return value
-
-        def count(name: str) -> int:
-            text = field[name]  # noqa: B023
-            if not text.isdigit():
-                raise GracrError(f"{place}: field '{name}' should be a count, got {text!r}")
-            return int(text)
-
-        ok = count("ok")
-        scores = [number_in(name, 1.0, optional=True) for name in ("precision", "recall", "f1")]
+        field = _CsvRow(dict(zip(SEEDS_CSV_COLUMNS, row)), place)
+        ok = field.count("ok")
+        scores = [field.optional_number(name, 1.0) for name in ("precision", "recall", "f1")]
         if ok and None in scores:
             raise GracrError(f"{place}: a seed with finished instances needs its three scores")
-        moments = [Moments(ok, float(number_in(f"{clock}_mean") or 0.0),
-                           float(number_in(f"{clock}_m2") or 0.0)) for clock in ("cpu", "wall")]
-        for name in ("task", "variant", "explainer", "config_hash"):
-            if not field[name]:
-                raise GracrError(f"{place}: field '{name}' is empty")
+        cpu, wall = (Moments(ok, field.number(f"{clock}_mean"), field.number(f"{clock}_m2"))
+                     for clock in ("cpu", "wall"))
         summaries.append(SeedSummary(
-            field["task"], field["variant"], field["explainer"], field["config_hash"],
-            count("seed"), ok=ok, out_of_time=bool(count("out_of_time")),
-            errors=count("errors"), precision=scores[0], recall=scores[1], f1=scores[2],
-            cpu=moments[0], wall=moments[1],
-            versions=tuple(v for v in field["gracr_versions"].split(";") if v),
-            first_error=field["first_error"] or None, place=place))
+            field.text("task"), field.text("variant"), field.text("explainer"),
+            field.text("config_hash"), field.count("seed"), ok=ok,
+            out_of_time=bool(field.count("out_of_time")), errors=field.count("errors"),
+            precision=scores[0], recall=scores[1], f1=scores[2], cpu=cpu, wall=wall,
+            versions=tuple(v for v in field.row["gracr_versions"].split(";") if v),
+            first_error=field.row["first_error"] or None, place=place))
     return summaries
+
+
+class _CsvRow:
+    """Typed access to one `seeds.csv` row, each problem reported as `file:line: message`
+    (the CSV counterpart of `_Fields`)."""
+
+    def __init__(self, row: Mapping[str, str], place: str) -> None:
+        self.row = row
+        self.place = place
+
+    def text(self, name: str) -> str:
+        if not self.row[name]:
+            raise GracrError(f"{self.place}: field '{name}' is empty")
+        return self.row[name]
+
+    def count(self, name: str) -> int:
+        text = self.row[name]
+        if not text.isdigit():
+            raise GracrError(f"{self.place}: field '{name}' should be a count, got {text!r}")
+        return int(text)
+
+    def number(self, name: str, high: float = math.inf) -> float:
+        text = self.row[name]
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not 0 <= value <= high:
+            raise GracrError(f"{self.place}: field '{name}' should be a number in "
+                             f"[0, {high:g}], got {text!r}")
+        return value
+
+    def optional_number(self, name: str, high: float = math.inf) -> float | None:
+        return None if self.row[name] == "" else self.number(name, high)
 
 
 # ---------------------------------------------------------------- table layout
