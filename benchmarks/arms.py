@@ -1,6 +1,7 @@
 """One explainer run several ways ("arms") on the same instances: the shared loop of
-the diagnostics that patch an explainer to test a reading of the paper
-(`pgm_depth.py`, `subgraphx_value.py`)."""
+the diagnostics that patch an explainer or change its settings to test a reading of the
+paper (`pgm_depth.py`, `subgraphx_value.py`, `graphmask_return_type.py`,
+`graphmask_settings.py`)."""
 
 from __future__ import annotations
 
@@ -22,30 +23,37 @@ from gracr.bench.tuning import tuned_settings
 Arm = Callable[[Any], AbstractContextManager[Any]]
 
 
-def arm_means(explainer: str, task: str, seed: int, instances: int,
-              arms: Mapping[str, Arm]) -> dict[str, tuple[float, float, float, float]]:
-    """Mean precision, recall, F1 and CPU seconds of each arm, over the first
-    `instances` positives of (task, seed), with the explainer's tuned settings."""
-    settings = settings_for(explainer_named(explainer), tuned_settings(explainer, task))
-    values: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in arms}
+# Per arm, settings that replace the tuned ones (arms absent here run the tuned settings).
+ArmSettings = Mapping[str, Mapping[str, Any]]
+
+
+def arm_means(explainer: str, task: str, seed: int, instances: int, arms: Mapping[str, Arm],
+              arm_settings: ArmSettings | None = None) -> dict[str, tuple[float, ...]]:
+    """Mean precision, recall, F1, CPU seconds and number of distinct edge scores of each
+    arm, over the first `instances` positives of (task, seed), with the explainer's tuned
+    settings updated by the arm's `arm_settings`. Few distinct scores mean few candidate
+    thresholds: a coarse explanation that the best-F1 threshold can only take in blocks."""
+    spec = explainer_named(explainer)
+    tuned = tuned_settings(explainer, task)
+    settings = {name: settings_for(spec, {**tuned, **(arm_settings or {}).get(name, {})})
+                for name in arms}
+    values: dict[str, list[tuple[float, ...]]] = {name: [] for name in arms}
     for instance, subject in first_subjects(task, seed, instances):
         for name, arm in arms.items():
             start = time.process_time()
             with arm(subject):
-                scores = edge_scores(explainer, subject, settings, seed=instance.index)
+                scores = edge_scores(explainer, subject, settings[name], seed=instance.index)
+            cpu = time.process_time() - start
             score = plausibility(scores.numpy(), instance.upi)
-            values[name].append((score.precision, score.recall, score.f1,
-                                 time.process_time() - start))
-    means = {}
-    for name, rows in values.items():
-        p, r, f1, cpu = (float(v) for v in np.mean(np.array(rows), axis=0))
-        means[name] = (p, r, f1, cpu)
-    return means
+            values[name].append((score.precision, score.recall, score.f1, cpu,
+                                 len(np.unique(scores.numpy()))))
+    return {name: tuple(float(v) for v in np.mean(np.array(rows), axis=0))
+            for name, rows in values.items()}
 
 
 def compare_arms_main(explainer: str, description: str, arm_column: str,
                       arms: Mapping[str, Arm] | Callable[[str], Mapping[str, Arm]],
-                      default_tasks: list[str]) -> None:
+                      default_tasks: list[str], arm_settings: ArmSettings | None = None) -> None:
     """The command line of a diagnostic: `--tasks`, `--instances`, `--seed`, `--markdown`;
     prints one row per task and arm. `arms` may be a function of the task."""
     parser = argparse.ArgumentParser(description=description)
@@ -58,9 +66,11 @@ def compare_arms_main(explainer: str, description: str, arm_column: str,
     rows = []
     for task in args.tasks:
         task_arms = arms(task) if callable(arms) else arms
-        means = arm_means(explainer, task, args.seed, args.instances, task_arms)
-        for name, (p, r, f1, cpu) in means.items():
-            rows.append([task, name, f"{p:.3f}", f"{r:.3f}", f"{f1:.3f}", f"{cpu:.2f}"])
-    print_table(f"{explainer} (tuned settings), seed {args.seed}, first {args.instances} "
-                "positives", ["task", arm_column, "precision", "recall", "F1", "CPU s"], rows,
-                args.markdown)
+        means = arm_means(explainer, task, args.seed, args.instances, task_arms, arm_settings)
+        for name, (p, r, f1, cpu, distinct) in means.items():
+            rows.append([task, name, f"{p:.3f}", f"{r:.3f}", f"{f1:.3f}", f"{cpu:.2f}",
+                         f"{distinct:.1f}"])
+    print_table(f"{explainer} (tuned settings unless the arm says), seed {args.seed}, first "
+                f"{args.instances} positives",
+                ["task", arm_column, "precision", "recall", "F1", "CPU s", "distinct scores"],
+                rows, args.markdown)
