@@ -1,4 +1,4 @@
-"""PyG GraphMask on RedBlueLeaf-NC: does its recall depend on settings the F1 tuner cannot tell apart?
+"""PyG GraphMask on RedBlueLeaf-NC: is its recall set by settings F1 tuning cannot tell apart?
 
     .venv/bin/python benchmarks/graphmask_settings.py [--tasks RedBlueLeaf-NC]
         [--instances 10] [--seed 0] [--markdown FILE]
@@ -20,6 +20,8 @@ from typing import Any
 
 from arms import Arm, compare_arms_main
 
+from gracr.bench.tuning import tuned_settings
+
 
 def _unchanged(_: Any) -> Any:
     return nullcontext()
@@ -28,8 +30,7 @@ def _unchanged(_: Any) -> Any:
 def main() -> None:
     arm_settings: dict[str, dict[str, Any]] = {
         "5 epochs, rest tuned": {"epochs": 5},
-        "Majority1Hop's tuned": {"epochs": 5, "lr": 8.313101133778736e-4,
-                                 "penalty_scaling": 2, "allowance": 0.28340067511487516},
+        "Majority1Hop's tuned": tuned_settings("GraphMask", "Majority1Hop"),
         "5 epochs, PyG defaults": {"epochs": 5, "lr": 0.01, "penalty_scaling": 5,
                                    "allowance": 0.03},
     }
