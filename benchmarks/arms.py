@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -21,6 +21,11 @@ from gracr.bench.tuning import tuned_settings
 
 # An arm: given the instance's Subject, the context in which the explainer runs.
 Arm = Callable[[Any], AbstractContextManager[Any]]
+
+
+def unchanged(_: Any) -> AbstractContextManager[Any]:
+    """The arm that runs the explainer as the benchmark does."""
+    return nullcontext()
 
 
 # Per arm, settings that replace the tuned ones (arms absent here run the tuned settings).

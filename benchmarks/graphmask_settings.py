@@ -15,16 +15,11 @@ has 5 epochs. A diagnostic, not a change to the benchmark.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from typing import Any
 
-from arms import Arm, compare_arms_main
+from arms import Arm, compare_arms_main, unchanged
 
 from gracr.bench.tuning import tuned_settings
-
-
-def _unchanged(_: Any) -> Any:
-    return nullcontext()
 
 
 def main() -> None:
@@ -34,8 +29,8 @@ def main() -> None:
         "5 epochs, PyG defaults": {"epochs": 5, "lr": 0.01, "penalty_scaling": 5,
                                    "allowance": 0.03},
     }
-    arms: dict[str, Arm] = {"tuned (ours)": _unchanged}
-    arms.update({name: _unchanged for name in arm_settings})
+    arms: dict[str, Arm] = {"tuned (ours)": unchanged}
+    arms.update({name: unchanged for name in arm_settings})
     compare_arms_main("GraphMask", __doc__.splitlines()[0], "settings", arms,
                       ["RedBlueLeaf-NC"], arm_settings)
 

@@ -21,12 +21,11 @@ coalition never holding a UPI edge, so it does not reproduce the paper's row eit
 
 from __future__ import annotations
 
-import contextlib
 from unittest import mock
 
 import numpy as np
 import numpy.typing as npt
-from arms import Arm, compare_arms_main
+from arms import Arm, compare_arms_main, unchanged
 
 from gracr.bench.explainers.subgraphx import CoalitionValue
 
@@ -38,7 +37,7 @@ def _softmax_of_one_column(_: CoalitionValue, present: npt.NDArray[np.bool_]
 
 def main() -> None:
     arms: dict[str, Arm] = {
-        "model probability (ours)": lambda _: contextlib.nullcontext(),
+        "model probability (ours)": unchanged,
         "constant 1 (one-column softmax)":
             lambda _: mock.patch.object(CoalitionValue, "__call__", _softmax_of_one_column)}
     compare_arms_main("SubgraphX", __doc__.splitlines()[0], "coalition value", arms,
