@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import torch
 
-from gracr.bench.explainers import edge_scores, explainer_named, settings_for
+from gracr.bench.explainers import edge_scores, explainer_named, explainer_seed, settings_for
 from gracr.bench.metric import plausibility
 from gracr.bench.runner import first_subjects
 from gracr.bench.tables import print_table
@@ -47,7 +47,7 @@ def arm_means(explainer: str, task: str, seed: int, instances: int, arms: Mappin
         for name, arm in arms.items():
             start = time.process_time()
             with arm(subject):
-                scores = edge_scores(explainer, subject, settings[name], seed=instance.index)
+                scores = edge_scores(explainer, subject, settings[name], seed=explainer_seed(seed, instance.index))
             cpu = time.process_time() - start
             score = plausibility(scores.numpy(), instance.upi)
             values[name].append((score.precision, score.recall, score.f1, cpu,

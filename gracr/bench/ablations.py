@@ -851,7 +851,7 @@ def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
     from gracr import __version__
     from gracr.bdd.upi import receptive_field
     from gracr.bench.datasets import load_or_build
-    from gracr.bench.explainers import Subject, edge_scores, settings_hash
+    from gracr.bench.explainers import Subject, edge_scores, explainer_seed, settings_hash
     from gracr.bench.metric import plausibility
     from gracr.bench.runner import OutOfTime, compile_variant, cpu_budget, positive_instances
     from gracr.bench.tasks import TASKS, VARIANTS
@@ -901,7 +901,7 @@ def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
                     try:
                         with cpu_budget(args.budget):
                             scores = edge_scores(FIG3_EXPLAINER, subject, settings_of[strength],
-                                                 seed=seed * 1_000_003 + instance.index)
+                                                 seed=explainer_seed(seed, instance.index))
                         values = scores.numpy()
                         score = plausibility(values, instance.upi)
                         record.update(precision=score.precision, recall=score.recall,
@@ -1069,7 +1069,7 @@ def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
     from gracr import __version__
     from gracr.bdd.upi import receptive_field
     from gracr.bench.datasets import load_or_build
-    from gracr.bench.explainers import Subject, edge_scores, settings_hash
+    from gracr.bench.explainers import Subject, edge_scores, explainer_seed, settings_hash
     from gracr.bench.metric import plausibility
     from gracr.bench.runner import OutOfTime, compile_variant, cpu_budget, positive_instances
     from gracr.bench.tasks import TASKS, VARIANTS
@@ -1128,7 +1128,7 @@ def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
                                          "compiled model does not predict it positive")
                     with cpu_budget(args.budget):
                         scores = edge_scores(FIG4_EXPLAINER, subject, settings,
-                                             seed=seed * 1_000_003 + instance.index)
+                                             seed=explainer_seed(seed, instance.index))
                     score = plausibility(scores.numpy(), instance.upi)
                     record.update(precision=score.precision, recall=score.recall, f1=score.f1)
                 except OutOfTime:

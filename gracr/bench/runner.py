@@ -190,7 +190,7 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
     """Explain the job's instances not in `done`; send each record to `send` (the
     pool's queue by default). Returns how many records were sent."""
     from gracr import __version__
-    from gracr.bench.explainers import edge_scores
+    from gracr.bench.explainers import edge_scores, explainer_seed
 
     emit = send if send is not None else _progress.put
     dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets, progress=False)
@@ -219,7 +219,7 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
                 raise GracrError("the compiled model does not predict this positive instance")
             with cpu_budget(job.budget):
                 scores = edge_scores(job.explainer, subject, job.settings,
-                                     seed=job.seed * 1_000_003 + instance.index)
+                                     seed=explainer_seed(job.seed, instance.index))
             score = plausibility(scores.numpy(), instance.upi)
             record.update(precision=score.precision, recall=score.recall, f1=score.f1,
                           threshold=score.threshold)

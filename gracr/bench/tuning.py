@@ -94,7 +94,7 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
     import torch
 
     from gracr.bench.datasets import task_named
-    from gracr.bench.explainers import edge_scores, explainer_named
+    from gracr.bench.explainers import edge_scores, explainer_named, explainer_seed
     from gracr.bench.runner import OutOfTime, cpu_budget, first_subjects, install_budget_handler
 
     spec = explainer_named(explainer)
@@ -118,7 +118,7 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
             try:
                 with cpu_budget(budget):
                     edge = edge_scores(explainer, subject, chosen,
-                                       seed=seed * 1_000_003 + index)
+                                       seed=explainer_seed(seed, index))
                 scores.append(plausibility(edge.numpy(), upi_mask).f1)
             except OutOfTime:
                 scores.append(0.0)

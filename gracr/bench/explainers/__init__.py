@@ -19,10 +19,11 @@ from gracr.bench.explainers.base import (
     edge_scores,
     explain,
     explainer_named,
+    explainer_seed,
     register,
     settings_for,
     settings_hash,
 )
 
 __all__ = ["EXPLAINERS", "ExplainerSpec", "Subject", "edge_scores", "explain",
-           "explainer_named", "register", "settings_for", "settings_hash"]
+           "explainer_named", "explainer_seed", "register", "settings_for", "settings_hash"]

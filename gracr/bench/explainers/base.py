@@ -186,6 +186,13 @@ def settings_hash(settings: Mapping[str, Any]) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:8]
 
 
+def explainer_seed(dataset_seed: int, instance: int) -> int:
+    """The random seed an explainer runs with on one positive instance of a dataset seed:
+    distinct across (seed, instance) pairs and the same on every rerun, so the runner, the
+    tuner, the ablations and the diagnostics explain an instance identically."""
+    return dataset_seed * 1_000_003 + instance
+
+
 def seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed % 2**32)
