@@ -15,7 +15,7 @@ import torch
 
 from gracr.bench.explainers import edge_scores, explainer_named, explainer_seed, settings_for
 from gracr.bench.metric import plausibility
-from gracr.bench.runner import first_subjects
+from gracr.bench.runner import PositiveInstance, first_subjects
 from gracr.bench.tables import print_table
 from gracr.bench.tuning import tuned_settings
 
@@ -32,6 +32,18 @@ def unchanged(_: Any) -> AbstractContextManager[Any]:
 ArmSettings = Mapping[str, Mapping[str, Any]]
 
 
+def explain_and_score(explainer: str, instance: PositiveInstance, subject: Any,
+                      settings: Mapping[str, Any], seed: int) -> tuple[float, ...]:
+    """Explain one positive instance of dataset `seed` as the runner does (same explainer
+    seed) and score it: precision, recall, F1, CPU seconds, number of distinct scores."""
+    start = time.process_time()
+    scores = edge_scores(explainer, subject, settings,
+                         seed=explainer_seed(seed, instance.index)).numpy()
+    cpu = time.process_time() - start
+    score = plausibility(scores, instance.upi)
+    return score.precision, score.recall, score.f1, cpu, float(len(np.unique(scores)))
+
+
 def arm_means(explainer: str, task: str, seed: int, instances: int, arms: Mapping[str, Arm],
               arm_settings: ArmSettings | None = None) -> dict[str, tuple[float, ...]]:
     """Mean precision, recall, F1, CPU seconds and number of distinct edge scores of each
@@ -45,13 +57,9 @@ def arm_means(explainer: str, task: str, seed: int, instances: int, arms: Mappin
     values: dict[str, list[tuple[float, ...]]] = {name: [] for name in arms}
     for instance, subject in first_subjects(task, seed, instances):
         for name, arm in arms.items():
-            start = time.process_time()
             with arm(subject):
-                scores = edge_scores(explainer, subject, settings[name], seed=explainer_seed(seed, instance.index))
-            cpu = time.process_time() - start
-            score = plausibility(scores.numpy(), instance.upi)
-            values[name].append((score.precision, score.recall, score.f1, cpu,
-                                 len(np.unique(scores.numpy()))))
+                values[name].append(explain_and_score(explainer, instance, subject,
+                                                      settings[name], seed))
     return {name: tuple(float(v) for v in np.mean(np.array(rows), axis=0))
             for name, rows in values.items()}
 

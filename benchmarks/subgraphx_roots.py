@@ -16,14 +16,13 @@ deeper: a cell's mean is a mix of the groups, so a deeper root moves it.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import torch
+from arms import explain_and_score
 
-from gracr.bench.explainers import edge_scores, explainer_seed, explainer_named, settings_for
+from gracr.bench.explainers import explainer_named, settings_for
 from gracr.bench.explainers.subgraphx import in_neighbourhood, message_passing_layers
-from gracr.bench.metric import plausibility
 from gracr.bench.runner import first_subjects
 from gracr.bench.tables import print_table
 from gracr.bench.tuning import tuned_settings
@@ -42,7 +41,7 @@ def main() -> None:
     torch.set_num_threads(1)  # as the runner's workers
     settings = settings_for(explainer_named("SubgraphX"), tuned_settings("SubgraphX", args.task))
     roots: list[tuple[int, int, int]] = []  # nodes at depth d, d + 1, d + 2
-    results: list[tuple[float, float, float, float]] = []
+    results: list[tuple[float, ...]] = []  # precision, recall, F1, CPU s
     depth = 0
     for instance, subject in first_subjects(args.task, args.seed, args.instances):
         depth = message_passing_layers(subject)
@@ -51,12 +50,8 @@ def main() -> None:
         sizes = [int(in_neighbourhood(edge_index, num_nodes, subject.target, depth + extra).sum())
                  for extra in range(3)]
         roots.append((sizes[0], sizes[1], sizes[2]))
-        start = time.process_time()
-        scores = edge_scores("SubgraphX", subject, settings,
-                             seed=explainer_seed(args.seed, instance.index))
-        cpu = time.process_time() - start
-        score = plausibility(scores.numpy(), instance.upi)
-        results.append((score.precision, score.recall, score.f1, cpu))
+        results.append(explain_and_score("SubgraphX", instance, subject, settings,
+                                         args.seed)[:4])
     size = np.array(roots)
     values = np.array(results)
     lower = (0,) + GROUP_BOUNDS
