@@ -1,7 +1,8 @@
 """One explainer run several ways ("arms") on the same instances: the shared loop of
 the diagnostics that patch an explainer or change its settings to test a reading of the
-paper (`pgm_depth.py`, `subgraphx_value.py`, `graphmask_return_type.py`,
-`graphmask_settings.py`)."""
+paper (`pgm_depth.py`, `subgraphx_value.py`, `subgraphx_search.py`,
+`graphmask_return_type.py`, `graphmask_settings.py`), and the pieces other diagnostics
+share (`explain_and_score`, the command line: `subgraphx_roots.py`, `instance_sample.py`)."""
 
 from __future__ import annotations
 
@@ -64,18 +65,31 @@ def arm_means(explainer: str, task: str, seed: int, instances: int, arms: Mappin
             for name, rows in values.items()}
 
 
+def diagnostic_parser(description: str, instances: int) -> argparse.ArgumentParser:
+    """The options every diagnostic takes: `--instances` (the first N positives), `--seed`
+    (the dataset seed) and `--markdown` (also save the table); callers add their own."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--instances", type=int, default=instances)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--markdown", default=None)
+    return parser
+
+
+def parse_diagnostic(parser: argparse.ArgumentParser) -> argparse.Namespace:
+    """Parse the command line and run torch as the runner's workers do (one thread)."""
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    return args
+
+
 def compare_arms_main(explainer: str, description: str, arm_column: str,
                       arms: Mapping[str, Arm] | Callable[[str], Mapping[str, Arm]],
                       default_tasks: list[str], arm_settings: ArmSettings | None = None) -> None:
     """The command line of a diagnostic: `--tasks`, `--instances`, `--seed`, `--markdown`;
     prints one row per task and arm. `arms` may be a function of the task."""
-    parser = argparse.ArgumentParser(description=description)
+    parser = diagnostic_parser(description, instances=20)
     parser.add_argument("--tasks", nargs="+", default=default_tasks)
-    parser.add_argument("--instances", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--markdown", default=None)
-    args = parser.parse_args()
-    torch.set_num_threads(1)  # as the runner's workers
+    args = parse_diagnostic(parser)
     rows = []
     for task in args.tasks:
         task_arms = arms(task) if callable(arms) else arms

@@ -14,11 +14,8 @@ precision, recall and F1 on both samples (tuned settings, the runner's seeds).
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
-import torch
-from arms import explain_and_score
+from arms import diagnostic_parser, explain_and_score, parse_diagnostic
 
 from gracr.bench.explainers import explainer_named, settings_for
 from gracr.bench.runner import first_subjects
@@ -30,15 +27,11 @@ ALL_POSITIVES = 1_000_000
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = diagnostic_parser(__doc__.splitlines()[0], instances=50)
     parser.add_argument("--tasks", nargs="+", default=["Majority1Hop", "Majority2Hop"])
     parser.add_argument("--explainers", nargs="+",
                         default=["Rnd", "Saliency", "PGMExplainer", "GraphSVX", "FlowX"])
-    parser.add_argument("--instances", type=int, default=50)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--markdown", default=None)
-    args = parser.parse_args()
-    torch.set_num_threads(1)  # as the runner's workers
+    args = parse_diagnostic(parser)
     rows = []
     for task in args.tasks:
         positives = first_subjects(task, args.seed, ALL_POSITIVES)

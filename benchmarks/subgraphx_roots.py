@@ -15,11 +15,8 @@ deeper: a cell's mean is a mix of the groups, so a deeper root moves it.
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
-import torch
-from arms import explain_and_score
+from arms import diagnostic_parser, explain_and_score, parse_diagnostic
 
 from gracr.bench.explainers import explainer_named, settings_for
 from gracr.bench.explainers.subgraphx import in_neighbourhood, message_passing_layers
@@ -32,13 +29,9 @@ GROUP_BOUNDS = (20, 50, 100)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = diagnostic_parser(__doc__.splitlines()[0], instances=100)
     parser.add_argument("--task", default="RedBlueLeaf-NC")
-    parser.add_argument("--instances", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--markdown", default=None)
-    args = parser.parse_args()
-    torch.set_num_threads(1)  # as the runner's workers
+    args = parse_diagnostic(parser)
     settings = settings_for(explainer_named("SubgraphX"), tuned_settings("SubgraphX", args.task))
     roots: list[tuple[int, int, int]] = []  # nodes at depth d, d + 1, d + 2
     results: list[tuple[float, ...]] = []  # precision, recall, F1, CPU s
