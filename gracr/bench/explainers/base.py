@@ -188,8 +188,9 @@ def settings_hash(settings: Mapping[str, Any]) -> str:
 
 def explainer_seed(dataset_seed: int, instance: int) -> int:
     """The random seed an explainer runs with on one positive instance of a dataset seed:
-    distinct across (seed, instance) pairs and the same on every rerun, so the runner, the
-    tuner, the ablations and the diagnostics explain an instance identically."""
+    distinct across (seed, instance) pairs while a seed has fewer than 1,000,003 instances,
+    and the same on every rerun, so the runner, the tuner, the ablations and the
+    diagnostics explain an instance identically."""
     return dataset_seed * 1_000_003 + instance
 
 
