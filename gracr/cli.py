@@ -268,7 +268,7 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     sizes = {name: args.graphs if TASKS[name].kind is Kind.GRAPH else args.targets
              for name in tasks}
     jobs = plan_jobs(tasks, variants, explainers, parse_seeds(args.seeds), args.limit, args.budget,
-                     sizes, args.datasets, args.settings, overrides)
+                     sizes, args.datasets, args.settings, overrides, args.start)
     if args.jobs <= 0:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
     results = run(jobs, args.out, workers=args.jobs, progress=not args.quiet)
@@ -433,6 +433,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench_cmd.add_argument("--limit", type=int, default=100, metavar="N",
                            help="the first N positive instances per seed (default 100, the "
                                 "official protocol)")
+    bench_cmd.add_argument("--start", type=int, default=0, metavar="K",
+                           help="skip the first K of those instances, to split one seed "
+                                "between runs; report merges the folders (default 0)")
     bench_cmd.add_argument("--budget", type=float, default=180.0, metavar="SECONDS",
                            help="CPU seconds per instance before OOT (default 180, App. H)")
     bench_cmd.add_argument("--jobs", type=int, default=1, metavar="K",

@@ -64,6 +64,13 @@ class Job:
     budget: float
     dataset_size: int | None
     datasets: str
+    # Positive instances before `start` are left to another run: one seed's job can
+    # be split across machines or sessions, and `gracrc report` merges the folders.
+    start: int = 0
+
+    def wanted(self, positives: int) -> range:
+        """The instance indices this job explains, of a dataset with `positives`."""
+        return range(self.start, min(self.limit, positives))
 
 
 @dataclass(frozen=True)
@@ -201,7 +208,7 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
     for instance in positive_instances(dataset):
         if instance.index >= job.limit:
             break
-        if instance.index in done:
+        if instance.index < job.start or instance.index in done:
             continue
         graph = dataset.instances[instance.graph].graph
         subject = subject_for(dataset, program, model, instance, modules)
@@ -287,12 +294,13 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> P
             dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets,
                                     progress=progress)
             sizes[key] = sum(1 for _ in positive_instances(dataset))
-    pending = [(job, frozenset(done.get(job_key(job), set()))) for job in jobs
-               if job_key(job) not in stopped]
-    pending = [(job, finished) for job, finished in pending
-               if len(finished) < min(job.limit, sizes[(job.task, job.seed)])]
-    total = sum(min(job.limit, sizes[(job.task, job.seed)]) - len(finished)
-                for job, finished in pending)
+    pending: list[tuple[Job, frozenset[int], int]] = []
+    for job in jobs:
+        wanted = job.wanted(sizes[(job.task, job.seed)])
+        finished = frozenset(done.get(job_key(job), set())) & frozenset(wanted)
+        if job_key(job) not in stopped and len(finished) < len(wanted):
+            pending.append((job, finished, len(wanted) - len(finished)))
+    total = sum(left for _, _, left in pending)
     bar = tqdm(total=total, desc="explaining", unit="instance", disable=not progress,
                dynamic_ncols=True)
     with open(results, "a", encoding="utf-8") as sink:
@@ -307,7 +315,7 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> P
 
         if workers <= 1:
             _init_worker(None)
-            for job, finished in pending:
+            for job, finished, _ in pending:
                 run_job(job, finished, send=write)
         else:
             context = multiprocessing.get_context("spawn")
@@ -315,7 +323,7 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> P
             with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                      initializer=_init_worker, initargs=(queue,)) as pool:
                 futures: list[Future[int]] = [pool.submit(run_job, job, finished)
-                                              for job, finished in pending]
+                                              for job, finished, _ in pending]
                 while True:
                     try:
                         write(queue.get(timeout=0.5))
@@ -338,15 +346,19 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> P
 def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seeds: list[int],
               limit: int, budget: float, dataset_size: Mapping[str, int | None],
               datasets: str = DEFAULT_OUT, settings: str = "tuned",
-              overrides: Mapping[str, Mapping[str, Any]] | None = None) -> list[Job]:
+              overrides: Mapping[str, Mapping[str, Any]] | None = None,
+              start: int = 0) -> list[Job]:
     """Every (task, variant, explainer, seed) job, with each explainer's settings for
     the task: its defaults, then its tuned settings (`settings="tuned"`), then
-    `overrides[explainer]`. Variants that do not apply to a task are skipped."""
+    `overrides[explainer]`. Variants that do not apply to a task are skipped. Each job
+    explains positive instances `start` to `limit - 1`."""
     from gracr.bench.explainers import explainer_named, settings_for, settings_hash
     from gracr.bench.tuning import tuned_settings
 
     if limit <= 0:
         raise GracrError(f"--limit must be positive, got {limit}")
+    if not 0 <= start < limit:
+        raise GracrError(f"--start must be at least 0 and below --limit ({limit}), got {start}")
     if budget <= 0:
         raise GracrError(f"--budget must be positive, got {budget}")
     jobs = []
@@ -365,5 +377,6 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
                 merged = settings_for(spec, chosen)
                 for seed in seeds:
                     jobs.append(Job(task, variant_name, name, merged, settings_hash(merged),
-                                    seed, limit, budget, dataset_size.get(task), datasets))
+                                    seed, limit, budget, dataset_size.get(task), datasets,
+                                    start))
     return jobs
