@@ -6,7 +6,7 @@ a `torch_geometric.nn.GraphConv` stack of the same depth and width.
 
 Targets (issue "The gracr compiler"): every formula compiles in under 50 ms; the
 compiled forward is no slower than the GraphConv peer (ratio <= 1.0). Graphs are
-Barabási–Albert with attachment 2 (`gracr.runtime.generators`); 10^6 nodes only
+Barabási–Albert with attachment 2 (`gracr.data.generators`); 10^6 nodes only
 for widths <= 64 (memory). Times are the median of `--repeats` runs after one
 warm-up, on the threads torch uses by default.
 """
@@ -29,7 +29,7 @@ from torch_geometric.nn import GraphConv
 import gracr
 from gracr.bench.tables import render_table
 from gracr.compiler.desugar import uses_comparison
-from gracr.runtime.generators import barabasi_albert_edges
+from gracr.data.generators import barabasi_albert_edges
 
 OPTIONS = [("demorgan", "expanded"), ("demorgan", "direct"), ("flat", "expanded"), ("flat", "direct")]
 MAX_DEGREE = 50  # the bound the paper uses for the Majority formulas

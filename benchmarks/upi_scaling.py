@@ -36,7 +36,7 @@ from typing import Any
 import gracr
 from gracr.bdd.brute import brute_force_upi
 from gracr.bdd.upi import VariableOrder, upi_report
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 EDGE_COVER = "classify exists[0, 0] !<1> true"
 

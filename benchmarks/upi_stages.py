@@ -39,7 +39,7 @@ from gracr.bdd.backend import make_backend
 from gracr.bdd.upi import UpiReport, receptive_field, upi_report
 from gracr.bench.tasks import TASKS, Task
 from gracr.dsl.ir import Kind
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 # Table 13 of the paper: |V|, |E|, |E_T|, nodes mean (max), Build, Alg. 2, Alg. 3, total.
 PAPER = {

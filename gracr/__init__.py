@@ -10,9 +10,9 @@ from gracr.compiler.compile import compile_program as compile
 from gracr.compiler.model import CompiledGNN, load
 from gracr.dsl.parse import Program, parse, parse_file
 from gracr.errors import GmlError, GracrError, GraphError, ModelFileError
-from gracr.runtime.graph import Graph, read_graphs
+from gracr.data.graph import Graph, read_graphs
 
-__version__ = "0.1.0"
+from gracr.version import __version__
 
 __all__ = [
     "CompiledGNN", "GmlError", "GracrError", "Graph", "GraphError", "ModelFileError", "Program",

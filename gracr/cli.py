@@ -25,7 +25,7 @@ from gracr.compiler.model import CompiledGNN, load
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program, parse_file
 from gracr.errors import GmlError, GracrError
-from gracr.runtime.graph import Graph, read_placed_graphs
+from gracr.data.graph import Graph, read_placed_graphs
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 70  # sysexits.h EX_SOFTWARE

@@ -8,7 +8,7 @@ import gracr
 from gracr.dsl import ir
 from gracr.dsl.show import show_formula
 from gracr.dsl.ir import Formula
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 PALETTE = ("red", "blue", "green")
 

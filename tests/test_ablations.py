@@ -27,7 +27,7 @@ from gracr.bench.paper_ablations import (TABLE8, TABLE9, TABLE10, TABLE11, Ablat
 from gracr.bench.report import Cell, Provenance, Stat, aggregate, read_results
 from gracr.bench.runner import plan_jobs, positive_instances, run
 from gracr.bench.tasks import TASKS
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 PAPER = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "gracr-paper.txt"
 PROVENANCE = Provenance("gracrc ablate table10", "2025-01-01", ("0.1.0",))

@@ -24,7 +24,7 @@ from gracr.bdd.upi import (
     upi_report,
 )
 from gracr.errors import GracrError, GraphError
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 Backend = CuddBackend | AutorefBackend
 

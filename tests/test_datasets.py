@@ -14,7 +14,7 @@ import gracr
 from gracr.bdd.upi import upi
 from gracr.bench.datasets import load_or_build, size_stats
 from gracr.bench.tasks import TASKS
-from gracr.runtime.generators import barabasi_albert_edges
+from gracr.data.generators import barabasi_albert_edges
 from gracr.runtime.kernels import evaluate_columns, in_neighbour_csr, sparse_program
 from strategies import graphs, node_formulas, program_for
 

@@ -1,5 +1,5 @@
-"""The random graph families, colouring and motif kernels (`gracr.runtime.generators`,
-`gracr.runtime.motifs`) and the node/edge counts of every GracrBench generator."""
+"""The random graph families, colouring and motif kernels (`gracr.data.generators`,
+`gracr.data.motifs`) and the node/edge counts of every GracrBench generator."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from gracr.bench.datasets import _rng
 from gracr.bench.tasks import TASKS
-from gracr.runtime.generators import (GRAPH_FAMILIES, barabasi_albert_edges, erdos_renyi_edges,
+from gracr.data.generators import (GRAPH_FAMILIES, barabasi_albert_edges, erdos_renyi_edges,
                                       random_tree_edges, uniform_colours, watts_strogatz_edges)
-from gracr.runtime.graph import IntArray
-from gracr.runtime.motifs import distinct_nodes, plant_chains, plant_hub
+from gracr.data.graph import IntArray
+from gracr.data.motifs import distinct_nodes, plant_chains, plant_hub
 
 seeds = st.integers(0, 2**32 - 1)
 

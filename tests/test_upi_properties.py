@@ -29,7 +29,7 @@ from gracr.dsl import ir
 from gracr.dsl.evaluate import evaluate_node
 from gracr.dsl.ir import Formula, Kind
 from gracr.dsl.parse import Program
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 PALETTE = ("red", "blue")
 

@@ -23,7 +23,7 @@ from gracr.bdd.upi import resolve_target
 from gracr.dsl.evaluate import evaluate_node, evaluate_sentence
 from gracr.dsl.parse import Program
 from gracr.errors import GracrError
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 BoolArray = npt.NDArray[np.bool_]
 

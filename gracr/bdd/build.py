@@ -36,7 +36,7 @@ import numpy as np
 from gracr.bdd.backend import BDDBackend, F
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 
 class Builder(Generic[F]):

@@ -49,7 +49,7 @@ from gracr.bdd.polarity import polarity
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
 from gracr.errors import GracrError
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 BoolArray = npt.NDArray[np.bool_]
 VariableOrder = Literal["edges", "computation"]

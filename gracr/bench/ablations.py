@@ -52,7 +52,7 @@ from gracr.bench.paper_ablations import AblationCell, Scores, paper_ablation, pa
 from gracr.bench.report import Cell, Provenance, Stat, aggregate, load_results
 from gracr.bench.tables import read_json_lines, render_table, write_table
 from gracr.errors import GracrError
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 if TYPE_CHECKING:  # the runner is imported where it runs: `gracrc --help` stays light
     from gracr.bench.runner import Job
@@ -848,7 +848,7 @@ def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
     import torch
     from tqdm import tqdm
 
-    from gracr import __version__
+    from gracr.version import __version__
     from gracr.bdd.upi import receptive_field
     from gracr.bench.datasets import load_or_build
     from gracr.bench.explainers import Subject, edge_scores, explainer_seed, settings_hash
@@ -1066,7 +1066,7 @@ def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
     import torch
     from tqdm import tqdm
 
-    from gracr import __version__
+    from gracr.version import __version__
     from gracr.bdd.upi import receptive_field
     from gracr.bench.datasets import load_or_build
     from gracr.bench.explainers import Subject, edge_scores, explainer_seed, settings_hash

@@ -35,7 +35,7 @@ from gracr.compiler.compile import compile_program
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
 from gracr.errors import GracrError
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 from gracr.runtime.kernels import SparseProgram, evaluate_columns, in_neighbour_csr, sparse_program
 
 BoolArray = npt.NDArray[np.bool_]
@@ -264,7 +264,7 @@ def load_or_build(task_name: str, seed: int, size: int | None = None, out: str =
     except OSError as error:
         raise GracrError(f"{folder}: cannot write the dataset there ({error.strerror})") from None
     instances, meta = build_instances(task, seed, size, progress)
-    from gracr import __version__
+    from gracr.version import __version__
 
     meta = {"task": task.name, "seed": seed, "size": size,
             "generator_version": GENERATOR_VERSION, "gracr_version": __version__,

@@ -196,7 +196,7 @@ def _init_worker(progress: Any) -> None:
 def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
     """Explain the job's instances not in `done`; send each record to `send` (the
     pool's queue by default). Returns how many records were sent."""
-    from gracr import __version__
+    from gracr.version import __version__
     from gracr.bench.explainers import edge_scores, explainer_seed
 
     emit = send if send is not None else _progress.put

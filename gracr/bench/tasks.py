@@ -8,8 +8,8 @@ The datasets do not depend on how the formula is compiled: every compile variant
 of a task (demorgan/flat, expanded/direct, the alternative formula φ∨) is evaluated
 on the same graphs.
 
-The random parts run in numba kernels (`gracr.runtime.generators`: the
-Barabási–Albert background and its colours; `gracr.runtime.motifs`: anchors and
+The random parts run in numba kernels (`gracr.data.generators`: the
+Barabási–Albert background and its colours; `gracr.data.motifs`: anchors and
 planted motifs), each seeded from the numpy `Generator` (three seeds per candidate),
 so a task's graphs are a pure function of (task, seed) on any machine. Kernels work
 on colour indices; here they are mapped to each task's colour names.
@@ -27,9 +27,9 @@ import numpy as np
 from gracr.compiler.desugar import uses_comparison
 from gracr.dsl import ir
 from gracr.dsl.parse import Program, parse
-from gracr.runtime.generators import barabasi_albert_edges, uniform_colours
-from gracr.runtime.graph import Graph, IntArray
-from gracr.runtime.motifs import plant_chains, plant_hub
+from gracr.data.generators import barabasi_albert_edges, uniform_colours
+from gracr.data.graph import Graph, IntArray
+from gracr.data.motifs import plant_chains, plant_hub
 
 # Bump when a generator changes: stored datasets are keyed by it.
 GENERATOR_VERSION = 3

@@ -65,7 +65,7 @@ def compile_program(program: Program, disjunction: Disjunction = "demorgan",
     `comparison="expanded"` is exact when `max_degree` is at least the largest
     in-degree of the graphs it runs on (App. C.2).
     """
-    from gracr import __version__
+    from gracr.version import __version__
 
     desugarer = Desugarer(CompileOptions(disjunction, comparison, max_degree))
     if program.kind is Kind.GRAPH:

@@ -14,7 +14,7 @@ from gracr.compiler.desugar import CompileOptions
 from gracr.compiler.weights import DenseLayer, Layer, Matrix, Vector
 from gracr.dsl.ir import Kind
 from gracr.errors import ModelFileError
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 if TYPE_CHECKING:
     import torch

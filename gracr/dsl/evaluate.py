@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 if TYPE_CHECKING:
     from gracr.dsl.parse import Program
@@ -23,9 +23,10 @@ NodeValues = npt.NDArray[np.bool_]
 Counts = npt.NDArray[np.int64]
 
 
-def neighbour_counts(graph: Graph, values: NodeValues) -> Counts:
-    """For each node t, how many edges (s, t) have `values[s]` true (multi-edges count twice)."""
-    weights = values[graph.sources].astype(np.int64)
+def neighbour_counts(graph: Graph, values: NodeValues, relations: ir.Relations = None) -> Counts:
+    """For each node t, how many edges (s, t) have `values[s]` true (multi-edges count twice),
+    counting only the edges of `relations` when a filter is given."""
+    weights = (values[graph.sources] & graph.relation_mask(relations)).astype(np.int64)
     return np.bincount(graph.targets, weights=weights, minlength=graph.num_nodes).astype(np.int64)
 
 
@@ -39,8 +40,10 @@ def evaluate_node(formula: Formula, graph: Graph,
     def sub(child: Formula) -> NodeValues:
         return evaluate_node(child, graph, memo)
 
+    relations: ir.Relations = getattr(formula, "relations", None)
+
     def count(child: Formula) -> Counts:
-        return neighbour_counts(graph, sub(child))
+        return neighbour_counts(graph, sub(child), relations)
 
     n = graph.num_nodes
     value: NodeValues
@@ -51,6 +54,8 @@ def evaluate_node(formula: Formula, graph: Graph,
             value = np.zeros(n, dtype=np.bool_)
         case ir.Color(name):
             value = graph.color_mask(name)
+        case ir.Attribute(family, attribute_value):
+            value = graph.attribute_mask(family, attribute_value)
         case ir.Not(arg):
             value = ~sub(arg)
         case ir.And(a, b):
@@ -71,7 +76,7 @@ def evaluate_node(formula: Formula, graph: Graph,
             c = count(arg)
             value = (low <= c) & (c <= high)
         case ir.Box(arg):
-            value = count(arg) == graph.in_degrees()
+            value = count(arg) == count(ir.Top())
         case ir.More(a, b):
             value = count(a) > count(b)
         case ir.Same(a, b):
@@ -107,7 +112,7 @@ def evaluate_sentence(formula: Formula, graph: Graph,
 
 def evaluate_program(program: Program, graph: Graph) -> NodeValues | bool:
     """A bool per node for a node classifier, one bool for a graph classifier."""
-    graph.check_palette(program.palette)
+    graph.check_schema(program.schema)
     if program.kind is ir.Kind.GRAPH:
         return evaluate_sentence(program.classifier, graph)
     return evaluate_node(program.classifier, graph)

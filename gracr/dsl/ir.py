@@ -16,6 +16,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Callable, TypeVar, Union, dataclass_transform
 
+from gracr.errors import Span
+
 _T = TypeVar("_T")
 
 
@@ -42,20 +44,6 @@ def frozen_node(cls: type[_T]) -> type[_T]:
     return built
 
 
-@dataclass(frozen=True)
-class Span:
-    """A region of source text: 1-based line and column, end exclusive."""
-
-    file: str
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
-
-
 NO_SPAN = Span("<generated>", 0, 0, 0, 0)
 
 
@@ -64,6 +52,10 @@ def _span() -> Span:
 
 
 # ---------------------------------------------------------------- node formulas
+
+# A modality's relation filter: the relations of the edges it counts, in declaration
+# order, or `None` for every edge (no filter written).
+Relations = tuple[str, ...] | None
 
 
 @frozen_node
@@ -79,6 +71,15 @@ class Bottom:
 @frozen_node
 class Color:
     name: str
+    span: Span = _span()
+
+
+@frozen_node
+class Attribute:
+    """`family=value`: the node's value in the one-hot attribute family `family`."""
+
+    family: str
+    value: str
     span: Span = _span()
 
 
@@ -122,6 +123,7 @@ class AtLeast:
 
     count: int
     arg: Formula
+    relations: Relations = None
     span: Span = _span()
 
 
@@ -129,6 +131,7 @@ class AtLeast:
 class AtMost:
     count: int
     arg: Formula
+    relations: Relations = None
     span: Span = _span()
 
 
@@ -136,6 +139,7 @@ class AtMost:
 class Exactly:
     count: int
     arg: Formula
+    relations: Relations = None
     span: Span = _span()
 
 
@@ -146,6 +150,7 @@ class Between:
     low: int
     high: int
     arg: Formula
+    relations: Relations = None
     span: Span = _span()
 
 
@@ -154,6 +159,7 @@ class Box:
     """`[] f`: every in-neighbour satisfies `arg` (true at a node without any)."""
 
     arg: Formula
+    relations: Relations = None
     span: Span = _span()
 
 
@@ -163,6 +169,7 @@ class More:
 
     left: Formula
     right: Formula
+    relations: Relations = None
     span: Span = _span()
 
 
@@ -172,6 +179,7 @@ class Same:
 
     left: Formula
     right: Formula
+    relations: Relations = None
     span: Span = _span()
 
 
@@ -192,7 +200,7 @@ class Exists:
 
 
 Formula = Union[
-    Top, Bottom, Color, Not, And, Or, Implies, Iff,
+    Top, Bottom, Color, Attribute, Not, And, Or, Implies, Iff,
     AtLeast, AtMost, Exactly, Between, Box, More, Same, Exists,
 ]
 
@@ -211,7 +219,7 @@ class Kind(enum.Enum):
 def children(formula: Formula) -> tuple[Formula, ...]:
     """The direct subformulas of `formula`, left to right."""
     match formula:
-        case Top() | Bottom() | Color():
+        case Top() | Bottom() | Color() | Attribute():
             return ()
         case Not(arg) | AtLeast(_, arg) | AtMost(_, arg) | Exactly(_, arg):
             return (arg,)
@@ -237,6 +245,17 @@ def colors_used(formula: Formula) -> frozenset[str]:
     for child in children(formula):
         used |= colors_used(child)
     return used
+
+
+def attributes_used(formula: Formula) -> frozenset[tuple[str, str]]:
+    """The `(family, value)` atoms occurring in `formula`."""
+    return frozenset((f.family, f.value) for f in subformulas(formula) if isinstance(f, Attribute))
+
+
+def relation_filters(formula: Formula) -> frozenset[Relations]:
+    """The relation filters of the modalities in `formula` (`None` for an unfiltered one)."""
+    return frozenset(f.relations for f in subformulas(formula)
+                     if isinstance(f, COUNTING_MODALITIES + COMPARATIVE_MODALITIES))
 
 
 def subformulas(formula: Formula) -> frozenset[Formula]:

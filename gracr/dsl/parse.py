@@ -16,8 +16,9 @@ from lark import Lark, Token, Tree
 
 SyntaxTree = Tree[Token]
 
+from gracr.data.schema import Family, Schema
 from gracr.dsl import ir
-from gracr.dsl.ir import Formula, Kind, Span
+from gracr.dsl.ir import Formula, Kind, Relations, Span
 from gracr.errors import GmlError, Problem
 
 
@@ -41,7 +42,7 @@ _FORMULA_STARTS = frozenset(
      "EXISTS", "TRUE", "FALSE", "COL", "NAME", "MORE", "SAME", "LPAR"}
 )
 _BINARY_OPERATORS = frozenset({"AND", "OR", "IMPLIES", "IFF"})
-_STATEMENT_STARTS = frozenset({"COLORS", "LET", "CLASSIFY"})
+_STATEMENT_STARTS = frozenset({"COLORS", "ATTRIBUTE", "RELATIONS", "LET", "CLASSIFY"})
 
 _TERMINAL_WORDS = {
     "NAME": "a name",
@@ -50,6 +51,9 @@ _TERMINAL_WORDS = {
     "LPAR": "'('",
     "RPAR": "')'",
     "LSQB": "'['",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "INT": "a number",
     "RSQB": "']'",
     "COMMA": "','",
     "EQUAL": "'='",
@@ -75,7 +79,7 @@ def _describe_expected(expected: set[str]) -> str:
         words.append("an operator such as '&'")
         rest -= _BINARY_OPERATORS
     if rest & _STATEMENT_STARTS:
-        words.append("a statement ('colors', 'let' or 'classify')")
+        words.append("a statement ('colors', 'attribute', 'relations', 'let' or 'classify')")
         rest -= _STATEMENT_STARTS
     for name in sorted(rest):
         words.append(_TERMINAL_WORDS.get(name, f"'{name.lower()}'"))
@@ -125,11 +129,12 @@ def _syntax_problem(error: lark.exceptions.UnexpectedInput, filename: str, sourc
 
 @dataclass(frozen=True)
 class Program:
-    """A checked `.gml` program: its palette and its classifier, in the surface IR.
+    """A checked `.gml` program: its declarations and its classifier, in the surface IR.
 
-    `palette` lists the colours in feature-column order. `kind` says whether the
-    classifier labels nodes or whole graphs. `names` maps each `let`-bound formula
-    node formula to its name, for display only.
+    `palette` lists the colours in feature-column order, `families` the attribute
+    families (each with its values) and `relations` the edge relations, all in
+    declaration order. `kind` says whether the classifier labels nodes or whole
+    graphs. `names` maps each `let`-bound node formula to its name, for display only.
     """
 
     palette: tuple[str, ...]
@@ -138,6 +143,13 @@ class Program:
     names: tuple[tuple[str, Formula], ...] = ()
     filename: str = "<string>"
     source: str = field(default="", repr=False)
+    families: tuple[Family, ...] = ()
+    relations: tuple[str, ...] = ()
+
+    @property
+    def schema(self) -> Schema:
+        """What the graphs this program reads must carry."""
+        return Schema(self.palette, self.families, self.relations)
 
     @property
     def modal_depth(self) -> int:
@@ -163,7 +175,7 @@ class Program:
 
 if TYPE_CHECKING:
     from gracr.dsl.evaluate import NodeValues
-    from gracr.runtime.graph import Graph
+    from gracr.data.graph import Graph
 
 
 def _span_of(item: SyntaxTree | Token, filename: str) -> Span:
@@ -185,6 +197,9 @@ class _Checker:
     palette: tuple[str, ...]
     declared_palette: bool
     problems: list[Problem] = field(default_factory=list)
+    families: tuple[Family, ...] = ()
+    relations: tuple[str, ...] = ()
+    relations_declared: bool = False
     lets: dict[str, tuple[Formula, Kind] | None] = field(default_factory=dict)
 
     def text(self, item: SyntaxTree | Token) -> str:
@@ -232,7 +247,17 @@ class _Checker:
         if name in self.palette:
             return ir.Color(name, span), Kind.NODE
         if bare:
-            self.problem(name_token, f"unknown name '{name}': neither a 'let' nor a declared colour")
+            owners = [family.name for family in self.families if name in family.values]
+            if len(owners) == 1:
+                return ir.Attribute(owners[0], name, span), Kind.NODE
+            if owners:
+                candidates = ", ".join(f"{owner}={name}" for owner in owners)
+                self.problem(name_token, f"ambiguous value '{name}': it is a value of several "
+                                         f"attribute families; write one of {candidates}")
+                return None
+            known = ("neither a 'let', a declared colour nor an attribute value" if self.families
+                     else "neither a 'let' nor a declared colour")
+            self.problem(name_token, f"unknown name '{name}': {known}")
         else:
             self.problem(name_token, f"undeclared colour '{name}': the 'colors' line lists "
                                      f"{', '.join(self.palette) or 'no colours'}")
@@ -252,6 +277,8 @@ class _Checker:
             token = kids[0]
             assert isinstance(token, Token)
             return self.color(token, span, bare=False)
+        if rule == "attribute_atom":
+            return self.attribute(kids, span)
         if rule == "name_atom":
             token = kids[0]
             assert isinstance(token, Token)
@@ -272,18 +299,63 @@ class _Checker:
                 return None
             return ir.Not(checked[0], span), checked[1]
         if rule in ("more_op", "same_op"):
-            left, right = kids[1], kids[2]
+            filter_ok, relations = self.relation_filter(kids)
+            left, right = kids[-2], kids[-1]
             assert isinstance(left, Tree) and isinstance(right, Tree)
             name = "more(...)" if rule == "more_op" else "same(...)"
             a = self.node_argument(self.formula(left), left, name)
             b = self.node_argument(self.formula(right), right, name)
-            if a is None or b is None:
+            if a is None or b is None or not filter_ok:
                 return None
             build = ir.More if rule == "more_op" else ir.Same
-            return build(a, b, span), Kind.NODE
+            return build(a, b, relations, span), Kind.NODE
         if rule in ("exists_op", "exists_range_op"):
             return self.exists(rule, kids, span)
         return self.modality(rule, kids, span)
+
+    def attribute(self, kids: list[SyntaxTree | Token], span: Span) -> tuple[Formula, Kind] | None:
+        family_token, value_tree = kids
+        assert isinstance(family_token, Token) and isinstance(value_tree, Tree)
+        value_token = value_tree.children[0]
+        assert isinstance(value_token, Token)
+        family_name, value = str(family_token.value), str(value_token.value)
+        family = next((f for f in self.families if f.name == family_name), None)
+        if family is None:
+            declared = ", ".join(f.name for f in self.families) or "none"
+            self.problem(family_token, f"unknown attribute family '{family_name}' (the "
+                                       f"declared families: {declared})")
+            return None
+        if value not in family.values:
+            self.problem(value_token, f"'{value}' is not a value of the attribute family "
+                                      f"'{family_name}' (its values: {', '.join(family.values)})")
+            return None
+        return ir.Attribute(family_name, value, span), Kind.NODE
+
+    def relation_filter(self, kids: list[SyntaxTree | Token]) -> tuple[bool, Relations]:
+        """The relation filter among a modality's children: `(ok, relations)`."""
+        trees = [k for k in kids if isinstance(k, Tree) and k.data == "relation_filter"]
+        if not trees:
+            return True, None
+        tree = trees[0]
+        if not self.relations_declared:
+            self.problem(tree, "a relation filter needs a 'relations' line declaring the "
+                               "edge relations")
+            return False, None
+        named: list[str] = []
+        ok = True
+        for token in tree.children:
+            assert isinstance(token, Token)
+            name = str(token.value)
+            if name not in self.relations:
+                self.problem(token, f"unknown relation '{name}' (the declared relations: "
+                                    f"{', '.join(self.relations)})")
+                ok = False
+            elif name in named:
+                self.problem(token, f"relation '{name}' is listed twice in the filter")
+                ok = False
+            else:
+                named.append(name)
+        return ok, tuple(r for r in self.relations if r in named)
 
     def boolean(self, rule: str, left: SyntaxTree | Token, right: SyntaxTree | Token,
                 span: Span) -> tuple[Formula, Kind] | None:
@@ -304,6 +376,8 @@ class _Checker:
     def modality(self, rule: str, kids: list[SyntaxTree | Token], span: Span) -> tuple[Formula, Kind] | None:
         operand = kids[-1]
         assert isinstance(operand, Tree)
+        filter_ok, relations = self.relation_filter(kids)
+        kids = [k for k in kids if not (isinstance(k, Tree) and k.data == "relation_filter")]
         counts: list[int | None] = []
         if rule == "diamond_op":
             token = kids[0]
@@ -326,22 +400,22 @@ class _Checker:
             if low > high:
                 self.problem(span, f"'between {low} {high}': the lower bound exceeds the upper bound")
                 return None
-        if arg is None or None in counts:
+        if arg is None or None in counts or not filter_ok:
             return None
         numbers = [c for c in counts if c is not None]
         match rule:
             case "diamond_op" | "atleast_op":
-                return ir.AtLeast(numbers[0], arg, span), Kind.NODE
+                return ir.AtLeast(numbers[0], arg, relations, span), Kind.NODE
             case "some_op":
-                return ir.AtLeast(1, arg, span), Kind.NODE
+                return ir.AtLeast(1, arg, relations, span), Kind.NODE
             case "atmost_op":
-                return ir.AtMost(numbers[0], arg, span), Kind.NODE
+                return ir.AtMost(numbers[0], arg, relations, span), Kind.NODE
             case "exactly_op":
-                return ir.Exactly(numbers[0], arg, span), Kind.NODE
+                return ir.Exactly(numbers[0], arg, relations, span), Kind.NODE
             case "between_op":
-                return ir.Between(numbers[0], numbers[1], arg, span), Kind.NODE
+                return ir.Between(numbers[0], numbers[1], arg, relations, span), Kind.NODE
             case "box_op":
-                return ir.Box(arg, span), Kind.NODE
+                return ir.Box(arg, relations, span), Kind.NODE
         raise AssertionError(f"unknown rule {rule}")
 
     def exists(self, rule: str, kids: list[SyntaxTree | Token], span: Span) -> tuple[Formula, Kind] | None:
@@ -415,7 +489,8 @@ def parse_file(path: str) -> Program:
 
 def _check(tree: SyntaxTree, filename: str, source: str) -> Program:
     statements = [child for child in tree.children if isinstance(child, Tree) and
-                  child.data in ("colors_stmt", "let_stmt", "classify_stmt")]
+                  child.data in ("colors_stmt", "attribute_stmt", "relations_stmt",
+                                 "let_stmt", "classify_stmt")]
     bare_formula = not statements
     problems: list[Problem] = []
     palette: tuple[str, ...] | None = None
@@ -438,8 +513,13 @@ def _check(tree: SyntaxTree, filename: str, source: str) -> Program:
         else:
             palette = tuple(names)
     declared = palette is not None
+    families, relations, relations_declared = _declarations(statements, filename, problems)
     checker = _Checker(filename, source, palette if palette is not None else _palette_from_col_uses(tree),
-                       declared, problems)
+                       declared, problems, families=families, relations=relations,
+                       relations_declared=relations_declared)
+    declared_names = {value: f"a value of '{f.name}'" for f in families for value in f.values}
+    declared_names.update({f.name: "an attribute family" for f in families})
+    declared_names.update({r: "a relation" for r in relations})
 
     names_bound: list[tuple[str, Formula]] = []
     classifiers: list[tuple[Formula, Kind] | None] = []
@@ -460,6 +540,10 @@ def _check(tree: SyntaxTree, filename: str, source: str) -> Program:
                 continue
             if name in checker.palette:
                 checker.problem(name_token, f"'{name}' is a colour and cannot be redefined by 'let'")
+                continue
+            if name in declared_names and name not in {v for f in families for v in f.values}:
+                checker.problem(name_token, f"'{name}' is {declared_names[name]} and cannot be "
+                                            "redefined by 'let'")
                 continue
             checker.lets[name] = checked
             if checked is not None and checked[1] is Kind.NODE:
@@ -487,4 +571,52 @@ def _check(tree: SyntaxTree, filename: str, source: str) -> Program:
         names=tuple(names_bound),
         filename=filename,
         source=source,
+        families=families,
+        relations=relations,
     )
+
+
+def _declarations(statements: list[SyntaxTree], filename: str, problems: list[Problem]
+                  ) -> tuple[tuple[Family, ...], tuple[str, ...], bool]:
+    """The `attribute` and `relations` lines: families in order, relations in order, and
+    whether a `relations` line exists. Repeats are problems."""
+    families: list[Family] = []
+    relations: list[str] | None = None
+    for statement in statements:
+        if statement.data == "attribute_stmt":
+            name_token, value_list = statement.children
+            assert isinstance(name_token, Token) and isinstance(value_list, Tree)
+            values: list[str] = []
+            for value_tree in value_list.children:
+                assert isinstance(value_tree, Tree)
+                token = value_tree.children[0]
+                assert isinstance(token, Token)
+                if token.value in values:
+                    problems.append(Problem(_span_of(token, filename),
+                                            f"value '{token.value}' is listed twice in "
+                                            f"'{name_token.value}'"))
+                else:
+                    values.append(str(token.value))
+            if any(f.name == name_token.value for f in families):
+                problems.append(Problem(_span_of(name_token, filename),
+                                        f"attribute family '{name_token.value}' is declared twice"))
+            else:
+                families.append(Family(str(name_token.value), tuple(values)))
+        elif statement.data == "relations_stmt":
+            name_list = statement.children[0]
+            assert isinstance(name_list, Tree)
+            names: list[str] = []
+            for token in name_list.children:
+                assert isinstance(token, Token)
+                if token.value in names:
+                    problems.append(Problem(_span_of(token, filename),
+                                            f"relation '{token.value}' is listed twice"))
+                else:
+                    names.append(str(token.value))
+            if relations is not None:
+                problems.append(Problem(_span_of(statement, filename),
+                                        "a second 'relations' line: the relations are "
+                                        "declared once"))
+            else:
+                relations = names
+    return tuple(families), tuple(relations or ()), relations is not None

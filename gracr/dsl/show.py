@@ -30,6 +30,10 @@ def _wrap(formula: Formula, at_least: int) -> str:
     return f"({text})" if _level(formula) < at_least else text
 
 
+def _filter(relations: ir.Relations) -> str:
+    return "" if relations is None else "{" + ", ".join(relations) + "}"
+
+
 def show_formula(formula: Formula) -> str:
     """The `.gml` text of a surface formula."""
     match formula:
@@ -39,6 +43,8 @@ def show_formula(formula: Formula) -> str:
             return "false"
         case ir.Color(name):
             return name
+        case ir.Attribute(family, value):
+            return f"{family}={value}"
         case ir.Not(arg):
             return "!" + _wrap(arg, _PREFIX)
         case ir.And(a, b):
@@ -49,20 +55,20 @@ def show_formula(formula: Formula) -> str:
             return f"{_wrap(a, _OR)} -> {_wrap(b, _IMPLIES)}"
         case ir.Iff(a, b):
             return f"{_wrap(a, _IFF)} <-> {_wrap(b, _IMPLIES)}"
-        case ir.AtLeast(k, arg):
-            return f"<{k}> {_wrap(arg, _PREFIX)}"
-        case ir.AtMost(k, arg):
-            return f"atmost {k} {_wrap(arg, _PREFIX)}"
-        case ir.Exactly(k, arg):
-            return f"exactly {k} {_wrap(arg, _PREFIX)}"
-        case ir.Between(low, high, arg):
-            return f"between {low} {high} {_wrap(arg, _PREFIX)}"
-        case ir.Box(arg):
-            return f"[] {_wrap(arg, _PREFIX)}"
-        case ir.More(a, b):
-            return f"more({show_formula(a)}, {show_formula(b)})"
-        case ir.Same(a, b):
-            return f"same({show_formula(a)}, {show_formula(b)})"
+        case ir.AtLeast(k, arg, relations):
+            return f"<{k}>{_filter(relations)} {_wrap(arg, _PREFIX)}"
+        case ir.AtMost(k, arg, relations):
+            return f"atmost{_filter(relations)} {k} {_wrap(arg, _PREFIX)}"
+        case ir.Exactly(k, arg, relations):
+            return f"exactly{_filter(relations)} {k} {_wrap(arg, _PREFIX)}"
+        case ir.Between(low, high, arg, relations):
+            return f"between{_filter(relations)} {low} {high} {_wrap(arg, _PREFIX)}"
+        case ir.Box(arg, relations):
+            return f"[]{_filter(relations)} {_wrap(arg, _PREFIX)}"
+        case ir.More(a, b, relations):
+            return f"more{_filter(relations)}({show_formula(a)}, {show_formula(b)})"
+        case ir.Same(a, b, relations):
+            return f"same{_filter(relations)}({show_formula(a)}, {show_formula(b)})"
         case ir.Exists(low, high, arg):
             bound = "inf" if high is None else str(high)
             prefix = "exists" if (low, high) == (1, None) else f"exists[{low}, {bound}]"

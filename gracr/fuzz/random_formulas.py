@@ -15,13 +15,13 @@ import random
 
 import numpy as np
 
-import gracr
+
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
-from gracr.dsl.parse import Program
+from gracr.dsl.parse import Program, parse
 from gracr.dsl.show import show_formula
-from gracr.runtime.generators import GRAPH_FAMILIES, SEED_LIMIT, uniform_colours
-from gracr.runtime.graph import Graph
+from gracr.data.generators import GRAPH_FAMILIES, SEED_LIMIT, uniform_colours
+from gracr.data.graph import Graph
 
 PALETTE = ("red", "blue", "green")
 MAX_DEPTH = 3
@@ -78,7 +78,7 @@ def random_formula(rng: random.Random) -> Formula:
 
 def program_of(formula: Formula) -> Program:
     """A checked program around `formula` over the fixed palette, through the parser."""
-    return gracr.parse(f"colors {', '.join(PALETTE)}\nclassify {show_formula(formula)}")
+    return parse(f"colors {', '.join(PALETTE)}\nclassify {show_formula(formula)}")
 
 
 def random_graph(rng: random.Random, palette: tuple[str, ...]) -> Graph:

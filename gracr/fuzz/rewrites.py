@@ -65,7 +65,7 @@ from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind
 from gracr.dsl.parse import Program
 from gracr.errors import GracrError
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 FAMILIES: tuple[str, ...] = ("disjunction", "comparison", "negation", "association", "padding")
 

@@ -41,7 +41,7 @@ from gracr.fuzz.rewrites import Implementation, equivalent_on, implementations, 
 from gracr.fuzz.shrink import (
     FAILURE_THRESHOLD, Case, Explained, Models, Shrunk, explain_all, shrink, spread,
 )
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 BoolArray = npt.NDArray[np.bool_]
 PER_GRAPH = 2

@@ -43,7 +43,7 @@ from gracr.dsl.parse import Program
 from gracr.fuzz.rewrites import (
     Implementation, equivalent_on, positions, rederive, replace_at,
 )
-from gracr.runtime.graph import Graph
+from gracr.data.graph import Graph
 
 BoolArray = npt.NDArray[np.bool_]
 FAILURE_THRESHOLD = 0.1

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.compiler.model import CompiledGNN
-from gracr.runtime.graph import Graph, IntArray
+from gracr.data.graph import Graph, IntArray
 
 Floats = npt.NDArray[np.float64]
 

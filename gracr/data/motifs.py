@@ -12,8 +12,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from gracr.runtime.generators import check_seed
-from gracr.runtime.graph import IntArray
+from gracr.data.generators import check_seed
+from gracr.data.graph import IntArray
 
 
 @numba.njit(cache=True)

@@ -14,7 +14,7 @@ from typing import Callable
 import numba
 import numpy as np
 
-from gracr.runtime.graph import IntArray
+from gracr.data.graph import IntArray
 
 SEED_LIMIT = 2**32
 

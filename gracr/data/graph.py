@@ -1,0 +1,431 @@
+"""Graphs: typed nodes (colours, attribute values) and typed directed edges, and their JSON form.
+
+Edge `(s, t)` carries a message from `s` to `t`: a modality evaluated at `t` counts
+`s` (PyG's `source_to_target` flow). Undirected graphs list both directions;
+self-loops are ordinary edges; each list entry is one edge, and masks over edges
+are indexed by position in this list.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from gracr.data.schema import Schema
+from gracr.errors import GraphError
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+FloatArray = npt.NDArray[np.float32]
+
+
+# Keys a graph object may carry besides its own (`num_nodes`, `colors`, `attributes`,
+# `edges`, `relations`, `target`): the dataset keys GracrBench writes. Anything else
+# must start with `x-` (a user's own annotation), so that a misspelt key
+# (`"colours"`) is an error rather than silently ignored.
+GRAPH_KEYS = ("num_nodes", "colors", "attributes", "edges", "relations", "target")
+DATASET_KEYS = ("label", "upi", "node_labels", "targets", "receptive_field")
+USER_KEY_PREFIX = "x-"
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    """A graph with `num_nodes` nodes and directed edges.
+
+    `sources[e], targets[e]` is edge `e`. `colors[v]` is node v's set of colours
+    (`None`: the graph names no colours). `attributes[family][v]` is node v's value in
+    an attribute family; `relations[e]` is edge e's relation (`None`: no relations).
+    `target` is the node a node classifier is asked about (optional).
+    """
+
+    num_nodes: int
+    colors: tuple[frozenset[str], ...] | None
+    sources: IntArray
+    targets: IntArray
+    target: int | None = None
+    attributes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    relations: tuple[str, ...] | None = None
+
+    @classmethod
+    def from_edges(cls, num_nodes: int, colors: Sequence[Iterable[str]] | None,
+                   edges: Iterable[tuple[int, int]] | IntArray,
+                   target: int | None = None,
+                   attributes: Mapping[str, Sequence[str]] | None = None,
+                   relations: Sequence[str] | None = None) -> Graph:
+        """Build a graph from Python values, checking them as `from_json` does."""
+        pairs = np.asarray(list(edges) if not isinstance(edges, np.ndarray) else edges,
+                           dtype=np.int64).reshape(-1, 2)
+        color_sets = None if colors is None else tuple(frozenset(c) for c in colors)
+        graph = cls(num_nodes, color_sets, np.ascontiguousarray(pairs[:, 0]),
+                    np.ascontiguousarray(pairs[:, 1]), target,
+                    {k: tuple(v) for k, v in (attributes or {}).items()},
+                    None if relations is None else tuple(relations))
+        graph.validate()
+        return graph
+
+    def validate(self, where: str = "graph") -> None:
+        """Raise `GraphError` naming the first thing wrong with this graph."""
+        if self.num_nodes < 0:
+            raise GraphError(f"{where}: num_nodes must not be negative (got {self.num_nodes})")
+        if self.colors is not None and len(self.colors) != self.num_nodes:
+            raise GraphError(f"{where}: 'colors' has {len(self.colors)} entries but the graph "
+                             f"has {self.num_nodes} nodes")
+        for family, values in self.attributes.items():
+            if len(values) != self.num_nodes:
+                raise GraphError(f"{where}: 'attributes.{family}' has {len(values)} entries but "
+                                 f"the graph has {self.num_nodes} nodes")
+        if len(self.sources) != len(self.targets):
+            raise GraphError(f"{where}: sources and targets differ in length")
+        if self.relations is not None and len(self.relations) != len(self.sources):
+            raise GraphError(f"{where}: 'relations' has {len(self.relations)} entries but the "
+                             f"graph has {len(self.sources)} edges")
+        for name, ends in (("source", self.sources), ("target", self.targets)):
+            bad = np.flatnonzero((ends < 0) | (ends >= self.num_nodes))
+            if bad.size:
+                e = int(bad[0])
+                raise GraphError(
+                    f"{where}: edge {e} [{int(self.sources[e])}, {int(self.targets[e])}] has "
+                    f"{name} {int(ends[e])}, out of range for {self.num_nodes} nodes "
+                    f"(nodes are 0..{self.num_nodes - 1})")
+        if self.target is not None and not 0 <= self.target < self.num_nodes:
+            raise GraphError(f"{where}: target {self.target} is out of range for "
+                             f"{self.num_nodes} nodes")
+
+    @property
+    def num_edges(self) -> int:
+        return int(self.sources.shape[0])
+
+    @property
+    def edges(self) -> list[tuple[int, int]]:
+        return [(int(s), int(t)) for s, t in zip(self.sources, self.targets)]
+
+    @property
+    def edge_index(self) -> IntArray:
+        """The `[2, E]` array PyG expects."""
+        return np.stack([self.sources, self.targets])
+
+    def in_degrees(self) -> IntArray:
+        return np.bincount(self.targets, minlength=self.num_nodes).astype(np.int64)
+
+    def node_colors(self, node: int) -> frozenset[str]:
+        return frozenset() if self.colors is None else self.colors[node]
+
+    def color_mask(self, color: str) -> BoolArray:
+        if self.colors is None:
+            return np.zeros(self.num_nodes, dtype=np.bool_)
+        return np.fromiter((color in c for c in self.colors), dtype=np.bool_,
+                           count=self.num_nodes)
+
+    def attribute_mask(self, family: str, value: str) -> BoolArray:
+        """Whether each node takes `value` in `family` (all false if the graph lacks it)."""
+        values = self.attributes.get(family)
+        if values is None:
+            return np.zeros(self.num_nodes, dtype=np.bool_)
+        return np.fromiter((v == value for v in values), dtype=np.bool_, count=self.num_nodes)
+
+    def relation_mask(self, relations: Sequence[str] | None) -> BoolArray:
+        """Whether each edge has one of `relations` (`None`: every edge)."""
+        if relations is None:
+            return np.ones(self.num_edges, dtype=np.bool_)
+        if self.relations is None:
+            return np.zeros(self.num_edges, dtype=np.bool_)
+        wanted = set(relations)
+        return np.fromiter((r in wanted for r in self.relations), dtype=np.bool_,
+                           count=self.num_edges)
+
+    # ------------------------------------------------------------ fitting a schema
+
+    def check_schema(self, schema: Schema, where: str = "graph") -> None:
+        """Raise `GraphError` unless the graph carries what `schema` declares, and only that.
+
+        Colours must lie in the palette (`colors` is required when a palette is
+        declared); every declared family needs one declared value per node; relations
+        are required, and declared, when the schema declares relations.
+        """
+        if schema.palette and self.colors is None:
+            raise GraphError(f"{where}: missing 'colors' (the program declares the colours "
+                             f"{', '.join(schema.palette)}; a node with none is [])")
+        self.check_palette(schema.palette, where)
+        for family in schema.families:
+            values = self.attributes.get(family.name)
+            if values is None:
+                raise GraphError(f"{where}: missing 'attributes.{family.name}' (the program "
+                                 f"declares the attribute family '{family.name}')")
+            allowed = set(family.values)
+            for node, value in enumerate(values):
+                if value not in allowed:
+                    raise GraphError(f"{where}: node {node} has {family.name}={value!r}, which "
+                                     f"is not declared (the values are "
+                                     f"{', '.join(family.values)})")
+        if schema.relations:
+            if self.relations is None:
+                raise GraphError(f"{where}: missing 'relations' (the program declares the "
+                                 f"relations {', '.join(schema.relations)}; one per edge)")
+            allowed = set(schema.relations)
+            for edge, relation in enumerate(self.relations):
+                if relation not in allowed:
+                    raise GraphError(f"{where}: edge {edge} has relation {relation!r}, which is "
+                                     f"not declared (the relations are "
+                                     f"{', '.join(schema.relations)})")
+
+    def check_palette(self, palette: Sequence[str], where: str = "graph") -> None:
+        """Raise `GraphError` if a node carries a colour outside `palette`."""
+        if self.colors is None:
+            return
+        allowed = set(palette)
+        for node, node_colors in enumerate(self.colors):
+            unknown = sorted(node_colors - allowed)
+            if unknown:
+                raise GraphError(f"{where}: node {node} has colour '{unknown[0]}', which is not "
+                                 f"in the palette ({', '.join(palette) or 'empty'})")
+
+    def features(self, schema: Schema | Sequence[str], presence: bool = False,
+                 where: str = "graph") -> FloatArray:
+        """The feature matrix `x`: colours (multi-hot), then each family's one-hot block,
+        then the presence column if asked (see `gracr.data.schema`).
+
+        A bare palette (a sequence of colour names) is a schema with only colours.
+        """
+        if not isinstance(schema, Schema):
+            schema = Schema(palette=tuple(schema))
+        self.check_schema(schema, where)
+        width = schema.num_features + (1 if presence else 0)
+        x = np.zeros((self.num_nodes, width), dtype=np.float32)
+        for column, color in enumerate(schema.palette):
+            x[:, column] = self.color_mask(color)
+        column = len(schema.palette)
+        for family in schema.families:
+            index = {value: i for i, value in enumerate(family.values)}
+            rows = np.fromiter((index[v] for v in self.attributes[family.name]),
+                               dtype=np.int64, count=self.num_nodes)
+            x[np.arange(self.num_nodes), column + rows] = 1.0
+            column += len(family.values)
+        if presence:
+            x[:, column] = 1.0
+        return x
+
+    def edge_types(self, schema: Schema, where: str = "graph") -> IntArray:
+        """Each edge's relation index in `schema.relations` (PyG's `edge_type`)."""
+        if not schema.relations:
+            return np.zeros(self.num_edges, dtype=np.int64)
+        self.check_schema(schema, where)
+        assert self.relations is not None
+        index = {relation: i for i, relation in enumerate(schema.relations)}
+        return np.fromiter((index[r] for r in self.relations), dtype=np.int64,
+                           count=self.num_edges)
+
+    # ------------------------------------------------------------ subgraphs
+
+    def keep_edges(self, mask: BoolArray | Sequence[bool]) -> Graph:
+        """The spanning subgraph with the edges where `mask` holds (all nodes kept)."""
+        keep = np.asarray(mask, dtype=np.bool_)
+        relations = (None if self.relations is None
+                     else tuple(r for r, k in zip(self.relations, keep) if k))
+        return Graph(self.num_nodes, self.colors, self.sources[keep], self.targets[keep],
+                     self.target, self.attributes, relations)
+
+    def keep_nodes(self, mask: BoolArray | Sequence[bool]) -> tuple[Graph, IntArray]:
+        """The subgraph induced by the nodes where `mask` holds, renumbered in order, and
+        the edge positions it keeps: deleting a node deletes every edge incident to it.
+
+        The target must be kept; it is renumbered with the rest.
+        """
+        keep = np.asarray(mask, dtype=np.bool_)
+        if self.target is not None and not keep[self.target]:
+            raise ValueError("the target node cannot be removed")
+        renumber = np.cumsum(keep) - 1
+        kept_edges = np.flatnonzero(keep[self.sources] & keep[self.targets])
+        nodes = np.flatnonzero(keep)
+        colors = None if self.colors is None else tuple(self.colors[v] for v in nodes)
+        attributes = {family: tuple(values[v] for v in nodes)
+                      for family, values in self.attributes.items()}
+        relations = (None if self.relations is None
+                     else tuple(self.relations[e] for e in kept_edges))
+        target = None if self.target is None else int(renumber[self.target])
+        graph = Graph(int(keep.sum()), colors,
+                      np.ascontiguousarray(renumber[self.sources[kept_edges]]),
+                      np.ascontiguousarray(renumber[self.targets[kept_edges]]),
+                      target, attributes, relations)
+        return graph, kept_edges
+
+    def with_target(self, target: int | None) -> Graph:
+        graph = Graph(self.num_nodes, self.colors, self.sources, self.targets, target,
+                      self.attributes, self.relations)
+        graph.validate()
+        return graph
+
+    # ------------------------------------------------------------ JSON
+
+    @classmethod
+    def from_json(cls, obj: Any, where: str = "graph", schema: Schema | None = None) -> Graph:
+        """Read the graph object of the README; raise `GraphError` naming what is wrong.
+
+        Every key and every list length is checked before any array is built. With a
+        `schema`, the graph must also carry what it declares (`check_schema`).
+        """
+        if not isinstance(obj, dict):
+            raise GraphError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+        for key in obj:
+            if key not in GRAPH_KEYS and key not in DATASET_KEYS and \
+                    not str(key).startswith(USER_KEY_PREFIX):
+                raise GraphError(
+                    f"{where}: unknown key {json.dumps(key)}; a graph has "
+                    f"{', '.join(GRAPH_KEYS)} (datasets add {', '.join(DATASET_KEYS)}); "
+                    f"a key of your own must start with '{USER_KEY_PREFIX}'")
+        for key in ("num_nodes", "edges"):
+            if key not in obj:
+                raise GraphError(f"{where}: missing '{key}'")
+        num_nodes = obj["num_nodes"]
+        if not isinstance(num_nodes, int) or isinstance(num_nodes, bool) or num_nodes < 0:
+            raise GraphError(f"{where}: 'num_nodes' must be a non-negative integer, "
+                             f"got {json.dumps(num_nodes)}")
+        raw_edges = obj["edges"]
+        if not isinstance(raw_edges, list):
+            raise GraphError(f"{where}: 'edges' must be a list of [source, target] pairs")
+        if schema is not None:
+            required = [("colors", bool(schema.palette)), ("relations", bool(schema.relations)),
+                        ("attributes", bool(schema.families))]
+            for key, needed in required:
+                if needed and key not in obj:
+                    raise GraphError(f"{where}: missing '{key}' (the program declares "
+                                     f"{_declared(schema, key)})")
+        colors = _read_colors(obj, num_nodes, where)
+        attributes = _read_attributes(obj, num_nodes, where)
+        relations = _read_relations(obj, len(raw_edges), where)
+        for index, edge in enumerate(raw_edges):
+            if (not isinstance(edge, list) or len(edge) != 2 or
+                    not all(isinstance(v, int) and not isinstance(v, bool) for v in edge)):
+                raise GraphError(f"{where}: edge {index} must be a [source, target] pair of "
+                                 f"integers, got {json.dumps(edge)}")
+        target = obj.get("target")
+        if target is not None and (not isinstance(target, int) or isinstance(target, bool)):
+            raise GraphError(f"{where}: 'target' must be an integer node index, "
+                             f"got {json.dumps(target)}")
+        pairs = np.asarray(raw_edges, dtype=np.int64).reshape(-1, 2)
+        graph = cls(num_nodes, colors, np.ascontiguousarray(pairs[:, 0]),
+                    np.ascontiguousarray(pairs[:, 1]), target, attributes, relations)
+        graph.validate(where)
+        if schema is not None:
+            graph.check_schema(schema, where)
+        return graph
+
+    def to_json(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {"num_nodes": self.num_nodes}
+        if self.colors is not None:
+            obj["colors"] = [sorted(c) for c in self.colors]
+        if self.attributes:
+            obj["attributes"] = {family: list(values)
+                                 for family, values in self.attributes.items()}
+        obj["edges"] = [list(e) for e in self.edges]
+        if self.relations is not None:
+            obj["relations"] = list(self.relations)
+        if self.target is not None:
+            obj["target"] = self.target
+        return obj
+
+
+def _declared(schema: Schema, key: str) -> str:
+    if key == "colors":
+        return f"the colours {', '.join(schema.palette)}; a node with none is []"
+    if key == "relations":
+        return f"the relations {', '.join(schema.relations)}; one per edge"
+    return f"the attribute families {', '.join(schema.family_names)}; one value per node each"
+
+
+def _read_colors(obj: dict[str, Any], num_nodes: int,
+                 where: str) -> tuple[frozenset[str], ...] | None:
+    if "colors" not in obj:
+        return None
+    raw_colors = obj["colors"]
+    if not isinstance(raw_colors, list):
+        raise GraphError(f"{where}: 'colors' must be a list with one entry per node")
+    if len(raw_colors) != num_nodes:
+        raise GraphError(f"{where}: 'colors' has {len(raw_colors)} entries but the graph has "
+                         f"{num_nodes} nodes")
+    colors: list[frozenset[str]] = []
+    for node, entry in enumerate(raw_colors):
+        if entry is None:
+            entry = []
+        elif isinstance(entry, str):
+            entry = [entry]
+        if not isinstance(entry, list) or not all(isinstance(c, str) for c in entry):
+            raise GraphError(f"{where}: colors of node {node} must be a list of colour "
+                             f"names, got {json.dumps(entry)}")
+        colors.append(frozenset(entry))
+    return tuple(colors)
+
+
+def _read_attributes(obj: dict[str, Any], num_nodes: int,
+                     where: str) -> dict[str, tuple[str, ...]]:
+    raw = obj.get("attributes", {})
+    if not isinstance(raw, dict):
+        raise GraphError(f"{where}: 'attributes' must be an object mapping each attribute "
+                         "family to a list with one value per node")
+    attributes: dict[str, tuple[str, ...]] = {}
+    for family, values in raw.items():
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise GraphError(f"{where}: 'attributes.{family}' must be a list of value names, "
+                             "one per node")
+        if len(values) != num_nodes:
+            raise GraphError(f"{where}: 'attributes.{family}' has {len(values)} entries but "
+                             f"the graph has {num_nodes} nodes")
+        attributes[family] = tuple(values)
+    return attributes
+
+
+def _read_relations(obj: dict[str, Any], num_edges: int, where: str) -> tuple[str, ...] | None:
+    if "relations" not in obj:
+        return None
+    raw = obj["relations"]
+    if not isinstance(raw, list) or not all(isinstance(r, str) for r in raw):
+        raise GraphError(f"{where}: 'relations' must be a list of relation names, one per edge")
+    if len(raw) != num_edges:
+        raise GraphError(f"{where}: 'relations' has {len(raw)} entries but the graph has "
+                         f"{num_edges} edges")
+    return tuple(raw)
+
+
+def read_graphs(path: str, schema: Schema | None = None) -> Iterator[Graph]:
+    """Graphs from a file holding one JSON object, a list of them, or JSON Lines.
+
+    Errors name the file and the graph (or line) at fault.
+    """
+    for _, graph in read_placed_graphs(path, schema):
+        yield graph
+
+
+def read_placed_graphs(path: str, schema: Schema | None = None
+                       ) -> Iterator[tuple[str, Graph]]:
+    """Like `read_graphs`, each graph with its place (`file:line` or `file: graph i`)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as error:
+        raise GraphError(f"{path}: cannot read: {error.strerror}") from None
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError as whole_error:
+        lines = [(number, line) for number, line in enumerate(text.splitlines(), start=1)
+                 if line.strip()]
+        if len(lines) <= 1:
+            raise GraphError(f"{path}:{whole_error.lineno}:{whole_error.colno}: invalid JSON: "
+                             f"{whole_error.msg}") from None
+        for number, line in lines:
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise GraphError(f"{path}:{number}:{error.colno}: invalid JSON: "
+                                 f"{error.msg}") from None
+            place = f"{path}:{number}"
+            yield place, Graph.from_json(obj, where=place, schema=schema)
+        return
+    if isinstance(whole, list):
+        for index, obj in enumerate(whole):
+            place = f"{path}: graph {index}"
+            yield place, Graph.from_json(obj, where=place, schema=schema)
+    else:
+        yield path, Graph.from_json(whole, where=path, schema=schema)

@@ -1,0 +1,69 @@
+"""What a program declares about the graphs it reads: colours, attribute families, relations.
+
+A node has a set of colours (the `colors` family, multi-hot) and exactly one value in
+each declared attribute family (one-hot); an edge has exactly one relation when
+relations are declared. The feature matrix `x` that every executor reads holds, in
+this order: the colours in palette order, then each family's one-hot block in
+declaration order (values in declaration order), then — when the model was compiled
+with the presence bit — one `present` column (1 for every node of a graph).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PRESENT = "present"
+
+
+@dataclass(frozen=True)
+class Family:
+    """One attribute family: a name and its values, each node taking exactly one."""
+
+    name: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The declarations a graph must fit: palette, attribute families, relations."""
+
+    palette: tuple[str, ...] = ()
+    families: tuple[Family, ...] = ()
+    relations: tuple[str, ...] = ()
+
+    @property
+    def family_names(self) -> tuple[str, ...]:
+        return tuple(family.name for family in self.families)
+
+    def family(self, name: str) -> Family:
+        for family in self.families:
+            if family.name == name:
+                return family
+        raise KeyError(name)
+
+    @property
+    def num_features(self) -> int:
+        """Columns of `x` before the optional presence bit."""
+        return len(self.palette) + sum(len(f.values) for f in self.families)
+
+    def feature_names(self, presence: bool = False) -> tuple[str, ...]:
+        """The meaning of each column of `x`: `red`, `element=C`, ..., `present`."""
+        names = list(self.palette)
+        for family in self.families:
+            names.extend(f"{family.name}={value}" for value in family.values)
+        if presence:
+            names.append(PRESENT)
+        return tuple(names)
+
+    def attribute_column(self, family: str, value: str) -> int:
+        """The column of `x` holding `family=value`."""
+        column = len(self.palette)
+        for declared in self.families:
+            if declared.name == family:
+                return column + declared.values.index(value)
+            column += len(declared.values)
+        raise KeyError(family)
+
+    def relation_index(self, relation: str) -> int:
+        """The `edge_type` of `relation`: its place in the declaration."""
+        return self.relations.index(relation)
