@@ -1,21 +1,23 @@
 """gracr: compile graded modal logic into GNN weights; exact ground-truth explanations.
 
-The pipeline, one stage per subpackage: `dsl` (text -> typed IR), `compiler`
-(IR -> core IR -> weights -> `CompiledGNN`), `bdd` (IR x graph -> ROBDD -> UPI),
-`runtime` (graphs, the PyG module), `bench` (GracrBench).
+The pipeline, one stage per subpackage, each importing only the ones before it:
+`data` (graphs, schemas, JSON), `dsl` (text -> typed IR), `compiler` (IR -> core IR
+-> weights -> `Network`), `executor` (the layer equation in numpy, torch/PyG and
+numba; `CompiledGNN`), `bdd` (IR x graph -> ROBDD -> UPI), `bench` (GracrBench).
 """
 
 from gracr.bdd.upi import receptive_field, upi, upi_report
-from gracr.compiler.compile import compile_program as compile
-from gracr.compiler.model import CompiledGNN, load
+from gracr.data.graph import Graph, read_graphs
+from gracr.data.schema import Family, Schema
 from gracr.dsl.parse import Program, parse, parse_file
 from gracr.errors import GmlError, GracrError, GraphError, ModelFileError
-from gracr.data.graph import Graph, read_graphs
+from gracr.executor.model import CompiledGNN, load
+from gracr.executor.model import compile_program as compile
 
 from gracr.version import __version__
 
 __all__ = [
-    "CompiledGNN", "GmlError", "GracrError", "Graph", "GraphError", "ModelFileError", "Program",
-    "__version__", "compile", "load", "parse", "parse_file", "read_graphs", "receptive_field",
+    "CompiledGNN", "Family", "GmlError", "GracrError", "Graph", "GraphError", "ModelFileError", "Program",
+    "__version__", "compile", "load", "parse", "parse_file", "read_graphs", "receptive_field", "Schema",
     "upi", "upi_report",
 ]

@@ -19,9 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.bench.options import parse_names, parse_overrides, parse_seeds
-from gracr.compiler.compile import compile_program
+from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
-from gracr.compiler.model import CompiledGNN, load
+from gracr.executor.model import CompiledGNN, load
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program, parse_file
 from gracr.errors import GmlError, GracrError

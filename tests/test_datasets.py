@@ -15,7 +15,7 @@ from gracr.bdd.upi import upi
 from gracr.bench.datasets import load_or_build, size_stats
 from gracr.bench.tasks import TASKS
 from gracr.data.generators import barabasi_albert_edges
-from gracr.runtime.kernels import evaluate_columns, in_neighbour_csr, sparse_program
+from gracr.executor.numba_backend import evaluate_columns, in_neighbour_csr, sparse_program
 from strategies import graphs, node_formulas, program_for
 
 VARIANTS = [(d, c) for d in ("demorgan", "flat") for c in ("expanded", "direct")]
@@ -145,7 +145,7 @@ def test_numba_evaluator_equals_reference(formula: gracr.dsl.ir.Formula, graph: 
     model = gracr.compile(program, disjunction=option[0],  # type: ignore[arg-type]
                           comparison=option[1],  # type: ignore[arg-type]
                           max_degree=int(graph.in_degrees().max(initial=0)))
-    indptr, sources = in_neighbour_csr(graph)
+    indptr, sources, _ = in_neighbour_csr(graph)
     columns = evaluate_columns(sparse_program(model), graph.features(program.palette).astype(float),
                                indptr, sources)
     np.testing.assert_array_equal(columns[:, model.output_column] > 0.5, program.evaluate(graph))

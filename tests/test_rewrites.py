@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import gracr
 from gracr.cli import main
-from gracr.compiler.model import CompiledGNN
+from gracr.executor.model import CompiledGNN
 from gracr.dsl import ir
 from gracr.dsl.show import show_formula
 from gracr.errors import GracrError

@@ -15,7 +15,7 @@ from torch_geometric.nn import MessagePassing
 
 import gracr
 from gracr.dsl.ir import Formula
-from gracr.runtime.torch_module import TargetConeModule, TruncatedReLU
+from gracr.executor.torch_backend import TargetConeModule, TruncatedReLU
 from strategies import graphs, node_formulas, program_for
 
 

@@ -31,12 +31,12 @@ from tqdm import tqdm
 
 from gracr.bdd.upi import receptive_field, upi
 from gracr.bench.tasks import GENERATOR_VERSION, TASKS, Candidate, Task
-from gracr.compiler.compile import compile_program
+from gracr.executor.model import compile_program
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
 from gracr.errors import GracrError
 from gracr.data.graph import Graph
-from gracr.runtime.kernels import SparseProgram, evaluate_columns, in_neighbour_csr, sparse_program
+from gracr.executor.numba_backend import SparseProgram, evaluate_columns, in_neighbour_csr, sparse_program
 
 BoolArray = npt.NDArray[np.bool_]
 DEFAULT_OUT = "out/datasets"
@@ -148,9 +148,10 @@ class _FastPredicate:
         return cls(program, sparse_program(model), model.output_column)
 
     def __call__(self, graph: Graph) -> BoolArray:
-        indptr, sources = in_neighbour_csr(graph)
-        features = graph.features(self.program.palette).astype(np.float64)
-        values = evaluate_columns(self.sparse, features, indptr, sources)[:, self.column]
+        schema = self.program.schema
+        indptr, sources, types = in_neighbour_csr(graph, graph.edge_types(schema))
+        features = graph.features(schema).astype(np.float64)
+        values = evaluate_columns(self.sparse, features, indptr, sources, types)[:, self.column]
         result: BoolArray = values > 0.5
         return result
 

@@ -39,9 +39,9 @@ from gracr.bench.datasets import DEFAULT_OUT, Dataset, load_or_build, task_named
 from gracr.bench.metric import plausibility
 from gracr.bench.tables import read_json_lines
 from gracr.bench.tasks import VARIANTS, Variant
-from gracr.compiler.compile import compile_program
+from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
-from gracr.compiler.model import CompiledGNN
+from gracr.executor.model import CompiledGNN
 from gracr.errors import GracrError
 
 BoolArray = npt.NDArray[np.bool_]

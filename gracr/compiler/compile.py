@@ -1,20 +1,21 @@
 """The compiler driver: each line is one stage of the pipeline.
 
 `Program` (typed surface IR) -> `desugar` (core IR) -> `schedule` (columns) ->
-weights (Table 1, Eq. 7, Eq. 8) -> `CompiledGNN`.
+weights (Table 1, Eq. 7, Eq. 8) -> `Network` (the executors run it: `gracr.executor`).
 """
 
 from __future__ import annotations
 
 from gracr.compiler.core import CNodeCount, Core, core_children, show_core
 from gracr.compiler.desugar import CompileOptions, Comparison, Desugarer, Disjunction
-from gracr.compiler.model import Column, CompiledGNN
+from gracr.compiler.network import Column, Network
 from gracr.compiler.weights import (
     DenseLayer, Schedule, input_map, message_passing_layers, readout_layers, schedule,
 )
 from gracr.dsl.ir import Kind, subformulas
 from gracr.dsl.parse import Program
 from gracr.dsl.show import show_formula
+from gracr.version import __version__
 
 
 def _counted_predicates(sentence: Core) -> tuple[Core, ...]:
@@ -57,17 +58,16 @@ def _describe(columns: Schedule, names: dict[Core, str], prefix: str) -> tuple[C
     return tuple(described)
 
 
-def compile_program(program: Program, disjunction: Disjunction = "demorgan",
+def compile_network(program: Program, disjunction: Disjunction = "demorgan",
                     comparison: Comparison = "expanded",
-                    max_degree: int | None = None) -> CompiledGNN:
-    """Compile a checked program into a GNN that agrees with it on every graph.
+                    max_degree: int | None = None, presence: bool = False) -> Network:
+    """Compile a checked program into the weights of a GNN that agrees with it on every graph.
 
     `comparison="expanded"` is exact when `max_degree` is at least the largest
-    in-degree of the graphs it runs on (App. C.2).
+    in-degree of the graphs it runs on (App. C.2). `presence=True` adds the presence
+    bit (see `gracr.compiler.desugar`).
     """
-    from gracr.version import __version__
-
-    desugarer = Desugarer(CompileOptions(disjunction, comparison, max_degree))
+    desugarer = Desugarer(CompileOptions(disjunction, comparison, max_degree, presence))
     if program.kind is Kind.GRAPH:
         core = desugarer.sentence(program.classifier)
     else:
@@ -85,13 +85,13 @@ def compile_program(program: Program, disjunction: Disjunction = "demorgan",
         readout = readout_layers(readout_schedule, hidden)
         readout_columns = _describe(readout_schedule, {}, "r")
         output_column = readout_schedule.index(core)
-    input_matrix, input_bias = input_map(hidden, program.palette)
-    return CompiledGNN(
+    input_matrix, input_bias = input_map(hidden, program.schema, presence)
+    return Network(
         palette=program.palette,
         kind=program.kind,
         input_matrix=input_matrix,
         input_bias=input_bias,
-        layers=message_passing_layers(hidden),
+        layers=message_passing_layers(hidden, program.relations),
         readout=readout,
         columns=_describe(hidden, names, "h"),
         readout_columns=readout_columns,
@@ -99,5 +99,7 @@ def compile_program(program: Program, disjunction: Disjunction = "demorgan",
         options=desugarer.options,
         formula=show_formula(program.classifier),
         version=__version__,
+        families=program.families,
+        relations=program.relations,
     )
 

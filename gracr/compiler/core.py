@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Callable, Union
 
-from gracr.dsl.ir import frozen_node
+from gracr.dsl.ir import Relations, frozen_node
 
 
 @frozen_node
@@ -31,6 +31,20 @@ class CBottom:
 @frozen_node
 class CColor:
     name: str
+
+
+@frozen_node
+class CAttribute:
+    """`family=value`: one column of the family's one-hot block of `x`."""
+
+    family: str
+    value: str
+
+
+@frozen_node
+class CPresent:
+    """The presence bit: 1 at every node of the graph, 0 at a node whose features are
+    zeroed (compile option `presence`)."""
 
 
 @frozen_node
@@ -54,10 +68,12 @@ class COr:
 
 @frozen_node
 class CAtLeast:
-    """At least `count` in-neighbours satisfy `arg` (Table 1, third row)."""
+    """At least `count` in-neighbours satisfy `arg` (Table 1, third row), counting the
+    in-edges of `relations` only when it is not `None`."""
 
     count: int
     arg: Core
+    relations: Relations = None
 
 
 @frozen_node
@@ -66,13 +82,20 @@ class CMore:
 
     left: Core
     right: Core
+    relations: Relations = None
 
 
 @frozen_node
 class CAll:
-    """Every in-neighbour satisfies `arg`: count(arg) - in-degree + 1 > 0 (our flat `[]`)."""
+    """Every in-neighbour satisfies `arg`: count(arg) - count(unit) + 1 > 0 (our flat `[]`).
+
+    `unit` is the column that holds at every node that counts: `true`, or the presence
+    bit under the compile option `presence` (so a deleted neighbour is not waited for).
+    """
 
     arg: Core
+    relations: Relations = None
+    unit: Core = CTop()
 
 
 @frozen_node
@@ -83,20 +106,22 @@ class CNodeCount:
     arg: Core
 
 
-Core = Union[CTop, CBottom, CColor, CNot, CAnd, COr, CAtLeast, CMore, CAll, CNodeCount]
+Core = Union[CTop, CBottom, CColor, CAttribute, CPresent, CNot, CAnd, COr, CAtLeast, CMore,
+             CAll, CNodeCount]
 
-ATOMS = (CTop, CBottom, CColor)
+ATOMS = (CTop, CBottom, CColor, CAttribute, CPresent)
+AGGREGATIONS = (CAtLeast, CMore, CAll)
 
 
 def core_children(formula: Core) -> tuple[Core, ...]:
     match formula:
-        case CTop() | CBottom() | CColor():
+        case CTop() | CBottom() | CColor() | CAttribute() | CPresent():
             return ()
         case CNot(arg) | CAtLeast(_, arg) | CNodeCount(_, arg):
             return (arg,)
-        case CAll(arg):
-            # The flat box reads the in-degree off the neighbours' `true` column.
-            return (arg, CTop())
+        case CAll(arg, _, unit):
+            # The flat box reads the in-degree off the neighbours' `true` (or presence) column.
+            return (arg, unit)
         case CAnd(args) | COr(args):
             return args
         case CMore(a, b):
@@ -137,6 +162,9 @@ def show_core(formula: Core, child_text: Callable[[Core], str] | None = None) ->
     def show(argument: Core) -> str:
         return child_text(argument) if child_text is not None else show_core(argument)
 
+    def filtered(relations: Relations) -> str:
+        return "" if relations is None else "{" + ", ".join(relations) + "}"
+
     match formula:
         case CTop():
             return "true"
@@ -144,18 +172,23 @@ def show_core(formula: Core, child_text: Callable[[Core], str] | None = None) ->
             return "false"
         case CColor(name):
             return name
+        case CAttribute(family, value):
+            return f"{family}={value}"
+        case CPresent():
+            return "present"
         case CNot(arg):
             return "!" + _wrapped(arg)
         case CAnd(args):
             return " & ".join(_wrapped(a) for a in args) if args else "true"
         case COr(args):
             return " | ".join(_wrapped(a) for a in args) if args else "false"
-        case CAtLeast(k, arg):
-            return f"<{k}> {_wrapped(arg)}"
-        case CMore(a, b):
-            return f"more({show(a)}, {show(b)})"
-        case CAll(arg):
-            return f"[] {_wrapped(arg)}"
+        case CAtLeast(k, arg, relations):
+            return f"<{k}>{filtered(relations)} {_wrapped(arg)}"
+        case CMore(a, b, relations):
+            return f"more{filtered(relations)}({show(a)}, {show(b)})"
+        case CAll(arg, relations, unit):
+            suffix = "" if unit == CTop() else f" (over {show(unit)})"
+            return f"[]{filtered(relations)} {_wrapped(arg)}{suffix}"
         case CNodeCount(k, arg):
             return f"exists[{k}, inf] {_wrapped(arg)}"
     raise TypeError(f"not a core formula: {formula!r}")

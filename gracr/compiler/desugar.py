@@ -26,6 +26,16 @@ The counting modalities follow App. C.2 in both settings: `atmost n f` is
 `!<n+1> f`; `exactly n f` is `<n> f & !<n+1> f` (`!<1> f` for n = 0);
 `between n m f` is `<n> f & !<m+1> f` (`!<m+1> f` for n = 0); `<0> f` is `true`.
 
+Relation filters ride along: a filtered modality becomes the same core gate with the
+same `relations`, and each clause of a derived one (`exactly{r} 2 f`, Eq. 6 for
+`more{r}`) keeps the filter, so every count it compares is over the same edges.
+
+`presence` (off by default): every node formula φ becomes `present ∧ φ'`, applied to
+every subformula (`present_everywhere`), with `true` read as `present` and the flat
+box counting present neighbours. A node whose features are zeroed then computes 0 in
+every column, so it sends no message and leaves every `exists` count: it behaves as a
+deleted node. This costs a layer per modal level; without it the paper's shapes hold.
+
 Graph sentences: `exists[lo, hi] f` is `CNodeCount(lo, f) & !CNodeCount(hi+1, f)`
 (Algorithm 5's `C_lo & !C_{hi+1}`), a side dropped when `lo = 0` or `hi = inf`;
 Boolean combinations of sentences follow the `disjunction` switch like node ones.
@@ -37,7 +47,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from gracr.compiler.core import (
-    CAll, CAnd, CAtLeast, CBottom, CColor, CMore, CNodeCount, CNot, COr, Core, CTop,
+    CAll, CAnd, CAtLeast, CAttribute, CBottom, CColor, CMore, CNodeCount, CNot, COr, Core,
+    CPresent, CTop,
 )
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
@@ -54,6 +65,7 @@ class CompileOptions:
     disjunction: Disjunction = "demorgan"
     comparison: Comparison = "expanded"
     max_degree: int | None = None
+    presence: bool = False
 
     def __post_init__(self) -> None:
         if self.disjunction not in ("demorgan", "flat"):
@@ -62,6 +74,8 @@ class CompileOptions:
             raise GracrError(f"comparison must be 'expanded' or 'direct', got {self.comparison!r}")
         if self.max_degree is not None and self.max_degree < 0:
             raise GracrError(f"max_degree must not be negative, got {self.max_degree}")
+        if not isinstance(self.presence, bool):
+            raise GracrError(f"presence must be True or False, got {self.presence!r}")
 
 
 def uses_comparison(formula: Formula) -> bool:
@@ -82,6 +96,7 @@ class Desugarer:
     # One core object per distinct surface subformula: equal subformulas become the
     # identical object, so later equality tests stop at `is`.
     memo: dict[Formula, Core] = field(default_factory=dict)
+    present_memo: dict[Core, Core] = field(default_factory=dict)
 
     @property
     def flat(self) -> bool:
@@ -117,13 +132,14 @@ class Desugarer:
             return self.disj(CNot(a), b)
         return CNot(CAnd((a, CNot(b))))
 
-    def at_least(self, count: int, arg: Core) -> Core:
-        return CTop() if count == 0 else CAtLeast(count, arg)
+    def at_least(self, count: int, arg: Core, relations: ir.Relations = None) -> Core:
+        return CTop() if count == 0 else CAtLeast(count, arg, relations)
 
-    def exactly(self, count: int, arg: Core) -> Core:
+    def exactly(self, count: int, arg: Core, relations: ir.Relations = None) -> Core:
         if count == 0:
-            return CNot(CAtLeast(1, arg))
-        return self.conj(CAtLeast(count, arg), CNot(CAtLeast(count + 1, arg)))
+            return CNot(CAtLeast(1, arg, relations))
+        return self.conj(CAtLeast(count, arg, relations),
+                         CNot(CAtLeast(count + 1, arg, relations)))
 
     def bound(self) -> int:
         if self.options.max_degree is None:
@@ -133,26 +149,64 @@ class Desugarer:
                 "or use comparison='direct'")
         return self.options.max_degree
 
-    def more(self, a: Core, b: Core) -> Core:
+    def more(self, a: Core, b: Core, relations: ir.Relations = None) -> Core:
         if self.options.comparison == "direct":
-            return CMore(a, b)
+            return CMore(a, b, relations)
         # Eq. 6: some threshold m is met by the a-neighbours and missed by the b-ones;
         # the disjunction is always one flat gate (App. C.2), whatever the switch.
-        clauses = tuple(CAnd((CAtLeast(m, a), CNot(CAtLeast(m, b))))
+        clauses = tuple(CAnd((CAtLeast(m, a, relations), CNot(CAtLeast(m, b, relations))))
                         for m in range(1, self.bound() + 1))
         return COr(clauses)
 
-    def same(self, a: Core, b: Core) -> Core:
+    def same(self, a: Core, b: Core, relations: ir.Relations = None) -> Core:
         if self.options.comparison == "direct":
-            return self.conj(CNot(CMore(a, b)), CNot(CMore(b, a)))
-        clauses = tuple(self.conj(self.exactly(m, a), self.exactly(m, b))
+            return self.conj(CNot(CMore(a, b, relations)), CNot(CMore(b, a, relations)))
+        clauses = tuple(self.conj(self.exactly(m, a, relations), self.exactly(m, b, relations))
                         for m in range(0, self.bound() + 1))
         return COr(clauses)
 
     def node(self, formula: Formula) -> Core:
+        """The core of a node formula (under `presence`, conjoined with the presence bit
+        at every subformula)."""
+        core = self.plain(formula)
+        return self.present_everywhere(core) if self.options.presence else core
+
+    def plain(self, formula: Formula) -> Core:
         if formula not in self.memo:
             self.memo[formula] = self._node(formula)
         return self.memo[formula]
+
+    def present_everywhere(self, formula: Core) -> Core:
+        """`present ∧ φ` at every subformula φ (see the module docstring), `true` as `present`."""
+        known = self.present_memo.get(formula)
+        if known is not None:
+            return known
+        p = self.present_everywhere
+        present = CPresent()
+        result: Core
+        match formula:
+            case CTop():
+                result = present
+            case CBottom():
+                result = formula
+            case CColor() | CAttribute():
+                result = CAnd((present, formula))
+            case CNot(arg):
+                result = CAnd((present, CNot(p(arg))))
+            case CAnd(args):
+                result = CAnd(tuple(p(a) for a in args))
+            case COr(args):
+                result = COr(tuple(p(a) for a in args))
+            case CAtLeast(count, arg, relations):
+                result = CAnd((present, CAtLeast(count, p(arg), relations)))
+            case CMore(a, b, relations):
+                result = CAnd((present, CMore(p(a), p(b), relations)))
+            case CAll(arg, relations):
+                result = CAnd((present, CAll(p(arg), relations, present)))
+            case _:
+                raise TypeError(f"not a node formula: {formula!r}")
+        self.present_memo[formula] = result
+        return result
 
     def _node(self, formula: Formula) -> Core:
         match formula:
@@ -162,35 +216,40 @@ class Desugarer:
                 return CBottom()
             case ir.Color(name):
                 return CColor(name)
+            case ir.Attribute(family, value):
+                return CAttribute(family, value)
             case ir.Not(arg):
-                return CNot(self.node(arg))
+                return CNot(self.plain(arg))
             case ir.And(a, b):
-                return self.conj(self.node(a), self.node(b))
+                return self.conj(self.plain(a), self.plain(b))
             case ir.Or(a, b):
-                return self.disj(self.node(a), self.node(b))
+                return self.disj(self.plain(a), self.plain(b))
             case ir.Implies(a, b):
-                return self.implies(self.node(a), self.node(b))
+                return self.implies(self.plain(a), self.plain(b))
             case ir.Iff(a, b):
-                left, right = self.node(a), self.node(b)
+                left, right = self.plain(a), self.plain(b)
                 return self.conj(self.implies(left, right), self.implies(right, left))
-            case ir.AtLeast(k, arg):
-                return self.at_least(k, self.node(arg))
-            case ir.AtMost(k, arg):
-                return CNot(CAtLeast(k + 1, self.node(arg)))
-            case ir.Exactly(k, arg):
-                return self.exactly(k, self.node(arg))
-            case ir.Between(low, high, arg):
-                inner = self.node(arg)
+            case ir.AtLeast(k, arg, relations):
+                return self.at_least(k, self.plain(arg), relations)
+            case ir.AtMost(k, arg, relations):
+                return CNot(CAtLeast(k + 1, self.plain(arg), relations))
+            case ir.Exactly(k, arg, relations):
+                return self.exactly(k, self.plain(arg), relations)
+            case ir.Between(low, high, arg, relations):
+                inner = self.plain(arg)
                 if low == 0:
-                    return CNot(CAtLeast(high + 1, inner))
-                return self.conj(CAtLeast(low, inner), CNot(CAtLeast(high + 1, inner)))
-            case ir.Box(arg):
-                inner = self.node(arg)
-                return CAll(inner) if self.flat else CNot(CAtLeast(1, CNot(inner)))
-            case ir.More(a, b):
-                return self.more(self.node(a), self.node(b))
-            case ir.Same(a, b):
-                return self.same(self.node(a), self.node(b))
+                    return CNot(CAtLeast(high + 1, inner, relations))
+                return self.conj(CAtLeast(low, inner, relations),
+                                 CNot(CAtLeast(high + 1, inner, relations)))
+            case ir.Box(arg, relations):
+                inner = self.plain(arg)
+                if self.flat:
+                    return CAll(inner, relations)
+                return CNot(CAtLeast(1, CNot(inner), relations))
+            case ir.More(a, b, relations):
+                return self.more(self.plain(a), self.plain(b), relations)
+            case ir.Same(a, b, relations):
+                return self.same(self.plain(a), self.plain(b), relations)
         raise TypeError(f"not a node formula: {formula!r}")
 
     def sentence(self, formula: Formula) -> Core:

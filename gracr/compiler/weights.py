@@ -20,9 +20,11 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.compiler.core import (
-    CAll, CAnd, CAtLeast, CBottom, CColor, CMore, CNodeCount, CNot, COr, Core, CTop,
-    core_children, core_depth,
+    AGGREGATIONS, CAll, CAnd, CAtLeast, CAttribute, CBottom, CColor, CMore, CNodeCount, CNot,
+    COr, Core, CPresent, CTop, core_children, core_depth,
 )
+from gracr.data.schema import Schema
+from gracr.dsl.ir import Relations
 
 Matrix = npt.NDArray[np.float32]
 Vector = npt.NDArray[np.float32]
@@ -75,12 +77,36 @@ def schedule(roots: tuple[Core, ...], *, stop_at_node_count: bool = False) -> Sc
 
 
 @dataclass(frozen=True)
+class Aggregation:
+    """One aggregation of a layer: `Agg_r(h) A`, summing `h_s` over the edges (s, t) of
+    relation `relation` (`None`: every edge)."""
+
+    relation: str | None
+    A: Matrix
+
+
+@dataclass(frozen=True)
 class Layer:
-    """One message-passing layer of Eq. 2: h' = σ(h C + Σ_{(s,t)} h_s A + b)."""
+    """One message-passing layer of Eq. 2 with typed edges:
+    h' = σ(h C + Σ_r Agg_r(h) A_r + b), one `Aggregation` per relation its columns
+    filter on, plus the unfiltered one (`relation=None`). A column filtered by a set of
+    relations {r1, r2} writes its weights into A_r1 and A_r2: Agg_{r1,r2} = Agg_r1 + Agg_r2.
+    An untyped program has just the unfiltered aggregation, as in the paper."""
 
     C: Matrix
-    A: Matrix
+    aggregations: tuple[Aggregation, ...]
     b: Vector
+
+    @property
+    def sends_messages(self) -> bool:
+        return any(a.A.any() for a in self.aggregations)
+
+    def reads(self) -> Matrix:
+        """`|C| + Σ_r |A_r|`: non-zero where an output column reads an input column."""
+        total = np.abs(self.C).astype(np.float32)
+        for aggregation in self.aggregations:
+            total = total + np.abs(aggregation.A)
+        return total
 
 
 @dataclass(frozen=True)
@@ -91,17 +117,24 @@ class DenseLayer:
     b: Vector
 
 
-def input_map(schedule_: Schedule, palette: tuple[str, ...]) -> tuple[Matrix, Vector]:
-    """h⁽⁰⁾ = x P + p: copies each used colour to its column; `true` is the constant 1.
+def input_map(schedule_: Schedule, schema: Schema, presence: bool = False
+              ) -> tuple[Matrix, Vector]:
+    """h⁽⁰⁾ = x P + p: copies each used colour, attribute value and the presence bit to
+    its column; `true` is the constant 1.
 
     Realises the initialisation of §4.1: coordinate i is 1 exactly when φ_i is an
-    atom satisfied at the node.
+    atom satisfied at the node. The rows of P follow `x`'s layout (`gracr.data.schema`).
     """
-    P = np.zeros((len(palette), schedule_.width), dtype=np.float32)
+    P = np.zeros((schema.num_features + (1 if presence else 0), schedule_.width),
+                 dtype=np.float32)
     p = np.zeros(schedule_.width, dtype=np.float32)
     for i, formula in enumerate(schedule_.columns):
         if isinstance(formula, CColor):
-            P[palette.index(formula.name), i] = 1.0
+            P[schema.palette.index(formula.name), i] = 1.0
+        elif isinstance(formula, CAttribute):
+            P[schema.attribute_column(formula.family, formula.value), i] = 1.0
+        elif isinstance(formula, CPresent):
+            P[schema.num_features, i] = 1.0
         elif isinstance(formula, CTop):
             p[i] = 1.0
     return P, p
@@ -133,10 +166,12 @@ def _emit_gate(formula: Core, i: int, index: dict[Core, int],
 
 def _emit_aggregation(formula: Core, i: int, index: dict[Core, int],
                       A: Matrix, b: Vector) -> None:
-    """The aggregate-side weights of column i (Table 1 row 3, Eq. 8, our flat box).
+    """The aggregate-side weights of column i (Table 1 row 3, Eq. 8, our flat box), into
+    the aggregation matrix `A` of each relation the modality counts.
 
     ◇≥N φ_k: A_ki = 1, b_i = 1 − N.  ◇>(φ_j, φ_k) (Eq. 8): A_ji = 1, A_ki = −1, b_i = 0.
-    □φ_k (flat, ours): A_ki = 1, A_⊤i = −1, b_i = 1, i.e. count(φ_k) − degree + 1.
+    □φ_k (flat, ours): A_ki = 1, A_ui = −1, b_i = 1, i.e. count(φ_k) − count(u) + 1 with u
+    the column of `true` (the in-degree) or of the presence bit.
     """
     match formula:
         case CAtLeast(count, arg):
@@ -146,32 +181,49 @@ def _emit_aggregation(formula: Core, i: int, index: dict[Core, int],
             A[index[left], i] += 1.0
             A[index[right], i] -= 1.0
             b[i] = 0.0
-        case CAll(arg):
+        case CAll(arg, _, unit):
             A[index[arg], i] += 1.0
-            A[index[CTop()], i] -= 1.0
+            A[index[unit], i] -= 1.0
             b[i] = 1.0
         case _:
             raise TypeError(f"no aggregation for {formula!r}")
 
 
-def message_passing_layers(schedule_: Schedule) -> tuple[Layer, ...]:
-    """Layers 1..L of Eq. 2: carry-forward (C_ii = 1 for depth < ℓ), then Table 1 at depth ℓ."""
+def layer_relations(schedule_: Schedule, relations: tuple[str, ...]) -> tuple[str | None, ...]:
+    """The aggregations every layer holds: the unfiltered one if any modality is
+    unfiltered, then each relation some filter names, in declaration order."""
+    filters: set[Relations] = {f.relations for f in schedule_.columns
+                               if isinstance(f, AGGREGATIONS)}
+    named = {r for f in filters if f is not None for r in f}
+    unfiltered: tuple[str | None, ...] = (None,) if None in filters or not filters else ()
+    return unfiltered + tuple(r for r in relations if r in named)
+
+
+def message_passing_layers(schedule_: Schedule, relations: tuple[str, ...] = ()
+                           ) -> tuple[Layer, ...]:
+    """Layers 1..L of Eq. 2: carry-forward (C_ii = 1 for depth < ℓ), then Table 1 at depth ℓ.
+
+    Every layer holds the same aggregations (`layer_relations`), most of them zero
+    outside the layers whose modalities use them.
+    """
     d = schedule_.width
     index = {f: i for i, f in enumerate(schedule_.columns)}
+    kinds = layer_relations(schedule_, relations)
     layers: list[Layer] = []
     for level in range(1, schedule_.num_layers + 1):
         C = np.zeros((d, d), dtype=np.float32)
-        A = np.zeros((d, d), dtype=np.float32)
+        A = {kind: np.zeros((d, d), dtype=np.float32) for kind in kinds}
         b = np.zeros(d, dtype=np.float32)
         for i, (formula, depth) in enumerate(zip(schedule_.columns, schedule_.depths)):
             if depth < level:
                 C[i, i] = 1.0
             elif depth == level:
-                if isinstance(formula, (CAtLeast, CMore, CAll)):
-                    _emit_aggregation(formula, i, index, A, b)
+                if isinstance(formula, AGGREGATIONS):
+                    for kind in (formula.relations or (None,)):
+                        _emit_aggregation(formula, i, index, A[kind], b)
                 else:
                     _emit_gate(formula, i, index, C, b)
-        layers.append(Layer(C, A, b))
+        layers.append(Layer(C, tuple(Aggregation(kind, A[kind]) for kind in kinds), b))
     return tuple(layers)
 
 

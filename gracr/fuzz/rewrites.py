@@ -55,11 +55,12 @@ import numpy as np
 
 from gracr.bdd.backend import make_backend
 from gracr.bdd.build import Builder
-from gracr.compiler.compile import compile_program
+from gracr.executor.model import compile_program
 from gracr.compiler.desugar import (
     CompileOptions, Comparison, Desugarer, Disjunction, uses_comparison,
 )
-from gracr.compiler.model import Column, CompiledGNN
+from gracr.compiler.network import Column
+from gracr.executor.model import CompiledGNN
 from gracr.compiler.weights import Layer
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind

@@ -36,7 +36,7 @@ from gracr.bdd.upi import receptive_field, upi
 from gracr.bench.explainers.base import Subject, edge_scores
 from gracr.bench.metric import plausibility
 from gracr.bench.runner import OutOfTime, cpu_budget
-from gracr.compiler.model import CompiledGNN
+from gracr.executor.model import CompiledGNN
 from gracr.dsl import ir
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program

@@ -25,10 +25,10 @@ import numpy.typing as npt
 import torch
 from torch import Tensor, nn
 
-from gracr.compiler.model import CompiledGNN
+from gracr.executor.model import CompiledGNN
 from gracr.dsl.ir import Kind
 from gracr.errors import GracrError
-from gracr.runtime.torch_module import CompiledModule, TargetConeModule
+from gracr.executor.torch_backend import CompiledModule, TargetConeModule
 
 BoolArray = npt.NDArray[np.bool_]
 

@@ -113,7 +113,7 @@ import torch
 from torch import Tensor
 
 from gracr.bench.explainers.base import ExplainerSpec, Subject, register
-from gracr.compiler.model import CompiledGNN
+from gracr.executor.model import CompiledGNN
 from gracr.dsl.ir import Kind
 from gracr.errors import GracrError
 

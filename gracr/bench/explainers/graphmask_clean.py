@@ -72,7 +72,7 @@ from gracr.bench.explainers.base import (
 )
 from gracr.dsl.ir import Kind
 from gracr.errors import GracrError
-from gracr.runtime.torch_module import TruncatedReLU
+from gracr.executor.torch_backend import TruncatedReLU
 
 # Hard-concrete constants of Louizos et al. (2018): temperature and stretch.
 BETA = 2.0 / 3.0

@@ -74,9 +74,9 @@ import torch
 from torch import Tensor
 
 from gracr.bench.explainers.base import Choice, ExplainerSpec, IntRange, Subject, register
-from gracr.compiler.model import CompiledGNN
+from gracr.executor.model import CompiledGNN
 from gracr.errors import GracrError
-from gracr.runtime.torch_module import target_cone
+from gracr.executor.plan import target_cone
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]

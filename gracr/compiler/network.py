@@ -1,26 +1,33 @@
-"""The compiled network: numpy weights, a numpy forward pass, the meaning of every
-column, and a safe model file (npz arrays + JSON metadata, no pickle)."""
+"""The compiled network as data: numpy weights, the meaning of every column and of every
+input feature, and a safe model file (npz arrays + JSON metadata, no pickle).
+
+Running it is the executors' job (`gracr.executor`): `CompiledGNN` there is this
+network with its forward passes.
+
+Model files: format version 2 records the attribute families, the relations, the
+presence option and each layer's aggregations (`layer{n}_A{k}`, k indexing the
+layer's `aggregations` in the metadata). Version 1 files (gracr 0.1.0: colours only,
+one aggregation `layer{n}_A` per layer) still load.
+"""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from gracr.compiler.desugar import CompileOptions
-from gracr.compiler.weights import DenseLayer, Layer, Matrix, Vector
+from gracr.compiler.weights import Aggregation, DenseLayer, Layer, Matrix, Vector
+from gracr.data.schema import Family, Schema
 from gracr.dsl.ir import Kind
 from gracr.errors import ModelFileError
-from gracr.data.graph import Graph
-
-if TYPE_CHECKING:
-    import torch
 
 FORMAT_NAME = "gracr-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 Array = npt.NDArray[np.float64]
 
@@ -35,10 +42,12 @@ class Column:
 
 
 @dataclass(frozen=True)
-class CompiledGNN:
+class Network:
     """A compiled classifier: h⁽⁰⁾ = xP + p, then the layers of Eq. 2, then (graph
     classifiers) the readout. `output_column` indexes the last hidden layer (node
-    classifier) or the last readout layer (graph classifier)."""
+    classifier) or the last readout layer (graph classifier). `families` and
+    `relations` are the program's declarations: they fix the layout of `x` and the
+    meaning of `edge_type`."""
 
     palette: tuple[str, ...]
     kind: Kind
@@ -52,6 +61,22 @@ class CompiledGNN:
     options: CompileOptions
     formula: str
     version: str
+    families: tuple[Family, ...] = ()
+    relations: tuple[str, ...] = ()
+
+    @property
+    def schema(self) -> Schema:
+        return Schema(self.palette, self.families, self.relations)
+
+    @property
+    def presence(self) -> bool:
+        """Whether `x` carries the presence column (compile option `presence`)."""
+        return self.options.presence
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        """The meaning of each column of `x`."""
+        return self.schema.feature_names(self.presence)
 
     @property
     def num_layers(self) -> int:
@@ -63,58 +88,6 @@ class CompiledGNN:
         """Hidden columns: one per distinct subformula."""
         return int(self.input_bias.shape[0])
 
-    # ------------------------------------------------------------ forward
-
-    def forward(self, x: npt.ArrayLike, edge_index: npt.ArrayLike,
-                batch: npt.ArrayLike | None = None) -> Array:
-        """The numpy forward pass: `[N, 1]` (node classifier) or `[B, 1]` (graph)."""
-        features = np.asarray(x, dtype=np.float64)
-        edges = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
-        sources, targets = edges[0], edges[1]
-        h = features @ self.input_matrix.astype(np.float64) + self.input_bias
-        for layer in self.layers:
-            z = h @ layer.C.astype(np.float64) + layer.b
-            if layer.A.any():
-                messages = (h @ layer.A.astype(np.float64))[sources]
-                aggregated = np.zeros_like(z)
-                np.add.at(aggregated, targets, messages)
-                z += aggregated
-            h = np.clip(z, 0.0, 1.0)
-        if self.kind is Kind.NODE:
-            return h[:, self.output_column:self.output_column + 1]
-        graph_of_node = (np.zeros(h.shape[0], dtype=np.int64) if batch is None
-                         else np.asarray(batch, dtype=np.int64))
-        num_graphs = int(graph_of_node.max()) + 1 if graph_of_node.size else 1
-        pooled = np.zeros((num_graphs, h.shape[1]))
-        np.add.at(pooled, graph_of_node, h)
-        r = pooled
-        for dense in self.readout:
-            r = np.clip(r @ dense.W.astype(np.float64) + dense.b, 0.0, 1.0)
-        return r[:, self.output_column:self.output_column + 1]
-
-    def predict(self, graph: Graph) -> npt.NDArray[np.bool_] | bool:
-        """The network's answer on `graph`: a bool per node, or one bool."""
-        output = self.forward(graph.features(self.palette), graph.edge_index)
-        if self.kind is Kind.NODE:
-            return output[:, 0] > 0.5
-        return bool(output[0, 0] > 0.5)
-
-    def to_pyg(self, surrogate: bool = True, fused: bool = False,
-               narrow: bool = True) -> "torch.nn.Module":
-        """A `torch.nn.Module` with `forward(x, edge_index, batch=None)` running these weights.
-
-        `surrogate=True` uses the backward of Eq. 9 (every explainer but IG);
-        `False` keeps the exact derivative of the truncated ReLU (IG).
-        `fused=True` gives a faster inference-only module (no gradients, no PyG
-        edge masks) computing the same function. `narrow=False` sends full-width
-        messages (`out_channels` wide), which PyG's GraphMaskExplainer requires.
-        """
-        from gracr.runtime.torch_module import CompiledModule, FusedCompiledModule
-
-        if fused:
-            return FusedCompiledModule(self)
-        return CompiledModule(self, surrogate=surrogate, narrow=narrow)
-
     # ------------------------------------------------------------ model file
 
     def metadata(self) -> dict[str, Any]:
@@ -125,12 +98,16 @@ class CompiledGNN:
             "formula": self.formula,
             "kind": self.kind.value,
             "palette": list(self.palette),
+            "families": [{"name": f.name, "values": list(f.values)} for f in self.families],
+            "relations": list(self.relations),
+            "features": list(self.feature_names),
             "options": asdict(self.options),
             "num_layers": self.num_layers,
             "width": self.width,
             "output_column": self.output_column,
             "columns": [asdict(c) for c in self.columns],
             "readout_columns": [asdict(c) for c in self.readout_columns],
+            "aggregations": [[a.relation for a in layer.aggregations] for layer in self.layers],
         }
 
     def save(self, path: str) -> None:
@@ -142,7 +119,8 @@ class CompiledGNN:
         }
         for number, layer in enumerate(self.layers, start=1):
             arrays[f"layer{number}_C"] = layer.C
-            arrays[f"layer{number}_A"] = layer.A
+            for k, aggregation in enumerate(layer.aggregations):
+                arrays[f"layer{number}_A{k}"] = aggregation.A
             arrays[f"layer{number}_b"] = layer.b
         for number, dense in enumerate(self.readout, start=1):
             arrays[f"readout{number}_W"] = dense.W
@@ -151,8 +129,8 @@ class CompiledGNN:
             np.savez_compressed(handle, **arrays)  # type: ignore[arg-type]
 
 
-def load(path: str) -> CompiledGNN:
-    """Read a model file written by `CompiledGNN.save` (never unpickles anything)."""
+def load_network(path: str) -> Network:
+    """Read a model file written by `Network.save` (never unpickles anything)."""
     try:
         with np.load(path, allow_pickle=False) as archive:
             arrays = {key: archive[key] for key in archive.files}
@@ -162,16 +140,18 @@ def load(path: str) -> CompiledGNN:
         meta = json.loads(str(arrays["metadata"]))
         if meta.get("format") != FORMAT_NAME:
             raise ModelFileError(f"{path}: not a gracr model file")
-        if meta.get("format_version") != FORMAT_VERSION:
-            raise ModelFileError(f"{path}: model format version {meta.get('format_version')} "
-                                 f"is not supported (this gracr reads {FORMAT_VERSION})")
+        version = meta.get("format_version")
+        if version not in READABLE_VERSIONS:
+            raise ModelFileError(f"{path}: model format version {version} is not supported "
+                                 f"(this gracr reads {', '.join(map(str, READABLE_VERSIONS))})")
         layers = tuple(
-            Layer(arrays[f"layer{n}_C"], arrays[f"layer{n}_A"], arrays[f"layer{n}_b"])
+            Layer(arrays[f"layer{n}_C"], _aggregations(arrays, meta, n, version),
+                  arrays[f"layer{n}_b"])
             for n in range(1, meta["num_layers"] + 1))
         readout = tuple(
             DenseLayer(arrays[f"readout{n}_W"], arrays[f"readout{n}_b"])
             for n in range(1, sum(1 for k in arrays if k.endswith("_W")) + 1))
-        return CompiledGNN(
+        return Network(
             palette=tuple(meta["palette"]),
             kind=Kind(meta["kind"]),
             input_matrix=arrays["input_matrix"],
@@ -184,7 +164,18 @@ def load(path: str) -> CompiledGNN:
             options=CompileOptions(**meta["options"]),
             formula=meta["formula"],
             version=meta["gracr_version"],
+            families=tuple(Family(f["name"], tuple(f["values"]))
+                           for f in meta.get("families", [])),
+            relations=tuple(meta.get("relations", [])),
         )
     except KeyError as missing:
         raise ModelFileError(f"{path}: model file is missing {missing}") from None
+
+
+def _aggregations(arrays: dict[str, npt.NDArray[Any]], meta: dict[str, Any], n: int,
+                  version: int) -> tuple[Aggregation, ...]:
+    if version == 1:
+        return (Aggregation(None, arrays[f"layer{n}_A"]),)
+    return tuple(Aggregation(relation, arrays[f"layer{n}_A{k}"])
+                 for k, relation in enumerate(meta["aggregations"][n - 1]))
 

@@ -1,8 +1,9 @@
-"""The compiled weights as a PyG model that explainers can run on.
+"""The torch backend of the executor: the compiled weights as PyG modules explainers run on.
 
 Each layer is its own `MessagePassing` (sum aggregation, no added self-loops) that
-aggregates only through `propagate` on the `edge_index` it is given, so PyG's edge
-masks and Captum reach every message. The self term `hC` and the bias stay outside
+aggregates only through one `propagate` over the whole `edge_index` it is given —
+every channel's message of an edge travels in that edge's one message row — so PyG's
+edge masks and Captum reach every message, typed or not. The self term `hC` and the bias stay outside
 `propagate`: they are not edges. The activation subclasses `nn.ReLU` so that
 Captum's GuidedBackprop and Deconvolution recognise it (they only rewrite the
 backward of `nn.ReLU` modules); one instance per layer, whose input feeds nothing
@@ -11,17 +12,16 @@ else. See `shared/notes/explainers.md`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 from torch_geometric.nn import MessagePassing, global_add_pool
 
+from gracr.compiler.network import Network
 from gracr.dsl.ir import Kind
-
-if TYPE_CHECKING:
-    from gracr.compiler.model import CompiledGNN
+from gracr.executor.plan import Channel, LayerPlan, layer_plans, target_cone
 
 
 class _SurrogateClamp(torch.autograd.Function):
@@ -98,60 +98,107 @@ def _times(h: Tensor, weight: Tensor) -> Tensor:
     return h @ weight
 
 
-class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type stubs
-    """h' = σ(h C + Σ_{(s,t) ∈ E} (h A)_s + b): one layer of Eq. 2.
+def _admission(channels: Sequence[Channel], edge_type: Tensor | None) -> list[Tensor | None]:
+    """Per channel, a float `[E]` mask of the edges it sums over (`None`: every edge)."""
+    masks: list[Tensor | None] = []
+    for channel in channels:
+        if channel.relation is None:
+            masks.append(None)
+        elif edge_type is None:
+            raise ValueError("this model declares relations: forward needs edge_type")
+        else:
+            masks.append((edge_type == channel.relation).to(torch.float32))
+    return masks
 
-    `narrow=True` (default) passes along the edges only what `A` can use: either the
-    input columns where `A` has a non-zero row (and multiplies by those rows after
-    aggregating, since Σ_s m_e h_s A = (Σ_s m_e h_s) A for any edge mask m), or the
-    non-zero output columns of `h A`, whichever is narrower. Same function, same
-    gradients for the input and for every edge mask, a fraction of the cost. With
-    `narrow=False` each message is the full row `(h A)_s`, `out_channels` wide:
-    PyG's GraphMaskExplainer sizes its gates from `in_channels`/`out_channels` and
-    needs that.
+
+class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type stubs
+    """h' = σ(h C + Σ_c Agg_c(h) A_c + b): one layer of Eq. 2 (`gracr.executor.plan`).
+
+    Each channel c either aggregates its input columns first and multiplies by the
+    non-zero rows of `A_c` afterwards (Σ_s m_e h_s A = (Σ_s m_e h_s) A for any edge mask
+    m), or multiplies first and aggregates only the non-zero output columns of `h A_c`,
+    whichever is narrower (`narrow=True`, the default). The channels' parts of an edge's
+    message are concatenated into one row, each part zero on an edge its relation does
+    not admit, and pass through one `propagate`. Same function, same gradients for the
+    input and for every edge mask, a fraction of the cost. With `narrow=False` each
+    message is the full row `Σ_c 1{e ∈ E_c} (h A_c)_s`, `out_channels` wide: PyG's
+    GraphMaskExplainer sizes its gates from `in_channels`/`out_channels` and needs that.
     """
 
-    def __init__(self, C: np.ndarray[Any, Any], A: np.ndarray[Any, Any],
-                 b: np.ndarray[Any, Any], surrogate: bool, narrow: bool = True) -> None:
+    def __init__(self, plan: LayerPlan, surrogate: bool, narrow: bool = True) -> None:
         super().__init__(aggr="add", flow="source_to_target")
-        self.C = _weight(C)
-        self.b = _frozen(b)
-        self.in_channels = int(C.shape[0])
-        self.out_channels = int(C.shape[1])
+        self.C = _weight(plan.C)
+        self.b = _frozen(plan.b)
+        self.in_channels = int(plan.C.shape[0])
+        self.out_channels = int(plan.C.shape[1])
         self.act = TruncatedReLU(surrogate)
         self.narrow = narrow
-        rows = np.flatnonzero(np.abs(A).sum(axis=1))
-        columns = np.flatnonzero(np.abs(A).sum(axis=0))
-        self.aggregate_first = narrow and len(rows) <= len(columns)
-        if not narrow:
-            kept = np.arange(A.shape[1])
-            self.A = _weight(A)
-        elif self.aggregate_first:
-            kept = rows
-            self.A = _weight(A[rows])
-        else:
-            kept = columns
-            self.A = _weight(A[:, columns])
-        self.register_buffer("kept", torch.as_tensor(kept, dtype=torch.long))
+        self.channels = tuple(plan.channels)
+        self.A = nn.ParameterList()
+        self.aggregate_first: list[bool] = []
+        for number, channel in enumerate(plan.channels):
+            rows, columns = channel.rows, channel.columns
+            first = narrow and len(rows) <= len(columns)
+            self.aggregate_first.append(first)
+            if not narrow:
+                kept = np.arange(channel.A.shape[1])
+                self.A.append(_weight(channel.A))
+            elif first:
+                kept = rows
+                self.A.append(_weight(channel.A[rows]))
+            else:
+                kept = columns
+                self.A.append(_weight(channel.A[:, columns]))
+            self.register_buffer(f"kept{number}", torch.as_tensor(kept, dtype=torch.long))
 
-    def forward(self, h: Tensor, edge_index: Tensor, edge_weight: Tensor | None = None) -> Tensor:
+    def kept(self, number: int) -> Tensor:
+        buffer: Tensor = getattr(self, f"kept{number}")
+        return buffer
+
+    def forward(self, h: Tensor, edge_index: Tensor, edge_weight: Tensor | None = None,
+                edge_type: Tensor | None = None) -> Tensor:
         """`edge_weight` (`[E]`, optional) scales each edge's message in this layer
         only: the per-layer masks that FlowX and GraphMask-clean need (PyG's own
-        edge mask is shared by all layers)."""
-        aggregated: Tensor
+        edge mask is shared by all layers). `edge_type` (`[E]`) is required when a
+        channel sums over one relation."""
+        admission = _admission(self.channels, edge_type)
         if not self.narrow:
-            aggregated = self.propagate(edge_index, x=_times(h, self.A), edge_weight=edge_weight)
-        elif self.aggregate_first:
-            summed = self.propagate(edge_index, x=h[:, self.kept], edge_weight=edge_weight)
-            aggregated = _times(summed, self.A)
+            parts = [_times(h, A) for A in self.A]
         else:
-            summed = self.propagate(edge_index, x=_times(h, self.A), edge_weight=edge_weight)
-            aggregated = h.new_zeros(h.shape[0], self.out_channels)
-            aggregated = aggregated.index_copy(1, self.kept, summed)
-        result: Tensor = self.act(_times(h, self.C) + aggregated + self.b)
+            parts = [h[:, self.kept(n)] if first else _times(h, self.A[n])
+                     for n, first in enumerate(self.aggregate_first)]
+        widths = [int(part.shape[1]) for part in parts]
+        x = parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
+        summed = self.propagate(edge_index, x=x, edge_weight=edge_weight, admission=admission,
+                                widths=widths)
+        if not self.narrow:  # the message already summed the channels
+            result: Tensor = self.act(_times(h, self.C) + summed + self.b)
+            return result
+        blocks = [summed] if len(parts) == 1 else list(summed.split(widths, dim=1))
+        aggregated: Tensor | None = None
+        for n, block in enumerate(blocks):
+            if self.aggregate_first[n]:
+                part = _times(block, self.A[n])
+            else:
+                part = h.new_zeros(h.shape[0], self.out_channels).index_copy(1, self.kept(n), block)
+            aggregated = part if aggregated is None else aggregated + part
+        assert aggregated is not None
+        result = self.act(_times(h, self.C) + aggregated + self.b)
         return result
 
-    def message(self, x_j: Tensor, edge_weight: Tensor | None) -> Tensor:
+    def message(self, x_j: Tensor, edge_weight: Tensor | None,
+                admission: list[Tensor | None], widths: list[int]) -> Tensor:
+        if any(mask is not None for mask in admission):
+            if self.narrow:
+                parts = x_j.split(widths, dim=1)
+                x_j = torch.cat([part if mask is None else part * mask.unsqueeze(-1)
+                                 for part, mask in zip(parts, admission)], dim=1)
+            else:
+                x_j = sum((part if mask is None else part * mask.unsqueeze(-1)
+                           for part, mask in zip(x_j.split(widths, dim=1), admission)),
+                          start=x_j.new_zeros(x_j.shape[0], self.out_channels))
+        elif not self.narrow and len(widths) > 1:
+            x_j = sum(x_j.split(widths, dim=1), start=x_j.new_zeros(x_j.shape[0], self.out_channels))
         if edge_weight is None:
             return x_j
         return x_j * edge_weight.unsqueeze(-1)
@@ -172,14 +219,15 @@ class ReadoutLayer(nn.Module):
 
 
 class CompiledModule(nn.Module):
-    """`forward(x, edge_index, batch=None)` -> `[N, 1]` (node) or `[B, 1]` (graph).
+    """`forward(x, edge_index, batch=None, *, edge_type=None)` -> `[N, 1]` (node) or `[B, 1]`.
 
-    `x` is the float multi-hot palette feature matrix `[N, |palette|]`. The output is
-    the classifier column, 0/1 on Boolean inputs. `model_config` is what PyG's
-    `Explainer` should be given.
+    `x` is the float feature matrix of `gracr.data.schema` (colours, attribute
+    one-hots, presence). `edge_type` (`[E]`, relation index per edge) is required when
+    the model declares relations. The output is the classifier column, 0/1 on Boolean
+    inputs. `model_config` is what PyG's `Explainer` should be given.
     """
 
-    def __init__(self, compiled: CompiledGNN, surrogate: bool = True,
+    def __init__(self, compiled: Network, surrogate: bool = True,
                  narrow: bool = True) -> None:
         super().__init__()
         self.kind = compiled.kind
@@ -188,22 +236,22 @@ class CompiledModule(nn.Module):
         self.surrogate = surrogate
         self.input_matrix = _frozen(compiled.input_matrix)
         self.input_bias = _frozen(compiled.input_bias)
-        self.convs = nn.ModuleList(
-            CompiledLayer(layer.C, layer.A, layer.b, surrogate, narrow)
-            for layer in compiled.layers)
+        self.convs = nn.ModuleList(CompiledLayer(plan, surrogate, narrow)
+                                   for plan in layer_plans(compiled))
         self.readout = nn.ModuleList(
             ReadoutLayer(dense.W, dense.b, surrogate) for dense in compiled.readout)
         task_level = "node" if compiled.kind is Kind.NODE else "graph"
         self.model_config = {"mode": "binary_classification", "task_level": task_level,
                              "return_type": "raw"}
 
-    def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None,
+    def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None, *,
+                edge_type: Tensor | None = None,
                 layer_edge_weights: Sequence[Tensor | None] | None = None) -> Tensor:
         """`layer_edge_weights[ℓ]` (optional, `[E]`) scales the messages of layer ℓ."""
         h = x @ self.input_matrix + self.input_bias
         weights = layer_edge_weights or [None] * len(self.convs)
         for conv, weight in zip(self.convs, weights, strict=True):
-            h = conv(h, edge_index, weight)
+            h = conv(h, edge_index, weight, edge_type)
         column = slice(self.output_column, self.output_column + 1)
         if self.kind is Kind.NODE:
             return h[:, column]
@@ -213,57 +261,36 @@ class CompiledModule(nn.Module):
         return r[:, column]
 
 
-def target_cone(compiled: CompiledGNN, edge_index: np.ndarray[Any, Any], target: int
-                ) -> tuple[list[np.ndarray[Any, Any]], list[np.ndarray[Any, Any]]]:
-    """What the output at node `target` reads, at every layer boundary ℓ = 0 … L:
-    `rows[ℓ]`, the nodes (ascending) whose layer-ℓ state it depends on, and
-    `columns[ℓ]`, the columns of that state it reads. `rows[L]` is the target and
-    `columns[L]` the output column; going down, a layer that passes messages (A ≠ 0)
-    adds the in-neighbours of its rows, and every layer needs the input columns its
-    needed output columns read through C or A (a carried column reads itself)."""
-    sources, targets = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
-    rows = [np.array([target], dtype=np.int64)]
-    columns = [np.array([compiled.output_column], dtype=np.int64)]
-    for layer in reversed(compiled.layers):
-        heard = rows[0]
-        if np.any(layer.A):
-            heard = np.union1d(heard, sources[np.isin(targets, heard)])
-        rows.insert(0, heard)
-        wanted = columns[0]
-        columns.insert(0, np.flatnonzero(np.any(layer.C[:, wanted] != 0, axis=1)
-                                         | np.any(layer.A[:, wanted] != 0, axis=1)))
-    return rows, columns
-
-
 class TargetConeModule(nn.Module):
     """`CompiledModule` at one target node of one graph, computing only what the
     target's output reads (node classifiers; an explainer's speed-up, e.g.
     GNNExplainer on Majority2Hop: 500 x 715 states per layer otherwise).
 
-    Rows: the nodes within as many in-hops of the target as there are layers that
-    pass messages, plus one "outside" row standing for every other node. Columns:
-    at each layer, those that a later layer or the output reads. Each layer is a
-    `CompiledLayer` on those rows and columns, so the surrogate or exact derivative
-    and PyG's edge masks work as in `CompiledModule`: every edge of the graph still
-    carries a message (edges from or to nodes outside the cone use the outside row),
-    so a mask has one entry per edge, and the edges the target cannot hear get a
-    zero gradient, as they do there. The target's value, and its gradient with
-    respect to `x` and to every edge mask, are those of `CompiledModule`.
+    Rows: the nodes of `gracr.executor.plan.target_cone`, plus one "outside" row
+    standing for every other node. Columns: at each layer, those that a later layer
+    or the output reads. Each layer is a `CompiledLayer` on those rows and columns,
+    so the surrogate or exact derivative and PyG's edge masks work as in
+    `CompiledModule`: every edge of the graph still carries a message (edges from or
+    to nodes outside the cone use the outside row), so a mask has one entry per edge,
+    and the edges the target cannot hear get a zero gradient, as they do there. The
+    target's value, and its gradient with respect to `x` and to every edge mask, are
+    those of `CompiledModule`.
 
-    `forward(x, edge_index)` takes the graph it was built for and returns `[N, 1]`
-    with the target's output in the target's row and NaN elsewhere: it does not
-    compute the other nodes.
+    `forward(x, edge_index, *, edge_type=None)` takes the graph it was built for and
+    returns `[N, 1]` with the target's output in the target's row and NaN elsewhere:
+    it does not compute the other nodes.
     """
 
     rows: Tensor
     row_of: Tensor
 
-    def __init__(self, compiled: CompiledGNN, edge_index: np.ndarray[Any, Any], num_nodes: int,
-                 target: int, surrogate: bool = True) -> None:
+    def __init__(self, compiled: Network, edge_index: np.ndarray[Any, Any], num_nodes: int,
+                 target: int, surrogate: bool = True,
+                 edge_type: np.ndarray[Any, Any] | None = None) -> None:
         super().__init__()
         if compiled.kind is not Kind.NODE:
             raise ValueError("TargetConeModule explains a node classifier")
-        reach, live = target_cone(compiled, edge_index, target)
+        reach, live = target_cone(compiled, edge_index, target, edge_type)
         rows = reach[0]
         row_of = np.full(num_nodes, len(rows), dtype=np.int64)  # len(rows): outside
         row_of[rows] = np.arange(len(rows))
@@ -275,14 +302,13 @@ class TargetConeModule(nn.Module):
         self.input_matrix = _frozen(compiled.input_matrix[:, live[0]])
         self.input_bias = _frozen(compiled.input_bias[live[0]])
         self.convs = nn.ModuleList(
-            CompiledLayer(layer.C[np.ix_(live[depth], live[depth + 1])],
-                          layer.A[np.ix_(live[depth], live[depth + 1])],
-                          layer.b[live[depth + 1]], surrogate)
-            for depth, layer in enumerate(compiled.layers))
+            CompiledLayer(plan.restricted(live[depth], live[depth + 1]), surrogate)
+            for depth, plan in enumerate(layer_plans(compiled)))
         self.model_config = {"mode": "binary_classification", "task_level": "node",
                              "return_type": "raw"}
 
-    def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None) -> Tensor:
+    def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None, *,
+                edge_type: Tensor | None = None) -> Tensor:
         if x.shape[0] != self.num_nodes or edge_index.shape[1] != self.num_edges:
             raise ValueError("TargetConeModule runs on the graph it was built for")
         outside = x.new_zeros(1, x.shape[1])
@@ -290,7 +316,7 @@ class TargetConeModule(nn.Module):
         h = h + self.input_bias
         local_edges = self.row_of[edge_index]
         for conv in self.convs:
-            h = conv(h, local_edges)
+            h = conv(h, local_edges, None, edge_type)
         value = h[self.target_row:self.target_row + 1, :1]
         unknown = value.new_full((self.num_nodes, 1), float("nan"))
         return unknown.index_put((torch.tensor([self.target]),), value)
@@ -302,45 +328,56 @@ class _FusedLayer(nn.Module):
     Columns are ordered by depth, so layer ℓ writes exactly the columns
     `[start, end)` of depth ℓ, reading only earlier ones; the settled columns
     `[0, start)` are carried unchanged (they are already in [0, 1]) and the later
-    ones are still 0 and never read. Aggregation runs on whichever side of `A`
-    is narrower, since Σ_s (h_s A) = (Σ_s h_s) A.
+    ones are still 0 and never read. Each channel aggregates on whichever side of its
+    `A` is narrower, since Σ_s (h_s A) = (Σ_s h_s) A, over the edges it admits.
     """
 
     c_rows: Tensor
-    a_rows: Tensor
     C_block: Tensor
-    A_block: Tensor
     b_block: Tensor
 
-    def __init__(self, C: np.ndarray[Any, Any], A: np.ndarray[Any, Any],
-                 b: np.ndarray[Any, Any], start: int, end: int) -> None:
+    def __init__(self, plan: LayerPlan) -> None:
         super().__init__()
+        assert plan.settles is not None
+        start, end = plan.settles
         self.start, self.end = start, end
-        c_rows = np.flatnonzero(np.abs(C[:, start:end]).sum(axis=1))
-        a_rows = np.flatnonzero(np.abs(A[:, start:end]).sum(axis=1))
+        c_rows = np.flatnonzero(np.abs(plan.C[:, start:end]).sum(axis=1))
         self.register_buffer("c_rows", torch.as_tensor(c_rows, dtype=torch.long))
-        self.register_buffer("a_rows", torch.as_tensor(a_rows, dtype=torch.long))
-        self.register_buffer("C_block", torch.as_tensor(C[c_rows, start:end],
+        self.register_buffer("C_block", torch.as_tensor(plan.C[c_rows, start:end],
                                                         dtype=torch.float32))
-        self.register_buffer("A_block", torch.as_tensor(A[a_rows, start:end],
-                                                        dtype=torch.float32))
-        self.register_buffer("b_block", torch.as_tensor(b[start:end], dtype=torch.float32))
-        self.aggregate_first = len(a_rows) <= end - start
+        self.register_buffer("b_block", torch.as_tensor(plan.b[start:end], dtype=torch.float32))
+        self.relations: list[int | None] = []
+        self.aggregate_first: list[bool] = []
+        self.num_channels = 0
+        for channel in plan.channels:
+            a_rows = np.flatnonzero(np.abs(channel.A[:, start:end]).sum(axis=1))
+            if not len(a_rows):
+                continue
+            number = self.num_channels
+            self.num_channels += 1
+            self.relations.append(channel.relation)
+            self.aggregate_first.append(len(a_rows) <= end - start)
+            self.register_buffer(f"a_rows{number}", torch.as_tensor(a_rows, dtype=torch.long))
+            self.register_buffer(f"A_block{number}", torch.as_tensor(
+                channel.A[a_rows, start:end], dtype=torch.float32))
 
-    def forward(self, H: Tensor, sources: Tensor, targets: Tensor) -> None:
+    def forward(self, H: Tensor, edges: dict[int | None, tuple[Tensor, Tensor]]) -> None:
         # `index_select` rather than `H[:, rows]`: the same gather, but torch's generic
         # advanced-indexing kernel made up ~40% of SubgraphX's time on batched graphs.
         z = self.b_block.expand(H.shape[0], -1)
         if len(self.c_rows):
             z = z + H.index_select(1, self.c_rows) @ self.C_block
-        if len(self.a_rows):
-            inputs = H.index_select(1, self.a_rows)
-            if self.aggregate_first:
+        for number in range(self.num_channels):
+            sources, targets = edges[self.relations[number]]
+            a_rows: Tensor = getattr(self, f"a_rows{number}")
+            A_block: Tensor = getattr(self, f"A_block{number}")
+            inputs = H.index_select(1, a_rows)
+            if self.aggregate_first[number]:
                 summed = torch.zeros_like(inputs).index_add_(
                     0, targets, inputs.index_select(0, sources))
-                z = z + summed @ self.A_block
+                z = z + summed @ A_block
             else:
-                messages = inputs @ self.A_block
+                messages = inputs @ A_block
                 z = z + torch.zeros_like(messages).index_add_(
                     0, targets, messages.index_select(0, sources))
         H[:, self.start:self.end] = z.clamp(0.0, 1.0)
@@ -356,7 +393,7 @@ class FusedCompiledModule(nn.Module):
     input_matrix: Tensor
     input_bias: Tensor
 
-    def __init__(self, compiled: CompiledGNN) -> None:
+    def __init__(self, compiled: Network) -> None:
         super().__init__()
         self.kind = compiled.kind
         self.output_column = compiled.output_column
@@ -366,16 +403,16 @@ class FusedCompiledModule(nn.Module):
         self.register_buffer("input_bias", torch.as_tensor(compiled.input_bias))
         # A layer that settles no column (an identity layer of `gracr.fuzz.pad_layers`)
         # only carries the settled columns on, which the fused state does by itself.
-        self.layers = nn.ModuleList(
-            _FusedLayer(layer.C, layer.A, layer.b, depths.index(level),
-                        len(depths) - depths[::-1].index(level))
-            for level, layer in enumerate(compiled.layers, start=1) if level in depths)
+        self.layers = nn.ModuleList(_FusedLayer(plan) for plan in layer_plans(compiled)
+                                    if plan.settles is not None)
         self.readout = nn.ModuleList(
             ReadoutLayer(dense.W, dense.b, surrogate=False) for dense in compiled.readout)
         self.width = compiled.width
+        self.relations = {r for layer in self.layers for r in layer.relations}
 
     @torch.no_grad()
-    def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None) -> Tensor:
+    def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None, *,
+                edge_type: Tensor | None = None) -> Tensor:
         h0: Tensor = x @ self.input_matrix + self.input_bias
         if len(self.layers) == 0:
             H = h0
@@ -383,9 +420,14 @@ class FusedCompiledModule(nn.Module):
             H = torch.zeros(x.shape[0], self.width, dtype=h0.dtype)
             settled = self.settled_at_input
             H[:, :settled] = h0[:, :settled].clamp(0.0, 1.0)
-            sources, targets = edge_index[0], edge_index[1]
+            edges: dict[int | None, tuple[Tensor, Tensor]] = {None: (edge_index[0], edge_index[1])}
+            for relation in self.relations - {None}:
+                if edge_type is None:
+                    raise ValueError("this model declares relations: forward needs edge_type")
+                chosen = edge_index[:, edge_type == relation]
+                edges[relation] = (chosen[0], chosen[1])
             for layer in self.layers:
-                layer(H, sources, targets)
+                layer(H, edges)
         column = slice(self.output_column, self.output_column + 1)
         if self.kind is Kind.NODE:
             return H[:, column]

@@ -1,12 +1,11 @@
-"""A fast evaluator of compiled classifiers over graphs in CSR form (numba).
+"""The numba backend of the executor: compiled classifiers over graphs in CSR form.
 
 The dataset builder evaluates a formula on thousands of candidate graphs during
 rejection sampling. This kernel runs the compiled network's layers with only their
 non-zero weights, node by node over in-neighbour lists, writing each layer's new
 columns in place (layer ℓ reads only columns of depth < ℓ, see
-`gracr.runtime.torch_module._FusedLayer`). It computes exactly what
-`CompiledGNN.forward` computes; a property test checks it against the reference
-evaluator.
+`gracr.executor.plan`). It computes exactly what the numpy backend computes; a
+property test checks it against the reference evaluator.
 """
 
 from __future__ import annotations
@@ -17,8 +16,9 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from gracr.compiler.model import CompiledGNN
+from gracr.compiler.network import Network
 from gracr.data.graph import Graph, IntArray
+from gracr.executor.plan import layer_plans
 
 Floats = npt.NDArray[np.float64]
 
@@ -31,7 +31,8 @@ class SparseProgram:
     `c_*[c_ptr[l]:c_ptr[l+1]]` (row, column, weight), its aggregate entries
     `a_*[a_ptr[l]:a_ptr[l+1]]`. The distinct rows the layer aggregates are
     `summed_rows[s_ptr[l]:s_ptr[l+1]]`, and aggregate entry `e` reads the neighbour
-    sum of slot `a_slots[e]` among them: each sum is computed once per node.
+    sum of slot `a_slots[e]` among them: each sum is computed once per node. Slot j
+    sums the in-edges of relation `summed_relations[j]` (−1: every in-edge).
     """
 
     width: int
@@ -50,12 +51,12 @@ class SparseProgram:
     a_slots: IntArray
     s_ptr: IntArray
     summed_rows: IntArray
+    summed_relations: IntArray
     bias: Floats  # [layers, width]
 
 
-def sparse_program(model: CompiledGNN) -> SparseProgram:
-    """Flatten `model`'s layers into the arrays `evaluate_columns` reads."""
-    depths = [column.depth for column in model.columns]
+def sparse_program(model: Network) -> SparseProgram:
+    """Flatten `model`'s layer plans into the arrays `evaluate_columns` reads."""
     starts, ends = [], []
     c_ptr, a_ptr = [0], [0]
     c_rows: list[int] = []
@@ -67,50 +68,68 @@ def sparse_program(model: CompiledGNN) -> SparseProgram:
     a_slots: list[int] = []
     s_ptr = [0]
     summed_rows: list[int] = []
-    bias = np.zeros((max(1, model.num_layers), model.width))
-    for level, layer in enumerate(model.layers, start=1):
-        start, end = depths.index(level), len(depths) - depths[::-1].index(level)
+    summed_relations: list[int] = []
+    plans = [plan for plan in layer_plans(model) if plan.settles is not None]
+    bias = np.zeros((max(1, len(plans)), model.width))
+    for number, plan in enumerate(plans):
+        assert plan.settles is not None
+        start, end = plan.settles
         starts.append(start)
         ends.append(end)
-        for matrix, rows, cols, weights, ptr in ((layer.C, c_rows, c_cols, c_weights, c_ptr),
-                                                 (layer.A, a_rows, a_cols, a_weights, a_ptr)):
-            block_rows, block_cols = np.nonzero(matrix[:, start:end])
-            rows.extend(int(r) for r in block_rows)
-            cols.extend(int(c) + start for c in block_cols)
-            weights.extend(float(matrix[r, c + start]) for r, c in zip(block_rows, block_cols))
-            ptr.append(len(rows))
-        layer_rows = sorted(set(a_rows[a_ptr[-2]:]))
-        a_slots.extend(layer_rows.index(r) for r in a_rows[a_ptr[-2]:])
-        summed_rows.extend(layer_rows)
+        block_rows, block_cols = np.nonzero(plan.C[:, start:end])
+        c_rows.extend(int(r) for r in block_rows)
+        c_cols.extend(int(c) + start for c in block_cols)
+        c_weights.extend(float(plan.C[r, c + start]) for r, c in zip(block_rows, block_cols))
+        c_ptr.append(len(c_rows))
+        slots: list[tuple[int, int]] = []
+        for channel in plan.channels:
+            relation = -1 if channel.relation is None else channel.relation
+            block_rows, block_cols = np.nonzero(channel.A[:, start:end])
+            for r, c in zip(block_rows, block_cols):
+                a_rows.append(int(r))
+                a_cols.append(int(c) + start)
+                a_weights.append(float(channel.A[r, c + start]))
+                if (relation, int(r)) not in slots:
+                    slots.append((relation, int(r)))
+                a_slots.append(slots.index((relation, int(r))))
+        a_ptr.append(len(a_rows))
+        summed_relations.extend(relation for relation, _ in slots)
+        summed_rows.extend(row for _, row in slots)
         s_ptr.append(len(summed_rows))
-        bias[level - 1] = layer.b
+        bias[number] = plan.b
     return SparseProgram(
         model.width, model.input_matrix.astype(np.float64), model.input_bias.astype(np.float64),
         _as_int(starts), _as_int(ends), _as_int(c_ptr), _as_int(c_rows), _as_int(c_cols),
         np.asarray(c_weights), _as_int(a_ptr), _as_int(a_rows), _as_int(a_cols),
-        np.asarray(a_weights), _as_int(a_slots), _as_int(s_ptr), _as_int(summed_rows), bias)
+        np.asarray(a_weights), _as_int(a_slots), _as_int(s_ptr), _as_int(summed_rows),
+        _as_int(summed_relations), bias)
 
 
 def _as_int(values: list[int]) -> IntArray:
     return np.asarray(values, dtype=np.int64)
 
 
-def in_neighbour_csr(graph: Graph) -> tuple[IntArray, IntArray]:
-    """`(indptr, sources)`: the sources of the edges into node t are
-    `sources[indptr[t]:indptr[t+1]]` (one entry per edge)."""
+def in_neighbour_csr(graph: Graph, edge_type: IntArray | None = None
+                     ) -> tuple[IntArray, IntArray, IntArray]:
+    """`(indptr, sources, types)`: the sources of the edges into node t are
+    `sources[indptr[t]:indptr[t+1]]` (one entry per edge), their relations `types[...]`
+    (`edge_type` in the same order; zeros when it is not given)."""
     order = np.argsort(graph.targets, kind="stable")
     counts = np.bincount(graph.targets, minlength=graph.num_nodes)
     indptr = np.zeros(graph.num_nodes + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
-    return indptr, np.ascontiguousarray(graph.sources[order])
+    types = (np.zeros(graph.num_edges, dtype=np.int64) if edge_type is None
+             else np.asarray(edge_type, dtype=np.int64)[order])
+    return indptr, np.ascontiguousarray(graph.sources[order]), np.ascontiguousarray(types)
 
 
 @numba.njit(cache=True)
-def _run_layers(H: Floats, indptr: IntArray, sources: IntArray, starts: IntArray,
+def _run_layers(H: Floats, indptr: IntArray, sources: IntArray, types: IntArray,
+                starts: IntArray,
                 ends: IntArray, c_ptr: IntArray, c_rows: IntArray, c_cols: IntArray,
                 c_weights: Floats, a_ptr: IntArray, a_cols: IntArray, a_weights: Floats,
                 a_slots: IntArray, s_ptr: IntArray, summed_rows: IntArray,
-                bias: Floats) -> None:
+                summed_relations: IntArray, bias: Floats) -> None:
     num_nodes = H.shape[0]
     for level in range(starts.shape[0]):
         start, end = starts[level], ends[level]
@@ -124,8 +143,10 @@ def _run_layers(H: Floats, indptr: IntArray, sources: IntArray, starts: IntArray
                 z[c_cols[e] - start] += c_weights[e] * H[t, c_rows[e]]
             for j in range(first_row, last_row):
                 total = 0.0
+                relation = summed_relations[j]
                 for p in range(indptr[t], indptr[t + 1]):
-                    total += H[sources[p], summed_rows[j]]
+                    if relation < 0 or types[p] == relation:
+                        total += H[sources[p], summed_rows[j]]
                 sums[j - first_row] = total
             for e in range(a_ptr[level], a_ptr[level + 1]):
                 z[a_cols[e] - start] += a_weights[e] * sums[a_slots[e]]
@@ -135,7 +156,7 @@ def _run_layers(H: Floats, indptr: IntArray, sources: IntArray, starts: IntArray
 
 
 def evaluate_columns(program: SparseProgram, features: Floats, indptr: IntArray,
-                     sources: IntArray) -> Floats:
+                     sources: IntArray, types: IntArray | None = None) -> Floats:
     """Every hidden column of the last layer, `[N, width]` (0/1 on Boolean features)."""
     h0 = features @ program.input_matrix + program.input_bias
     if program.starts.shape[0] == 0:
@@ -143,8 +164,9 @@ def evaluate_columns(program: SparseProgram, features: Floats, indptr: IntArray,
     H = np.clip(h0, 0.0, 1.0)
     depth0 = int(program.starts[0])
     H[:, depth0:] = 0.0
-    _run_layers(H, indptr, sources, program.starts, program.ends, program.c_ptr,
+    edge_types = np.zeros_like(sources) if types is None else types
+    _run_layers(H, indptr, sources, edge_types, program.starts, program.ends, program.c_ptr,
                 program.c_rows, program.c_cols, program.c_weights, program.a_ptr,
                 program.a_cols, program.a_weights, program.a_slots, program.s_ptr,
-                program.summed_rows, program.bias)
+                program.summed_rows, program.summed_relations, program.bias)
     return H

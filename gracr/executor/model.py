@@ -1,0 +1,100 @@
+"""`CompiledGNN`: a compiled network with its forward passes, and the compile driver.
+
+The compiler (`gracr.compiler`) produces a `Network` — weights and meanings, no
+execution. This module adds what running it needs: `encode` (a graph to PyG's
+`Data`), the numpy `forward`, `predict`, and `to_pyg` (the PyG modules).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gracr.compiler.compile import compile_network
+from gracr.compiler.desugar import Comparison, Disjunction
+from gracr.compiler.network import Network, load_network
+from gracr.data.graph import Graph
+from gracr.dsl.ir import Kind
+from gracr.dsl.parse import Program
+from gracr.executor import numpy_backend
+
+if TYPE_CHECKING:
+    import torch
+
+
+@dataclasses.dataclass(frozen=True)
+class CompiledGNN(Network):
+    """A compiled classifier that runs: see `Network` for its parts."""
+
+    @classmethod
+    def of(cls, network: Network) -> CompiledGNN:
+        if isinstance(network, CompiledGNN):
+            return network
+        return cls(**{f.name: getattr(network, f.name) for f in dataclasses.fields(network)})
+
+    def forward(self, x: npt.ArrayLike, edge_index: npt.ArrayLike,
+                batch: npt.ArrayLike | None = None, *,
+                edge_type: npt.ArrayLike | None = None) -> numpy_backend.Array:
+        """The numpy forward pass: `[N, 1]` (node classifier) or `[B, 1]` (graph)."""
+        return numpy_backend.forward(self, x, edge_index, edge_type, batch)
+
+    def features(self, graph: Graph, where: str = "graph") -> npt.NDArray[np.float32]:
+        """`x` for `graph`: colours, attribute one-hots, presence (`gracr.data.schema`)."""
+        return graph.features(self.schema, self.presence, where)
+
+    def edge_types(self, graph: Graph, where: str = "graph") -> npt.NDArray[np.int64] | None:
+        """`edge_type` for `graph` (relation index per edge), or None without relations."""
+        return graph.edge_types(self.schema, where) if self.relations else None
+
+    def encode(self, graph: Graph) -> Any:
+        """A PyG `Data` with `x`, `edge_index` and, when relations are declared, `edge_type`."""
+        import torch
+        from torch_geometric.data import Data
+
+        data = Data(x=torch.as_tensor(self.features(graph)),
+                    edge_index=torch.as_tensor(graph.edge_index, dtype=torch.long))
+        edge_type = self.edge_types(graph)
+        if edge_type is not None:
+            data.edge_type = torch.as_tensor(edge_type, dtype=torch.long)
+        return data
+
+    def predict(self, graph: Graph) -> npt.NDArray[np.bool_] | bool:
+        """The network's answer on `graph`: a bool per node, or one bool."""
+        output = self.forward(self.features(graph), graph.edge_index,
+                              edge_type=self.edge_types(graph))
+        if self.kind is Kind.NODE:
+            return output[:, 0] > 0.5
+        return bool(output[0, 0] > 0.5)
+
+    def to_pyg(self, surrogate: bool = True, fused: bool = False,
+               narrow: bool = True) -> "torch.nn.Module":
+        """A `torch.nn.Module` with `forward(x, edge_index, batch=None, *, edge_type=None)`.
+
+        `surrogate=True` uses the backward of Eq. 9 (every explainer but IG);
+        `False` keeps the exact derivative of the truncated ReLU (IG).
+        `fused=True` gives a faster inference-only module (no gradients, no PyG
+        edge masks) computing the same function. `narrow=False` sends full-width
+        messages (`out_channels` wide), which PyG's GraphMaskExplainer requires.
+        """
+        from gracr.executor.torch_backend import CompiledModule, FusedCompiledModule
+
+        if fused:
+            return FusedCompiledModule(self)
+        return CompiledModule(self, surrogate=surrogate, narrow=narrow)
+
+
+def compile_program(program: Program, disjunction: Disjunction = "demorgan",
+                    comparison: Comparison = "expanded", max_degree: int | None = None,
+                    presence: bool = False) -> CompiledGNN:
+    """Compile a checked program into a GNN that agrees with it on every graph
+    (`gracr.compiler.compile.compile_network`, ready to run)."""
+    return CompiledGNN.of(compile_network(program, disjunction, comparison, max_degree,
+                                          presence))
+
+
+def load(path: str) -> CompiledGNN:
+    """Read a model file (`Network.save`); never unpickles anything."""
+    return CompiledGNN.of(load_network(path))

@@ -1,0 +1,139 @@
+"""Layer plans: what each layer of a compiled network reads, sums and writes.
+
+Every backend runs Eq. 2 with typed edges from these plans,
+
+    h' = σ(h C + Σ_c Agg_c(h) A_c + b),   Agg_c(h)_t = Σ_{(s,t) ∈ E_c} h_s,
+
+one `Channel` c per aggregation of the layer: `E_c` is every edge (`relation is None`)
+or the edges whose `edge_type` is `relation`. Columns are ordered by depth, so layer ℓ
+settles exactly the columns `[start, end)` of depth ℓ and carries the earlier ones
+(`settles`); the fused and numba backends skip everything else.
+
+`target_cone` is the one receptive-field walk of the executors: the nodes and columns
+the output at one target reads, layer by layer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import numpy as np
+import numpy.typing as npt
+
+from gracr.compiler.network import Network
+from gracr.compiler.weights import Layer
+
+Matrix = npt.NDArray[np.float32]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, eq=False)
+class Channel:
+    """One aggregation of a layer: the edges it sums over and its weight matrix."""
+
+    relation: int | None  # the `edge_type` it sums over; None: every edge
+    A: Matrix             # [width_in, width_out]
+
+    @property
+    def rows(self) -> IntArray:
+        """The input columns this channel reads (non-zero rows of A)."""
+        return np.flatnonzero(np.abs(self.A).sum(axis=1)).astype(np.int64)
+
+    @property
+    def columns(self) -> IntArray:
+        """The output columns this channel writes (non-zero columns of A)."""
+        return np.flatnonzero(np.abs(self.A).sum(axis=0)).astype(np.int64)
+
+    def admits(self, edge_type: IntArray | None, num_edges: int) -> BoolArray:
+        """Which edges this channel sums over."""
+        if self.relation is None:
+            return np.ones(num_edges, dtype=np.bool_)
+        if edge_type is None:
+            raise ValueError("this model sums over typed edges: pass edge_type")
+        return np.asarray(edge_type) == self.relation
+
+
+@dataclass(frozen=True, eq=False)
+class LayerPlan:
+    """One layer: `C`, `b`, its channels, and the columns `[start, end)` it settles
+    (`None` for a layer that only carries columns on, e.g. `gracr.fuzz.pad_layers`)."""
+
+    C: Matrix
+    b: Matrix
+    channels: tuple[Channel, ...]
+    settles: tuple[int, int] | None
+
+    @property
+    def sends_messages(self) -> bool:
+        return any(channel.A.any() for channel in self.channels)
+
+    def restricted(self, inputs: IntArray, outputs: IntArray) -> LayerPlan:
+        """The same layer on the input columns `inputs` and output columns `outputs`."""
+        return LayerPlan(self.C[np.ix_(inputs, outputs)], self.b[outputs],
+                         tuple(Channel(c.relation, c.A[np.ix_(inputs, outputs)])
+                               for c in self.channels), None)
+
+    def admitted(self, edge_type: IntArray | None, num_edges: int) -> BoolArray:
+        """The edges some channel with non-zero weights sums over."""
+        admitted = np.zeros(num_edges, dtype=np.bool_)
+        for channel in self.channels:
+            if channel.A.any():
+                admitted |= channel.admits(edge_type, num_edges)
+        return admitted
+
+
+def _settled_columns(depths: list[int], level: int) -> tuple[int, int] | None:
+    if level not in depths:
+        return None
+    return depths.index(level), len(depths) - depths[::-1].index(level)
+
+
+def layer_plan(network: Network, level: int, layer: Layer) -> LayerPlan:
+    """The plan of layer `level` (1-based) of `network`."""
+    depths = [column.depth for column in network.columns]
+    channels = tuple(Channel(None if a.relation is None else network.relations.index(a.relation),
+                             a.A) for a in layer.aggregations)
+    return LayerPlan(layer.C, layer.b, channels, _settled_columns(depths, level))
+
+
+def layer_plans(network: Network) -> tuple[LayerPlan, ...]:
+    """Every message-passing layer of `network` as a plan."""
+    return tuple(layer_plan(network, level, layer)
+                 for level, layer in enumerate(network.layers, start=1))
+
+
+def message_layers(network: Network) -> IntArray:
+    """The (0-based) layers that pass messages: the ones an edge can matter in."""
+    return np.array([index for index, plan in enumerate(layer_plans(network))
+                     if plan.sends_messages], dtype=np.int64)
+
+
+def target_cone(network: Network, edge_index: npt.ArrayLike, target: int,
+                edge_type: npt.ArrayLike | None = None
+                ) -> tuple[list[IntArray], list[IntArray]]:
+    """What the output at node `target` reads, at every layer boundary ℓ = 0 … L:
+    `rows[ℓ]`, the nodes (ascending) whose layer-ℓ state it depends on, and
+    `columns[ℓ]`, the columns of that state it reads. `rows[L]` is the target and
+    `columns[L]` the output column; going down, a layer that passes messages adds
+    the sources of the edges into its rows that one of its non-zero channels sums
+    over (whether or not the needed columns read that channel: a superset, which the
+    cone module handles exactly), and
+    every layer needs the input columns its needed output columns read through C or
+    an A (a carried column reads itself)."""
+    sources, targets = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
+    types = None if edge_type is None else np.asarray(edge_type, dtype=np.int64)
+    rows = [np.array([target], dtype=np.int64)]
+    columns = [np.array([network.output_column], dtype=np.int64)]
+    for plan in reversed(layer_plans(network)):
+        heard = rows[0]
+        wanted = columns[0]
+        admitted = plan.admitted(types, sources.shape[0])
+        if admitted.any():
+            heard = np.union1d(heard, sources[admitted & np.isin(targets, heard)])
+        reads = np.any(plan.C[:, wanted] != 0, axis=1)
+        for channel in plan.channels:
+            reads |= np.any(channel.A[:, wanted] != 0, axis=1)
+        rows.insert(0, heard)
+        columns.insert(0, np.flatnonzero(reads).astype(np.int64))
+    return rows, columns
+
