@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import gracr
-from gracr.bdd.backend import BACKENDS, AutorefBackend, CuddBackend, make_backend
+from gracr.bdd.backend import BACKENDS, AutorefBackend, CuddBackend, Var, make_backend
 from gracr.bdd.brute import brute_force_upi, subset_values, upi_from_values
 from gracr.bdd.build import Builder, build_graph, build_node
 from gracr.bdd.polarity import Polarity, polarity
@@ -48,6 +48,10 @@ def mask_of(num_edges: int, members: set[int]) -> list[bool]:
     return [e in members for e in range(num_edges)]
 
 
+def edge_vars(edges: list[int]) -> list[Var]:
+    return [Var.edge(e) for e in edges]
+
+
 # ---------------------------------------------------------------- backends
 
 
@@ -72,12 +76,13 @@ def test_boolean_operations(backend: Backend) -> None:
     backend.declare_edges([0, 1])
     x0, x1 = backend.edge_var(0), backend.edge_var(1)
     both = backend.conj(x0, x1)
-    assert backend.is_true(backend.restrict(both, {0: True, 1: True}))
-    assert backend.is_false(backend.restrict(both, {0: False}))
-    assert backend.is_true(backend.restrict(backend.disj(x0, x1), {1: True}))
+    e0, e1 = Var.edge(0), Var.edge(1)
+    assert backend.is_true(backend.restrict(both, {e0: True, e1: True}))
+    assert backend.is_false(backend.restrict(both, {e0: False}))
+    assert backend.is_true(backend.restrict(backend.disj(x0, x1), {e1: True}))
     assert backend.is_false(backend.conj(x0, backend.neg(x0)))
     assert backend.is_true(backend.iff(x0, x0))
-    assert backend.support(both) == frozenset({0, 1})
+    assert backend.support(both) == frozenset({e0, e1})
     assert backend.support(backend.true) == frozenset()
     assert backend.dag_size(backend.true) == 1
     assert backend.dag_size(both) == 3  # two decision nodes and the terminal
@@ -93,8 +98,8 @@ def test_example_2_edge_cover_on_the_path(backend: Backend) -> None:
     backend.declare_edges(edges)
     f = backend.conj(backend.edge_var(0), backend.edge_var(2))
     # f is monotone, so Extend must leave it as it is (Eq. 13: only {e1, e3} and E are 1).
-    assert extend(backend, f, edges) == f
-    label, mask = union_pi(backend, f, edges)
+    assert extend(backend, f, edge_vars(edges)) == f
+    label, mask = union_pi(backend, f, edge_vars(edges))
     assert label == 1
     assert mask.tolist() == [True, False, True]
 
@@ -107,8 +112,8 @@ def test_extend_computes_sufficiency(backend: Backend) -> None:
     backend.declare_edges(edges)
     x0, x1, x2 = (backend.edge_var(e) for e in edges)
     f = backend.disj(x0, backend.conj(x1, backend.neg(x2)))
-    assert extend(backend, f, edges) == x0
-    assert extract(backend, x0, edges).tolist() == [True, False, False]
+    assert extend(backend, f, edge_vars(edges)) == x0
+    assert extract(backend, x0, edge_vars(edges)).tolist() == [True, False, False]
 
 
 def test_negative_instance_goes_through_the_negation(backend: Backend) -> None:
@@ -117,7 +122,7 @@ def test_negative_instance_goes_through_the_negation(backend: Backend) -> None:
     edges = [0, 1]
     backend.declare_edges(edges)
     f = backend.conj(backend.neg(backend.edge_var(0)), backend.edge_var(1))
-    label, mask = union_pi(backend, f, edges)
+    label, mask = union_pi(backend, f, edge_vars(edges))
     assert label == 0
     assert mask.tolist() == [True, False]
 
@@ -126,10 +131,10 @@ def test_corollary_1_empty_mask_when_nothing_matters(backend: Backend) -> None:
     """A function constant on every subgraph: the empty set is a PI, the mask is empty."""
     edges = [0, 1]
     backend.declare_edges(edges)
-    label, mask = union_pi(backend, backend.true, edges)
+    label, mask = union_pi(backend, backend.true, edge_vars(edges))
     assert (label, mask.tolist()) == (1, [False, False])
     # The same for a negative instance.
-    label, mask = union_pi(backend, backend.false, edges)
+    label, mask = union_pi(backend, backend.false, edge_vars(edges))
     assert (label, mask.tolist()) == (0, [False, False])
 
 
@@ -138,7 +143,7 @@ def test_parity_has_every_edge_in_its_only_prime_implicant(backend: Backend) -> 
     edges = [0, 1]
     backend.declare_edges(edges)
     f = backend.neg(backend.iff(backend.edge_var(0), backend.edge_var(1)))
-    assert union_pi(backend, f, edges)[1].tolist() == [True, True]
+    assert union_pi(backend, f, edge_vars(edges))[1].tolist() == [True, True]
 
 
 def test_variables_are_found_by_name_after_reordering(backend_name: str) -> None:
@@ -152,7 +157,7 @@ def test_variables_are_found_by_name_after_reordering(backend_name: str) -> None
     module = dd.cudd if backend_name == "cudd" else dd.autoref
     module.reorder(backend.manager, {"e3": 0, "e1": 1, "e2": 2, "e0": 3})
     assert backend.manager.level_of_var("e3") == 0
-    assert union_pi(backend, f, edges)[1].tolist() == [True, True, False, True]
+    assert union_pi(backend, f, edge_vars(edges))[1].tolist() == [True, True, False, True]
 
 
 # ---------------------------------------------------------------- Build (Algorithms 4 and 5)
@@ -167,7 +172,7 @@ def truth_table(backend: Backend, f: Any, edges: list[int]) -> list[bool]:
     """f on every subset, bit e of the index = edge e kept (the brute force's indexing)."""
     rows = []
     for r in range(1 << len(edges)):
-        values = {e: bool(r >> i & 1) for i, e in enumerate(edges)}
+        values = {Var.edge(e): bool(r >> i & 1) for i, e in enumerate(edges)}
         rows.append(backend.is_true(backend.restrict(f, values)))
     return rows
 
@@ -345,11 +350,11 @@ def test_computation_order_puts_each_source_before_its_edge() -> None:
     reads e1 into 2, whose source 1 first reads e0 and e2; e3 is read by nobody."""
     prog = program("classify <1> <1> red")
     graph = Graph.from_edges(4, [["red"], [], [], []], [(0, 1), (1, 2), (3, 1), (2, 0)])
-    assert computation_order(prog, graph, 2) == [0, 2, 1, 3]
+    assert computation_order(prog, graph, 2) == edge_vars([0, 2, 1, 3])
     # A graph classifier starts from every node in turn: node 0 reads e3, node 1 reads
     # e0 and e2, node 2 reads e1 (each source at depth 0 reads nothing).
     sentence = program("classify exists <1> red")
-    assert computation_order(sentence, graph) == [3, 0, 2, 1]
+    assert computation_order(sentence, graph) == edge_vars([3, 0, 2, 1])
 
 
 def test_variable_order_changes_sizes_never_masks(backend_name: str) -> None:
@@ -387,7 +392,7 @@ def test_report_fields(backend_name: str) -> None:
                              [(1, 0), (2, 0), (3, 0), (0, 1)])
     written = upi_report(prog, graph, target=0, backend=backend_name, shortcuts=False)
     fast = upi_report(prog, graph, target=0, backend=backend_name, shortcuts=True)
-    assert written.extend == "all edges" and written.num_variables == 4
+    assert written.extend == "all variables" and written.num_variables == 4
     assert fast.extend == "support" and fast.num_variables == 3  # edge 0 -> 1 is outside
     for report in (written, fast):
         assert report.backend == backend_name
@@ -486,7 +491,7 @@ def test_brute_force_on_formulas_and_its_limit() -> None:
     # bit e = edge e: two reds beat one blue (0b0111); one red ties one blue (0b0101)
     assert values.shape == (16,) and values[0b0111] and not values[0b0101]
     with pytest.raises(GracrError, match="over the limit"):
-        brute_force_upi(prog, graph, 0, max_edges=3)
+        brute_force_upi(prog, graph, 0, max_variables=3)
 
 
 # ---------------------------------------------------------------- polarity

@@ -5,17 +5,19 @@ extraction (Algorithms 1–3) perform on diagrams. Two adapters satisfy it, both
 over the `dd` package: `CuddBackend` (the Cython binding of CUDD, the default)
 and `AutorefBackend` (dd's pure-Python engine, the fallback and cross-check).
 
-There is one Boolean variable per directed edge, named after the edge's position
-in the edge list (`e0`, `e1`, ...). Variables are declared in the order they are
-given, which is the static variable order (§4.3: "variables are ordered by edge
-index"). With `reorder=True` the engine may permute levels at any time (dynamic
-sifting), so nothing here keeps a variable<->level map: variables are only ever
-addressed by name.
+A variable (`Var`) says whether one part of the graph is kept in a subgraph: `x_e`
+for the directed edge at position `e` of the edge list (named `e0`, `e1`, ...) and
+`y_v` for node `v` (named `n0`, `n1`, ...), when the explanation is over nodes.
+Variables are declared in the order they are given, which is the static variable
+order (§4.3: "variables are ordered by edge index"). With `reorder=True` the engine
+may permute levels at any time (dynamic sifting), so nothing here keeps a
+variable<->level map: variables are only ever addressed by name.
 """
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Mapping, Protocol, TypeVar
 
 from gracr.errors import GracrError
@@ -26,8 +28,37 @@ BackendName = Literal["cudd", "autoref"]
 BACKENDS: tuple[BackendName, ...] = ("cudd", "autoref")
 
 
+@dataclass(frozen=True, order=True)
+class Var:
+    """One Boolean variable: `x_e` (`kind="edge"`, edge `e` kept) or `y_v` (`kind="node"`).
+
+    Edge variables sort before node variables, each kind by index.
+    """
+
+    kind: Literal["edge", "node"]
+    index: int
+
+    @classmethod
+    def edge(cls, edge: int) -> Var:
+        return cls("edge", int(edge))
+
+    @classmethod
+    def node(cls, node: int) -> Var:
+        return cls("node", int(node))
+
+    @property
+    def name(self) -> str:
+        """The name the engines know it by: `e3` for edge 3, `n3` for node 3."""
+        return ("e" if self.kind == "edge" else "n") + str(self.index)
+
+    @classmethod
+    def named(cls, name: str) -> Var:
+        """The inverse of `name`."""
+        return cls("edge" if name[0] == "e" else "node", int(name[1:]))
+
+
 class BDDBackend(Protocol[F]):
-    """A manager of ROBDDs over edge variables; `F` is its function handle type."""
+    """A manager of ROBDDs over edge and node variables; `F` is its function handle type."""
 
     @property
     def name(self) -> str:
@@ -40,12 +71,24 @@ class BDDBackend(Protocol[F]):
     @property
     def false(self) -> F: ...
 
+    def declare(self, variables: Iterable[Var]) -> None:
+        """Declare the variables, in the order given (the static order)."""
+        ...
+
     def declare_edges(self, edges: Iterable[int]) -> None:
-        """Declare one variable per edge, in the order given (the static order)."""
+        """Declare one variable per edge, in the order given."""
+        ...
+
+    def var(self, variable: Var) -> F:
+        """The diagram of one declared variable."""
         ...
 
     def edge_var(self, edge: int) -> F:
         """The variable `x_e`: 1 when edge `e` is kept in the subgraph."""
+        ...
+
+    def node_var(self, node: int) -> F:
+        """The variable `y_v`: 1 when node `v` is kept in the subgraph."""
         ...
 
     def conj(self, a: F, b: F) -> F: ...
@@ -56,16 +99,16 @@ class BDDBackend(Protocol[F]):
 
     def iff(self, a: F, b: F) -> F: ...
 
-    def restrict(self, f: F, values: Mapping[int, bool]) -> F:
-        """`f|x_e=b` for every `e: b` in `values` (Bryant's Restrict)."""
+    def restrict(self, f: F, values: Mapping[Var, bool]) -> F:
+        """`f|v=b` for every `v: b` in `values` (Bryant's Restrict)."""
         ...
 
     def is_false(self, f: F) -> bool: ...
 
     def is_true(self, f: F) -> bool: ...
 
-    def support(self, f: F) -> frozenset[int]:
-        """The edges whose variables `f` depends on."""
+    def support(self, f: F) -> frozenset[Var]:
+        """The variables `f` depends on."""
         ...
 
     def dag_size(self, f: F) -> int:
@@ -75,14 +118,6 @@ class BDDBackend(Protocol[F]):
     def live_nodes(self) -> int:
         """Nodes the manager currently holds for referenced functions."""
         ...
-
-
-def _var_name(edge: int) -> str:
-    return f"e{edge}"
-
-
-def _edge_of(name: str) -> int:
-    return int(name[1:])
 
 
 class _DdBackend:
@@ -115,13 +150,22 @@ class _DdBackend:
     def false(self) -> Any:
         return self._manager.false
 
-    def declare_edges(self, edges: Iterable[int]) -> None:
-        names = [_var_name(e) for e in edges]
+    def declare(self, variables: Iterable[Var]) -> None:
+        names = [v.name for v in variables]
         if names:
             self._manager.declare(*names)
 
+    def declare_edges(self, edges: Iterable[int]) -> None:
+        self.declare(Var.edge(e) for e in edges)
+
+    def var(self, variable: Var) -> Any:
+        return self._manager.var(variable.name)
+
     def edge_var(self, edge: int) -> Any:
-        return self._manager.var(_var_name(edge))
+        return self.var(Var.edge(edge))
+
+    def node_var(self, node: int) -> Any:
+        return self.var(Var.node(node))
 
     def conj(self, a: Any, b: Any) -> Any:
         return a & b
@@ -135,10 +179,10 @@ class _DdBackend:
     def iff(self, a: Any, b: Any) -> Any:
         return self._manager.apply("<=>", a, b)
 
-    def restrict(self, f: Any, values: Mapping[int, bool]) -> Any:
+    def restrict(self, f: Any, values: Mapping[Var, bool]) -> Any:
         if not values:
             return f
-        return self._manager.let({_var_name(e): bool(b) for e, b in values.items()}, f)
+        return self._manager.let({v.name: bool(b) for v, b in values.items()}, f)
 
     def is_false(self, f: Any) -> bool:
         return bool(f == self._manager.false)
@@ -146,8 +190,8 @@ class _DdBackend:
     def is_true(self, f: Any) -> bool:
         return bool(f == self._manager.true)
 
-    def support(self, f: Any) -> frozenset[int]:
-        return frozenset(_edge_of(name) for name in self._manager.support(f))
+    def support(self, f: Any) -> frozenset[Var]:
+        return frozenset(Var.named(name) for name in self._manager.support(f))
 
     def dag_size(self, f: Any) -> int:
         return int(f.dag_size)
@@ -181,8 +225,8 @@ class AutorefBackend(_DdBackend):
 
         super().__init__(dd.autoref.BDD(), "autoref", reorder)
 
-    def declare_edges(self, edges: Iterable[int]) -> None:
-        super().declare_edges(edges)
+    def declare(self, variables: Iterable[Var]) -> None:
+        super().declare(variables)
         needed = 4 * len(self._manager.vars) + 1000
         if sys.getrecursionlimit() < needed:
             sys.setrecursionlimit(needed)

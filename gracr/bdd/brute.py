@@ -1,25 +1,32 @@
-"""The UPI by its definition (§4.2), enumerating every edge subset: the oracle for the BDD.
+"""The UPI by its definition (§4.2), enumerating every subgraph: the oracle for the BDD.
 
-Subset `R` of the edges is the bitmask `r` with bit `e` set iff edge `e` is kept.
-The classifier is evaluated on each of the `2^|E|` spanning subgraphs with the
-reference evaluator (`gracr.dsl.evaluate`), never with the ROBDD. Then, on arrays
-indexed by bitmask:
+The variables are those `gracr.bdd.upi` uses (`over`): one per edge, one per node
+(but a node classifier's target, never removed), or both, edges first. Subset `R`
+is the bitmask `r` with bit `i` set iff variable `i` is kept. The classifier is
+evaluated on each of the `2^|variables|` subgraphs with the reference evaluator
+(`gracr.dsl.evaluate`), never with the ROBDD: the subgraph is built for real, by
+`Graph.keep_edges` and then `Graph.keep_nodes` (which deletes the edges incident to
+a deleted node and renumbers the rest). Then, on arrays indexed by bitmask:
 
 - sufficiency (§4.2, condition 1): `R` is sufficient iff every `R'` with
   `R <= R' <= G` has `g(R') = g(G)`; computed as a superset-AND closure, one
-  vectorised pass per edge;
-- minimality (condition 2): a sufficient `R` is a prime implicant iff no `R - {e}`
-  is sufficient (sufficiency is closed under supersets, so the one-edge-smaller
+  vectorised pass per variable;
+- minimality (condition 2): a sufficient `R` is a prime implicant iff no `R - {x}`
+  is sufficient (sufficiency is closed under supersets, so the one-variable-smaller
   subsets are the only ones to check);
 - the UPI is the union of the prime implicants.
 """
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bdd.upi import resolve_target
+from gracr.bdd.backend import Var
+from gracr.bdd.build import OVER, Over
+from gracr.bdd.upi import resolve_target, shaped
 from gracr.dsl.evaluate import evaluate_node, evaluate_sentence
 from gracr.dsl.parse import Program
 from gracr.errors import GracrError
@@ -27,62 +34,118 @@ from gracr.data.graph import Graph
 
 BoolArray = npt.NDArray[np.bool_]
 
-MAX_EDGES = 20
+MAX_VARIABLES = 20
 
 
-def _bit_view(values: BoolArray, edge: int) -> BoolArray:
-    """`values` as `[high bits, bit edge, low bits]`: `[:, 0, :]` lacks the edge, `[:, 1, :]` has it."""
-    return values.reshape(-1, 2, 1 << edge)
+def _bit_view(values: BoolArray, bit: int) -> BoolArray:
+    """`values` as `[high bits, bit, low bits]`: `[:, 0, :]` lacks the variable, `[:, 1, :]` has it."""
+    return values.reshape(-1, 2, 1 << bit)
+
+
+def subset_variables(prog: Program, graph: Graph, target: int | None = None,
+                     over: Over = "edges") -> list[Var]:
+    """The variables the brute force enumerates, bit `i` of a subset being `[i]`:
+    every edge, then every node but a node classifier's target (as `over` chooses)."""
+    if over not in OVER:
+        raise GracrError(f"unknown removal {over!r}: explain over {', '.join(OVER)}")
+    node = resolve_target(prog, graph, target)
+    variables: list[Var] = []
+    if over != "nodes":
+        variables.extend(Var.edge(e) for e in range(graph.num_edges))
+    if over != "edges":
+        variables.extend(Var.node(v) for v in range(graph.num_nodes) if v != node)
+    return variables
 
 
 def subset_values(prog: Program, graph: Graph, target: int | None = None,
-                  max_edges: int = MAX_EDGES) -> BoolArray:
-    """The classifier's value on every spanning subgraph, indexed by edge bitmask.
+                  over: Over = "edges", max_variables: int = MAX_VARIABLES) -> BoolArray:
+    """The classifier's value on every subgraph, indexed by the bitmask of `subset_variables`.
 
-    For a node classifier, its value at the target (`target`, else `graph.target`).
+    For a node classifier, its value at the target (`target`, else `graph.target`),
+    which keeps its place in the renumbered subgraph.
     """
     node = resolve_target(prog, graph, target)
-    graph.check_palette(prog.palette)
-    m = graph.num_edges
-    if m > max_edges:
-        raise GracrError(f"brute force enumerates 2^|E| subgraphs: {m} edges is over the "
-                         f"limit of {max_edges}")
-    subsets = 1 << m
-    keep = ((np.arange(subsets, dtype=np.int64)[:, None] >> np.arange(m)) & 1).astype(np.bool_)
+    graph.check_schema(prog.schema)
+    variables = subset_variables(prog, graph, target, over)
+    count = len(variables)
+    if count > max_variables:
+        raise GracrError(f"brute force enumerates 2^{count} subgraphs: {count} variables is over "
+                         f"the limit of {max_variables}")
+    whole = graph.with_target(node)  # a graph classifier's `graph.target` is not kept
+    subsets = 1 << count
+    bits = ((np.arange(subsets, dtype=np.int64)[:, None] >> np.arange(count)) & 1).astype(np.bool_)
     values = np.empty(subsets, dtype=np.bool_)
     for r in range(subsets):
-        sub = graph.keep_edges(keep[r])
-        if node is None:
+        keep_edge = np.ones(graph.num_edges, dtype=np.bool_)
+        keep_node = np.ones(graph.num_nodes, dtype=np.bool_)
+        for variable, kept in zip(variables, bits[r]):
+            (keep_edge if variable.kind == "edge" else keep_node)[variable.index] = kept
+        sub, _ = whole.keep_edges(keep_edge).keep_nodes(keep_node)
+        if sub.target is None:
             values[r] = evaluate_sentence(prog.classifier, sub)
         else:
-            values[r] = evaluate_node(prog.classifier, sub)[node]
+            values[r] = evaluate_node(prog.classifier, sub)[sub.target]
     return values
 
 
 def upi_from_values(values: BoolArray) -> BoolArray:
     """The UPI mask of the instance `G` (the full bitmask) from a classifier's value table.
 
-    `values[r]` is the classifier on subset `r`; its length is `2^|E|`.
+    `values[r]` is the classifier on subset `r`; its length is `2^|variables|`, and the
+    mask has one bool per variable.
     """
     subsets = values.shape[0]
     m = subsets.bit_length() - 1
     if subsets != 1 << m:
-        raise ValueError(f"a value table has 2^|E| entries, got {subsets}")
+        raise ValueError(f"a value table has 2^|variables| entries, got {subsets}")
     sufficient = values == values[subsets - 1]
-    for e in range(m):
-        view = _bit_view(sufficient, e)
+    for bit in range(m):
+        view = _bit_view(sufficient, bit)
         view[:, 0, :] &= view[:, 1, :]
     prime = sufficient.copy()
-    for e in range(m):
-        _bit_view(prime, e)[:, 1, :] &= ~_bit_view(sufficient, e)[:, 0, :]
-    return np.array([bool(_bit_view(prime, e)[:, 1, :].any()) for e in range(m)], dtype=np.bool_)
+    for bit in range(m):
+        _bit_view(prime, bit)[:, 1, :] &= ~_bit_view(sufficient, bit)[:, 0, :]
+    return np.array([bool(_bit_view(prime, bit)[:, 1, :].any()) for bit in range(m)],
+                    dtype=np.bool_)
+
+
+def brute_force_masks(prog: Program, graph: Graph, target: int | None = None,
+                      over: Over = "edges", max_variables: int = MAX_VARIABLES
+                      ) -> tuple[int, BoolArray, BoolArray]:
+    """`(label, mask, node_mask)` as in `gracr.bdd.upi.UpiReport`, by exhaustive enumeration:
+    a bool per edge and per node, false for every part that is not a variable."""
+    variables = subset_variables(prog, graph, target, over)
+    values = subset_values(prog, graph, target, over, max_variables)
+    mask = np.zeros(graph.num_edges, dtype=np.bool_)
+    node_mask = np.zeros(graph.num_nodes, dtype=np.bool_)
+    for variable, member in zip(variables, upi_from_values(values)):
+        (mask if variable.kind == "edge" else node_mask)[variable.index] = member
+    return int(values[-1]), mask, node_mask
+
+
+@overload
+def brute_force_upi(prog: Program, graph: Graph, target: int | None = None,
+                    over: Literal["edges", "nodes"] = "edges",
+                    max_variables: int = MAX_VARIABLES) -> tuple[int, BoolArray]: ...
+
+
+@overload
+def brute_force_upi(prog: Program, graph: Graph, target: int | None = None, *,
+                    over: Literal["both"],
+                    max_variables: int = MAX_VARIABLES) -> tuple[int, BoolArray, BoolArray]: ...
+
+
+@overload
+def brute_force_upi(prog: Program, graph: Graph, target: int | None = None,
+                    over: Over = "edges", max_variables: int = MAX_VARIABLES
+                    ) -> tuple[int, BoolArray] | tuple[int, BoolArray, BoolArray]: ...
 
 
 def brute_force_upi(prog: Program, graph: Graph, target: int | None = None,
-                    max_edges: int = MAX_EDGES) -> tuple[int, BoolArray]:
-    """`(label, mask)` as `gracr.bdd.upi.upi` returns them, by exhaustive enumeration.
+                    over: Over = "edges", max_variables: int = MAX_VARIABLES
+                    ) -> tuple[int, BoolArray] | tuple[int, BoolArray, BoolArray]:
+    """The result of `gracr.bdd.upi.upi`, of the same shape, by exhaustive enumeration.
 
-    Costs `2^|E|` evaluations: meant for graphs of about a dozen edges.
+    Costs `2^|variables|` evaluations: meant for graphs of about a dozen edges or nodes.
     """
-    values = subset_values(prog, graph, target, max_edges)
-    return int(values[-1]), upi_from_values(values)
+    return shaped(*brute_force_masks(prog, graph, target, over, max_variables), over)

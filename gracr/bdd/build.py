@@ -1,13 +1,29 @@
-"""Typed IR x graph -> ROBDD over edge variables: BuildNode (Algorithm 4), BuildGraph (Algorithm 5).
+"""Typed IR x graph -> ROBDD over edge and node variables: BuildNode (Algorithm 4), BuildGraph (Algorithm 5).
 
-A subgraph `R` of `G` (all nodes, some edges) is the assignment `x_e = 1` iff
-`e` is in `R` (§4.3). `build_node(phi, v)` is the diagram of
-`R -> 1{(R, v) |= phi}` and `build_graph(Phi)` the diagram of `R -> 1{R |= Phi}`.
+A subgraph `R` of `G` is an assignment of the variables of `gracr.bdd.backend.Var`,
+one of three kinds of removal (`over`):
+
+- `"edges"` (§4.3): all nodes, some edges; `x_e = 1` iff edge `e` is in `R`;
+- `"nodes"`: the subgraph induced by some nodes; `y_v = 1` iff node `v` is in `R`.
+  Deleting a node deletes every edge incident to it and the node itself, so it is
+  no longer counted by `exists`;
+- `"both"`: some nodes and some edges; an edge is in `R` iff it is kept and both
+  its ends are.
+
+`build_node(phi, v)` is the diagram of `R -> 1{(R, v) |= phi}` and
+`build_graph(Phi)` the diagram of `R -> 1{R |= Phi}`. A node classifier's target is
+never removed (`kept`): its `y` is the constant 1 and gets no variable.
 
 Edge `(s, t)` carries a message from `s` to `t`, so a modality at `v` counts the
 in-edges `(u, v)` of `v` (each list entry separately; self-loops included): where
 Algorithm 4 writes `e = (v, u)` for a neighbour `u`, we take the in-edge
-`e = (u, v)`.
+`e = (u, v)`. Line 21's term `x_e & phi(u)` becomes `p_e & phi(u)` with the
+presence `p_e = x_e & y_u & y_v` of the edge, each factor dropped where it is the
+constant 1 (`x_e` over nodes only, `y` over edges only and for the kept node).
+Over nodes the diagram is thus the edge diagram with `x_e` replaced by `y_u & y_v`,
+which is what deleting the ends of an edge does to it. A modality with a relation
+filter (`<1>{double} f`) never reads an in-edge of another relation: that edge is
+not counted, so the modality does not depend on its variables at all.
 
 Every operator of the surface IR is built by its own meaning; derived operators are
 built directly where that is smaller than their desugaring, always as the same
@@ -16,39 +32,51 @@ Boolean function (the property tests check each against the reference evaluator)
 - `atleast N f` is Algorithm 4's threshold counter `C_N`; `atmost N f` is `!C_{N+1}`;
   `exactly N f` is `C_N & !C_{N+1}`; `between lo hi f` is `C_lo & !C_{hi+1}`, each
   from one counter run up to the largest threshold it needs.
-- `[] f` is the conjunction over in-edges of `x_e -> f(u)`, which is `!<1> !f`
+- `[] f` is the conjunction over in-edges of `p_e -> f(u)`, which is `!<1> !f`
   without a counter.
 - `more(f, g)` and `same(f, g)` run one counter of the difference
   `#f - #g` over the in-edges (App. C.2's `more` compares the two counts), with a
   state dropped or settled as soon as the remaining edges cannot change its verdict.
 - `exists[lo, hi] f` is Algorithm 5's `C_lo & !C_{hi+1}`, its counter run only
-  up to the largest threshold it needs.
+  up to the largest threshold it needs, over the terms `f_v & y_v` (over edges,
+  `f_v`): a deleted node is not counted.
 
-A memo table keyed by (subformula, node) means no pair is built twice (App. D.2).
+Colours and attribute values are constants at each node, never variables. A memo
+table keyed by (subformula, node) means no pair is built twice (App. D.2).
 """
 
 from __future__ import annotations
 
-from typing import Generic
+from typing import Generic, Literal
 
 import numpy as np
 
 from gracr.bdd.backend import BDDBackend, F
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
-from gracr.data.graph import Graph
+from gracr.data.graph import BoolArray, Graph
+
+Over = Literal["edges", "nodes", "both"]
+OVER: tuple[Over, ...] = ("edges", "nodes", "both")
 
 
 class Builder(Generic[F]):
     """BuildNode and BuildGraph over one graph, sharing one memo table.
 
-    The variables of every edge the formula reads must already be declared in
-    `backend` (`build_classifier` does it).
+    `over` names the variables (see the module docstring) and `kept` the node that
+    is never removed (a node classifier's target), if any. The variables of every
+    edge and node the formula reads must already be declared in `backend`
+    (`gracr.bdd.upi.upi_report` does it).
     """
 
-    def __init__(self, backend: BDDBackend[F], graph: Graph) -> None:
+    def __init__(self, backend: BDDBackend[F], graph: Graph, over: Over = "edges",
+                 kept: int | None = None) -> None:
+        if over not in OVER:
+            raise ValueError(f"unknown removal {over!r}: use one of {', '.join(OVER)}")
         self.backend = backend
         self.graph = graph
+        self.over = over
+        self.kept = kept
         # Subformulas are numbered once, so that the memo table hashes small
         # integers rather than (recursively) whole formulas.
         self._ids: dict[Formula, int] = {}
@@ -62,7 +90,8 @@ class Builder(Generic[F]):
             [(int(e), int(graph.sources[e])) for e in order[bounds[v]:bounds[v + 1]]]
             for v in range(graph.num_nodes)
         ]
-        self._vars: dict[int, F] = {}
+        self._presence: dict[int, F] = {}
+        self._admitted: dict[ir.Relations, BoolArray] = {}
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -76,12 +105,32 @@ class Builder(Generic[F]):
         self._kids.append(kids)
         return len(self._formulas) - 1
 
-    def _x(self, edge: int) -> F:
-        var = self._vars.get(edge)
-        if var is None:
-            var = self.backend.edge_var(edge)
-            self._vars[edge] = var
-        return var
+    def _y(self, node: int) -> F:
+        """`y_v`, or the constant 1 when nodes are never removed or `v` is the kept node."""
+        if self.over == "edges" or node == self.kept:
+            return self.backend.true
+        return self.backend.node_var(node)
+
+    def _present(self, edge: int, source: int, node: int) -> F:
+        """`p_e = x_e & y_u & y_v` for the edge `e = (u, v)`: it is in the subgraph."""
+        known = self._presence.get(edge)
+        if known is None:
+            b = self.backend
+            known = b.true if self.over == "nodes" else b.edge_var(edge)
+            known = b.conj(known, self._y(source))
+            if node != source:
+                known = b.conj(known, self._y(node))
+            self._presence[edge] = known
+        return known
+
+    def _read(self, v: int, relations: ir.Relations) -> list[tuple[int, int]]:
+        """The in-edges `(edge, source)` of `v` that a modality with filter `relations` counts."""
+        if relations is None:
+            return self._in_edges[v]
+        admitted = self._admitted.get(relations)
+        if admitted is None:
+            admitted = self._admitted[relations] = self.graph.relation_mask(relations)
+        return [(edge, source) for edge, source in self._in_edges[v] if admitted[edge]]
 
     @property
     def memo_size(self) -> int:
@@ -110,7 +159,10 @@ class Builder(Generic[F]):
             case ir.Bottom():  # line 6
                 f = b.false
             case ir.Color(name):  # line 8: node colours are constants, not variables
-                f = b.true if name in self.graph.colors[v] else b.false
+                f = b.true if name in self.graph.node_colors(v) else b.false
+            case ir.Attribute(family, value):  # so are attribute values
+                values = self.graph.attributes.get(family)
+                f = b.true if values is not None and values[v] == value else b.false
             case ir.Not():  # line 10
                 f = b.neg(self._node(kids[0], v))
             case ir.And():  # line 12; the right side is not needed when the left is 0
@@ -125,29 +177,30 @@ class Builder(Generic[F]):
                      else b.disj(b.neg(left), self._node(kids[1], v)))
             case ir.Iff():
                 f = b.iff(self._node(kids[0], v), self._node(kids[1], v))
-            case ir.AtLeast(count):  # lines 16-26
-                f = self._thresholds(kids[0], v, count)[count]
-            case ir.AtMost(count):
-                f = b.neg(self._thresholds(kids[0], v, count + 1)[count + 1])
-            case ir.Exactly(count):
-                c = self._thresholds(kids[0], v, count + 1)
+            case ir.AtLeast(count, _, relations):  # lines 16-26
+                f = self._thresholds(kids[0], v, count, relations)[count]
+            case ir.AtMost(count, _, relations):
+                f = b.neg(self._thresholds(kids[0], v, count + 1, relations)[count + 1])
+            case ir.Exactly(count, _, relations):
+                c = self._thresholds(kids[0], v, count + 1, relations)
                 f = b.conj(c[count], b.neg(c[count + 1]))
-            case ir.Between(low, high):
-                c = self._thresholds(kids[0], v, high + 1)
+            case ir.Between(low, high, _, relations):
+                c = self._thresholds(kids[0], v, high + 1, relations)
                 f = b.conj(c[low], b.neg(c[high + 1]))
-            case ir.Box():
-                f = self._box(kids[0], v)
-            case ir.More():
-                f = self._compare(kids[0], kids[1], v, strict=True)
-            case ir.Same():
-                f = self._compare(kids[0], kids[1], v, strict=False)
+            case ir.Box(_, relations):
+                f = self._box(kids[0], v, relations)
+            case ir.More(_, _, relations):
+                f = self._compare(kids[0], kids[1], v, relations, strict=True)
+            case ir.Same(_, _, relations):
+                f = self._compare(kids[0], kids[1], v, relations, strict=False)
             case other:
                 raise TypeError(f"not a node formula: {other!r}")
         self._memo[key] = f
         return f
 
-    def _thresholds(self, fid: int, v: int, top: int) -> list[F]:
-        """Algorithm 4, lines 17-25: `C_k` = "at least k in-edges (u, v) kept with phi(u)".
+    def _thresholds(self, fid: int, v: int, top: int, relations: ir.Relations) -> list[F]:
+        """Algorithm 4, lines 17-25: `C_k` = "at least k in-edges (u, v) present with phi(u)",
+        counting only the in-edges of `relations`.
 
         Returns `[C_0, ..., C_top]`.
         """
@@ -155,29 +208,31 @@ class Builder(Generic[F]):
         counters = [b.true] + [b.false] * top
         if top == 0:
             return counters  # `<0> phi` holds everywhere: no edge needs to be read
-        for edge, source in self._in_edges[v]:
+        for edge, source in self._read(v, relations):
             phi_u = self._node(fid, source)
             if b.is_false(phi_u):
                 continue  # this edge can never be counted
-            t = b.conj(self._x(edge), phi_u)  # line 21
+            t = b.conj(self._present(edge, source, v), phi_u)  # line 21
             for k in range(top, 0, -1):  # line 22-23, downwards so C_{k-1} is the old one
                 counters[k] = b.disj(counters[k], b.conj(counters[k - 1], t))
         return counters
 
-    def _box(self, fid: int, v: int) -> F:
-        """`[] phi` at v: every kept in-edge (u, v) has phi(u), i.e. AND_e (x_e -> phi(u))."""
+    def _box(self, fid: int, v: int, relations: ir.Relations) -> F:
+        """`[] phi` at v: every present in-edge (u, v) of `relations` has phi(u), i.e.
+        AND_e (p_e -> phi(u))."""
         b = self.backend
         f = b.true
-        for edge, source in self._in_edges[v]:
+        for edge, source in self._read(v, relations):
             phi_u = self._node(fid, source)
             if not b.is_true(phi_u):
-                f = b.conj(f, b.disj(b.neg(self._x(edge)), phi_u))
+                f = b.conj(f, b.disj(b.neg(self._present(edge, source, v)), phi_u))
         return f
 
-    def _compare(self, left: int, right: int, v: int, strict: bool) -> F:
+    def _compare(self, left: int, right: int, v: int, relations: ir.Relations,
+                 strict: bool) -> F:
         """`more(f, g)` (strict) or `same(f, g)` at v, from a counter of `#f - #g`.
 
-        `states[d]` is "the kept in-edges read so far give `#f - #g = d`". An edge
+        `states[d]` is "the present in-edges read so far give `#f - #g = d`". An edge
         moves the difference up (its source has f but not g), down (g but not f),
         or not at all. A state whose verdict the remaining edges can no longer
         change is settled: added to `settled` when the comparison must hold,
@@ -185,12 +240,12 @@ class Builder(Generic[F]):
         """
         b = self.backend
         steps: list[tuple[F, F]] = []
-        for edge, source in self._in_edges[v]:
+        for edge, source in self._read(v, relations):
             f_u = self._node(left, source)
             g_u = self._node(right, source)
-            x = self._x(edge)
-            up = b.conj(x, b.conj(f_u, b.neg(g_u)))
-            down = b.conj(x, b.conj(g_u, b.neg(f_u)))
+            present = self._present(edge, source, v)
+            up = b.conj(present, b.conj(f_u, b.neg(g_u)))
+            down = b.conj(present, b.conj(g_u, b.neg(f_u)))
             if not (b.is_false(up) and b.is_false(down)):
                 steps.append((up, down))
         settled = b.false
@@ -243,7 +298,7 @@ class Builder(Generic[F]):
         raise TypeError(f"not a graph sentence: {sentence!r}")
 
     def _exists(self, low: int, high: int | None, fid: int) -> F:
-        """Algorithm 5: `C_lo & !C_{hi+1}` over the node diagrams `f_v`.
+        """Algorithm 5: `C_lo & !C_{hi+1}` over the node terms `f_v & y_v`.
 
         The counter runs up to the largest threshold needed, capped at |V| (no more
         than |V| nodes can satisfy anything), rather than always up to |V|.
@@ -260,6 +315,7 @@ class Builder(Generic[F]):
                 f_v = self._node(fid, v)
                 if b.is_false(f_v):
                     continue
+                f_v = b.conj(f_v, self._y(v))  # a deleted node is not counted
                 for k in range(top, 0, -1):
                     counters[k] = b.disj(counters[k], b.conj(counters[k - 1], f_v))
         f = counters[low]  # line 11
@@ -268,11 +324,13 @@ class Builder(Generic[F]):
         return f
 
 
-def build_node(backend: BDDBackend[F], formula: Formula, graph: Graph, node: int) -> F:
-    """BuildNode(phi, v, G) (Algorithm 4) with a fresh memo table."""
-    return Builder(backend, graph).build_node(formula, node)
+def build_node(backend: BDDBackend[F], formula: Formula, graph: Graph, node: int,
+               over: Over = "edges") -> F:
+    """BuildNode(phi, v, G) (Algorithm 4) with a fresh memo table; `v` is never removed."""
+    return Builder(backend, graph, over, kept=node).build_node(formula, node)
 
 
-def build_graph(backend: BDDBackend[F], sentence: Formula, graph: Graph) -> F:
+def build_graph(backend: BDDBackend[F], sentence: Formula, graph: Graph,
+                over: Over = "edges") -> F:
     """BuildGraph(Phi, G) (Algorithm 5) with a fresh memo table."""
-    return Builder(backend, graph).build_graph(sentence)
+    return Builder(backend, graph, over).build_graph(sentence)

@@ -1,7 +1,8 @@
-"""How a formula's value moves when edges are added: a cheap syntactic check of monotonicity.
+"""How a formula's value moves when parts of the graph are added: a cheap syntactic check of monotonicity.
 
-Read a node formula at a fixed node, or a sentence, as a function of the edge set
-`R` of a subgraph. It is
+Read a node formula at a fixed node, or a sentence, as a function of the subgraph
+`R`, with the variables `over` chooses (`gracr.bdd.build`): its edges, its nodes, or
+both. It is
 
 - `CONSTANT` when it does not depend on `R` at all,
 - `INCREASING` when `R <= R'` implies `f(R) <= f(R')` (monotone),
@@ -9,16 +10,25 @@ Read a node formula at a fixed node, or a sentence, as a function of the edge se
 - `MIXED` when this analysis cannot tell (it may still be monotone).
 
 The rules only ever claim what holds on every graph, at every node. The central
-one: `atleast N f` counts the kept in-edges whose source satisfies `f`; adding an
+one: `atleast N f` counts the present in-edges whose source satisfies `f`; adding an
 edge never lowers that count when `f` is constant or increasing, so the modality is
 increasing. `exists[lo, inf]` over an increasing predicate is increasing, and
 `exists[0, hi]` over a decreasing one is increasing too (fewer nodes satisfy it as
 edges are added): this is why the edge-cover classifier `exists[0, 0] !<1> true`
-of App. D.4 is found monotone.
+of App. D.4 is found monotone over edges.
+
+Over nodes (or both) the same rules hold for node formulas: an in-edge `(u, v)` is
+present iff `x_e & y_u & y_v`, which only grows as nodes or edges are added, and a
+node formula at a present node is its edge-set function of the present edges; a
+monotone function of a monotone one keeps its direction. Atoms at a node stay
+constant. `exists` differs: it counts `f_v & y_v`, and adding a node adds it to the
+count. That term is increasing when `f` is constant or increasing, and nothing can
+be said otherwise, so `exists[0, 0] red` is constant over edges but decreasing over
+nodes, and `exists[0, 0] !<1> true` (a decreasing predicate) is `MIXED`.
 
 Why it matters (Algorithm 1): when the instance function `f` (or `!f` for a
 negative instance) is increasing, Extend (Algorithm 2) returns `f` unchanged, since
-every conjunct `f|x_e=1` is implied by `f`. When it is decreasing and true at `G`,
+every conjunct `f|x=1` is implied by `f`. When it is decreasing and true at `G`,
 it is true on every subgraph of `G`, so it is the constant 1 and Extend again
 returns it unchanged.
 """
@@ -27,6 +37,7 @@ from __future__ import annotations
 
 import enum
 
+from gracr.bdd.build import Over
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
 
@@ -76,18 +87,20 @@ def _at_least(count: int, arg: Polarity) -> Polarity:
     return _UP if arg in (_CONSTANT, _UP) else _MIXED
 
 
-def polarity(formula: Formula, memo: dict[Formula, Polarity] | None = None) -> Polarity:
-    """The polarity of `formula` in the edge set (see the module docstring)."""
+def polarity(formula: Formula, over: Over = "edges",
+             memo: dict[Formula, Polarity] | None = None) -> Polarity:
+    """The polarity of `formula` in the variables `over` chooses (see the module docstring)."""
     memo = {} if memo is None else memo
     known = memo.get(formula)
     if known is None:
-        known = memo[formula] = _polarity(formula, [polarity(c, memo) for c in ir.children(formula)])
+        kids = [polarity(child, over, memo) for child in ir.children(formula)]
+        known = memo[formula] = _polarity(formula, kids, over)
     return known
 
 
-def _polarity(formula: Formula, kids: list[Polarity]) -> Polarity:
+def _polarity(formula: Formula, kids: list[Polarity], over: Over) -> Polarity:
     match formula:
-        case ir.Top() | ir.Bottom() | ir.Color():
+        case ir.Top() | ir.Bottom() | ir.Color() | ir.Attribute():
             return _CONSTANT
         case ir.Not():
             return kids[0].flipped
@@ -113,13 +126,20 @@ def _polarity(formula: Formula, kids: list[Polarity]) -> Polarity:
         case ir.More() | ir.Same():
             return _MIXED
         case ir.Exists(low, high):
-            arg = kids[0]
-            if arg is _CONSTANT:
+            if high is None and low == 0:
+                return _CONSTANT  # "at least no node" always holds
+            # The polarity of each node's term in the count: `f_v` over edges,
+            # `f_v & y_v` once nodes can be deleted.
+            if over == "edges":
+                term = kids[0]
+            else:
+                term = _UP if kids[0] in (_CONSTANT, _UP) else _MIXED
+            if term is _CONSTANT:
                 return _CONSTANT
-            if high is None:  # "at least low nodes": moves with the predicate
-                return _CONSTANT if low == 0 else arg
-            if low == 0:  # "at most high nodes": moves against it
-                return arg.flipped
+            if high is None:  # "at least low nodes": moves with the terms
+                return term
+            if low == 0:  # "at most high nodes": moves against them
+                return term.flipped
             return _MIXED
     raise TypeError(f"not a formula: {formula!r}")
 

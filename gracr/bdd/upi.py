@@ -1,58 +1,70 @@
 """The exact ground truth: UnionPI (Algorithm 1), Extend (Algorithm 2), Extract (Algorithm 3).
 
-`upi(prog, graph, target)` returns the prediction and the mask of the edges in the
-union of all prime implicants (§4.2) of that prediction: for a graph classifier,
-of the graph's label; for a node classifier, of the target node's label. A
-negative instance is explained through `!f` (Algorithm 1, line 5; App. I), and
-when the empty subgraph is already sufficient the mask is empty (Corollary 1).
+`upi(prog, graph, target)` returns the prediction and the mask of the parts of the
+graph in the union of all prime implicants (§4.2) of that prediction: for a graph
+classifier, of the graph's label; for a node classifier, of the target node's
+label. A negative instance is explained through `!f` (Algorithm 1, line 5; App. I),
+and when the empty subgraph is already sufficient the mask is empty (Corollary 1).
 
-`shortcuts=False` runs Algorithm 1 exactly as written: one variable per edge of
-the graph, Extend over every edge, Extract over every edge. `shortcuts=True`
-(the default) computes the same mask with less work, each step exact:
+What a subgraph removes is `over` (see `gracr.bdd.build`): edges (`"edges"`, §4.3,
+one variable `x_e` per edge), nodes with their incident edges (`"nodes"`, one
+variable `y_v` per node but a node classifier's target, which is never removed), or
+both (`"both"`). A prime implicant is a minimal set of those variables, and the UPI
+the union of them, over the chosen variables only.
 
-1. A node target depends only on its receptive field (`receptive_field`): only
-   those edges get a variable. BuildNode never reads another edge, and an edge no
-   diagram depends on is in no prime implicant.
-2. Extend runs only over the support of `f`: for an edge `f` does not depend on,
-   `f|x_e=1` is `f` and the step is a no-op. It is skipped altogether when
-   `gracr.bdd.polarity` finds the instance function monotone or antitone (then
-   `f` is already upward-closed).
-3. Extract reads the support of `f^` instead of testing each edge: `f^` is
-   upward-closed, so `f^|x_e=0 <= f^|x_e=1`, and `f^ & x_e & !f^|x_e=0` is
-   satisfiable iff the two cofactors differ, i.e. iff `f^` depends on `x_e`.
+`shortcuts=False` runs Algorithm 1 exactly as written: one variable per edge and/or
+node of the graph, Extend over every variable, Extract over every variable.
+`shortcuts=True` (the default) computes the same mask with less work, each step exact:
+
+1. A node target depends only on its receptive field (`receptive_field`,
+   `node_receptive_field`): only those edges and nodes get a variable. BuildNode
+   never reads another edge, nor another node's `y` (it reads `y_u` and `y_v` only
+   in the presence of an edge `(u, v)` it reads), and a variable no diagram depends
+   on is in no prime implicant.
+2. Extend runs only over the support of `f`: for a variable `f` does not depend
+   on, `f|x=1` is `f` and the step is a no-op. It is skipped altogether when
+   `gracr.bdd.polarity` finds the instance function monotone or antitone in the
+   chosen variables (then `f` is already upward-closed).
+3. Extract reads the support of `f^` instead of testing each variable: `f^` is
+   upward-closed, so `f^|x=0 <= f^|x=1`, and `f^ & x & !f^|x=0` is satisfiable iff
+   the two cofactors differ, i.e. iff `f^` depends on `x`.
 
 Each shortcut is checked against the brute-force definition (`gracr.bdd.brute`)
 by the property tests.
 
-The static variable order is the edge-list order (`order="edges"`, §4.3). The size
-of a diagram depends on it, the mask never does. With the in-edge reading of
-Algorithm 4, the edge list of a graph with hubs can make a two-hop classifier's
-diagram blow up (a Majority2Hop hub: millions of nodes), because the per-neighbour
-counts are read interleaved. `order="computation"` declares the variables in the
-order BuildNode first reaches them, depth first: each neighbour's own in-edges just
-before the edge that carries its value, so the counters never wait on one another.
-`reorder=True` (CUDD sifting) is the dynamic alternative.
+The static variable order is the edge-list order, then the nodes in order
+(`order="edges"`, §4.3). The size of a diagram depends on it, the mask never does.
+With the in-edge reading of Algorithm 4, the edge list of a graph with hubs can make
+a two-hop classifier's diagram blow up (a Majority2Hop hub: millions of nodes),
+because the per-neighbour counts are read interleaved. `order="computation"`
+declares the variables in the order BuildNode first reaches them, depth first: each
+neighbour's own in-edges just before the edge that carries its value, so the
+counters never wait on one another. `reorder=True` (CUDD sifting) is the dynamic
+alternative.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Iterable, Literal, Sequence
+from typing import Iterable, Literal, Sequence, overload
 
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bdd.backend import BDDBackend, F, make_backend
-from gracr.bdd.build import Builder
+from gracr.bdd.backend import BDDBackend, F, Var, make_backend
+from gracr.bdd.build import OVER, Builder, Over
 from gracr.bdd.polarity import polarity
-from gracr.dsl.ir import Kind
+from gracr.dsl import ir
+from gracr.dsl.ir import Formula, Kind
 from gracr.dsl.parse import Program
 from gracr.errors import GracrError
 from gracr.data.graph import Graph
 
 BoolArray = npt.NDArray[np.bool_]
 VariableOrder = Literal["edges", "computation"]
+# Relations admitted at one nesting depth: a set of relation names, or `None` for every edge.
+Admitted = frozenset[str] | None
 
 
 # ---------------------------------------------------------------- targets and fields
@@ -83,51 +95,141 @@ def resolve_target(prog: Program, graph: Graph, target: int | None = None) -> in
     return int(node)
 
 
-def _node_receptive_field(graph: Graph, node: int, depth: int) -> BoolArray:
-    """Edges (s, t) with a directed path of length <= depth-1 from t to `node`."""
-    if depth < 1:
-        return np.zeros(graph.num_edges, dtype=np.bool_)
-    reached = np.zeros(graph.num_nodes, dtype=np.bool_)  # nodes within distance d of `node`
-    reached[node] = True
-    for _ in range(depth - 1):
-        grown = reached.copy()
-        grown[graph.sources[reached[graph.targets]]] = True
-        if np.array_equal(grown, reached):
-            break
-        reached = grown
-    return reached[graph.targets]
+def admitted_by_depth(formula: Formula) -> list[Admitted]:
+    """For each nesting depth d = 1..k of the modalities of `formula` (k its modal depth),
+    the relations of the edges some modality at depth d counts (`None`: every edge).
+
+    A modality is at depth d when d modalities, itself included, lie on its path from
+    the root. A subformula shared between depths is counted at each of them.
+    """
+    levels: list[Admitted] = []
+    seen: set[tuple[Formula, int]] = set()
+    stack: list[tuple[Formula, int]] = [(formula, 0)]
+    while stack:
+        current, above = stack.pop()
+        if (current, above) in seen:
+            continue
+        seen.add((current, above))
+        below = above
+        if isinstance(current, ir.COUNTING_MODALITIES + ir.COMPARATIVE_MODALITIES):
+            below = above + 1
+            if len(levels) < below:
+                levels.append(frozenset())
+            level = levels[above]
+            levels[above] = (None if current.relations is None or level is None
+                             else level | frozenset(current.relations))
+        stack.extend((child, below) for child in ir.children(current))
+    return levels
 
 
-def _field(graph: Graph, node: int | None, depth: int) -> BoolArray:
+def _admitted_mask(graph: Graph, admitted: Admitted) -> BoolArray:
+    return graph.relation_mask(None if admitted is None else sorted(admitted))
+
+
+def _edge_field(graph: Graph, node: int | None, levels: list[Admitted]) -> BoolArray:
+    """The edges BuildNode can read, walking from the explained node(s) one depth a step.
+
+    `at` holds the nodes where modalities at depth d are evaluated: the target (every
+    node for a graph classifier) at d = 1, then the sources of the edges read at
+    depth d - 1. At depth d only the in-edges of `at` that `levels[d - 1]` admits are
+    read.
+    """
+    field = np.zeros(graph.num_edges, dtype=np.bool_)
+    at = np.zeros(graph.num_nodes, dtype=np.bool_)
     if node is None:
-        return np.full(graph.num_edges, depth >= 1, dtype=np.bool_)
-    return _node_receptive_field(graph, node, depth)
+        at[:] = True
+    else:
+        at[node] = True
+    for admitted in levels:
+        read = at[graph.targets] & _admitted_mask(graph, admitted)
+        if not read.any():
+            break  # nothing read here, so nothing deeper either
+        field |= read
+        at = np.zeros(graph.num_nodes, dtype=np.bool_)
+        at[graph.sources[read]] = True
+    return field
+
+
+def _node_field(graph: Graph, node: int | None, edge_field: BoolArray) -> BoolArray:
+    """The nodes whose deletion can change the value, given the edge field.
+
+    A node classifier reads `y` only in the presence of an edge it reads: the ends of
+    the field's edges, less the target (never removed). A graph classifier's `exists`
+    reads `y_v` at every node.
+    """
+    if node is None:
+        return np.ones(graph.num_nodes, dtype=np.bool_)
+    field = np.zeros(graph.num_nodes, dtype=np.bool_)
+    field[graph.sources[edge_field]] = True
+    field[graph.targets[edge_field]] = True
+    field[node] = False
+    return field
 
 
 def receptive_field(prog: Program, graph: Graph, target: int | None = None) -> BoolArray:
     """The edges whose removal can change the explained value: a bool per edge.
 
-    For a node classifier of modal depth k at target v: the edges (s, t) with a
-    directed path of length <= k-1 from t to v (BuildNode reads no other edge).
-    For a graph classifier (no target): every edge when k >= 1, none when k = 0.
-    The UPI always lies inside it.
-    """
-    return _field(graph, resolve_target(prog, graph, target), prog.modal_depth)
-
-
-def computation_order(prog: Program, graph: Graph, target: int | None = None) -> list[int]:
-    """The edges in the order BuildNode first reaches them, each after its source's inputs.
-
-    Depth first from the explained node (every node, in order, for a graph
-    classifier), up to the modal depth k: for each in-edge (u, v) of v, first the
-    edges u itself reads, then (u, v). Edges nothing reads come last, in edge order.
+    With `levels = admitted_by_depth(classifier)`: for a node classifier at target
+    v, the edges read by a walk back from v that at step d follows only edges of
+    `levels[d - 1]`, for d = 1..k (k the modal depth); without relation filters, the
+    edges (s, t) with a directed path of length <= k-1 from t to v. For a graph
+    classifier the walk starts at every node: without filters, every edge when
+    k >= 1 and none when k = 0. BuildNode reads no other edge, so the UPI over
+    edges always lies inside it (and over both, its edge part).
     """
     node = resolve_target(prog, graph, target)
-    depth = prog.modal_depth
+    return _edge_field(graph, node, admitted_by_depth(prog.classifier))
+
+
+def node_receptive_field(prog: Program, graph: Graph, target: int | None = None) -> BoolArray:
+    """The nodes whose deletion can change the explained value: a bool per node.
+
+    For a node classifier, the ends of the `receptive_field` edges but the target
+    itself (never deleted); for a graph classifier, every node (`exists` counts
+    each). The UPI over nodes always lies inside it (and over both, its node part).
+    """
+    node = resolve_target(prog, graph, target)
+    return _node_field(graph, node, _edge_field(graph, node, admitted_by_depth(prog.classifier)))
+
+
+def _variables(graph: Graph, over: Over, edges: BoolArray, nodes: BoolArray) -> list[Var]:
+    """The variables of the chosen kinds on the given edges and nodes, edges first."""
+    found: list[Var] = []
+    if over != "nodes":
+        found.extend(Var.edge(int(e)) for e in np.flatnonzero(edges))
+    if over != "edges":
+        found.extend(Var.node(int(v)) for v in np.flatnonzero(nodes))
+    return found
+
+
+def computation_order(prog: Program, graph: Graph, target: int | None = None,
+                      over: Over = "edges") -> list[Var]:
+    """The variables in the order BuildNode first reaches them, each edge after its source's inputs.
+
+    Depth first from the explained node (every node, in order, for a graph
+    classifier), up to the modal depth k: for each in-edge (u, v) of v that the
+    modalities at that depth admit (`admitted_by_depth`), first the edges u itself
+    reads, then the variables of the presence of (u, v) not placed yet: `y_v`,
+    `y_u`, `x_e` (of the kinds `over` chooses). A graph classifier's root `y_v`
+    follows its in-edges (`exists` reads it last). Variables nothing reads come
+    last, edges first, in index order.
+    """
+    node = resolve_target(prog, graph, target)
+    admitted = [_admitted_mask(graph, level) for level in admitted_by_depth(prog.classifier)]
+    depth = len(admitted)
     by_target = np.argsort(graph.targets, kind="stable")
     bounds = np.searchsorted(graph.targets[by_target], np.arange(graph.num_nodes + 1))
-    order: list[int] = []
-    placed = np.zeros(graph.num_edges, dtype=np.bool_)
+    order: list[Var] = []
+    placed_edge = np.zeros(graph.num_edges, dtype=np.bool_)
+    placed_node = np.zeros(graph.num_nodes, dtype=np.bool_)
+    if node is not None:
+        placed_node[node] = True  # the target is never removed: it has no variable
+
+    def place_node(v: int) -> None:
+        if over != "edges" and not placed_node[v]:
+            placed_node[v] = True
+            order.append(Var.node(v))
+
     visited: set[tuple[int, int]] = set()
     roots = range(graph.num_nodes) if node is None else (node,)
     for root in roots:
@@ -139,61 +241,68 @@ def computation_order(prog: Program, graph: Graph, target: int | None = None) ->
             if d == 0 or i == bounds[v + 1]:
                 continue
             edge = int(by_target[i])
+            if not admitted[depth - d][edge]:  # the in-edges of v are read at depth k - d + 1
+                stack.append((v, d, i + 1))
+                continue
             source = int(graph.sources[edge])
             if (source, d - 1) not in visited and d > 1:
                 visited.add((source, d - 1))
                 stack.append((v, d, i))  # come back to this edge once the source is done
                 stack.append((source, d - 1, int(bounds[source])))
                 continue
-            if not placed[edge]:
-                placed[edge] = True
-                order.append(edge)
+            place_node(v)
+            place_node(source)
+            if over != "nodes" and not placed_edge[edge]:
+                placed_edge[edge] = True
+                order.append(Var.edge(edge))
             stack.append((v, d, i + 1))
-    order.extend(int(e) for e in np.flatnonzero(~placed))
-    return order
+        if node is None:
+            place_node(root)
+    return order + _variables(graph, over, ~placed_edge, ~placed_node)
 
 
 # ---------------------------------------------------------------- Algorithms 1-3
 
 
-def extend(backend: BDDBackend[F], f: F, edges: Iterable[int]) -> F:
+def extend(backend: BDDBackend[F], f: F, variables: Iterable[Var]) -> F:
     """Extend (Algorithm 2): `f^(R) = AND over R <= R' <= G of f(R')`, sufficiency of R.
 
-    Lines 4-6: for each edge in turn, `f^ <- f^ & f^|x_e=1`.
+    Lines 4-6: for each variable in turn, `f^ <- f^ & f^|x=1`.
     """
     extended = f
-    for edge in edges:
-        extended = backend.conj(extended, backend.restrict(extended, {edge: True}))
+    for variable in variables:
+        extended = backend.conj(extended, backend.restrict(extended, {variable: True}))
     return extended
 
 
-def extract(backend: BDDBackend[F], extended: F, edges: Sequence[int]) -> BoolArray:
-    """Extract (Algorithm 3): `mask[i] = 1{f^ & x_e & !f^|x_e=0 != 0}` for `e = edges[i]`.
+def extract(backend: BDDBackend[F], extended: F, variables: Sequence[Var]) -> BoolArray:
+    """Extract (Algorithm 3): `mask[i] = 1{f^ & x & !f^|x=0 != 0}` for `x = variables[i]`.
 
     `extended` must be the output of `extend` (Theorem 4.3).
     """
-    mask = np.zeros(len(edges), dtype=np.bool_)
-    for i, edge in enumerate(edges):
+    mask = np.zeros(len(variables), dtype=np.bool_)
+    for i, variable in enumerate(variables):
         kappa = backend.conj(
-            backend.conj(extended, backend.edge_var(edge)),
-            backend.neg(backend.restrict(extended, {edge: False})))  # line 4
+            backend.conj(extended, backend.var(variable)),
+            backend.neg(backend.restrict(extended, {variable: False})))  # line 4
         mask[i] = not backend.is_false(kappa)  # line 5
     return mask
 
 
-def value_at_full_graph(backend: BDDBackend[F], f: F, edges: Iterable[int]) -> bool:
-    """`f(G)`: `f` with every edge variable set to 1 (Algorithm 1, line 4)."""
-    return backend.is_true(backend.restrict(f, {edge: True for edge in edges}))
+def value_at_full_graph(backend: BDDBackend[F], f: F, variables: Iterable[Var]) -> bool:
+    """`f(G)`: `f` with every variable set to 1 (Algorithm 1, line 4)."""
+    return backend.is_true(backend.restrict(f, {variable: True for variable in variables}))
 
 
-def union_pi(backend: BDDBackend[F], f: F, edges: Sequence[int]) -> tuple[int, BoolArray]:
-    """UnionPI (Algorithm 1, lines 4-8) on an already built diagram `f` over `edges`.
+def union_pi(backend: BDDBackend[F], f: F, variables: Sequence[Var]) -> tuple[int, BoolArray]:
+    """UnionPI (Algorithm 1, lines 4-8) on an already built diagram `f` over `variables`.
 
-    Returns the label `f(G)` and the UPI mask over `edges` (position i is `edges[i]`).
+    Returns the label `f(G)` and the UPI mask over `variables` (position i is
+    `variables[i]`).
     """
-    label = value_at_full_graph(backend, f, edges)  # line 4
+    label = value_at_full_graph(backend, f, variables)  # line 4
     instance = f if label else backend.neg(f)  # line 5
-    return int(label), extract(backend, extend(backend, instance, edges), edges)  # lines 6-7
+    return int(label), extract(backend, extend(backend, instance, variables), variables)  # 6-7
 
 
 # ---------------------------------------------------------------- the API
@@ -203,16 +312,23 @@ def union_pi(backend: BDDBackend[F], f: F, edges: Sequence[int]) -> tuple[int, B
 class UpiReport:
     """The result of Algorithm 1 on one instance, with its cost.
 
-    `mask` has one bool per edge of the graph. `nodes_built` and `nodes_extended`
-    are the sizes (nodes, terminal included) of the diagrams of the instance
-    function `f` (or `!f`) and of `f^`; `manager_nodes` is what the manager holds
-    at the end of Build: every memoised sub-diagram and the variables included. Times are wall-clock seconds; `build_seconds` includes creating the
-    manager and declaring the variables. `extend` says how Algorithm 2 ran:
-    `"all edges"`, `"support"` or `"skipped (monotone)"`.
+    `mask` has one bool per edge of the graph and `node_mask` one per node: the
+    edges and nodes in the UPI over the variables `over` chooses. Over nodes no edge
+    is a variable, so `mask` is all false; over edges `node_mask` is. A node
+    classifier's target is never in `node_mask` (it is never removed).
+    `nodes_built` and `nodes_extended` are the sizes (nodes, terminal included) of
+    the diagrams of the instance function `f` (or `!f`) and of `f^`;
+    `manager_nodes` is what the manager holds at the end of Build: every memoised
+    sub-diagram and the variables included. Times are wall-clock seconds;
+    `build_seconds` includes creating the manager and declaring the variables.
+    `extend` says how Algorithm 2 ran: `"all variables"`, `"support"` or
+    `"skipped (monotone)"`.
     """
 
     label: int
     mask: BoolArray
+    node_mask: BoolArray
+    over: str
     backend: str
     reorder: bool
     order: str
@@ -237,47 +353,55 @@ class UpiReport:
         return max(self.nodes_built, self.nodes_extended)
 
 
-def upi_report(prog: Program, graph: Graph, target: int | None = None, backend: str = "cudd",
-               reorder: bool = False, shortcuts: bool = True,
+def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Over = "edges",
+               backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
                order: VariableOrder = "edges") -> UpiReport:
     """UnionPI (Algorithm 1) on one instance, with node counts and per-stage times.
 
-    `backend` is `"cudd"` or `"autoref"`; the static variable order is the edge
-    list (`order="edges"`) or `computation_order` (`"computation"`), and `reorder`
-    lets the engine change it dynamically. See the module docstring for `shortcuts`.
+    `over` is `"edges"`, `"nodes"` or `"both"`; `backend` is `"cudd"` or
+    `"autoref"`; the static variable order is the edge list then the node list
+    (`order="edges"`) or `computation_order` (`"computation"`), and `reorder` lets
+    the engine change it dynamically. See the module docstring for `shortcuts`.
     """
     node = resolve_target(prog, graph, target)
-    graph.check_palette(prog.palette)
+    graph.check_schema(prog.schema)
+    if over not in OVER:
+        raise GracrError(f"unknown removal {over!r}: explain over {', '.join(OVER)}")
     if order not in ("edges", "computation"):
         raise GracrError(f"unknown variable order {order!r}: use 'edges' or 'computation'")
 
     start = time.perf_counter()
     manager = make_backend(backend, reorder)
     if shortcuts:
-        edges = [int(e) for e in np.flatnonzero(_field(graph, node, prog.modal_depth))]
+        edge_field = _edge_field(graph, node, admitted_by_depth(prog.classifier))
+        node_field = _node_field(graph, node, edge_field)
     else:
-        edges = list(range(graph.num_edges))
+        edge_field = np.ones(graph.num_edges, dtype=np.bool_)
+        node_field = np.ones(graph.num_nodes, dtype=np.bool_)
+        if node is not None:
+            node_field[node] = False  # the target is never removed
+    variables = _variables(graph, over, edge_field, node_field)
     if order == "computation":
-        kept = set(edges)
-        manager.declare_edges(e for e in computation_order(prog, graph, node) if e in kept)
+        kept = set(variables)
+        manager.declare(v for v in computation_order(prog, graph, node, over) if v in kept)
     else:
-        manager.declare_edges(edges)
-    builder = Builder(manager, graph)
+        manager.declare(variables)
+    builder = Builder(manager, graph, over, kept=node)
     f = (builder.build_graph(prog.classifier) if node is None
          else builder.build_node(prog.classifier, node))
     memo_entries = builder.memo_size
     manager_nodes = manager.live_nodes()
     del builder  # release the memo table's diagrams
-    label = value_at_full_graph(manager, f, edges)  # Algorithm 1, line 4
+    label = value_at_full_graph(manager, f, variables)  # Algorithm 1, line 4
     instance = f if label else manager.neg(f)  # line 5
     del f
     built = time.perf_counter()
 
     if not shortcuts:
-        extended = extend(manager, instance, edges)
-        how = "all edges"
+        extended = extend(manager, instance, variables)
+        how = "all variables"
     else:
-        direction = polarity(prog.classifier)
+        direction = polarity(prog.classifier, over)
         if not label:
             direction = direction.flipped
         if direction.is_monotone:
@@ -288,37 +412,79 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, backend: 
             how = "support"
     extended_at = time.perf_counter()
 
+    in_upi = (manager.support(extended) if shortcuts
+              else {v for v, member in zip(variables, extract(manager, extended, variables))
+                    if member})
     mask = np.zeros(graph.num_edges, dtype=np.bool_)
-    if shortcuts:
-        mask[sorted(manager.support(extended))] = True
-    else:
-        mask[edges] = extract(manager, extended, edges)
+    node_mask = np.zeros(graph.num_nodes, dtype=np.bool_)
+    mask[[v.index for v in in_upi if v.kind == "edge"]] = True
+    node_mask[[v.index for v in in_upi if v.kind == "node"]] = True
     done = time.perf_counter()
 
     return UpiReport(
-        label=int(label), mask=mask, backend=manager.name, reorder=reorder, order=order,
-        shortcuts=shortcuts,
-        num_variables=len(edges), nodes_built=manager.dag_size(instance),
+        label=int(label), mask=mask, node_mask=node_mask, over=over, backend=manager.name,
+        reorder=reorder, order=order, shortcuts=shortcuts,
+        num_variables=len(variables), nodes_built=manager.dag_size(instance),
         nodes_extended=manager.dag_size(extended), manager_nodes=manager_nodes,
         memo_entries=memo_entries, build_seconds=built - start,
         extend_seconds=extended_at - built, extract_seconds=done - extended_at, extend=how)
 
 
-def upi(prog: Program, graph: Graph, target: int | None = None, backend: str = "cudd",
+def shaped(label: int, mask: BoolArray, node_mask: BoolArray,
+           over: Over) -> tuple[int, BoolArray] | tuple[int, BoolArray, BoolArray]:
+    """`(label, mask)` over edges, `(label, node_mask)` over nodes, all three over both."""
+    if over == "edges":
+        return label, mask
+    if over == "nodes":
+        return label, node_mask
+    return label, mask, node_mask
+
+
+@overload
+def upi(prog: Program, graph: Graph, target: int | None = None,
+        over: Literal["edges", "nodes"] = "edges", backend: str = "cudd",
         reorder: bool = False, shortcuts: bool = True,
-        order: VariableOrder = "edges") -> tuple[int, BoolArray]:
-    """The exact ground-truth explanation: `(label, mask)`, `mask[e] = 1{e in UPI}`.
+        order: VariableOrder = "edges") -> tuple[int, BoolArray]: ...
 
-    `label` is the classifier's value on the whole graph (a graph classifier) or at
-    the target node (a node classifier: `target`, else `graph.target`).
+
+@overload
+def upi(prog: Program, graph: Graph, target: int | None = None, *, over: Literal["both"],
+        backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
+        order: VariableOrder = "edges") -> tuple[int, BoolArray, BoolArray]: ...
+
+
+@overload
+def upi(prog: Program, graph: Graph, target: int | None = None, over: Over = "edges",
+        backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
+        order: VariableOrder = "edges"
+        ) -> tuple[int, BoolArray] | tuple[int, BoolArray, BoolArray]: ...
+
+
+def upi(prog: Program, graph: Graph, target: int | None = None, over: Over = "edges",
+        backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
+        order: VariableOrder = "edges") -> tuple[int, BoolArray] | tuple[int, BoolArray, BoolArray]:
+    """The exact ground-truth explanation.
+
+    Over edges `(label, mask)`, `mask[e] = 1{e in UPI}`; over nodes
+    `(label, node_mask)`, `node_mask[v] = 1{v in UPI}`; over both
+    `(label, mask, node_mask)`. `label` is the classifier's value on the whole
+    graph (a graph classifier) or at the target node (a node classifier: `target`,
+    else `graph.target`).
     """
-    report = upi_report(prog, graph, target, backend=backend, reorder=reorder,
+    report = upi_report(prog, graph, target, over, backend=backend, reorder=reorder,
                         shortcuts=shortcuts, order=order)
-    return report.label, report.mask
+    return shaped(report.label, report.mask, report.node_mask, over)
 
 
-def upi_json(prog: Program, graph: Graph, target: int | None = None, backend: str = "cudd",
-             reorder: bool = False, order: VariableOrder = "edges") -> dict[str, int | list[int]]:
-    """The `gracrc upi` output for one graph: `{"label": 0|1, "mask": [0|1 per edge]}`."""
-    label, mask = upi(prog, graph, target, backend=backend, reorder=reorder, order=order)
-    return {"label": label, "mask": [int(m) for m in mask]}
+def upi_json(prog: Program, graph: Graph, target: int | None = None, over: Over = "edges",
+             backend: str = "cudd", reorder: bool = False,
+             order: VariableOrder = "edges") -> dict[str, int | list[int]]:
+    """The `gracrc upi` output for one graph: `{"label": 0|1, "mask": [0|1 per edge]}`
+    over edges, `{"label", "node_mask": [0|1 per node]}` over nodes, all three over both."""
+    report = upi_report(prog, graph, target, over, backend=backend, reorder=reorder, order=order)
+    record: dict[str, int | list[int]] = {"label": report.label}
+    if over != "nodes":
+        record["mask"] = [int(m) for m in report.mask]
+    if over != "edges":
+        record["node_mask"] = [int(m) for m in report.node_mask]
+    return record
