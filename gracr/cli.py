@@ -41,12 +41,16 @@ def _add_compile_options(parser: argparse.ArgumentParser) -> None:
                             "or the direct aggregation of Eq. 8")
     group.add_argument("--max-degree", type=int, default=None, metavar="N",
                        help="the bound n of Eq. 6 (exact when >= the largest in-degree)")
+    group.add_argument("--presence", action="store_true",
+                       help="add the presence bit: a node whose features are zeroed then "
+                            "behaves as a deleted node (costs a layer per modal level)")
 
 
 def _compile(program: Program, args: argparse.Namespace,
              max_degree: int | None = None) -> CompiledGNN:
     return compile_program(program, disjunction=args.disjunction, comparison=args.comparison,
-                           max_degree=args.max_degree if max_degree is None else max_degree)
+                           max_degree=args.max_degree if max_degree is None else max_degree,
+                           presence=args.presence)
 
 
 def _needs_degree_bound(program: Program, args: argparse.Namespace) -> bool:
@@ -86,8 +90,12 @@ def inspect_model(model: CompiledGNN) -> str:
         f"formula:  {model.formula}",
         f"kind:     {model.kind.value} classifier",
         f"palette:  {', '.join(model.palette) or '(empty)'}",
+        *[f"attribute {family.name} = {', '.join(family.values)}" for family in model.families],
+        *([f"relations: {', '.join(model.relations)}"] if model.relations else []),
+        f"features: {', '.join(model.feature_names) or '(none)'}",
         f"options:  disjunction={model.options.disjunction} "
-        f"comparison={model.options.comparison} max_degree={model.options.max_degree}",
+        f"comparison={model.options.comparison} max_degree={model.options.max_degree} "
+        f"presence={model.options.presence}",
         f"shape:    {model.num_layers} layers x {model.width} columns "
         f"(readout: {len(model.readout)} dense layers, not counted)",
         "",
@@ -101,8 +109,9 @@ def inspect_model(model: CompiledGNN) -> str:
         named = f"  [{column.name}]" if column.name else ""
         lines.append(f"  h{i:<4} depth {column.depth:<3} {column.meaning}{named}")
     lines += ["", "input (layer 0):"]
+    features = model.feature_names
     for i in range(model.width):
-        sources = [model.palette[c] for c in np.flatnonzero(model.input_matrix[:, i])]
+        sources = [features[c] for c in np.flatnonzero(model.input_matrix[:, i])]
         if sources:
             lines.append(f"  h{i} = x[{sources[0]}]")
         elif model.input_bias[i]:
@@ -118,8 +127,10 @@ def inspect_model(model: CompiledGNN) -> str:
                 continue
             weights = [(label(int(k)), float(layer.C[k, i]))
                        for k in np.flatnonzero(layer.C[:, i])]
-            weights += [(f"sum_in({label(int(k))})", float(layer.A[k, i]))
-                        for k in np.flatnonzero(layer.A[:, i])]
+            for aggregation in layer.aggregations:
+                over = "" if aggregation.relation is None else f"{{{aggregation.relation}}}"
+                weights += [(f"sum_in{over}({label(int(k))})", float(aggregation.A[k, i]))
+                            for k in np.flatnonzero(aggregation.A[:, i])]
             lines.append(f"  {_format_weights(label(i), weights, float(layer.b[i]))}"
                          f"    # {column.meaning}")
     for number, dense in enumerate(model.readout, start=1):
@@ -157,11 +168,9 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _placed_graphs_for(program: Program, path: str) -> list[tuple[str, Graph]]:
-    """Every graph of `path` with its place, checked against the palette before any work."""
-    placed = list(read_placed_graphs(path))
-    for place, graph in placed:
-        graph.check_palette(program.palette, where=place)
-    return placed
+    """Every graph of `path` with its place, checked against the program's declarations
+    (colours, attribute families, relations) before any work."""
+    return list(read_placed_graphs(path, program.schema))
 
 
 def _graphs_for(program: Program, path: str) -> list[Graph]:
@@ -191,7 +200,8 @@ def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
     program = parse_file(args.file)
     for place, graph in _placed_graphs_for(program, args.graphs):
         try:
-            record = upi_json(program, graph, args.node, backend=args.backend, order=args.order)
+            record = upi_json(program, graph, args.node, args.over, backend=args.backend,
+                              order=args.order)
         except GracrError as error:
             raise GracrError(f"{place}: {error}") from None
         print(json.dumps(record), file=out)
@@ -381,6 +391,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "'target')")
     upi_cmd.add_argument("--backend", choices=("cudd", "autoref"), default="cudd",
                          help="ROBDD engine (default cudd, static variable order)")
+    upi_cmd.add_argument("--over", choices=("edges", "nodes", "both"), default="edges",
+                         help="what a subgraph removes: edges (default; prints 'mask'), nodes "
+                              "with their edges ('node_mask'; a node classifier's target stays) "
+                              "or both (both masks)")
     upi_cmd.add_argument("--order", choices=("edges", "computation"), default="edges",
                          help="ROBDD variable order: the edge list (default, as in the paper) or "
                               "the formula's computation (much smaller diagrams around hubs); "

@@ -24,8 +24,8 @@ def test_example_1_compiles_to_the_matrices_of_app_c1() -> None:
     A2 = np.zeros((4, 4))
     b2 = np.array([0, 0, 0, -1])
     first, second = model.layers
-    for got, want in [(first.C, C1), (first.A, A1), (first.b, b1),
-                      (second.C, C2), (second.A, A2), (second.b, b2)]:
+    for got, want in [(first.C, C1), (first.aggregations[0].A, A1), (first.b, b1),
+                      (second.C, C2), (second.aggregations[0].A, A2), (second.b, b2)]:
         np.testing.assert_array_equal(got, want)
     # Initialisation copies the two colours into coordinates 1 and 2.
     np.testing.assert_array_equal(model.input_matrix, [[1, 0, 0, 0], [0, 1, 0, 0]])

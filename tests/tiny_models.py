@@ -9,7 +9,6 @@ neighbour, plus a red-grey pair elsewhere; 1 -> 0 alone makes it true.
 
 from __future__ import annotations
 
-import torch
 
 import gracr
 from gracr.bench.explainers import Subject
@@ -24,9 +23,7 @@ GRAPH_GRAPH = gracr.Graph.from_edges(
 def subject_of(source: str, graph: gracr.Graph, target: int | None) -> Subject:
     """The Subject of `source` compiled with the default options, on `graph`."""
     program = gracr.parse(source)
-    return Subject(gracr.compile(program), torch.as_tensor(graph.features(program.palette)),
-                   torch.as_tensor(graph.edge_index), target,
-                   gracr.receptive_field(program, graph, target))
+    return Subject.of(gracr.compile(program), program, graph, target)
 
 
 def node_subject() -> Subject:

@@ -845,11 +845,9 @@ def fig3_rows(records: Sequence[Mapping[str, Any]], strengths: Sequence[float]
 def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
     """GNNExplainer's L1 strength swept on Redundancy (Fig. 3): plausibility and the mean edge
     score on UPI edges vs the others, per strength, over seeds × first `limit` positives."""
-    import torch
     from tqdm import tqdm
 
     from gracr.version import __version__
-    from gracr.bdd.upi import receptive_field
     from gracr.bench.datasets import load_or_build
     from gracr.bench.explainers import Subject, edge_scores, explainer_seed, settings_hash
     from gracr.bench.metric import plausibility
@@ -888,9 +886,7 @@ def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
                             break   # App. H: a seed halts at its first out-of-time instance
                         continue
                     graph = dataset.instances[instance.graph].graph
-                    subject = Subject(model, torch.as_tensor(graph.features(program.palette)),
-                                      torch.as_tensor(graph.edge_index), None,
-                                      receptive_field(program, graph, None), modules)
+                    subject = Subject.of(model, program, graph, None, modules)
                     record: dict[str, Any] = {
                         "strength": strength, "config": settings_of[strength],
                         "config_hash": config_hash, "dataset_size": size, "seed": seed,
@@ -1063,11 +1059,9 @@ def fig4_rows(records: Sequence[Mapping[str, Any]]
 def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
     """Deconv on the first `limit` positive Redundancy graphs while k = 0, 1, 2, … background
     nodes away from the black node are recoloured red (Fig. 4), the UPI checked at every k."""
-    import torch
     from tqdm import tqdm
 
     from gracr.version import __version__
-    from gracr.bdd.upi import receptive_field
     from gracr.bench.datasets import load_or_build
     from gracr.bench.explainers import Subject, edge_scores, explainer_seed, settings_hash
     from gracr.bench.metric import plausibility
@@ -1113,10 +1107,7 @@ def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
                 graph = recoloured(base, order[:k])
                 checked_upi(program, graph, instance.upi,
                             f"Redundancy seed {seed} graph {instance.graph}, k = {k}")
-                subject = Subject(models[seed],
-                                  torch.as_tensor(graph.features(program.palette)),
-                                  torch.as_tensor(graph.edge_index), None,
-                                  receptive_field(program, graph, None))
+                subject = Subject.of(models[seed], program, graph, None)
                 record: dict[str, Any] = {
                     "config": settings, "config_hash": config_hash, "dataset_size": size,
                     "seed": seed, "graph": instance.graph, "instance": instance.index, "k": k,

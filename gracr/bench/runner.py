@@ -34,7 +34,6 @@ import numpy as np
 import numpy.typing as npt
 from tqdm import tqdm
 
-from gracr.bdd.upi import receptive_field
 from gracr.bench.datasets import DEFAULT_OUT, Dataset, load_or_build, task_named
 from gracr.bench.metric import plausibility
 from gracr.bench.tables import read_json_lines
@@ -149,14 +148,10 @@ def install_budget_handler() -> None:
 def subject_for(dataset: Dataset, program: Any, model: CompiledGNN,
                 instance: PositiveInstance, modules: dict[str, Any]) -> Any:
     """The `Subject` of one positive instance (`modules` is shared between instances)."""
-    import torch
-
     from gracr.bench.explainers import Subject
 
     graph = dataset.instances[instance.graph].graph
-    return Subject(model, torch.as_tensor(graph.features(program.palette)),
-                   torch.as_tensor(graph.edge_index), instance.target,
-                   receptive_field(program, graph, instance.target), modules)
+    return Subject.of(model, program, graph, instance.target, modules)
 
 
 def first_subjects(task_name: str, seed: int, count: int, size: int | None = None,

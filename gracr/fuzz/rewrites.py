@@ -61,7 +61,7 @@ from gracr.compiler.desugar import (
 )
 from gracr.compiler.network import Column
 from gracr.executor.model import CompiledGNN
-from gracr.compiler.weights import Layer
+from gracr.compiler.weights import Aggregation, Layer
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind
 from gracr.dsl.parse import Program
@@ -109,9 +109,13 @@ class Implementation:
                 self.padding_before)
 
 
-def _identity_layer(width: int) -> Layer:
-    return Layer(np.eye(width, dtype=np.float32), np.zeros((width, width), dtype=np.float32),
-                 np.zeros(width, dtype=np.float32))
+def _identity_layer(model: CompiledGNN) -> Layer:
+    """C = I, every aggregation of the model's layers present and zero, b = 0."""
+    width = model.width
+    relations = [a.relation for a in model.layers[0].aggregations] if model.layers else [None]
+    zeros = tuple(Aggregation(relation, np.zeros((width, width), dtype=np.float32))
+                  for relation in relations)
+    return Layer(np.eye(width, dtype=np.float32), zeros, np.zeros(width, dtype=np.float32))
 
 
 def pad_layers(model: CompiledGNN, before: int, after: int) -> CompiledGNN:
@@ -132,7 +136,7 @@ def pad_layers(model: CompiledGNN, before: int, after: int) -> CompiledGNN:
         raise GracrError(f"padding must not be negative, got before={before}, after={after}")
     if before == 0 and after == 0:
         return model
-    identity = _identity_layer(model.width)
+    identity = _identity_layer(model)
     columns = tuple(column if column.depth == 0 else
                     Column(column.meaning, column.depth + before, column.name)
                     for column in model.columns)
@@ -142,12 +146,16 @@ def pad_layers(model: CompiledGNN, before: int, after: int) -> CompiledGNN:
 
 def same_weights(a: CompiledGNN, b: CompiledGNN) -> bool:
     """Whether two compiled models are the same network (same arrays, same output)."""
-    if (a.kind, a.palette, a.output_column, a.num_layers, len(a.readout)) != \
-            (b.kind, b.palette, b.output_column, b.num_layers, len(b.readout)):
+    if (a.kind, a.schema, a.presence, a.output_column, a.num_layers, len(a.readout)) != \
+            (b.kind, b.schema, b.presence, b.output_column, b.num_layers, len(b.readout)):
+        return False
+    if [[g.relation for g in x.aggregations] for x in a.layers] != \
+            [[g.relation for g in y.aggregations] for y in b.layers]:
         return False
     pairs = [(a.input_matrix, b.input_matrix), (a.input_bias, b.input_bias)]
     pairs += [(x.C, y.C) for x, y in zip(a.layers, b.layers)]
-    pairs += [(x.A, y.A) for x, y in zip(a.layers, b.layers)]
+    pairs += [(g.A, k.A) for x, y in zip(a.layers, b.layers)
+              for g, k in zip(x.aggregations, y.aggregations)]
     pairs += [(x.b, y.b) for x, y in zip(a.layers, b.layers)]
     pairs += [(x.W, y.W) for x, y in zip(a.readout, b.readout)]
     pairs += [(x.b, y.b) for x, y in zip(a.readout, b.readout)]

@@ -30,9 +30,8 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 import numpy.typing as npt
-import torch
 
-from gracr.bdd.upi import receptive_field, upi
+from gracr.bdd.upi import upi
 from gracr.bench.explainers.base import Subject, edge_scores
 from gracr.bench.metric import plausibility
 from gracr.bench.runner import OutOfTime, cpu_budget
@@ -96,12 +95,10 @@ def explain_all(explainer: str, settings: Mapping[str, Any], seed: int,
     explainer that raises, or runs past `budget` CPU seconds (the runner's guard,
     which needs `install_budget_handler`), is recorded with its error, not scored.
     """
-    edge_index = torch.as_tensor(graph.edge_index)
     results = []
     for implementation in implementations:
         model = models.get(implementation, max_degree)
-        subject = Subject(model, torch.as_tensor(graph.features(model.palette)), edge_index,
-                          target, receptive_field(implementation.program, graph, target))
+        subject = Subject.of(model, implementation.program, graph, target)
         if subject.prediction < 0.5:
             # Equivalent formulas compiled exactly: this would be a compiler bug.
             raise AssertionError(f"{implementation.label} does not predict the positive instance")

@@ -26,7 +26,10 @@ import torch
 from torch import Tensor, nn
 
 from gracr.executor.model import CompiledGNN
+from gracr.bdd.upi import receptive_field
+from gracr.data.graph import Graph
 from gracr.dsl.ir import Kind
+from gracr.dsl.parse import Program
 from gracr.errors import GracrError
 from gracr.executor.torch_backend import CompiledModule, TargetConeModule
 
@@ -37,8 +40,9 @@ BoolArray = npt.NDArray[np.bool_]
 class Subject:
     """What an explainer explains: a compiled model, one graph and one target.
 
-    `x` is the float multi-hot palette feature matrix, `edge_index` the `[2, E]`
-    directed edges, `target` the explained node (node classifiers) or `None` (graph
+    `x` is the float feature matrix (`CompiledGNN.features`), `edge_index` the `[2, E]`
+    directed edges, `edge_type` their relation indices when the model declares
+    relations, `target` the explained node (node classifiers) or `None` (graph
     classifiers). `receptive_field` is the bool-per-edge mask of the edges that can
     change the target's value (`gracr.receptive_field`).
     """
@@ -50,6 +54,23 @@ class Subject:
     receptive_field: BoolArray
     modules: dict[str, CompiledModule] = field(default_factory=dict, compare=False,
                                                repr=False)
+    edge_type: Tensor | None = None
+
+    @classmethod
+    def of(cls, compiled: CompiledGNN, program: Program, graph: Graph, target: int | None,
+           modules: dict[str, CompiledModule] | None = None) -> Subject:
+        """The subject of `graph` (and `target`) for `compiled`, the model of `program`."""
+        edge_type = compiled.edge_types(graph)
+        return cls(compiled, torch.as_tensor(compiled.features(graph)),
+                   torch.as_tensor(graph.edge_index), target,
+                   receptive_field(program, graph, target),
+                   {} if modules is None else modules,
+                   None if edge_type is None else torch.as_tensor(edge_type))
+
+    @property
+    def model_kwargs(self) -> dict[str, Tensor]:
+        """The keyword arguments every module call needs besides `x` and `edge_index`."""
+        return {} if self.edge_type is None else {"edge_type": self.edge_type}
 
     @property
     def num_edges(self) -> int:
@@ -86,15 +107,17 @@ class Subject:
         fraction of the cost; NaN at the other nodes), on graph tasks `fresh_module`."""
         if self.target is None:
             return self.fresh_module(derivative)
+        edge_type = None if self.edge_type is None else self.edge_type.numpy()
         module = TargetConeModule(self.compiled, self.edge_index.numpy(), int(self.x.shape[0]),
-                                  self.target, surrogate=derivative == "surrogate")
+                                  self.target, surrogate=derivative == "surrogate",
+                                  edge_type=edge_type)
         return module.eval()
 
     @cached_property
     def prediction(self) -> float:
         """The model's output on the target (1.0 on every instance GracrBench explains)."""
         with torch.no_grad():
-            out = self.module()(self.x, self.edge_index)
+            out = self.module()(self.x, self.edge_index, **self.model_kwargs)
         return float(out[self.target if self.target is not None else 0, 0])
 
     def model_config(self, return_type: str = "probs") -> dict[str, str]:

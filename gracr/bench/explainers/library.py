@@ -62,10 +62,11 @@ def _run_pyg(subject: Subject, algorithm: Any, model: nn.Module,
                           model_config=dict(model_config))
     if explanation_type == "phenomenon":
         with torch.no_grad():
-            output = model(subject.x, subject.edge_index)
+            output = model(subject.x, subject.edge_index, **subject.model_kwargs)
         label = output.argmax(dim=-1)
-        return explainer(subject.x, subject.edge_index, target=label, index=subject.target)
-    return explainer(subject.x, subject.edge_index, index=subject.target)
+        return explainer(subject.x, subject.edge_index, target=label, index=subject.target,
+                         **subject.model_kwargs)
+    return explainer(subject.x, subject.edge_index, index=subject.target, **subject.model_kwargs)
 
 
 # ---------------------------------------------------------------- Captum through PyG
@@ -200,8 +201,8 @@ class _TwoClass(nn.Module):
         super().__init__()
         self.model = model
 
-    def forward(self, x: Tensor, edge_index: Tensor) -> Tensor:
-        p: Tensor = self.model(x, edge_index)
+    def forward(self, x: Tensor, edge_index: Tensor, **kwargs: Tensor) -> Tensor:
+        p: Tensor = self.model(x, edge_index, **kwargs)
         return torch.cat([1.0 - p, p], dim=-1)
 
 
