@@ -30,8 +30,6 @@ import gracr
 from gracr.bench.explainers import Subject, edge_scores
 from gracr.bench.metric import plausibility
 from gracr.bench.tasks import load_formula
-from gracr.compiler.model import CompiledGNN
-from gracr.dsl.parse import Program
 
 FIXTURE = Path(__file__).parent / "fixtures" / "explainer_scores.json.gz"
 TOLERANCE = 1e-6
@@ -45,7 +43,7 @@ def fixture() -> dict[str, Any]:
 
 
 @cache
-def compiled(task: str) -> tuple[Program, CompiledGNN]:
+def compiled(task: str) -> tuple[gracr.Program, gracr.CompiledGNN]:
     """The task's program and its model, compiled as the fixture records."""
     entry = fixture()["tasks"][task]
     program = load_formula(entry["formula_file"])
