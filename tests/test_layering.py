@@ -1,0 +1,94 @@
+"""Packages import downward only: data model -> language -> compiler -> executors -> BDD
+-> bench -> fuzz -> CLI. Every import of `gracr/` is checked, module-level and
+function-level alike; only imports under `if TYPE_CHECKING:` are exempt (they never run)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "gracr"
+
+# The layer of each part of the package, bottom first. `gracr` itself is the public API
+# (re-exports everything), so it sits on top with the CLI.
+LAYERS = {
+    "gracr.errors": 0, "gracr.version": 0, "gracr.data": 0,
+    "gracr.dsl": 1,
+    "gracr.compiler": 2,
+    "gracr.executor": 3,
+    "gracr.bdd": 4,
+    "gracr.bench": 5,
+    "gracr.fuzz": 6,
+    "gracr.cli": 7, "gracr": 7,
+}
+
+
+def layer_of(module: str) -> int:
+    """The layer of `module`: its longest prefix in `LAYERS`."""
+    parts = module.split(".")
+    for length in range(len(parts), 0, -1):
+        name = ".".join(parts[:length])
+        if name in LAYERS:
+            return LAYERS[name]
+    raise KeyError(module)
+
+
+def module_name(path: Path) -> str:
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(relative.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def imports_of(tree: ast.AST) -> list[tuple[str, int]]:
+    """Every `gracr` module imported in `tree`, with its line, skipping TYPE_CHECKING blocks."""
+    found: list[tuple[str, int]] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.module, node.lineno))
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return [(name, line) for name, line in found if name == "gracr" or name.startswith("gracr.")]
+
+
+SOURCES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_package_module_has_a_layer() -> None:
+    for path in SOURCES:
+        layer_of(module_name(path))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_go_downward_only(path: Path) -> None:
+    module = module_name(path)
+    own = layer_of(module)
+    upward = [f"{path.relative_to(PACKAGE.parent)}:{line}: imports {name} (layer "
+              f"{layer_of(name)}) from layer {own}"
+              for name, line in imports_of(ast.parse(path.read_text()))
+              if layer_of(name) > own]
+    assert not upward, "\n".join(upward)
+
+
+def test_the_walk_sees_function_level_imports_and_skips_type_checking() -> None:
+    tree = ast.parse("from typing import TYPE_CHECKING\n"
+                     "if TYPE_CHECKING:\n    from gracr.cli import main\n"
+                     "def f():\n    from gracr.bench.runner import Job\n")
+    assert imports_of(tree) == [("gracr.bench.runner", 5)]
