@@ -58,6 +58,18 @@ def test_graph_errors_match_golden_files(graphs: Path) -> None:
     _check_golden(graphs.with_suffix(".txt"), err)
 
 
+@pytest.mark.parametrize("graphs", sorted((ROOT / GOLDEN / "typed_graphs").glob("*.json")),
+                         ids=lambda p: p.stem)
+@pytest.mark.parametrize("command", ["eval", "upi"])
+def test_typed_graph_errors_match_golden_files(graphs: Path, command: str) -> None:
+    """A graph that does not fit the program's attribute families or relations."""
+    code, out, err = run(command, "tests/golden/typed_graphs/program.gml",
+                         str(graphs.relative_to(ROOT)))
+    assert code == 2 and out == ""
+    assert "Traceback" not in err
+    _check_golden(graphs.with_suffix(".txt"), err)
+
+
 def test_there_are_at_least_ten_golden_error_messages() -> None:
     assert len(list((ROOT / GOLDEN / "errors").glob("*.txt"))) >= 10
 

@@ -1,0 +1,3 @@
+attribute element = C, O
+attribute isotope = C, D
+classify <1> C

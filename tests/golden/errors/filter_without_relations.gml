@@ -1,0 +1,2 @@
+colors red
+classify <1>{double} red

@@ -1,0 +1,2 @@
+relations single, double
+classify atleast{double, double} 2 true

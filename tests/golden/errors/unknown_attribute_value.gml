@@ -1,0 +1,2 @@
+attribute element = C, O
+classify element=N

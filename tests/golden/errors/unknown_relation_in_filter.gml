@@ -1,0 +1,2 @@
+relations single, double
+classify <1>{single, triple} true
