@@ -1021,10 +1021,11 @@ def recolour_order(graph: Graph, seed: int, graph_index: int) -> list[int]:
 
 def recoloured(graph: Graph, nodes: Iterable[int]) -> Graph:
     """`graph` with each of `nodes` recoloured red (its other colours dropped: one-hot)."""
-    colours = list(graph.colors)
+    colours = [graph.node_colors(v) for v in range(graph.num_nodes)]
     for node in nodes:
         colours[node] = frozenset({RECOLOUR})
-    return Graph(graph.num_nodes, tuple(colours), graph.sources, graph.targets, graph.target)
+    return Graph(graph.num_nodes, tuple(colours), graph.sources, graph.targets, graph.target,
+                 graph.attributes, graph.relations)
 
 
 def checked_upi(program: Any, graph: Graph, expected: BoolArray, where: str) -> None:

@@ -18,8 +18,8 @@ SyntaxTree = Tree[Token]
 
 from gracr.data.schema import Family, Schema
 from gracr.dsl import ir
-from gracr.dsl.ir import Formula, Kind, Relations, Span
-from gracr.errors import GmlError, Problem
+from gracr.dsl.ir import Formula, Kind, Relations
+from gracr.errors import GmlError, Problem, Span
 
 
 @cache

@@ -50,7 +50,8 @@ class Channel:
             return np.ones(num_edges, dtype=np.bool_)
         if edge_type is None:
             raise ValueError("this model sums over typed edges: pass edge_type")
-        return np.asarray(edge_type) == self.relation
+        admitted: BoolArray = np.asarray(edge_type) == self.relation
+        return admitted
 
 
 @dataclass(frozen=True, eq=False)

@@ -199,15 +199,9 @@ def judge(case: Case, models: Models, threshold: float = FAILURE_THRESHOLD) -> V
 
 
 def _without_node(graph: Graph, node: int) -> Graph:
-    keep = np.array([s != node and t != node for s, t in zip(graph.sources, graph.targets)],
-                    dtype=np.bool_)
-    renumber = np.arange(graph.num_nodes) - (np.arange(graph.num_nodes) > node)
-    target = graph.target
-    if target is not None:
-        target = int(renumber[target])
-    colors = graph.colors[:node] + graph.colors[node + 1:]
-    return Graph(graph.num_nodes - 1, colors, np.ascontiguousarray(renumber[graph.sources[keep]]),
-                 np.ascontiguousarray(renumber[graph.targets[keep]]), target)
+    """`graph` with `node` and its edges deleted, the other nodes renumbered in order."""
+    base = graph if graph.target != node else graph.with_target(None)
+    return base.keep_nodes(np.arange(graph.num_nodes) != node)[0]
 
 
 def _edge_removals(graph: Graph) -> Iterator[BoolArray]:
