@@ -14,6 +14,11 @@ echo "== gracrc eval and gracrc upi on the bundled Majority1Hop graph"
 .venv/bin/gracrc eval formulas/Majority1Hop.gml examples/graphs/Majority1Hop.jsonl --comparison direct
 .venv/bin/gracrc upi formulas/Redundancy.gml examples/graphs/Redundancy.jsonl
 echo
+echo "== typed graphs: attribute families, relations, UPI over edges, nodes and both, the presence bit"
+.venv/bin/gracrc inspect examples/typed/carbonyl.gml | sed -n '1,9p'
+.venv/bin/gracrc upi examples/typed/carbonyl.gml examples/typed/molecules.jsonl --over both
+.venv/bin/python examples/typed/typed_graphs.py
+echo
 echo "== every formula, every compile option, on the bundled graphs"
 .venv/bin/python examples/run_examples.py --out "$out"
 echo
