@@ -182,3 +182,14 @@ def test_a_bug_reads_as_one_line_naming_its_place(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("GRACR_TRACEBACK", "1")
     with pytest.raises(TypeError):
         run("inspect", "x.npz")
+
+
+def test_inspect_shows_families_relations_features_and_typed_sums() -> None:
+    code, out, err = run("inspect", "examples/typed/carbonyl.gml", "--presence")
+    assert code == 0, err
+    assert "attribute element = C, N, O, other" in out
+    assert "relations: single, double, aromatic" in out
+    assert ("features: marked, element=C, element=N, element=O, element=other, charge=neg, "
+            "charge=zero, charge=pos, present") in out
+    assert "presence=True" in out
+    assert "sum_in{double}(" in out and "sum_in{single}(" in out and "sum_in{aromatic}(" in out
