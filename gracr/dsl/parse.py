@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import lark
 from lark import Lark, Token, Tree
@@ -283,6 +283,15 @@ class _Checker:
             token = kids[0]
             assert isinstance(token, Token)
             name = str(token.value)
+            owners = [family.name for family in self.families if name in family.values]
+            if owners and (name in self.lets or name in self.palette):
+                meanings = ["the 'let' " + name if name in self.lets else "the colour " + name]
+                meanings += [f"{owner}={name}" for owner in owners]
+                self.problem(token, f"ambiguous name '{name}': it could be "
+                                    f"{' or '.join(meanings)}; "
+                                    + ("rename one" if name in self.lets
+                                       else f"write {owners[0]}={name} for the value"))
+                return None
             if name in self.lets:
                 bound = self.lets[name]
                 return bound  # None when its definition had problems: no cascade
@@ -499,14 +508,8 @@ def _check(tree: SyntaxTree, filename: str, source: str) -> Program:
             continue
         color_list = statement.children[0]
         assert isinstance(color_list, Tree)
-        names: list[str] = []
-        for token in color_list.children:
-            assert isinstance(token, Token)
-            if token.value in names:
-                problems.append(Problem(_span_of(token, filename),
-                                        f"colour '{token.value}' is listed twice"))
-            else:
-                names.append(str(token.value))
+        names = _distinct_names(color_list.children, "colour '{}' is listed twice", filename,
+                                problems)
         if palette is not None:
             problems.append(Problem(_span_of(statement, filename),
                                     "a second 'colors' line: the palette is declared once"))
@@ -576,6 +579,20 @@ def _check(tree: SyntaxTree, filename: str, source: str) -> Program:
     )
 
 
+def _distinct_names(tokens: Sequence[SyntaxTree | Token], repeated: str, filename: str,
+                    problems: list[Problem]) -> list[str]:
+    """The names of a declaration's list, in order; each repeat is a problem (`repeated`
+    with the name in its `{}`)."""
+    names: list[str] = []
+    for token in tokens:
+        assert isinstance(token, Token)
+        if token.value in names:
+            problems.append(Problem(_span_of(token, filename), repeated.format(token.value)))
+        else:
+            names.append(str(token.value))
+    return names
+
+
 def _declarations(statements: list[SyntaxTree], filename: str, problems: list[Problem]
                   ) -> tuple[tuple[Family, ...], tuple[str, ...], bool]:
     """The `attribute` and `relations` lines: families in order, relations in order, and
@@ -586,17 +603,10 @@ def _declarations(statements: list[SyntaxTree], filename: str, problems: list[Pr
         if statement.data == "attribute_stmt":
             name_token, value_list = statement.children
             assert isinstance(name_token, Token) and isinstance(value_list, Tree)
-            values: list[str] = []
-            for value_tree in value_list.children:
-                assert isinstance(value_tree, Tree)
-                token = value_tree.children[0]
-                assert isinstance(token, Token)
-                if token.value in values:
-                    problems.append(Problem(_span_of(token, filename),
-                                            f"value '{token.value}' is listed twice in "
-                                            f"'{name_token.value}'"))
-                else:
-                    values.append(str(token.value))
+            value_tokens = [tree.children[0] for tree in value_list.children
+                            if isinstance(tree, Tree)]
+            values = _distinct_names(value_tokens, "value '{}' is listed twice in "
+                                     f"'{name_token.value}'", filename, problems)
             if any(f.name == name_token.value for f in families):
                 problems.append(Problem(_span_of(name_token, filename),
                                         f"attribute family '{name_token.value}' is declared twice"))
@@ -605,14 +615,8 @@ def _declarations(statements: list[SyntaxTree], filename: str, problems: list[Pr
         elif statement.data == "relations_stmt":
             name_list = statement.children[0]
             assert isinstance(name_list, Tree)
-            names: list[str] = []
-            for token in name_list.children:
-                assert isinstance(token, Token)
-                if token.value in names:
-                    problems.append(Problem(_span_of(token, filename),
-                                            f"relation '{token.value}' is listed twice"))
-                else:
-                    names.append(str(token.value))
+            names = _distinct_names(name_list.children, "relation '{}' is listed twice",
+                                    filename, problems)
             if relations is not None:
                 problems.append(Problem(_span_of(statement, filename),
                                         "a second 'relations' line: the relations are "
