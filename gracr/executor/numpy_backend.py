@@ -2,19 +2,25 @@
 
 It runs without torch, so every stage before the PyG modules can be tested alone,
 and it keeps every layer's pre-activation for explainers that propagate relevance
-back through the layers (LRP).
+back through the layers (LRP). Explainers that remove layer-edges run it with
+per-layer weights on the messages (`edge_weights`, the torch module's
+`layer_edge_weights`) and on the self terms (`self_weights`: the self term `h C` is
+not a message, so no edge weight reaches it; FlowX's `self_loops="self-term"`), and
+`RowLayer` is the same layer on a few rows at a time, for evaluators that keep the
+aggregated inputs up to date under removals (FlowX's incremental network).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from gracr.compiler.network import Network
 from gracr.dsl.ir import Kind
-from gracr.executor.plan import IntArray, LayerPlan, layer_plans
+from gracr.executor.plan import BoolArray, IntArray, LayerPlan, layer_plans
 
 Array = npt.NDArray[np.float64]
 
@@ -35,9 +41,18 @@ def aggregate(plan: LayerPlan, h: Array, sources: IntArray, targets: IntArray,
 
 
 def pre_activation(plan: LayerPlan, h: Array, sources: IntArray, targets: IntArray,
-                   edge_type: IntArray | None, edge_weight: Array | None = None) -> Array:
-    """`z = h C + Σ_c Agg_c(h) A_c + b`, before the truncated ReLU."""
-    z = h @ plan.C.astype(np.float64) + plan.b
+                   edge_type: IntArray | None, edge_weight: Array | None = None, *,
+                   self_weight: Array | None = None) -> Array:
+    """`z = s ⊙ (h C) + Σ_c Agg_c(h) A_c + b`, before the truncated ReLU.
+
+    `edge_weight` (`[E]`) scales each edge's message (`aggregate`); `self_weight`
+    (`[N]`, default all 1) scales each node's self term `h_v C`, which is not a
+    message: FlowX removes a self-loop layer-edge this way under `self_loops="self-term"`.
+    """
+    own = h @ plan.C.astype(np.float64)
+    if self_weight is not None:
+        own = own * np.asarray(self_weight, dtype=np.float64)[:, None]
+    z = own + plan.b
     return z + aggregate(plan, h, sources, targets, edge_type, edge_weight)
 
 
@@ -54,17 +69,36 @@ class Trace:
     output: Array
 
 
+def _per_layer(weights: Sequence[npt.ArrayLike | None] | None, count: int
+               ) -> list[Array | None]:
+    if weights is None:
+        return [None] * count
+    if len(weights) != count:
+        raise ValueError(f"one weight vector per layer: {count} expected, got {len(weights)}")
+    return [None if w is None else np.asarray(w, dtype=np.float64) for w in weights]
+
+
 def trace(network: Network, x: npt.ArrayLike, edge_index: npt.ArrayLike,
-          edge_type: npt.ArrayLike | None = None, batch: npt.ArrayLike | None = None) -> Trace:
-    """The forward pass keeping every state (see `Trace`)."""
+          edge_type: npt.ArrayLike | None = None, batch: npt.ArrayLike | None = None, *,
+          edge_weights: Sequence[npt.ArrayLike | None] | None = None,
+          self_weights: Sequence[npt.ArrayLike | None] | None = None) -> Trace:
+    """The forward pass keeping every state (see `Trace`).
+
+    `edge_weights[ℓ]` (`[E]` or None) scales the messages of layer ℓ only, as the torch
+    module's `layer_edge_weights`; `self_weights[ℓ]` (`[N]` or None) scales the self
+    terms of layer ℓ (`pre_activation`).
+    """
     features = np.asarray(x, dtype=np.float64)
     edges = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
     types = None if edge_type is None else np.asarray(edge_type, dtype=np.int64)
     sources, targets = edges[0], edges[1]
     h = features @ network.input_matrix.astype(np.float64) + network.input_bias
     states, pre = [h], []
-    for plan in layer_plans(network):
-        z = pre_activation(plan, h, sources, targets, types)
+    plans = layer_plans(network)
+    for plan, edge_weight, self_weight in zip(plans, _per_layer(edge_weights, len(plans)),
+                                              _per_layer(self_weights, len(plans))):
+        z = pre_activation(plan, h, sources, targets, types, edge_weight,
+                           self_weight=self_weight)
         h = np.clip(z, 0.0, 1.0)
         pre.append(z)
         states.append(h)
@@ -76,17 +110,119 @@ def trace(network: Network, x: npt.ArrayLike, edge_index: npt.ArrayLike,
     num_graphs = int(graph_of_node.max()) + 1 if graph_of_node.size else 1
     r = np.zeros((num_graphs, h.shape[1]))
     np.add.at(r, graph_of_node, h)
-    readout_states, readout_pre = [r], []
+    readout_states, readout_pre = readout(network, r)
+    return Trace(tuple(states), tuple(pre), readout_states, readout_pre,
+                 readout_states[-1][:, column])
+
+
+def readout(network: Network, pooled: Array) -> tuple[tuple[Array, ...], tuple[Array, ...]]:
+    """The graph readout `r' = σ(r W + b)` from the sum-pooled states `pooled` (`[B, w]`,
+    or one `[w]` vector): every state (`pooled` first) and every pre-activation."""
+    r = pooled
+    states, pre = [r], []
     for dense in network.readout:
         z = r @ dense.W.astype(np.float64) + dense.b
         r = np.clip(z, 0.0, 1.0)
-        readout_pre.append(z)
-        readout_states.append(r)
-    return Trace(tuple(states), tuple(pre), tuple(readout_states), tuple(readout_pre),
-                 r[:, column])
+        pre.append(z)
+        states.append(r)
+    return tuple(states), tuple(pre)
 
 
 def forward(network: Network, x: npt.ArrayLike, edge_index: npt.ArrayLike,
             edge_type: npt.ArrayLike | None = None, batch: npt.ArrayLike | None = None) -> Array:
     """The numpy forward pass: `[N, 1]` (node classifier) or `[B, 1]` (graph)."""
     return trace(network, x, edge_index, edge_type, batch).output
+
+
+# Up to this many entries a weight matrix is multiplied densely: below it, BLAS on a
+# few rows beats the fixed cost of the sparse product.
+DENSE_ENTRIES = 128 * 128
+
+
+def _summed_at(index: IntArray, weights: Array, size: int) -> Array:
+    """`out[k] = Σ_{index[i] = k} weights[i]`, length `size`."""
+    result: Array = np.bincount(index, weights=weights, minlength=size).astype(np.float64)
+    return result
+
+
+class _Product:
+    """`h @ W` in float64 for the few rows `h` that one update touches.
+
+    Compiled matrices are mostly zero (Majority2Hop: 675 x 675 with ≤ 741 non-zeros),
+    so a large one is multiplied in sparse form, with numpy only.
+    """
+
+    def __init__(self, matrix: npt.NDArray[Any]) -> None:
+        self.dense = np.asarray(matrix, dtype=np.float64)
+        self.rows, self.columns = np.nonzero(matrix)
+        self.values = self.dense[self.rows, self.columns]
+        self.width = int(matrix.shape[1])
+        self.sparse = self.dense.size > DENSE_ENTRIES
+
+    def left_multiply(self, h: Array) -> Array:
+        if not self.sparse:
+            dense_product: Array = h @ self.dense
+            return dense_product
+        count = h.shape[0]
+        slots = (np.arange(count)[:, None] * self.width + self.columns).ravel()
+        product = _summed_at(slots, (h[:, self.rows] * self.values).ravel(), count * self.width)
+        return product.reshape(count, self.width)
+
+
+class RowLayer:
+    """The layer of `plan` in aggregated-input form, on any rows:
+
+        z = s ⊙ (h C) + Σ_c S_c A_c[rows_c] + b,   S_c[v] = Σ_{(u,v) ∈ E_c} w_e h_u[rows_c],
+
+    the same function as `pre_activation` (Σ_u w_e h_u A = (Σ_u w_e h_u) A), with
+    `rows_c` the input columns channel c reads (`Channel.rows`; channels whose `A_c` is
+    zero are left out). An evaluator that keeps each channel's `S_c` up to date under
+    edge removals — a removal subtracts one source row, a change adds one — recomputes a
+    node from its own `S_c` rows at the cost of those rows only (FlowX's
+    `IncrementalNetwork`), without re-aggregating its in-edges.
+    """
+
+    def __init__(self, plan: LayerPlan) -> None:
+        self.plan = plan
+        self.channels = tuple(channel for channel in plan.channels if channel.A.any())
+        self.rows = tuple(channel.rows for channel in self.channels)
+        self.C = _Product(plan.C)
+        self.A = tuple(_Product(channel.A[rows])
+                       for channel, rows in zip(self.channels, self.rows))
+        self.b = np.asarray(plan.b, dtype=np.float64)
+
+    def admitted(self, edge_type: IntArray | None, num_edges: int) -> tuple[BoolArray, ...]:
+        """Per channel, which edges it sums over (`Channel.admits`)."""
+        return tuple(channel.admits(edge_type, num_edges) for channel in self.channels)
+
+    def sums(self, h: Array, sources: IntArray, targets: IntArray, edge_type: IntArray | None,
+             edge_weight: Array | None = None) -> list[Array]:
+        """Per channel, `S_c` on every node: `[N, len(rows_c)]`."""
+        result = []
+        for rows, keep in zip(self.rows, self.admitted(edge_type, sources.shape[0])):
+            inputs = h[sources[keep]][:, rows]
+            if edge_weight is not None:
+                inputs = inputs * edge_weight[keep][:, None]
+            summed = np.zeros((h.shape[0], len(rows)))
+            np.add.at(summed, targets[keep], inputs)
+            result.append(summed)
+        return result
+
+    def pre_activation(self, h: Array, sums: Sequence[Array], *,
+                       self_weight: Array | None = None) -> Array:
+        """`z` on the rows of `h`, given those rows of each channel's `S_c`."""
+        z = self.C.left_multiply(h)
+        if self_weight is not None:
+            z = z * self_weight[:, None]
+        for product, summed in zip(self.A, sums):
+            z = z + product.left_multiply(summed)
+        result: Array = z + self.b
+        return result
+
+    def forward(self, h: Array, sums: Sequence[Array], *,
+                self_weight: Array | None = None) -> Array:
+        """`σ(z)` on the rows of `h` (the truncated ReLU)."""
+        z = self.pre_activation(h, sums, self_weight=self_weight)
+        # np.minimum/maximum: np.clip's dispatch overhead dominates on a few rows.
+        result: Array = np.minimum(np.maximum(z, 0.0), 1.0)
+        return result
