@@ -29,7 +29,10 @@ from gracr.bench.metric import plausibility
 from gracr.dsl.ir import Formula, Kind
 from gracr.errors import GracrError
 from strategies import graph_sentences, graphs, node_formulas, program_for
-from tiny_models import subject_of as _subject, graph_subject, node_subject
+from tiny_models import (
+    CARBONYL_NODE, MOLECULE, TYPED_PROGRAMS, graph_subject, node_subject, random_molecule,
+    subject_of as _subject,
+)
 
 Flow = tuple[int, ...]
 
@@ -137,25 +140,32 @@ def _check_network(program: gracr.Program, graph: gracr.Graph, seed: int) -> Non
     model = gracr.compile(program, max_degree=8)
     if model.num_layers == 0 or graph.num_edges == 0:
         return
-    x, edge_index = graph.features(program.palette), np.asarray(graph.edge_index)
+    x, edge_index = model.features(graph), np.asarray(graph.edge_index)
+    edge_type = model.edge_types(graph)
     target = 0 if model.kind is Kind.NODE else None
     layered = LayeredGraph.build(edge_index, graph.num_nodes, model.num_layers, target)
     relevant = backward_counts(layered, layered.all_alive()) > 0
-    network = IncrementalNetwork(model, x, edge_index, target, relevant)
+    network = IncrementalNetwork(model, x, edge_index, target, relevant, edge_type)
+    # The default: only the states of the executor's target cone are kept up to date.
+    in_cone = IncrementalNetwork(model, x, edge_index, target, edge_type=edge_type)
+    assert np.all(relevant | ~in_cone.relevant)
     edge_alive = np.ones((model.num_layers, graph.num_edges), dtype=np.bool_)
     self_alive = np.ones((model.num_layers, graph.num_nodes), dtype=np.bool_)
     for layer, index in zip(*_random_removals(layered, np.random.default_rng(seed))):
         output = network.remove(int(layer), int(index))
+        assert in_cone.remove(int(layer), int(index)) == output
         if index < graph.num_edges:
             edge_alive[layer, index] = False
         else:
             self_alive[layer, index - graph.num_edges] = False
-        levels = masked_forward(model, x, edge_index, edge_alive, self_alive)
+        levels = masked_forward(model, x, edge_index, edge_alive, self_alive, edge_type)
         # Every state that can still reach the output is up to date (the others are
         # never recomputed, by design).
         for level, (ours, reference) in enumerate(zip(network.levels, levels)):
             np.testing.assert_allclose(ours[relevant[level]], reference[relevant[level]],
                                        atol=1e-9)
+            cone = in_cone.relevant[level]
+            np.testing.assert_allclose(in_cone.levels[level][cone], reference[cone], atol=1e-9)
         expected = (levels[-1][0, model.output_column] if target is not None
                     else readout_output(model, levels[-1].sum(axis=0)))
         assert output == pytest.approx(expected, abs=1e-9)
@@ -190,6 +200,39 @@ def _random_graph(seed: int, num_nodes: int = 9, num_edges: int = 24) -> gracr.G
 def test_incremental_network_follows_removals_on_a_deep_model(seed: int) -> None:
     # Several message-passing layers, so a dead edge's source can still change later.
     _check_network(DEEP_PROGRAM, _random_graph(seed), seed)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_incremental_network_follows_removals_on_typed_models(seed: int) -> None:
+    # Channels of one relation, of a set of relations and of every edge, on random
+    # molecules: a removal reaches only the channels that admit the edge.
+    program = gracr.parse(TYPED_PROGRAMS[seed % len(TYPED_PROGRAMS)])
+    _check_network(program, random_molecule(seed), seed)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_masked_forward_equals_the_module_on_a_typed_model(seed: int) -> None:
+    # The executor's numpy forward with per-layer edge weights is the torch module's,
+    # typed messages included; without edge_type the typed model cannot run.
+    program = gracr.parse(TYPED_PROGRAMS[2])
+    model = gracr.compile(program)
+    graph = random_molecule(seed)
+    x, edge_index, edge_type = model.features(graph), np.asarray(graph.edge_index), \
+        model.edge_types(graph)
+    assert edge_type is not None
+    rng = np.random.default_rng(seed)
+    edge_alive = rng.random((model.num_layers, edge_index.shape[1])) < 0.6
+    self_alive = np.ones((model.num_layers, graph.num_nodes), dtype=np.bool_)
+    ours = masked_forward(model, x, edge_index, edge_alive, self_alive,
+                          edge_type)[-1][:, model.output_column]
+    with torch.no_grad():
+        theirs = model.to_pyg()(torch.as_tensor(x), torch.as_tensor(edge_index),
+                                edge_type=torch.as_tensor(edge_type),
+                                layer_edge_weights=[torch.as_tensor(w, dtype=torch.float32)
+                                                    for w in edge_alive])
+    np.testing.assert_allclose(ours, theirs[:, 0].numpy(), atol=1e-6)
+    with pytest.raises(ValueError, match="edge_type"):
+        masked_forward(model, x, edge_index, edge_alive, self_alive)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -298,7 +341,8 @@ def test_inert_self_loops_credit_the_red_edges_on_a_redundancy_graph() -> None:
     # out-layer-edges share 2/3 symmetrically: 1/6 each. grey -> 0 never lies on a flow
     # killed by a drop: exactly 0.
     subject = _redundancy_subject()
-    assert subject.compiled.num_layers == 2 and not subject.compiled.layers[1].A.any()
+    layers = subject.compiled.layers
+    assert subject.compiled.num_layers == 2 and not layers[1].aggregations[0].A.any()
     result = flowx_scores(subject, samples=600, seed=0)
     np.testing.assert_allclose(result.edge, [1 / 3, 1 / 3, 0, 1 / 6, 1 / 6, 1 / 6], atol=0.06)
     assert result.edge[2] == 0.0
@@ -379,6 +423,32 @@ def test_flows_through_message_layers_only_on_a_node_task() -> None:
             assert min(scores[:2]) > 0.35, scores
         else:
             np.testing.assert_allclose(scores[:2], [1 / 6, 1 / 6], atol=0.07)
+
+
+# ---------------------------------------------------------------- typed edges
+
+
+def test_flowx_credits_only_the_double_bond_on_a_typed_model() -> None:
+    # `element=C & <1>{double} element=O` at C node 0 of MOLECULE: one message layer,
+    # whose `double` channel alone sends messages. Flows are its layer-edges into node 0.
+    # Only removing O1 -> C0 (double) drops the output, killing just its own flow: it
+    # takes the whole drop in every permutation. O2 -> C0 is from an O but single, and
+    # C3 -> C0 double but from a C: the `double` channel ignores the first and the second
+    # changes nothing, so both score exactly 0, like the edges out of node 0 and the
+    # two-hop O4 -> C3.
+    subject = _subject(CARBONYL_NODE, MOLECULE, 0)
+    assert subject.edge_type is not None and subject.prediction == 1.0
+    result = flowx_scores(subject, samples=50, seed=0, flow_layers="message")
+    np.testing.assert_array_equal(result.edge, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    assert result.orphan_drop == 0.0
+    scores = edge_scores("FlowX", subject, {"samples": 10}, seed=1).numpy()
+    np.testing.assert_array_equal(scores, result.edge)
+    upi = np.array([True, False, False, False, False, False])
+    assert plausibility(scores, upi).f1 == 1.0
+    # Every layer: the decisive drop is shared with the flows through node 0's layer-2
+    # self-loop (`inert`: alive half of the time), still on O1 -> C0 alone.
+    every_layer = flowx_scores(subject, samples=200, seed=0, flow_layers="all")
+    assert np.all(every_layer.edge[1:] == 0.0) and abs(every_layer.edge[0] - 0.5) < 0.1
 
 
 def test_flowx_is_registered_seeded_and_scores_every_edge() -> None:

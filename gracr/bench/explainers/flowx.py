@@ -16,10 +16,15 @@ shared equally by the flows killed there. A flow's score is its credit averaged 
 permutations; an edge's score is the sum, over its `L` layer-edges, of the scores of the
 flows through them (self-loop scores are dropped, App. H.1).
 
-What removing a layer-edge means on a compiled layer `h' = σ(h C + Σ_{(s,t)} h_s A + b)`:
+What removing a layer-edge means on a compiled layer
+`h' = σ(h C + Σ_c Σ_{(s,t) ∈ E_c} h_s A_c + b)` (Eq. 2 with typed edges, one channel `c`
+per relation a layer sums over; an untyped model has the one channel of every edge).
+The network is always the executor's (`gracr.executor.numpy_backend`): removals are
+its per-layer edge and self-term weights, never a copy of the layer here.
 
 * a real edge `e` in layer `ℓ`: its message is scaled by 0 in layer `ℓ` only — the
-  module's `layer_edge_weights[ℓ][e] = 0` — in both settings below;
+  module's `layer_edge_weights[ℓ][e] = 0`, the executor's `edge_weights[ℓ][e] = 0`
+  — in both settings below;
 * the self-loop of node `v` in layer `ℓ`, setting `self_loops`:
 
   - `"inert"` (the default): removing it changes nothing in the network. It is still a
@@ -42,7 +47,8 @@ What removing a layer-edge means on a compiled layer `h' = σ(h C + Σ_{(s,t)} h
     paper's ≥ 0.92 alone: see `flow_layers` below.
   - `"self-term"`: our layers have no self-loop edge, but the self term `h_v C` plays
     its part (it is what a GIN-style self-loop message carries: the node's own state),
-    so node `v`'s row of `h C` is zeroed in layer `ℓ`. Then `h'_v = σ(Σ messages + b)`:
+    so node `v`'s row of `h C` is zeroed in layer `ℓ` (the executor's
+    `self_weights[ℓ][v] = 0`). Then `h'_v = σ(Σ messages + b)`:
     the node forgets everything it computed itself. On a compiled model this is a
     strong player: the output drops at the first removal among a chain of the
     explaining node's self-loops and the last of its deciding in-edges, and the
@@ -52,9 +58,10 @@ What removing a layer-edge means on a compiled layer `h' = σ(h C + Σ_{(s,t)} h
 
 Which layers flows cross, setting `flow_layers` (default `"message"`): `"all"` makes every
 layer of the model a level of the layered graph. `"message"` keeps only the layers that
-send messages (`A ≠ 0`; a compiled model has many that only combine a node's own
-subformulas by `C`): a message-free layer is taken as a node-wise map, which holds no
-layer-edge and no player, and a flow stays on its node through it. This is a
+send messages (some `A_c ≠ 0`, the executor's `message_layers`; a compiled model has
+many that only combine a node's own subformulas by `C`): a message-free layer is taken
+as a node-wise map, which holds no layer-edge and no player, and a flow stays on its
+node through it. This is a
 hypothesis about the paper's runs, not a documented fact: FlowX learns the depth and
 the layer-edges from the message passing it observes, so if the paper's compiled model
 ran its message-free layers without a message-passing step, FlowX saw only the message
@@ -83,8 +90,9 @@ Speed. The forward passes of one permutation are not re-run from scratch: the ne
 state is updated incrementally (`IncrementalNetwork`): a removal recomputes only the
 node it feeds, and a change travels on to later layers only while some unit actually
 changes value. Compiled units saturate, so most removals stop after one node. A
-layer-edge whose message the layer ignores (`A = 0` in that layer) changes nothing and
-costs nothing, and layer-edges that carry no flow at all (those that cannot reach the
+layer-edge whose message the layer ignores (`A = 0` in that layer, or, on a typed model,
+an edge of a relation no channel of the layer sums over) changes nothing and costs
+nothing, and layer-edges that carry no flow at all (those that cannot reach the
 target) are dummy players, left out of the permutations (this changes no credit:
 they kill no flow and, reaching no output, change nothing; the relative order of the
 others is still uniform). The flow bookkeeping runs only at the steps whose drop is not
@@ -113,9 +121,11 @@ import torch
 from torch import Tensor
 
 from gracr.bench.explainers.base import ExplainerSpec, Subject, register
-from gracr.executor.model import CompiledGNN
 from gracr.dsl.ir import Kind
 from gracr.errors import GracrError
+from gracr.executor import numpy_backend
+from gracr.executor.model import CompiledGNN
+from gracr.executor.plan import layer_plans, message_layers, target_cone
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -307,108 +317,91 @@ def credit_permutation(graph: LayeredGraph, layers: IntArray, indices: IntArray,
 
 
 def masked_forward(compiled: CompiledGNN, x: npt.ArrayLike, edge_index: npt.ArrayLike,
-                   edge_alive: BoolArray, self_alive: BoolArray) -> list[FloatArray]:
+                   edge_alive: BoolArray, self_alive: BoolArray,
+                   edge_type: npt.ArrayLike | None = None) -> list[FloatArray]:
     """Every level `h⁽⁰⁾ … h⁽ᴸ⁾` of the compiled network with layer-edges removed (float64).
 
-    Mirrors `CompiledLayer`: `h' = σ(s_ℓ ⊙ (h C) + Σ_{(u,v)} w_ℓ[e] (h A)_u + b)`, with
+    The executor's forward pass (`numpy_backend.trace`), layer ℓ being
+    `h' = σ(s_ℓ ⊙ (h C) + Σ_c Σ_{(u,v) ∈ E_c} w_ℓ[e] h_u A_c + b)`, with
     `w_ℓ = edge_alive[ℓ]` (the module's `layer_edge_weights[ℓ]`) and `s_ℓ = self_alive[ℓ]`
     zeroing a node's self term (a self-loop layer-edge removed under `"self-term"`;
     under `"inert"` every self term stays, module docstring).
     """
-    features = np.asarray(x, dtype=np.float64)
-    edges = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
-    h = features @ compiled.input_matrix.astype(np.float64) + compiled.input_bias
-    levels = [h]
-    for layer, weights in enumerate(compiled.layers):
-        z = (h @ weights.C.astype(np.float64)) * self_alive[layer][:, None] + weights.b
-        messages = (h @ weights.A.astype(np.float64))[edges[0]] * edge_alive[layer][:, None]
-        np.add.at(z, edges[1], messages)
-        h = np.clip(z, 0.0, 1.0)
-        levels.append(h)
-    return levels
+    weights = [np.asarray(alive, dtype=np.float64) for alive in edge_alive]
+    selves = [np.asarray(alive, dtype=np.float64) for alive in self_alive]
+    return list(numpy_backend.trace(compiled, x, edge_index, edge_type, edge_weights=weights,
+                                    self_weights=selves).states)
 
 
 def readout_output(compiled: CompiledGNN, pooled: FloatArray) -> float:
-    """The graph classifier's output from the sum-pooled last level."""
-    r = pooled
-    for dense in compiled.readout:
-        r = np.clip(r @ dense.W.astype(np.float64) + dense.b, 0.0, 1.0)
-    return float(r[compiled.output_column])
+    """The graph classifier's output from the sum-pooled last level (the executor's
+    `numpy_backend.readout`)."""
+    states, _ = numpy_backend.readout(compiled, pooled)
+    return float(states[-1][compiled.output_column])
 
 
-# Up to this many entries a weight matrix is multiplied densely: below it, BLAS on a
-# few rows beats the fixed cost of the sparse product.
-DENSE_ENTRIES = 128 * 128
-
-
-class _Weight:
-    """`h @ W` for the few rows `h` that one removal touches.
-
-    Compiled matrices are mostly zero (Majority2Hop: 675 x 675 with ≤ 741 non-zeros),
-    so a large one is multiplied in sparse form, with numpy only.
-    """
-
-    def __init__(self, matrix: npt.NDArray[Any]) -> None:
-        self.dense = np.asarray(matrix, dtype=np.float64)
-        self.rows, self.columns = np.nonzero(matrix)
-        self.values = self.dense[self.rows, self.columns]
-        self.width = int(matrix.shape[1])
-        self.sparse = self.dense.size > DENSE_ENTRIES
-
-    def left_multiply(self, h: FloatArray) -> FloatArray:
-        if not self.sparse:
-            dense_product: FloatArray = h @ self.dense
-            return dense_product
-        count = h.shape[0]
-        slots = (np.arange(count)[:, None] * self.width + self.columns).ravel()
-        product = _summed_at(slots, (h[:, self.rows] * self.values).ravel(), count * self.width)
-        return product.reshape(count, self.width)
+def relevant_states(compiled: CompiledGNN, edge_index: npt.ArrayLike, num_nodes: int,
+                    target: int | None, edge_type: npt.ArrayLike | None = None) -> BoolArray:
+    """`[L + 1, N]`: whether node `v`'s state after `k` layers can reach the explained
+    output. Graph task: every node (sum pooling reads them all). Node task: the rows of
+    the executor's receptive-field walk, `target_cone`, which follows only the edges
+    that a non-zero channel of each layer sums over (so on a typed model, only the
+    relations each layer reads)."""
+    if target is None:
+        return np.ones((compiled.num_layers + 1, num_nodes), dtype=np.bool_)
+    rows, _ = target_cone(compiled, edge_index, target, edge_type)
+    relevant = np.zeros((compiled.num_layers + 1, num_nodes), dtype=np.bool_)
+    for level, nodes in enumerate(rows):
+        relevant[level, nodes] = True
+    return relevant
 
 
 class IncrementalNetwork:
     """The compiled network's state under cumulative layer-edge removals.
 
-    Keeps every level `h⁽ᵏ⁾` and, per layer, `S_ℓ[v] = Σ_{alive (u→v)} h⁽ℓ⁾_u`
-    restricted to the rows `A_ℓ` reads (since `Σ_u w_u h_u A = (Σ_u w_u h_u) A`).
+    Keeps every level `h⁽ᵏ⁾` and, per layer and channel `c`,
+    `S_ℓc[v] = Σ_{alive (u→v) ∈ E_c} h⁽ℓ⁾_u` restricted to the rows `A_c` reads, and
+    computes a layer through the executor's `numpy_backend.RowLayer` (the layer of
+    `pre_activation` from those sums, since `Σ_u w_u h_u A = (Σ_u w_u h_u) A`).
     `remove` updates `S` or the self mask, recomputes the node it feeds, and carries a
     change on to the next layer only for the nodes whose state changed — through their
-    alive self-loop and alive out-edges. Only nodes that can still reach a flow end
-    (`relevant[k]`) are recomputed; the others never influence the output.
+    alive self-loop and alive out-edges. Only nodes that can still reach the output
+    (`relevant[k]`, by default `relevant_states`) are recomputed; the others never
+    influence it.
     """
 
     def __init__(self, compiled: CompiledGNN, x: npt.ArrayLike, edge_index: npt.ArrayLike,
-                 target: int | None, relevant: BoolArray) -> None:
+                 target: int | None, relevant: BoolArray | None = None,
+                 edge_type: npt.ArrayLike | None = None) -> None:
         self.compiled = compiled
         edges = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
         self.sources, self.targets = edges[0], edges[1]
+        self.edge_type = None if edge_type is None else np.asarray(edge_type, dtype=np.int64)
         self.num_nodes = int(np.asarray(x).shape[0])
         self.num_edges = int(edges.shape[1])
         self.num_layers = compiled.num_layers
         self.target = target
-        self.relevant = relevant
-        self.self_weights = [_Weight(layer.C) for layer in compiled.layers]
-        self.read_rows = [np.flatnonzero(np.abs(layer.A).sum(axis=1)) for layer in compiled.layers]
-        self.message_weights = [_Weight(layer.A[rows])
-                                for layer, rows in zip(compiled.layers, self.read_rows)]
-        self.biases = [layer.b.astype(np.float64) for layer in compiled.layers]
+        self.relevant = (relevant if relevant is not None else
+                         relevant_states(compiled, edges, self.num_nodes, target, self.edge_type))
+        self.layers = [numpy_backend.RowLayer(plan) for plan in layer_plans(compiled)]
+        # Per layer and channel: which edges the channel sums over.
+        self.admitted = [layer.admitted(self.edge_type, self.num_edges) for layer in self.layers]
         # Out-edges of each node, for carrying a change forward.
         self.out_order = np.argsort(self.sources, kind="stable")
         self.out_start = np.concatenate(
             [[0], np.cumsum(np.bincount(self.sources, minlength=self.num_nodes))])
         all_edges = np.ones((self.num_layers, self.num_edges), dtype=np.bool_)
         all_nodes = np.ones((self.num_layers, self.num_nodes), dtype=np.bool_)
-        self.initial_levels = masked_forward(compiled, x, edges, all_edges, all_nodes)
-        self.initial_sums = []
-        for layer, rows in enumerate(self.read_rows):
-            summed = np.zeros((self.num_nodes, len(rows)))
-            np.add.at(summed, self.targets, self.initial_levels[layer][self.sources][:, rows])
-            self.initial_sums.append(summed)
+        self.initial_levels = masked_forward(compiled, x, edges, all_edges, all_nodes,
+                                             self.edge_type)
+        self.initial_sums = [layer.sums(level, self.sources, self.targets, self.edge_type)
+                             for layer, level in zip(self.layers, self.initial_levels)]
         self.reset()
 
     def reset(self) -> None:
         """Every layer-edge alive again."""
         self.levels = [level.copy() for level in self.initial_levels]
-        self.sums = [summed.copy() for summed in self.initial_sums]
+        self.sums = [[summed.copy() for summed in sums] for sums in self.initial_sums]
         self.edge_alive = np.ones((self.num_layers, self.num_edges), dtype=np.bool_)
         self.self_alive = np.ones((self.num_layers, self.num_nodes))
         self.pooled = self.levels[-1].sum(axis=0)
@@ -428,11 +421,18 @@ class IncrementalNetwork:
             self.self_alive[layer, node] = 0.0
         else:
             self.edge_alive[layer, index] = False
-            message = self.levels[layer][self.sources[index], self.read_rows[layer]]
-            if not message.any():
+            source, node = int(self.sources[index]), int(self.targets[index])
+            carried = False
+            for rows, admitted, summed in zip(self.layers[layer].rows, self.admitted[layer],
+                                              self.sums[layer]):
+                if not admitted[index]:
+                    continue
+                message = self.levels[layer][source, rows]
+                if message.any():
+                    summed[node] -= message
+                    carried = True
+            if not carried:
                 return self.output
-            node = int(self.targets[index])
-            self.sums[layer][node] -= message
         self._settle(layer, np.array([node], dtype=np.int64))
         return self.output
 
@@ -442,13 +442,10 @@ class IncrementalNetwork:
             dirty = dirty[self.relevant[current + 1][dirty]]
             if not dirty.size:
                 return
-            below = self.levels[current][dirty]
-            z = (self.self_weights[current].left_multiply(below)
-                 * self.self_alive[current][dirty, None]
-                 + self.message_weights[current].left_multiply(self.sums[current][dirty])
-                 + self.biases[current])
-            # np.minimum/maximum: np.clip's dispatch overhead dominates on a few rows.
-            change = np.minimum(np.maximum(z, 0.0), 1.0) - self.levels[current + 1][dirty]
+            state = self.layers[current].forward(
+                self.levels[current][dirty], [summed[dirty] for summed in self.sums[current]],
+                self_weight=self.self_alive[current][dirty])
+            change = state - self.levels[current + 1][dirty]
             changed = change.any(axis=1)
             if not changed.any():
                 return
@@ -462,22 +459,28 @@ class IncrementalNetwork:
 
     def _carry(self, layer: int, changed: IntArray, change: FloatArray) -> IntArray:
         """Add the changes of `changed` (level `layer`) to the sums of `layer`'s alive
-        out-edges; the nodes to recompute in `layer`."""
+        out-edges that each channel sums over; the nodes to recompute in `layer`."""
         keeps_self: IntArray = changed[self.self_alive[layer][changed] > 0]
-        read = change[:, self.read_rows[layer]]
-        sending = np.flatnonzero(read.any(axis=1))
-        if not sending.size:
+        reached = [keeps_self]
+        for rows, admitted, summed in zip(self.layers[layer].rows, self.admitted[layer],
+                                          self.sums[layer]):
+            read = change[:, rows]
+            sending = np.flatnonzero(read.any(axis=1))
+            if not sending.size:
+                continue
+            starts = self.out_start[changed[sending]]
+            counts = self.out_start[changed[sending] + 1] - starts
+            owner = np.repeat(sending, counts)
+            offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+            out_edges = self.out_order[np.repeat(starts, counts) + offsets]
+            alive = self.edge_alive[layer][out_edges] & admitted[out_edges]
+            out_edges, owner = out_edges[alive], owner[alive]
+            receivers = self.targets[out_edges]
+            np.add.at(summed, receivers, read[owner])
+            reached.append(receivers)
+        if len(reached) == 1:
             return keeps_self
-        starts = self.out_start[changed[sending]]
-        counts = self.out_start[changed[sending] + 1] - starts
-        owner = np.repeat(sending, counts)
-        offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
-        out_edges = self.out_order[np.repeat(starts, counts) + offsets]
-        alive = self.edge_alive[layer][out_edges]
-        out_edges, owner = out_edges[alive], owner[alive]
-        receivers = self.targets[out_edges]
-        np.add.at(self.sums[layer], receivers, read[owner])
-        result: IntArray = np.unique(np.concatenate([keeps_self, receivers])).astype(np.int64)
+        result: IntArray = np.unique(np.concatenate(reached)).astype(np.int64)
         return result
 
 
@@ -516,12 +519,6 @@ class FlowScores:
     orphan_drop: float
 
 
-def message_layers(compiled: CompiledGNN) -> IntArray:
-    """The layers that send messages (`A ≠ 0`), in order."""
-    return np.array([index for index, layer in enumerate(compiled.layers) if np.any(layer.A)],
-                    dtype=np.int64)
-
-
 def flowx_scores(subject: Subject, samples: int, seed: int, self_loops: SelfLoops = "inert",
                  flow_layers: FlowLayers = "all") -> FlowScores:
     """FlowX stage 1 on `subject`: `samples` permutations of the layer-edges that carry flows.
@@ -529,8 +526,13 @@ def flowx_scores(subject: Subject, samples: int, seed: int, self_loops: SelfLoop
     `self_loops` says what removing a self-loop layer-edge does (module docstring):
     `"inert"` leaves the network as it is (the step kills flows, drops nothing),
     `"self-term"` zeroes the node's self term `h_v C` in that layer. `flow_layers`
-    says which layers flows cross: `"all"`, or only the `"message"` layers (`A ≠ 0`),
-    a message-free layer being a node-wise map that holds no layer-edge at all.
+    says which layers flows cross: `"all"`, or only the `"message"` layers (some
+    `A_c ≠ 0`, the executor's `message_layers`), a message-free layer being a node-wise
+    map that holds no layer-edge at all. On a typed model (`subject.edge_type`) the
+    layer-edges are still every edge in every crossed layer (as PyG's
+    message passing shows them: every edge sends one message row per layer), but an
+    edge of a relation that no channel of the layer sums over sends it zero, so it is a
+    player whose removal never drops the output.
     `layer_edge` has one row per layer of the model either way (zero rows for the
     layers flows do not cross).
     """
@@ -544,21 +546,19 @@ def flowx_scores(subject: Subject, samples: int, seed: int, self_loops: SelfLoop
                          f"got {flow_layers!r}")
     compiled = subject.compiled
     num_nodes = int(subject.x.shape[0])
-    model_graph = LayeredGraph.build(subject.edge_index.numpy(), num_nodes,
-                                     compiled.num_layers, subject.target)
+    edge_index = subject.edge_index.numpy()
+    edge_type = None if subject.edge_type is None else subject.edge_type.numpy()
     # `crossed[k]`: the model layer of flow layer `k`. A flow crossing only the
     # message layers stays on its node through the others, so the walks and their
     # counts are those of the layered graph of the message layers alone.
     crossed = (message_layers(compiled) if flow_layers == "message"
                else np.arange(compiled.num_layers, dtype=np.int64))
-    graph = (model_graph if flow_layers == "all"
-             else LayeredGraph.build(subject.edge_index.numpy(), num_nodes, len(crossed),
-                                     subject.target))
+    graph = LayeredGraph.build(edge_index, num_nodes, len(crossed), subject.target)
     carrying = flows_through(graph, graph.all_alive()) > 0
-    # Which states can reach the output is a property of the model, whatever flows cross.
-    relevant = backward_counts(model_graph, model_graph.all_alive()) > 0
-    network = IncrementalNetwork(compiled, subject.x.numpy(), subject.edge_index.numpy(),
-                                 subject.target, relevant)
+    # Which states can reach the output is a property of the model, whatever flows
+    # cross (`relevant_states`, the default of `IncrementalNetwork`).
+    network = IncrementalNetwork(compiled, subject.x.numpy(), edge_index, subject.target,
+                                 edge_type=edge_type)
     # Explain the predicted class: a drop of its probability is a drop of p or of 1 - p.
     sign = 1.0 if network.output >= 0.5 else -1.0
     player_layers, player_indices = np.nonzero(carrying)
