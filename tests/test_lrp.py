@@ -14,7 +14,10 @@ from gracr.bench.explainers import EXPLAINERS, edge_scores
 from gracr.bench.explainers.lrp import DEFAULT_EPSILON, LrpRelevance, lrp_relevance
 from gracr.dsl.ir import Formula, Kind
 from strategies import graph_sentences, graphs, node_formulas, program_for
-from tiny_models import GRAPH_GRAPH, NODE_GRAPH, subject_of as _subject
+from tiny_models import (
+    CARBONYL_GRAPH, CARBONYL_NODE, GRAPH_GRAPH, MOLECULE, NODE_GRAPH, TYPED_PROGRAMS,
+    random_molecule, subject_of as _subject,
+)
 
 # Node 0 reads red neighbours 1, 2, 3 and a blue one, 4; 1 -> 2 is two hops out.
 STAR = gracr.Graph.from_edges(5, [["grey"], ["red"], ["red"], ["red"], ["blue"]],
@@ -43,8 +46,10 @@ def test_hand_computed_one_layer_example() -> None:
     program = gracr.parse("colors grey, red, blue\nclassify atleast 2 red")
     model = gracr.compile(program)
     (layer,) = model.layers
+    (aggregation,) = layer.aggregations
     red, count = 0, model.output_column
-    assert layer.A[red, count] == 1 and layer.b[count] == -1 and layer.C[:, count].sum() == 0
+    assert aggregation.relation is None
+    assert aggregation.A[red, count] == 1 and layer.b[count] == -1 and layer.C[:, count].sum() == 0
     result = lrp_relevance(model, STAR.features(program.palette), STAR.edge_index, 0, 1e-12)
     np.testing.assert_allclose(result.edge, [0.5, 0.5, 0.5, 0.0, 0.0], atol=1e-9)
     assert result.absorbed_bias == pytest.approx(-0.5)
@@ -89,15 +94,18 @@ def test_lrp_is_registered_with_captums_epsilon() -> None:
     assert dict(spec.defaults) == {"epsilon": 1e-9} and not spec.space
 
 
-def _check_conservation(formula: Formula, graph: gracr.Graph, epsilon: float) -> None:
-    program = program_for(formula)
+def _check_conservation(formula: Formula | str, graph: gracr.Graph, epsilon: float) -> None:
+    program = gracr.parse(formula) if isinstance(formula, str) else program_for(formula)
     model = gracr.compile(program, max_degree=8)
     target = 0 if model.kind is Kind.NODE else None
-    x = graph.features(program.palette)
-    result = lrp_relevance(model, x, graph.edge_index, target, epsilon)
+    x = model.features(graph)
+    edge_type = model.edge_types(graph)
+    result = lrp_relevance(model, x, graph.edge_index, target, epsilon, edge_type)
     # The forward inside LRP is the module's.
+    typed = {} if edge_type is None else {"edge_type": torch.as_tensor(edge_type)}
     with torch.no_grad():
-        module_output = model.to_pyg()(torch.as_tensor(x), torch.as_tensor(graph.edge_index))
+        module_output = model.to_pyg()(torch.as_tensor(x), torch.as_tensor(graph.edge_index),
+                                       **typed)
     assert result.output == pytest.approx(float(module_output[target or 0, 0]), abs=1e-6)
     # Exact bookkeeping for any ε; as ε → 0 the stabiliser keeps nothing, so the input
     # relevance plus the absorbed biases is the output.
@@ -122,3 +130,31 @@ def test_relevance_is_conserved_for_node_classifiers(formula: Formula, graph: gr
 def test_relevance_is_conserved_for_graph_classifiers(formula: Formula, graph: gracr.Graph,
                                                       epsilon: float) -> None:
     _check_conservation(formula, graph, epsilon)
+
+
+# ---------------------------------------------------------------- typed edges
+
+
+def test_only_the_double_bond_holds_relevance_on_a_typed_model() -> None:
+    # `element=C & <1>{double} element=O` at C node 0 of MOLECULE. Layer 1's `double`
+    # channel counts O1 -> C0 alone (O2 -> C0 is single, C3 -> C0 from a C): z = 1.
+    # Layer 2: z = C + <1>{double}O − 1 = 1, so each input gets R = 1 and the bias −1;
+    # the modality's 1 is O1 -> C0's message. Node task and the graph task `exists (…)`
+    # (C0 and C3 both hold it: the readout's count 2 shares R between them), edge by edge.
+    node = edge_scores("LRP", _subject(CARBONYL_NODE, MOLECULE, 0)).numpy()
+    np.testing.assert_allclose(node, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0], atol=1e-8)
+    graph = edge_scores("LRP", _subject(CARBONYL_GRAPH, MOLECULE, None)).numpy()
+    np.testing.assert_allclose(graph, [0.5, 0.0, 0.0, 0.5, 0.0, 0.0], atol=1e-8)
+    # Read without its relations, the model could not run.
+    program = gracr.parse(CARBONYL_NODE)
+    model = gracr.compile(program)
+    with pytest.raises(ValueError, match="edge_type"):
+        lrp_relevance(model, model.features(MOLECULE), MOLECULE.edge_index, 0)
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_relevance_is_conserved_on_typed_models(seed: int) -> None:
+    # Channels of one relation, of a set of relations and of every edge: each message
+    # hands relevance down through the channels that admit it, and nothing is lost.
+    _check_conservation(TYPED_PROGRAMS[seed % len(TYPED_PROGRAMS)], random_molecule(seed),
+                        [1e-12, 1e-9, 0.1][seed % 3])

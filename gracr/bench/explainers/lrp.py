@@ -5,15 +5,19 @@ does not run on our message-passing layers (no rule for the sum aggregation; wit
 forced, relevance is not conserved — `shared/notes/explainers.md`), so this is our own,
 clean-room from Bach et al. and the notes, in numpy on the compiled weights.
 
-Forward (Eq. 2): `z⁽ℓ⁾_v = h_v C + Σ_{(s,v) ∈ E} h_s A + b`, `h' = σ(z) = clamp(z, 0, 1)`;
-graph classifiers then sum-pool `r = Σ_v h_v` and apply the readout `σ(r W + b)`.
+Forward (Eq. 2 with typed edges): `z⁽ℓ⁾_v = h_v C + Σ_c Σ_{(s,v) ∈ E_c} h_s A_c + b`,
+one channel `c` per relation the layer sums over (an untyped model: the one channel of
+every edge), `h' = σ(z) = clamp(z, 0, 1)`; graph classifiers then sum-pool
+`r = Σ_v h_v` and apply the readout `σ(r W + b)`. It is the executor's forward pass
+(`gracr.executor.numpy_backend.trace`), not a copy: the backward below reads its states
+and pre-activations.
 
 Backward. Relevance starts as the output value at the explained unit (the target's
 output column, or the readout's), everything else 0. Through each linear map, unit `i`
 of pre-activation `z_i = Σ_k c_k + b_i` (contributions `c_k`: each input unit times its
 weight — for a message-passing layer, the self-term entries `h_{v,j} C_{ji}` and every
-incoming message's entries `h_{s,j} A_{ji}`) hands its relevance `R_i` down by the ε rule
-(Bach et al. 2015, the ε-stabilised rule):
+incoming message's entries `h_{s,j} (A_c)_{ji}`, per channel `c` that admits the edge)
+hands its relevance `R_i` down by the ε rule (Bach et al. 2015, the ε-stabilised rule):
 
     R_{k←i} = c_k / (z_i + ε·sign(z_i)) · R_i,      sign(0) := +1,
 
@@ -36,9 +40,9 @@ explanation of "at least one" should do, and would break conservation. The zero 
 it is enforced anyway, and any relevance it removed is reported (`absorbed_clamp`).
 
 An edge's score is the relevance carried by its messages, summed over layers and over
-the units it feeds and is fed from: in layer ℓ, edge `(s, v)` carries
-`Σ_i (h_s A)_i R_{v,i} / (z_{v,i} + ε sign z_{v,i})`. The sign is kept (positive =
-evidence for the output). Relevance is conserved:
+the units it feeds and is fed from, and over the channels that admit it: in layer ℓ,
+edge `(s, v)` carries `Σ_{c ∋ (s,v)} Σ_i (h_s A_c)_i R_{v,i} / (z_{v,i} + ε sign z_{v,i})`.
+The sign is kept (positive = evidence for the output). Relevance is conserved:
 output = Σ input relevance (at `x`) + absorbed bias + absorbed stabiliser (+ clamp).
 """
 
@@ -53,8 +57,10 @@ import torch
 from torch import Tensor
 
 from gracr.bench.explainers.base import ExplainerSpec, Subject, register
-from gracr.executor.model import CompiledGNN
 from gracr.dsl.ir import Kind
+from gracr.executor import numpy_backend
+from gracr.executor.model import CompiledGNN
+from gracr.executor.plan import layer_plans
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -113,22 +119,22 @@ class _Ledger:
 
 
 def lrp_relevance(compiled: CompiledGNN, x: npt.ArrayLike, edge_index: npt.ArrayLike,
-                  target: int | None, epsilon: float = DEFAULT_EPSILON) -> LrpRelevance:
-    """The ε rule from the output at `target` (graph classifier: `None`) down to `x`."""
+                  target: int | None, epsilon: float = DEFAULT_EPSILON,
+                  edge_type: npt.ArrayLike | None = None) -> LrpRelevance:
+    """The ε rule from the output at `target` (graph classifier: `None`) down to `x`.
+
+    The forward pass is the executor's (`numpy_backend.trace`, every state and
+    pre-activation kept); `edge_type` (relation index per edge) is required when the
+    model declares relations.
+    """
     features = np.asarray(x, dtype=np.float64)
     edges = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
     sources, targets = edges[0], edges[1]
+    types = None if edge_type is None else np.asarray(edge_type, dtype=np.int64)
 
     # Forward, keeping every level's input and pre-activation.
-    h = features @ compiled.input_matrix.astype(np.float64) + compiled.input_bias
-    levels: list[FloatArray] = []
-    pre_activations: list[FloatArray] = []
-    for layer in compiled.layers:
-        levels.append(h)
-        z = h @ layer.C.astype(np.float64) + layer.b
-        np.add.at(z, targets, (h @ layer.A.astype(np.float64))[sources])
-        pre_activations.append(z)
-        h = np.clip(z, 0.0, 1.0)
+    forward = numpy_backend.trace(compiled, features, edges, types)
+    levels, pre_activations, h = forward.states[:-1], forward.pre, forward.states[-1]
     column = compiled.output_column
     ledger = _Ledger()
 
@@ -138,15 +144,13 @@ def lrp_relevance(compiled: CompiledGNN, x: npt.ArrayLike, edge_index: npt.Array
         output = float(h[target, column])
         relevance[target, column] = output
     else:
-        pooled = h.sum(axis=0)
-        readout_inputs, readout_z = [], []
-        r = pooled
-        for dense in compiled.readout:
-            readout_inputs.append(r)
-            readout_z.append(r @ dense.W.astype(np.float64) + dense.b)
-            r = np.clip(readout_z[-1], 0.0, 1.0)
-        output = float(r[column])
-        top = np.zeros_like(r)
+        # One graph: the readout's states are `[1, w]`.
+        pooled = forward.readout_states[0][0]
+        readout_inputs = [r[0] for r in forward.readout_states[:-1]]
+        readout_z = [z[0] for z in forward.readout_pre]
+        final = forward.readout_states[-1][0]
+        output = float(final[column])
+        top = np.zeros_like(final)
         top[column] = output
         for dense, r_in, z in zip(reversed(compiled.readout), reversed(readout_inputs),
                                   reversed(readout_z)):
@@ -157,26 +161,29 @@ def lrp_relevance(compiled: CompiledGNN, x: npt.ArrayLike, edge_index: npt.Array
         relevance = h * ratio
 
     edge_scores = np.zeros(edges.shape[1])
-    for layer, h_in, z in zip(reversed(compiled.layers), reversed(levels),
-                              reversed(pre_activations)):
-        ratio = ledger.per_unit(ledger.through_clamp(relevance, z), z, layer.b, epsilon)
+    for plan, h_in, z in zip(reversed(layer_plans(compiled)), reversed(levels),
+                             reversed(pre_activations)):
+        ratio = ledger.per_unit(ledger.through_clamp(relevance, z), z, plan.b, epsilon)
         # Only nodes holding relevance matter: the dense products stay on those rows.
         holding = np.flatnonzero(ratio.any(axis=1))
         below = np.zeros_like(h_in)
-        below[holding] = h_in[holding] * (ratio[holding] @ layer.C.astype(np.float64).T)
-        if layer.A.any():
+        below[holding] = h_in[holding] * (ratio[holding] @ plan.C.astype(np.float64).T)
+        for channel in plan.channels:
+            if not channel.A.any():
+                continue
             received = np.zeros_like(h_in)
-            received[holding] = ratio[holding] @ layer.A.astype(np.float64).T
-            # Message (s, v) hands h_s ⊙ (A R_v / z_v) down to s; its total is the edge's
-            # relevance in this layer.
-            carried = h_in[sources] * received[targets]
-            edge_scores += carried.sum(axis=1)
-            np.add.at(below, sources, carried)
+            received[holding] = ratio[holding] @ channel.A.astype(np.float64).T
+            # Message (s, v) of channel c hands h_s ⊙ (A_c R_v / z_v) down to s; summed
+            # over the channels that admit the edge, its total is the edge's relevance in
+            # this layer.
+            admitted = channel.admits(types, edges.shape[1])
+            carried = h_in[sources[admitted]] * received[targets[admitted]]
+            edge_scores[admitted] += carried.sum(axis=1)
+            np.add.at(below, sources[admitted], carried)
         relevance = below
 
     # The input map h⁽⁰⁾ = x P + p has no activation: an ε-rule layer down to the colours.
-    ratio = ledger.per_unit(relevance, levels[0] if levels else h, compiled.input_bias,
-                            epsilon)
+    ratio = ledger.per_unit(relevance, forward.states[0], compiled.input_bias, epsilon)
     inputs = features * (ratio @ compiled.input_matrix.astype(np.float64).T)
     return LrpRelevance(edge_scores, inputs, ledger.bias, ledger.epsilon, ledger.clamp,
                         output)
@@ -184,7 +191,8 @@ def lrp_relevance(compiled: CompiledGNN, x: npt.ArrayLike, edge_index: npt.Array
 
 def _lrp(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
     result = lrp_relevance(subject.compiled, subject.x.numpy(), subject.edge_index.numpy(),
-                           subject.target, float(settings["epsilon"]))
+                           subject.target, float(settings["epsilon"]),
+                           None if subject.edge_type is None else subject.edge_type.numpy())
     return torch.as_tensor(result.edge)
 
 
