@@ -1,4 +1,4 @@
-"""The paper's published GracrBench numbers, transcribed from `shared/seeds/gracr-paper.txt`.
+"""The paper's published GracrBench numbers, transcribed from the Gracr paper.
 
 - Table 2 (plausibility on graph classification, 5 seeds): rows at lines 194-205, caption line 207.
 - Table 3 (plausibility on node classification, 5 seeds): rows at lines 221-232, caption line 234.

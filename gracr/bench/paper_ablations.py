@@ -1,4 +1,4 @@
-"""The paper's ablation tables (App. C.3-C.5), transcribed from `shared/seeds/gracr-paper.txt`.
+"""The paper's ablation tables (App. C.3-C.5), transcribed from the Gracr paper.
 
 - Table 8 (comparative operator: Eq. 6 expanded vs Eq. 8 direct; Majority1Hop, Majority2Hop):
   header lines 398-399, the Majority1Hop rows at lines 401-412, the Majority2Hop rows at lines

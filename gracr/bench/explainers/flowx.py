@@ -1,7 +1,7 @@
 """FlowX, stage 1 (Gui et al. 2022, "FlowX: Towards Explainable Graph Neural Networks
 via Message Flows"): Shapley values of message flows by permutation sampling over
 layer-edges — the baseline the GracrBench paper runs (App. H.1). Clean-room, from the
-paper and `shared/notes/explainers.md`.
+FlowX paper.
 
 Players and flows (FlowX). A *layer-edge* is one directed edge of the graph, or one
 self-loop per node, in one message-passing layer: `L · (E + N)` of them. A *flow* is a

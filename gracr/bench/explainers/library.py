@@ -2,7 +2,7 @@
 
 Every one runs on the module with the surrogate derivative of Eq. 9, except IG,
 which needs the exact derivative (App. C.4: with the surrogate, completeness
-breaks). Facts these wrappers rely on are in `shared/notes/explainers.md`.
+breaks). The facts these wrappers rely on are listed below.
 
 Choices made here, where the paper is silent:
 

@@ -2,8 +2,8 @@
 
 The paper ran Captum's LRP through PyG (App. H.1, ε rule on every layer); Captum's LRP
 does not run on our message-passing layers (no rule for the sum aggregation; with rules
-forced, relevance is not conserved — `shared/notes/explainers.md`), so this is our own,
-clean-room from Bach et al. and the notes, in numpy on the compiled weights.
+forced, relevance is not conserved — see the README's explainer notes), so this is our
+own, clean-room from Bach et al., in numpy on the compiled weights.
 
 Forward (Eq. 2 with typed edges): `z⁽ℓ⁾_v = h_v C + Σ_c Σ_{(s,v) ∈ E_c} h_s A_c + b`,
 one channel `c` per relation the layer sums over (an untyped model: the one channel of
