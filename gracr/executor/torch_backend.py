@@ -3,11 +3,17 @@
 Each layer is its own `MessagePassing` (sum aggregation, no added self-loops) that
 aggregates only through one `propagate` over the whole `edge_index` it is given —
 every channel's message of an edge travels in that edge's one message row — so PyG's
-edge masks and Captum reach every message, typed or not. The self term `hC` and the bias stay outside
-`propagate`: they are not edges. The activation subclasses `nn.ReLU` so that
-Captum's GuidedBackprop and Deconvolution recognise it (they only rewrite the
-backward of `nn.ReLU` modules); one instance per layer, whose input feeds nothing
-else. See `shared/notes/explainers.md`.
+edge masks and Captum reach every message, typed or not. The self term `hC` and the
+bias stay outside `propagate`: they are not edges. The activation subclasses
+`nn.ReLU` so that Captum's GuidedBackprop and Deconvolution recognise it (they only
+rewrite the backward of `nn.ReLU` modules); one instance per layer, whose input
+feeds nothing else.
+
+Explainers that need more than the output call hooks of these same layers rather
+than copies of them: per-layer edge weights and a baseline message
+(`CompiledLayer.forward`, `CompiledModule.forward`), the messages themselves
+(`CompiledLayer.messages`), every layer's input (`CompiledModule.hidden_states`),
+and many masked feature matrices at one target at once (`TargetConeBatch`).
 """
 
 from __future__ import annotations
@@ -150,18 +156,76 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
                 kept = columns
                 self.A.append(_weight(channel.A[:, columns]))
             self.register_buffer(f"kept{number}", torch.as_tensor(kept, dtype=torch.long))
+        # The output columns each channel writes, for `baseline` (plain tensors, not
+        # buffers: the state dict stays that of the weights).
+        self.written = [torch.as_tensor(np.isin(np.arange(self.out_channels), channel.columns),
+                                        dtype=torch.float32) for channel in plan.channels]
 
     def kept(self, number: int) -> Tensor:
         buffer: Tensor = getattr(self, f"kept{number}")
         return buffer
 
+    def full_part(self, h: Tensor, number: int) -> Tensor:
+        """`h A_c` for channel `number`, `[N, out_channels]`: every node's share of the
+        message it would send over an edge channel c admits."""
+        if not self.narrow:
+            return _times(h, self.A[number])
+        if self.aggregate_first[number]:
+            return _times(h[:, self.kept(number)], self.A[number])
+        narrow = _times(h, self.A[number])
+        return h.new_zeros(h.shape[0], self.out_channels).index_copy(1, self.kept(number), narrow)
+
+    def messages(self, h: Tensor, edge_index: Tensor, edge_type: Tensor | None = None) -> Tensor:
+        """`[E, out_channels]`: the message m_e = Σ_c 1{e ∈ E_c} (h_s A_c) each edge
+        (s, t) sends, which `forward` sums into t (scaled by `edge_weight`). An
+        explainer hook: GraphMask's gate networks read the messages they gate
+        (Schlichtkrull et al. 2021, §3), and this is the one place that knows them."""
+        sources = edge_index[0]
+        total = h.new_zeros(sources.shape[0], self.out_channels)
+        for number, mask in enumerate(_admission(self.channels, edge_type)):
+            part = self.full_part(h, number).index_select(0, sources)
+            total = total + (part if mask is None else part * mask.unsqueeze(-1))
+        return total
+
+    def _baseline_term(self, h: Tensor, edge_index: Tensor, edge_weight: Tensor,
+                       admission: list[Tensor | None], baseline: Tensor) -> Tensor:
+        """Σ_{(s,t) ∈ E_c} (1 − w_e) β|c, summed over the channels c: what `baseline`
+        adds to the pre-activation of each target t."""
+        targets = edge_index[1]
+        term = h.new_zeros(h.shape[0], self.out_channels)
+        for mask, written in zip(admission, self.written):
+            if not written.any():
+                continue
+            closed = 1.0 - edge_weight if mask is None else (1.0 - edge_weight) * mask
+            count = h.new_zeros(h.shape[0]).index_add(0, targets, closed)
+            term = term + count.unsqueeze(-1) * (baseline * written)
+        return term
+
     def forward(self, h: Tensor, edge_index: Tensor, edge_weight: Tensor | None = None,
-                edge_type: Tensor | None = None) -> Tensor:
+                edge_type: Tensor | None = None, baseline: Tensor | None = None,
+                rows: int | None = None) -> Tensor:
         """`edge_weight` (`[E]`, optional) scales each edge's message in this layer
         only: the per-layer masks that FlowX and GraphMask-clean need (PyG's own
         edge mask is shared by all layers). `edge_type` (`[E]`) is required when a
-        channel sums over one relation."""
+        channel sums over one relation.
+
+        Two explainer hooks, both off by default (then the layer is exactly Eq. 2):
+
+        * `baseline` (`[out_channels]`, with `edge_weight` w): each edge's message
+          becomes w_e m_e + (1 − w_e) β_e, β_e being β on the columns that the
+          channels admitting e write (one column is one modality with one relation
+          filter, so those channels write disjoint columns) and 0 elsewhere.
+          GraphMask's closed gate sends a learned baseline instead of deleting the
+          message (Schlichtkrull et al. 2021, §3).
+        * `rows` (k): only the first k nodes' new states are computed, `[k,
+          out_channels]`; every edge must point into them. A batched cone
+          (`TargetConeBatch`) orders each layer's output rows first and so never
+          computes a state nothing later reads.
+        """
         admission = _admission(self.channels, edge_type)
+        # The nodes whose new state is computed: all of them, or the first `rows`.
+        own = h if rows is None else h[:rows]
+        size = None if rows is None else (int(h.shape[0]), rows)
         if not self.narrow:
             parts = [_times(h, A) for A in self.A]
         else:
@@ -170,35 +234,43 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         widths = [int(part.shape[1]) for part in parts]
         x = parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
         summed = self.propagate(edge_index, x=x, edge_weight=edge_weight, admission=admission,
-                                widths=widths)
+                                widths=widths, size=size)
         if not self.narrow:  # the message already summed the channels
-            result: Tensor = self.act(_times(h, self.C) + summed + self.b)
+            if baseline is not None and edge_weight is not None:
+                summed = summed + self._baseline_term(own, edge_index, edge_weight, admission,
+                                                      baseline)
+            result: Tensor = self.act(_times(own, self.C) + summed + self.b)
             return result
-        blocks = [summed] if len(parts) == 1 else list(summed.split(widths, dim=1))
+        blocks = [summed] if len(parts) == 1 else list(torch.split(summed, widths, dim=1))
         aggregated: Tensor | None = None
         for n, block in enumerate(blocks):
             if self.aggregate_first[n]:
                 part = _times(block, self.A[n])
             else:
-                part = h.new_zeros(h.shape[0], self.out_channels).index_copy(1, self.kept(n), block)
+                part = own.new_zeros(own.shape[0], self.out_channels).index_copy(
+                    1, self.kept(n), block)
             aggregated = part if aggregated is None else aggregated + part
         assert aggregated is not None
-        result = self.act(_times(h, self.C) + aggregated + self.b)
+        if baseline is not None and edge_weight is not None:
+            aggregated = aggregated + self._baseline_term(own, edge_index, edge_weight, admission,
+                                                          baseline)
+        result = self.act(_times(own, self.C) + aggregated + self.b)
         return result
 
     def message(self, x_j: Tensor, edge_weight: Tensor | None,
                 admission: list[Tensor | None], widths: list[int]) -> Tensor:
         if any(mask is not None for mask in admission):
             if self.narrow:
-                parts = x_j.split(widths, dim=1)
+                parts = torch.split(x_j, widths, dim=1)
                 x_j = torch.cat([part if mask is None else part * mask.unsqueeze(-1)
                                  for part, mask in zip(parts, admission)], dim=1)
             else:
                 x_j = sum((part if mask is None else part * mask.unsqueeze(-1)
-                           for part, mask in zip(x_j.split(widths, dim=1), admission)),
+                           for part, mask in zip(torch.split(x_j, widths, dim=1), admission)),
                           start=x_j.new_zeros(x_j.shape[0], self.out_channels))
         elif not self.narrow and len(widths) > 1:
-            x_j = sum(x_j.split(widths, dim=1), start=x_j.new_zeros(x_j.shape[0], self.out_channels))
+            x_j = sum(torch.split(x_j, widths, dim=1),
+                      start=x_j.new_zeros(x_j.shape[0], self.out_channels))
         if edge_weight is None:
             return x_j
         return x_j * edge_weight.unsqueeze(-1)
@@ -246,12 +318,14 @@ class CompiledModule(nn.Module):
 
     def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None, *,
                 edge_type: Tensor | None = None,
-                layer_edge_weights: Sequence[Tensor | None] | None = None) -> Tensor:
-        """`layer_edge_weights[ℓ]` (optional, `[E]`) scales the messages of layer ℓ."""
-        h = x @ self.input_matrix + self.input_bias
-        weights = layer_edge_weights or [None] * len(self.convs)
-        for conv, weight in zip(self.convs, weights, strict=True):
-            h = conv(h, edge_index, weight, edge_type)
+                layer_edge_weights: Sequence[Tensor | None] | None = None,
+                layer_baselines: Sequence[Tensor | None] | None = None) -> Tensor:
+        """`layer_edge_weights[ℓ]` (optional, `[E]`) scales the messages of layer ℓ;
+        `layer_baselines[ℓ]` (optional, `[width]`) is what a message weighted w sends
+        (1 − w) of instead (`CompiledLayer.forward`'s `baseline`: GraphMask's)."""
+        h = self.hidden_states(x, edge_index, edge_type=edge_type,
+                               layer_edge_weights=layer_edge_weights,
+                               layer_baselines=layer_baselines)[-1]
         column = slice(self.output_column, self.output_column + 1)
         if self.kind is Kind.NODE:
             return h[:, column]
@@ -259,6 +333,22 @@ class CompiledModule(nn.Module):
         for dense in self.readout:
             r = dense(r)
         return r[:, column]
+
+    def hidden_states(self, x: Tensor, edge_index: Tensor, *, edge_type: Tensor | None = None,
+                      layer_edge_weights: Sequence[Tensor | None] | None = None,
+                      layer_baselines: Sequence[Tensor | None] | None = None) -> list[Tensor]:
+        """`[h⁽⁰⁾, …, h⁽ᴸ⁾]`: the input of every layer and the last one's output (what
+        `forward` reads its answer from). Explainers that look inside the model (the
+        gate networks of GraphMask-clean read the states at each layer's input) take
+        them from here rather than re-running the layers."""
+        h = x @ self.input_matrix + self.input_bias
+        states = [h]
+        weights = layer_edge_weights or [None] * len(self.convs)
+        baselines = layer_baselines or [None] * len(self.convs)
+        for conv, weight, baseline in zip(self.convs, weights, baselines, strict=True):
+            h = conv(h, edge_index, weight, edge_type, baseline)
+            states.append(h)
+        return states
 
 
 class TargetConeModule(nn.Module):
@@ -320,6 +410,80 @@ class TargetConeModule(nn.Module):
         value = h[self.target_row:self.target_row + 1, :1]
         unknown = value.new_full((self.num_nodes, 1), float("nan"))
         return unknown.index_put((torch.tensor([self.target]),), value)
+
+
+class TargetConeBatch(nn.Module):
+    """Inference: the output at one target node for many feature matrices of one graph
+    at once (node classifiers). What perturbation explainers need: SubgraphX values
+    thousands of zero-filled copies of one computation graph per expansion (Yuan et
+    al. 2021, §4.3).
+
+    `forward(x)` takes `[B, n, F]`: B variants of the features of `input_nodes`, the
+    nodes the target's output reads (`rows[0]` of `gracr.executor.plan.target_cone`,
+    ascending), and returns the target's output in each, `[B]`: the value
+    `CompiledModule` gives at the target on the graph with those features (every
+    other node's features do not matter).
+
+    Each layer ℓ is a `CompiledLayer` on its plan restricted to the columns the
+    target reads (`LayerPlan.restricted`), run once on the disjoint union of the B
+    copies over the edges into the cone's rows that one of its channels admits. The
+    nodes are ordered by the last layer boundary whose cone holds them (the target
+    first) and laid out node-major across the copies, so the rows layer ℓ must
+    output, `rows[ℓ + 1]`, are a prefix of its input; `CompiledLayer`'s `rows` hook
+    computes only those. `widest` (the largest cone times the widest column set) is
+    the size of one copy's largest state, for choosing B.
+    """
+
+    input_nodes: Tensor
+    order: Tensor
+    input_matrix: Tensor
+    input_bias: Tensor
+
+    def __init__(self, compiled: Network, edge_index: np.ndarray[Any, Any], target: int,
+                 edge_type: np.ndarray[Any, Any] | None = None) -> None:
+        super().__init__()
+        if compiled.kind is not Kind.NODE:
+            raise ValueError("TargetConeBatch explains a node classifier")
+        sources, targets = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
+        types = None if edge_type is None else np.asarray(edge_type, dtype=np.int64)
+        reach, live = target_cone(compiled, edge_index, target, edge_type)
+        last = {int(node): depth for depth, nodes in enumerate(reach) for node in nodes}
+        order = sorted(last, key=lambda node: (-last[node], node))
+        position = np.full(int(max(order)) + 1, -1, dtype=np.int64)
+        position[order] = np.arange(len(order))
+        self.register_buffer("input_nodes", torch.as_tensor(reach[0]))
+        self.register_buffer("order", torch.as_tensor(np.searchsorted(reach[0], order)))
+        self.register_buffer("input_matrix", torch.as_tensor(
+            np.asarray(compiled.input_matrix, dtype=np.float32)[:, live[0]]))
+        self.register_buffer("input_bias", torch.as_tensor(
+            np.asarray(compiled.input_bias, dtype=np.float32)[live[0]]))
+        self.sizes = [len(nodes) for nodes in reach]
+        self.widest = max(self.sizes) * max(len(columns) for columns in live)
+        self.convs = nn.ModuleList()
+        self.edges: list[tuple[Tensor, Tensor, Tensor | None]] = []
+        for depth, plan in enumerate(layer_plans(compiled)):
+            restricted = plan.restricted(live[depth], live[depth + 1])
+            heard = (restricted.admitted(types, sources.shape[0])
+                     & np.isin(targets, reach[depth + 1]))
+            self.convs.append(CompiledLayer(restricted, surrogate=False))
+            self.edges.append((torch.as_tensor(position[sources[heard]]),
+                               torch.as_tensor(position[targets[heard]]),
+                               None if types is None else torch.as_tensor(types[heard])))
+
+    @torch.no_grad()
+    def forward(self, x: Tensor) -> Tensor:
+        copies = int(x.shape[0])
+        offsets = torch.arange(copies)
+        ordered = x.index_select(1, self.order).transpose(0, 1).reshape(-1, x.shape[2])
+        h = ordered @ self.input_matrix + self.input_bias
+        for conv, (sources, targets, types), rows in zip(self.convs, self.edges,
+                                                           self.sizes[1:], strict=True):
+            edge_index = torch.stack([(sources[:, None] * copies + offsets).reshape(-1),
+                                      (targets[:, None] * copies + offsets).reshape(-1)])
+            edge_type = None if types is None else types.repeat_interleave(copies)
+            h = conv(h, edge_index, None, edge_type, None, rows * copies)
+        output: Tensor = h[:, 0]
+        return output
 
 
 class _FusedLayer(nn.Module):
@@ -403,12 +567,12 @@ class FusedCompiledModule(nn.Module):
         self.register_buffer("input_bias", torch.as_tensor(compiled.input_bias))
         # A layer that settles no column (an identity layer of `gracr.fuzz.pad_layers`)
         # only carries the settled columns on, which the fused state does by itself.
-        self.layers = nn.ModuleList(_FusedLayer(plan) for plan in layer_plans(compiled)
-                                    if plan.settles is not None)
+        fused = [_FusedLayer(plan) for plan in layer_plans(compiled) if plan.settles is not None]
+        self.layers = nn.ModuleList(fused)
         self.readout = nn.ModuleList(
             ReadoutLayer(dense.W, dense.b, surrogate=False) for dense in compiled.readout)
         self.width = compiled.width
-        self.relations = {r for layer in self.layers for r in layer.relations}
+        self.relations = {r for layer in fused for r in layer.relations}
 
     @torch.no_grad()
     def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None, *,
