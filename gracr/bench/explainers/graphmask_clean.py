@@ -8,21 +8,26 @@ baseline b_ℓ (rather than deleting it), and the gates are trained to close as 
 messages as possible (an expected-L0 penalty) subject to the prediction staying
 within `allowance` of the original (a Lagrangian: min over the gates, max over the
 multiplier λ ≥ 0). PyG's `GraphMaskExplainer` instead rewrites the messages of the
-model it is given (layer norm + ReLU) and leaves flags on its layers; this one runs
-its own forward pass that mirrors `CompiledLayer`'s math on the numpy weights of
-`subject.compiled`, and refuses to run unless, with every gate open, that forward
-reproduces the shared module's output. The shared module is only ever called.
+model it is given (layer norm + ReLU) and leaves flags on its layers; this one
+only ever calls the shared module (`subject.module()`), gating its messages through
+the executor's per-call hooks: `CompiledLayer`'s per-layer `edge_weight` (the gates)
+and `baseline` (what a closed gate sends instead), `CompiledLayer.messages` and
+`CompiledModule.hidden_states` (what the gate networks read). There is no second
+copy of the layer to drift from the model, and nothing is left on the module.
 
 How each step of the paper is realised, with our choices where it leaves one:
 
-* Layer ℓ: h' = σ(h C + Σ_{(s,t)} [z_e (h_s A) + (1 − z_e) b_ℓ] + b), σ the truncated
-  ReLU with the surrogate backward of Eq. 9 (instances of our own). Only the
-  columns where A is non-zero carry messages, so b_ℓ lives on those columns. It
-  starts at 0 (a closed gate first means "no message") and is learned with the
-  gates, as in the paper; `baseline="zero"` keeps it at 0 (messages are deleted),
-  an ablation: on sum-aggregating threshold models a learned baseline can stand in
-  for the messages the prediction needs (b = half a "red" message, two closed
-  gates: still "a red neighbour"), so every gate may close at no cost.
+* Layer ℓ: h' = σ(h C + Σ_{(s,t)} [z_e m_e + (1 − z_e) b_ℓ] + b), m_e =
+  Σ_c 1{e ∈ E_c} (h_s A_c) the message of Eq. 2 with typed edges, σ the truncated
+  ReLU with the surrogate backward of Eq. 9 (the shared module's). Only the
+  columns where some A_c is non-zero carry messages, so b_ℓ lives on those
+  columns; a typed edge's baseline only on the columns of the aggregations that
+  sum over its relation, where its message lives. It starts at 0 (a closed gate
+  first means "no message") and is learned with the gates, as in the paper;
+  `baseline="zero"` keeps it at 0 (messages are deleted), an ablation: on
+  sum-aggregating threshold models a learned baseline can stand in for the
+  messages the prediction needs (b = half a "red" message, two closed gates:
+  still "a red neighbour"), so every gate may close at no cost.
 * Gate network g_ℓ: one hidden layer (ReLU, `GATE_HIDDEN` units) on
   [h_s, m_e, h_t]: the states of the original (ungated) model at layer ℓ's input,
   computed once, restricted to the columns that vary over the nodes (constant ones
@@ -41,7 +46,10 @@ How each step of the paper is realised, with our choices where it leaves one:
   starts at `penalty_scaling` and ρ ascends with Adam at `MULTIPLIER_LR`; started
   near 0, the penalty closed even the needed gates before λ could grow, and a gate
   sampled at exactly 0 (or a clamp at 0 downstream) passes no gradient to reopen
-  it. Layers without messages (A = 0) get no gates.
+  it. Layers without messages (A = 0) get no gates, and with typed edges a layer
+  gates only the edges one of its aggregations sums over (the others send it no
+  message: their gate there would be trained by the penalty alone); such an edge
+  scores 0 in that layer.
 * Edge score: the gate's probability of being open, P(z ≠ 0), after training, the
   MAXIMUM over the message-passing layers (an edge matters if its message matters
   in one layer; a mean would dilute it by the layers where closing it costs
@@ -70,9 +78,9 @@ from gracr.bench.explainers.base import (
     Uniform,
     register,
 )
-from gracr.dsl.ir import Kind
 from gracr.errors import GracrError
-from gracr.executor.torch_backend import TruncatedReLU
+from gracr.executor.plan import LayerPlan, layer_plans, message_layers
+from gracr.executor.torch_backend import CompiledLayer, CompiledModule
 
 # Hard-concrete constants of Louizos et al. (2018): temperature and stretch.
 BETA = 2.0 / 3.0
@@ -80,114 +88,29 @@ GAMMA = -0.1
 ZETA = 1.1
 GATE_HIDDEN = 32
 INITIAL_LOG_ALPHA = 2.0
-# Below this share of non-zeros a weight matrix is multiplied in sparse form.
-SPARSE_DENSITY = 0.05
-# How far our forward may differ from the shared module before we refuse to run.
-MIRROR_TOLERANCE = 1e-4
 MULTIPLIER_LR = 0.1
-
-
-def _matrix(array: npt.NDArray[Any]) -> Tensor:
-    """A frozen float32 weight, sparse (COO) when mostly zero: the same function."""
-    dense = torch.as_tensor(np.asarray(array, dtype=np.float32))
-    if dense.numel() and np.count_nonzero(array) <= SPARSE_DENSITY * dense.numel():
-        sparse: Tensor = dense.to_sparse_coo()  # type: ignore[no-untyped-call]
-        return sparse
-    return dense
-
-
-def _times(h: Tensor, weight: Tensor) -> Tensor:
-    if weight.is_sparse:
-        product: Tensor = torch.sparse.mm(weight.t(), h.t()).t()
-        return product
-    return h @ weight
-
-
-@dataclass(frozen=True)
-class MirroredLayer:
-    """`CompiledLayer`'s weights: C, b, and A restricted to its non-zero block
-    (`rows` it reads, `columns` it writes)."""
-
-    C: Tensor
-    bias: Tensor
-    rows: Tensor
-    columns: Tensor
-    A_block: Tensor
-
-    @property
-    def sends_messages(self) -> bool:
-        return len(self.rows) > 0 and len(self.columns) > 0
-
-
-def mirrored_layers(subject: Subject) -> list[MirroredLayer]:
-    layers = []
-    for layer in subject.compiled.layers:
-        A = np.asarray(layer.A)
-        rows = np.flatnonzero(np.abs(A).sum(axis=1))
-        columns = np.flatnonzero(np.abs(A).sum(axis=0))
-        layers.append(MirroredLayer(
-            _matrix(layer.C), torch.as_tensor(np.asarray(layer.b, dtype=np.float32)),
-            torch.as_tensor(rows, dtype=torch.long), torch.as_tensor(columns, dtype=torch.long),
-            _matrix(A[np.ix_(rows, columns)])))
-    return layers
 
 
 @dataclass(frozen=True)
 class LayerGating:
-    """What replaces layer ℓ's plain sum: gate values `[E]` and the baseline."""
+    """What replaces layer ℓ's plain sum: gate values `[E]` (1 on the edges the layer
+    has no gate for) and the baseline message `[width]` (zero off the columns the
+    layer's aggregations write)."""
 
     gates: Tensor
     baseline: Tensor
 
 
-class MirroredModel:
-    """`CompiledModule.forward` re-done with our own tensors, so that gating a
-    message never touches the shared module. `layer_inputs` records h before each
-    layer (the gate networks read them)."""
-
-    def __init__(self, subject: Subject) -> None:
-        compiled = subject.compiled
-        self.kind = compiled.kind
-        self.output_column = compiled.output_column
-        self.input_matrix = torch.as_tensor(np.asarray(compiled.input_matrix, dtype=np.float32))
-        self.input_bias = torch.as_tensor(np.asarray(compiled.input_bias, dtype=np.float32))
-        self.layers = mirrored_layers(subject)
-        self.readout = [(torch.as_tensor(np.asarray(d.W, dtype=np.float32)),
-                         torch.as_tensor(np.asarray(d.b, dtype=np.float32)))
-                        for d in compiled.readout]
-        # Fresh activations of our own: the surrogate backward of Eq. 9.
-        self.activation = TruncatedReLU(surrogate=True)
-
-    def forward(self, x: Tensor, edge_index: Tensor, target: int | None,
-                gating: Sequence[LayerGating | None],
-                layer_inputs: list[Tensor] | None = None) -> Tensor:
-        """The output at `target` (node tasks) or of the whole graph: a scalar."""
-        sources, targets = edge_index[0], edge_index[1]
-        h = x @ self.input_matrix + self.input_bias
-        for layer, gate in zip(self.layers, gating, strict=True):
-            if layer_inputs is not None:
-                layer_inputs.append(h)
-            z = _times(h, layer.C) + layer.bias
-            if layer.sends_messages:
-                read = h[:, layer.rows]
-                weights = None if gate is None else gate.gates.unsqueeze(-1)
-                per_edge = read[sources] if weights is None else read[sources] * weights
-                summed = torch.zeros_like(read).index_add(0, targets, per_edge)
-                # Σ_e z_e h_s A = (Σ_e z_e h_s) A: aggregate before multiplying.
-                aggregated = _times(summed, layer.A_block)
-                if gate is not None:
-                    closed = torch.zeros(h.shape[0], dtype=h.dtype).index_add(
-                        0, targets, 1.0 - gate.gates)
-                    aggregated = aggregated + closed.unsqueeze(-1) * gate.baseline
-                z = z.index_add(1, layer.columns, aggregated)
-            h = self.activation(z)
-        if self.kind is Kind.NODE:
-            assert target is not None
-            return h[target, self.output_column]
-        r = h.sum(dim=0, keepdim=True)
-        for W, b in self.readout:
-            r = self.activation(r @ W + b)
-        return r[0, self.output_column]
+def gated_output(module: CompiledModule, problem: Problem,
+                 gating: Sequence[LayerGating | None]) -> Tensor:
+    """The explained output (a scalar) with layer ℓ's messages gated by `gating[ℓ]`:
+    the shared module itself, through `CompiledLayer`'s per-layer `edge_weight` and
+    `baseline` hooks, so there is no second copy of the layer to drift from it."""
+    weights = [None if gate is None else gate.gates for gate in gating]
+    baselines = [None if gate is None else gate.baseline for gate in gating]
+    output: Tensor = module(problem.x, problem.edge_index, edge_type=problem.edge_type,
+                            layer_edge_weights=weights, layer_baselines=baselines)
+    return output[0 if problem.target is None else problem.target, 0]
 
 
 class GateNetwork(nn.Module):
@@ -219,15 +142,30 @@ def open_probability(log_alpha: Tensor) -> Tensor:
     return torch.sigmoid(log_alpha - BETA * math.log(-GAMMA / ZETA))
 
 
-def _gate_features(layer: MirroredLayer, h: Tensor, edge_index: Tensor) -> Tensor:
-    """[h_s, m_e, h_t] per edge, from the original model's input to the layer. The
-    states keep only the columns that vary over the nodes (a constant column tells
-    edges nothing apart), the message only the columns A writes."""
+def written_columns(plan: LayerPlan) -> npt.NDArray[np.int64]:
+    """The output columns some aggregation of the layer writes: where a message, and
+    so the baseline, can be non-zero."""
+    columns = [channel.columns for channel in plan.channels]
+    return np.unique(np.concatenate(columns)) if columns else np.zeros(0, dtype=np.int64)
+
+
+def _gate_features(module: CompiledModule, index: int, written: npt.NDArray[np.int64],
+                   h: Tensor, problem: Problem, gated: npt.NDArray[np.int64]) -> Tensor:
+    """[h_s, m_e, h_t] for the `gated` edges, from the original model's input `h` to
+    layer `index`. The states keep only the columns that vary over the nodes (a
+    constant column tells edges nothing apart), the message (`CompiledLayer.messages`)
+    only the columns the layer's aggregations write."""
     varying = torch.nonzero((h.max(dim=0).values - h.min(dim=0).values) > 0).reshape(-1)
     states = h[:, varying]
-    messages = _times(h[:, layer.rows], layer.A_block)
-    sources, targets = edge_index[0], edge_index[1]
-    return torch.cat([states[sources], messages[sources], states[targets]], dim=-1).detach()
+    conv = module.convs[index]
+    assert isinstance(conv, CompiledLayer)
+    messages = conv.messages(h, problem.edge_index, problem.edge_type)
+    messages = messages[:, torch.as_tensor(written)]
+    sources, targets = problem.edge_index[0], problem.edge_index[1]
+    features = torch.cat([states[sources], messages, states[targets]], dim=-1)
+    if len(gated) < problem.edge_index.shape[1]:
+        features = features[torch.as_tensor(gated)]
+    return features.detach()
 
 
 @dataclass(frozen=True)
@@ -238,18 +176,22 @@ class Problem:
     edge_index: Tensor
     target: int | None
     edges: npt.NDArray[np.int64]
+    edge_type: Tensor | None = None
 
 
 def _problem(subject: Subject) -> Problem:
+    edge_type = subject.edge_type
     if subject.target is None:
-        return Problem(subject.x, subject.edge_index, None, np.arange(subject.num_edges))
+        return Problem(subject.x, subject.edge_index, None, np.arange(subject.num_edges),
+                       edge_type)
     from torch_geometric.utils import k_hop_subgraph
 
     subset, edge_index, mapping, edge_mask = k_hop_subgraph(
         subject.target, subject.num_layers, subject.edge_index, relabel_nodes=True,
         num_nodes=int(subject.x.shape[0]), flow="source_to_target")
     return Problem(subject.x[subset], edge_index, int(mapping[0]),
-                   np.flatnonzero(edge_mask.numpy()))
+                   np.flatnonzero(edge_mask.numpy()),
+                   None if edge_type is None else edge_type[edge_mask])
 
 
 BASELINES: tuple[str, ...] = ("learned", "zero")
@@ -258,11 +200,16 @@ BASELINES: tuple[str, ...] = ("learned", "zero")
 @dataclass
 class Gates:
     """The trainable part: a gate network and a baseline per message-passing layer,
-    and the gate networks' inputs (fixed: the original model's states)."""
+    the edges each layer gates (those one of its aggregations sums over), and the
+    gate networks' inputs on them (fixed: the original model's states)."""
 
     features: dict[int, Tensor]
     networks: dict[int, GateNetwork]
     baselines: dict[int, Tensor]
+    gated: dict[int, npt.NDArray[np.int64]]
+    written: dict[int, npt.NDArray[np.int64]]
+    num_edges: int
+    width: int
 
     def parameters(self) -> list[Tensor]:
         weights = [p for network in self.networks.values() for p in network.parameters()]
@@ -271,42 +218,54 @@ class Gates:
     def sample(self, enabled: Sequence[int], num_layers: int
                ) -> tuple[list[LayerGating | None], Tensor]:
         """Stochastic gates for the enabled layers and their expected L0 penalty
-        Σ_ℓ mean_e P(z_{ℓ,e} ≠ 0)."""
+        Σ_ℓ mean_e P(z_{ℓ,e} ≠ 0). An edge a layer does not gate keeps weight 1 (it
+        sends that layer nothing to gate)."""
         gating: list[LayerGating | None] = [None] * num_layers
         penalty = torch.zeros(())
         for index in enabled:
+            gated = self.gated[index]
+            if not len(gated):
+                continue
             log_alpha = self.networks[index](self.features[index])
-            gating[index] = LayerGating(hard_concrete_sample(log_alpha), self.baselines[index])
+            sample = hard_concrete_sample(log_alpha)
+            if len(gated) < self.num_edges:
+                sample = torch.ones(self.num_edges).index_put((torch.as_tensor(gated),), sample)
+            baseline = torch.zeros(self.width).index_put(
+                (torch.as_tensor(self.written[index]),), self.baselines[index])
+            gating[index] = LayerGating(sample, baseline)
             penalty = penalty + open_probability(log_alpha).mean()
         return gating, penalty
 
 
 def graphmask_gates(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
     """Train the gates; return P(open) per (layer, edge of the graph): `[L, E]`,
-    zero for layers without messages and for edges outside the trained subgraph."""
+    zero for layers without messages, for the edges a layer's aggregations do not sum
+    over (typed edges) and for edges outside the trained subgraph."""
     if settings["baseline"] not in BASELINES:
         raise GracrError(f"GraphMask-clean has no baseline '{settings['baseline']}'; the "
                          f"baselines are {', '.join(BASELINES)}")
     torch.manual_seed(seed)
     problem = _problem(subject)
-    model = MirroredModel(subject)
+    module = subject.module()
+    plans = layer_plans(subject.compiled)
+    types = None if problem.edge_type is None else problem.edge_type.numpy()
+    num_edges = int(problem.edge_index.shape[1])
     with torch.no_grad():
-        shared = subject.module()(subject.x, subject.edge_index)
+        shared = module(subject.x, subject.edge_index, edge_type=subject.edge_type)
         original = float(shared[subject.target if subject.target is not None else 0, 0])
-        inputs: list[Tensor] = []
-        mirrored = float(model.forward(problem.x, problem.edge_index, problem.target,
-                                       [None] * len(model.layers), inputs))
-    if abs(mirrored - original) > MIRROR_TOLERANCE:
-        raise GracrError(f"GraphMask-clean's forward gives {mirrored} where the compiled "
-                         f"module gives {original}: it no longer mirrors CompiledLayer")
-    message_layers = [index for index, layer in enumerate(model.layers) if layer.sends_messages]
-    features = {index: _gate_features(model.layers[index], inputs[index], problem.edge_index)
-                for index in message_layers}
+        states = module.hidden_states(problem.x, problem.edge_index, edge_type=problem.edge_type)
+    layers = [int(index) for index in message_layers(subject.compiled)]
+    written = {index: written_columns(plans[index]) for index in layers}
+    gated = {index: np.flatnonzero(plans[index].admitted(types, num_edges)) for index in layers}
+    features = {index: _gate_features(module, index, written[index], states[index], problem,
+                                      gated[index])
+                for index in layers}
     learned = settings["baseline"] == "learned"
     gates = Gates(features,
-                  {index: GateNetwork(features[index].shape[1]) for index in message_layers},
-                  {index: torch.zeros(len(model.layers[index].columns), requires_grad=learned)
-                   for index in message_layers})
+                  {index: GateNetwork(features[index].shape[1]) for index in layers},
+                  {index: torch.zeros(len(written[index]), requires_grad=learned)
+                   for index in layers},
+                  gated, written, num_edges, int(subject.compiled.width))
     # λ starts at the penalty's scale, so that neither term dominates the first steps:
     # started near 0, the penalty closes every gate before λ can grow, and a gate
     # whose sample is clamped at 0 passes no gradient back to reopen it.
@@ -315,13 +274,13 @@ def graphmask_gates(subject: Subject, settings: Mapping[str, Any], seed: int) ->
                                     requires_grad=True)
     descent = torch.optim.Adam(gates.parameters(), lr=settings["lr"])
     ascent = torch.optim.Adam([multiplier_logit], lr=MULTIPLIER_LR)
-    steps = int(settings["epochs"]) if problem.edge_index.shape[1] else 0
+    steps = int(settings["epochs"]) if num_edges else 0
     enabled: list[int] = []
-    for index in reversed(message_layers):       # layer by layer, from the top
+    for index in reversed(layers):               # layer by layer, from the top
         enabled.append(index)
         for _ in range(steps):
-            gating, penalty = gates.sample(enabled, len(model.layers))
-            output = model.forward(problem.x, problem.edge_index, problem.target, gating)
+            gating, penalty = gates.sample(enabled, len(plans))
+            output = gated_output(module, problem, gating)
             multiplier = nn.functional.softplus(multiplier_logit)
             loss = (settings["penalty_scaling"] * penalty
                     + multiplier * ((output - original).abs() - settings["allowance"]))
@@ -332,11 +291,14 @@ def graphmask_gates(subject: Subject, settings: Mapping[str, Any], seed: int) ->
             multiplier_logit.grad.neg_()          # max over λ: ascend on it
             descent.step()
             ascent.step()
-    scores = torch.zeros(len(model.layers), subject.num_edges, dtype=torch.float64)
+    scores = torch.zeros(len(plans), subject.num_edges, dtype=torch.float64)
     with torch.no_grad():
-        for index in message_layers:
+        for index in layers:
+            if not len(gated[index]):
+                continue
             probability = open_probability(gates.networks[index](features[index]))
-            scores[index, torch.as_tensor(problem.edges)] = probability.to(torch.float64)
+            edges = torch.as_tensor(problem.edges[gated[index]])
+            scores[index, edges] = probability.to(torch.float64)
     return scores
 
 
