@@ -21,6 +21,8 @@ from gracr.bench.metric import plausibility
 
 MAJORITY_2HOP = ("colors red, blue, green\nlet redish = more(red, blue)\n"
                  "let blueish = more(blue, red)\nclassify more(redish, blueish)")
+TYPED = "attribute element = C, O\nrelations single, double\n"
+CARBONYL = TYPED + "classify element=C & <1>{double} element=O"
 
 
 def _subject(source: str, graph: gracr.Graph, target: int | None,
@@ -261,10 +263,10 @@ def test_computation_depth_counts_message_passing_layers() -> None:
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_batched_values_equal_the_module_on_each_masked_graph(seed: int) -> None:
-    # Node task: TargetForward (target rows and live columns only); graph task: the
-    # fused module on a disjoint batch. Both must equal `subject.module()` run on
-    # each zero-filled graph alone. The weights are integers and the inputs 0/1, so
-    # the float sums are exact and equality is exact.
+    # Node task: the executor's TargetConeBatch (the cone's rows and live columns
+    # only); graph task: the fused module on a disjoint batch. Both must equal
+    # `subject.module()` run on each zero-filled graph alone. The weights are
+    # integers and the inputs 0/1, so the float sums are exact and equality is exact.
     graph, target = _random_graph(seed, 25)
     max_degree = int(np.bincount(graph.edge_index[1]).max())
     rng = np.random.default_rng(seed)
@@ -284,3 +286,88 @@ def test_batched_values_equal_the_module_on_each_masked_graph(seed: int) -> None
                 expected.append(float(output[target if subject.target is not None else 0, 0]))
             assert value(present).tolist() == expected
             assert value(present).tolist() == expected  # now from the memo
+
+
+@pytest.mark.parametrize("narrow", [True, False])
+def test_the_rows_hook_computes_a_prefix_of_the_layer(narrow: bool) -> None:
+    # `CompiledLayer(..., rows=k)`, which TargetConeBatch runs on: with every edge
+    # pointing into the first k nodes, the first k rows of the whole layer, exactly.
+    from gracr.executor.plan import layer_plans
+    from gracr.executor.torch_backend import CompiledLayer
+
+    graph, _ = _random_graph(4, 20)
+    program = gracr.parse(MAJORITY_2HOP)
+    model = gracr.compile(program, max_degree=int(np.bincount(graph.edge_index[1]).max()))
+    h = torch.as_tensor(graph.features(program.palette)) @ torch.as_tensor(model.input_matrix)
+    edge_index = torch.as_tensor(graph.edge_index)
+    edge_index = edge_index[:, edge_index[1] < 7]
+    for plan in layer_plans(model):
+        layer = CompiledLayer(plan, surrogate=False, narrow=narrow)
+        whole = layer(h, edge_index)
+        assert torch.equal(layer(h, edge_index, rows=7), whole[:7])
+        h = whole
+
+
+# ---------------------------------------------------------------- typed edges
+
+
+def _random_molecule(seed: int, num_nodes: int = 12, num_edges: int = 30) -> gracr.Graph:
+    rng = np.random.default_rng(seed)
+    edges = [(int(s), int(t)) for s, t in rng.integers(0, num_nodes, size=(num_edges, 2))]
+    return gracr.Graph.from_edges(
+        num_nodes, None, edges,
+        attributes={"element": [["C", "O"][int(e)] for e in rng.integers(0, 2, num_nodes)]},
+        relations=[["single", "double"][int(r)] for r in rng.integers(0, 2, num_edges)])
+
+
+def test_typed_node_task_keeps_the_double_bonded_oxygen() -> None:
+    # `<1>{double} element=O` at C0. In-edges: O1 -> C0 double, O2 -> C0 single,
+    # C3 -> C0 double; O4 -> C3 and C0 -> O2 leave the 1-hop computation graph
+    # {0, 1, 2, 3} (the hops follow every relation). With at most 2 nodes the search
+    # ends in {0, 1}, {0, 2} or {0, 3}: only the double-bonded O makes the output 1, so
+    # {0, 1} has Shapley value 1 and the other two 0 (were the relations ignored,
+    # O2's single bond would count too and {0, 2} would score 1/2).
+    program = gracr.parse(TYPED + "classify <1>{double} element=O")
+    graph = gracr.Graph.from_edges(
+        5, None, [(1, 0), (2, 0), (3, 0), (4, 3), (0, 2)],
+        attributes={"element": ["C", "O", "O", "C", "O"]},
+        relations=["double", "single", "double", "single", "double"])
+    subject = Subject.of(gracr.compile(program), program, graph, 0)
+    settings = {"max_nodes": 2, "min_atoms": 2}
+    computation, search, chosen = subgraphx.explain_subgraph(
+        subject, {**subgraphx.DEFAULTS, **settings}, seed=0)
+    assert computation.nodes.tolist() == [0, 1, 2, 3]
+    assert chosen.coalition == frozenset({0, 1}) and chosen.score == 1.0
+    assert search.states[frozenset({0, 2})].score == 0.0
+    assert search.states[frozenset({0, 3})].score == 0.0
+    scores = edge_scores("SubgraphX", subject, settings, seed=0).numpy()
+    assert scores.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_typed_batched_values_equal_the_module_on_each_masked_graph(seed: int) -> None:
+    # As the untyped test above, on molecules: every batched value (the cone on node
+    # tasks, the fused disjoint batch on graph tasks, both given the edge types) is
+    # the shared module's output on that zero-filled graph, exactly.
+    graph = _random_molecule(seed)
+    rng = np.random.default_rng(seed)
+    for source, target in [(CARBONYL, int(np.argmax(np.bincount(graph.targets)))),
+                           (TYPED + "classify <>{single} (element=C & <1>{double} element=O)"
+                                    " | atleast 2 (<> element=O)", 0),
+                           (TYPED + "classify exists (element=O & <>{single} "
+                                    "(<>{double} element=C))", None)]:
+        program = gracr.parse(source)
+        subject = Subject.of(gracr.compile(program), program, graph, target)
+        assert subject.edge_type is not None
+        for depth in (subgraphx.message_passing_layers(subject), subject.num_layers):
+            computation = subgraphx.computation_graph(subject, depth)
+            value = subgraphx.CoalitionValue(computation, subject.compiled)
+            present = rng.random((40, computation.num_nodes)) < rng.random((40, 1))
+            expected = []
+            for row in present:
+                x = subject.x.clone()
+                x[torch.as_tensor(computation.nodes[~row])] = 0
+                with torch.no_grad():
+                    output = subject.module()(x, subject.edge_index, edge_type=subject.edge_type)
+                expected.append(float(output[0 if target is None else target, 0]))
+            assert value(present).tolist() == expected

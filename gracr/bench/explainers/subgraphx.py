@@ -26,16 +26,18 @@ Choices made here, and why:
   flow) and the edges between them; the model's output at the target is a function
   of that subgraph alone. Graph tasks take the whole graph. The search treats the
   computation graph as undirected (connectivity, degrees, hops), as the
-  implementation does.
+  implementation does. With typed edges the hops follow edges of every relation,
+  as an R-GCN's computation graph would, and the edges keep their relations.
 * L, "the number of message-passing layers" (App. H.1), counts by default the
-  layers that pass messages, i.e. whose neighbour matrix A is not zero
-  (`computation_depth="message_layers"`); layers with A = 0 are node-wise and
-  widen nothing. This is the exact dependency depth of the target, and it is what
-  the paper's numbers imply: Table 8 reports identical SubgraphX results for the
-  4-layer and the 1-layer Majority1Hop models (1 message-passing layer each), and
-  Table 14's 0.1 s on Majority1Hop is a root of a handful of nodes, not the
-  ~490-node 4-hop neighbourhood. `computation_depth="layers"` uses every layer
-  (`subject.num_layers`), which on node tasks makes the root the whole graph.
+  layers that pass messages, i.e. whose neighbour matrices A_c are not all zero
+  (`computation_depth="message_layers"`, `gracr.executor.plan.message_layers`);
+  layers with A = 0 are node-wise and widen nothing. This is the exact dependency
+  depth of the target, and it is what the paper's numbers imply: Table 8 reports
+  identical SubgraphX results for the 4-layer and the 1-layer Majority1Hop models
+  (1 message-passing layer each), and Table 14's 0.1 s on Majority1Hop is a root
+  of a handful of nodes, not the ~490-node 4-hop neighbourhood.
+  `computation_depth="layers"` uses every layer (`subject.num_layers`), which on
+  node tasks makes the root the whole graph.
 * Edge score: 1 for every edge with both endpoints in the chosen coalition, 0 for
   every other edge of the whole graph, including all edges outside the computation
   graph (App. H.1's zero padding). This is the paper's mask. It is a two-level
@@ -45,7 +47,8 @@ Choices made here, and why:
 * Value of a set of present nodes: the model's output (the probability of the
   positive, predicted class) at the target, or of the graph, with the feature rows
   of absent nodes set to zero and every edge kept ("zero filling"). On a compiled
-  model a zero row is a node with no colour, still counted as a neighbour.
+  model a zero row is a node with no colour and no attribute value, still counted
+  as a neighbour; under the presence bit it is a deleted node (`gracr.data.schema`).
 * Nodes outside a coalition's local region stay present in both terms of the
   Shapley estimate ("L-Shapley"): only the region's nodes are players.
 * Speed (the paper: 42 s per Redundancy graph, Table 14). The Shapley masks of
@@ -53,9 +56,9 @@ Choices made here, and why:
   them as one disjoint batch (copies of the graph, node ids offset per copy, a
   `batch` vector for the pooling) through the compiled weights' inference module
   (`to_pyg(fused=True)`, the same function as `subject.module()`, 1.4-7x faster on
-  such batches). Node tasks run `TargetForward`, which computes only the rows and
-  columns the target's output depends on. Values are memoised by mask, so a set
-  of present nodes is evaluated once per explanation. None of this changes a
+  such batches). Node tasks run the executor's `TargetConeBatch`, which computes
+  only the rows and columns the target's output reads. Values are memoised by
+  mask, so a set of present nodes is evaluated once per explanation. None of this changes a
   value, so none of it changes the explanation.
 * The target is never offered for pruning (node tasks), so `expand_atoms`
   candidates are always non-target nodes; ties in degree go to the lower node id,
@@ -76,7 +79,8 @@ from torch import Tensor
 from gracr.bench.explainers.base import Choice, ExplainerSpec, IntRange, Subject, register
 from gracr.executor.model import CompiledGNN
 from gracr.errors import GracrError
-from gracr.executor.plan import target_cone
+from gracr.executor.plan import message_layers
+from gracr.executor.torch_backend import TargetConeBatch
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
@@ -95,9 +99,10 @@ class ComputationGraph:
     """The subgraph the explained output depends on, with local node indices.
 
     `nodes[i]` is the whole-graph id of local node `i` (ascending); `edge_index`
-    holds the local `[2, E']` edges with both endpoints in it; `target` is the local
-    index of the explained node (`None` for graph tasks); `neighbours[i]` are the
-    undirected neighbours of `i` (self-loops left out).
+    holds the local `[2, E']` edges with both endpoints in it, `edge_type` their
+    relations (`None` when the model declares none); `target` is the local index of
+    the explained node (`None` for graph tasks); `neighbours[i]` are the undirected
+    neighbours of `i` (self-loops left out).
     """
 
     nodes: IntArray
@@ -105,6 +110,7 @@ class ComputationGraph:
     edge_index: Tensor
     target: int | None
     neighbours: tuple[frozenset[int], ...]
+    edge_type: Tensor | None = None
 
     @property
     def num_nodes(self) -> int:
@@ -112,27 +118,26 @@ class ComputationGraph:
 
 
 def in_neighbourhood(edge_index: IntArray, num_nodes: int, target: int, hops: int) -> BoolArray:
-    """The nodes with a directed path of length ≤ `hops` to `target`."""
-    sources, targets = edge_index
+    """The nodes with a directed path of length ≤ `hops` to `target`, over every edge
+    (PyG's `k_hop_subgraph`, source-to-target flow)."""
+    from torch_geometric.utils import k_hop_subgraph
+
+    subset = k_hop_subgraph(target, hops, torch.as_tensor(edge_index, dtype=torch.long),
+                            num_nodes=num_nodes, flow="source_to_target")[0]
     reached = np.zeros(num_nodes, dtype=np.bool_)
-    reached[target] = True
-    for _ in range(hops):
-        grown = reached.copy()
-        grown[sources[reached[targets]]] = True
-        if np.array_equal(grown, reached):
-            break
-        reached = grown
+    reached[subset.numpy()] = True
     return reached
 
 
 def message_passing_layers(subject: Subject) -> int:
-    """How many layers pass messages (a non-zero neighbour matrix A)."""
-    return sum(1 for layer in subject.compiled.layers if np.any(layer.A))
+    """How many layers pass messages (`gracr.executor.plan.message_layers`)."""
+    return len(message_layers(subject.compiled))
 
 
 def computation_graph(subject: Subject, depth: int) -> ComputationGraph:
     """The `depth`-hop computation graph of App. H.1 (the whole graph for graph tasks)."""
     edge_index = subject.edge_index.numpy().astype(np.int64)
+    edge_type = subject.edge_type
     num_nodes = int(subject.x.shape[0])
     if subject.target is None:
         kept = np.ones(num_nodes, dtype=np.bool_)
@@ -151,7 +156,8 @@ def computation_graph(subject: Subject, depth: int) -> ComputationGraph:
     target = None if subject.target is None else int(local[subject.target])
     return ComputationGraph(nodes, subject.x[torch.as_tensor(nodes)].to(torch.float32),
                             torch.as_tensor(local_edges), target,
-                            tuple(frozenset(n) for n in neighbours))
+                            tuple(frozenset(n) for n in neighbours),
+                            None if edge_type is None else edge_type[torch.as_tensor(inside)])
 
 
 def _component(graph: ComputationGraph, within: Coalition, start: int) -> set[int]:
@@ -187,9 +193,10 @@ class CoalitionValue:
     Graph tasks run many masks as one disjoint batch through the compiled weights'
     inference module: the graph is copied once per mask, node ids offset by the
     copy's position, and a `batch` vector tells the sum pooling which copy a node
-    belongs to. Node tasks run `TargetForward`, which computes the target's rows
-    only. Values are memoised by the mask restricted to the nodes that can change
-    the output (`relevant`), so an equal value is never computed twice.
+    belongs to. Node tasks run `TargetConeBatch`, which computes only the rows and
+    columns the target's output reads (`gracr.executor.plan.target_cone`). Values
+    are memoised by the mask restricted to the nodes that can change the output
+    (`relevant`), so an equal value is never computed twice.
     """
 
     def __init__(self, graph: ComputationGraph, compiled: CompiledGNN) -> None:
@@ -197,20 +204,23 @@ class CoalitionValue:
         self.memo: dict[bytes, float] = {}
         self.forward_passes = 0
         width = max(1, compiled.width)
-        self.target_forward: TargetForward | None = None
+        self.target_forward: TargetConeBatch | None = None
         self.graph_module: torch.nn.Module | None = None
         if graph.target is None:
             self.graph_module = compiled.to_pyg(fused=True).eval()
             self.relevant = np.arange(graph.num_nodes, dtype=np.int64)
             floats_per_copy = graph.num_nodes * width
         else:
-            self.target_forward = TargetForward(compiled, graph)
-            self.relevant = self.target_forward.input_rows.numpy()
+            edge_type = None if graph.edge_type is None else graph.edge_type.numpy()
+            self.target_forward = TargetConeBatch(compiled, graph.edge_index.numpy(),
+                                                  graph.target, edge_type)
+            self.relevant = self.target_forward.input_nodes.numpy()
             floats_per_copy = self.target_forward.widest
         self.relevant_x = graph.x[torch.as_tensor(self.relevant)]
         self.chunk = max(1, MAX_BATCH_FLOATS // floats_per_copy)
         self._batched_edges = torch.empty(2, 0, dtype=torch.long)
         self._batch = torch.empty(0, dtype=torch.long)
+        self._batched_types: Tensor | None = None
 
     def __call__(self, present: BoolArray) -> FloatArray:
         """`present` `[B, n]` bool → `[B]` float64 values."""
@@ -232,16 +242,20 @@ class CoalitionValue:
         result: FloatArray = unique_values[inverse.reshape(-1)]
         return result
 
-    def _disjoint_copies(self, copies: int) -> tuple[Tensor, Tensor]:
-        """The edges and the `batch` vector of `copies` copies of the graph. Built
-        once for the largest count seen: a prefix of copy-major copies is a batch."""
+    def _disjoint_copies(self, copies: int) -> tuple[Tensor, Tensor, Tensor | None]:
+        """The edges, the `batch` vector and the edge types (if any) of `copies`
+        copies of the graph. Built once for the largest count seen: a prefix of
+        copy-major copies is a batch."""
         n, num_edges = self.graph.num_nodes, int(self.graph.edge_index.shape[1])
         if self._batch.numel() < copies * n:
             offsets = torch.arange(copies, dtype=torch.long) * n
             self._batched_edges = (self.graph.edge_index[:, None, :]
                                    + offsets[None, :, None]).reshape(2, -1)
             self._batch = torch.arange(copies).repeat_interleave(n)
-        return self._batched_edges[:, :copies * num_edges], self._batch[:copies * n]
+            if self.graph.edge_type is not None:
+                self._batched_types = self.graph.edge_type.repeat(copies)
+        types = None if self._batched_types is None else self._batched_types[:copies * num_edges]
+        return self._batched_edges[:, :copies * num_edges], self._batch[:copies * n], types
 
     @torch.no_grad()
     def _evaluate(self, relevant_present: BoolArray) -> FloatArray:
@@ -254,147 +268,11 @@ class CoalitionValue:
             output: Tensor = self.target_forward(x)
         else:
             assert self.graph_module is not None
-            edge_index, batch = self._disjoint_copies(copies)
-            output = self.graph_module(x.reshape(copies * n, -1), edge_index, batch)
+            edge_index, batch, edge_type = self._disjoint_copies(copies)
+            output = self.graph_module(x.reshape(copies * n, -1), edge_index, batch,
+                                       edge_type=edge_type)
         values: FloatArray = output.reshape(copies).to(torch.float64).numpy()
         return values
-
-
-class TargetForward(torch.nn.Module):
-    """The compiled layers of Eq. 2 at the target only (node tasks): a batch of
-    masked feature matrices `[B, n, F]` of `input_rows` → the target's outputs `[B]`.
-
-    The same function as `CompiledModule` at the target, computing only what the
-    output can depend on. Rows: after layer ℓ, the nodes within as many hops as
-    there are message-passing layers after ℓ (only the target after the last one).
-    Columns: those that a later layer, or the output, reads. Per layer a column is
-    a plain carry (its C column is a unit vector, its A column and bias zero:
-    σ(h_j)), a constant (nothing reads into it: σ(b_j)), or computed as
-    σ(h C + Σ_{(s,t)} h_s A + b) on the non-zero blocks of C and A. Layer 1 sums
-    raw features over edges before the input map, since h⁽⁰⁾ = x P + p is affine:
-    Σ_s h⁽⁰⁾_s = (Σ_s x_s) P + deg · p.
-    """
-
-    def __init__(self, compiled: CompiledGNN, graph: ComputationGraph) -> None:
-        super().__init__()
-        assert graph.target is not None
-        sources, targets = graph.edge_index.numpy()
-        layers = [_ColumnRoles(layer) for layer in compiled.layers]
-        rows, live = target_cone(compiled, graph.edge_index.numpy(), graph.target)
-        self.input_rows = torch.as_tensor(rows[0])
-        self.plans: list[_LayerPlan] = []
-        order = live[0]
-        for depth, roles in enumerate(layers):
-            plan = _LayerPlan(roles, order, live[depth + 1], rows[depth], rows[depth + 1],
-                              sources, targets)
-            self.plans.append(plan)
-            order = plan.output_columns
-        self.output_position = int(np.flatnonzero(order == compiled.output_column)[0])
-        input_matrix = np.asarray(compiled.input_matrix, dtype=np.float64)
-        input_bias = np.asarray(compiled.input_bias, dtype=np.float64)
-        self.input_matrix = torch.as_tensor(input_matrix[:, live[0]], dtype=torch.float32)
-        self.input_bias = torch.as_tensor(input_bias[live[0]], dtype=torch.float32)
-        self.widest = max(len(r) for r in rows) * max(len(c) for c in live)
-
-    def forward(self, x: Tensor) -> Tensor:
-        """`x` `[B, n_0, F]`: the features of `input_rows` → the target's output `[B]`."""
-        if not self.plans:
-            h0: Tensor = x @ self.input_matrix + self.input_bias
-            return h0[:, 0, self.output_position]
-        h = self.plans[0].first(x, self.input_matrix, self.input_bias)
-        for plan in self.plans[1:]:
-            h = plan(h)
-        return h[:, 0, self.output_position]
-
-
-class _ColumnRoles:
-    """What each output column of one layer does: carry, constant, or computed."""
-
-    def __init__(self, layer: Any) -> None:
-        self.C, self.A, self.b = (np.asarray(w, dtype=np.float64)
-                                  for w in (layer.C, layer.A, layer.b))
-        read = self.C.any(axis=0) | self.A.any(axis=0)
-        unit = (self.C == np.eye(*self.C.shape)).all(axis=0)
-        self.carried = unit & ~self.A.any(axis=0) & (self.b == 0)
-        self.computed = read & ~self.carried
-
-
-class _LayerPlan:
-    """One layer restricted to its output rows and wanted columns.
-
-    Its input holds `input_columns` (in that order) of the nodes `input_rows`; its
-    output holds `output_columns` (carried, then constant, then computed) of
-    `output_rows`.
-    """
-
-    def __init__(self, roles: _ColumnRoles, input_columns: IntArray, wanted: IntArray,
-                 input_rows: IntArray, output_rows: IntArray, sources: IntArray,
-                 targets: IntArray) -> None:
-        carried = wanted[roles.carried[wanted]]
-        computed = wanted[roles.computed[wanted]]
-        constant = wanted[~roles.carried[wanted] & ~roles.computed[wanted]]
-        self.output_columns = np.concatenate([carried, constant, computed])
-        column = {c: i for i, c in enumerate(input_columns.tolist())}
-        c_rows = np.flatnonzero(roles.C[:, computed].any(axis=1))
-        a_rows = np.flatnonzero(roles.A[:, computed].any(axis=1))
-        self.carried_positions = torch.as_tensor([column[c] for c in carried.tolist()],
-                                                 dtype=torch.long)
-        self.c_positions = torch.as_tensor([column[c] for c in c_rows.tolist()],
-                                           dtype=torch.long)
-        self.a_positions = torch.as_tensor([column[c] for c in a_rows.tolist()],
-                                           dtype=torch.long)
-        self.constant_values = torch.as_tensor(np.clip(roles.b[constant], 0.0, 1.0),
-                                               dtype=torch.float32)
-        self.C = torch.as_tensor(roles.C[np.ix_(c_rows, computed)], dtype=torch.float32)
-        self.A = torch.as_tensor(roles.A[np.ix_(a_rows, computed)], dtype=torch.float32)
-        self.b = torch.as_tensor(roles.b[computed], dtype=torch.float32)
-        self.has_computed = len(computed) > 0
-        position = {node: i for i, node in enumerate(input_rows.tolist())}
-        self.self_rows = torch.as_tensor([position[v] for v in output_rows.tolist()],
-                                         dtype=torch.long)
-        # A layer without messages reads no edges (its input rows are its output rows).
-        heard = np.isin(targets, output_rows) & (len(a_rows) > 0)
-        out_position = {node: i for i, node in enumerate(output_rows.tolist())}
-        self.edge_sources = torch.as_tensor([position[v] for v in sources[heard].tolist()],
-                                            dtype=torch.long)
-        self.edge_targets = torch.as_tensor([out_position[v] for v in targets[heard].tolist()],
-                                            dtype=torch.long)
-        self.in_degree = torch.bincount(self.edge_targets, minlength=len(output_rows)).to(
-            torch.float32)
-
-    def _sum_over_edges(self, values: Tensor) -> Tensor:
-        """Σ over in-edges of each output row of `values` `[B, n_in, k]` → `[B, n_out, k]`."""
-        summed = values.new_zeros(values.shape[0], len(self.self_rows), values.shape[2])
-        return summed.index_add_(1, self.edge_targets,
-                                 values.index_select(1, self.edge_sources))
-
-    def _combine(self, own: Tensor, aggregated: Tensor | None) -> Tensor:
-        """σ of the pre-activation, from the output rows' own input `own` and the sum
-        of their in-neighbours' inputs `aggregated` (on A's non-zero rows)."""
-        parts = [own.index_select(2, self.carried_positions).clamp_(0.0, 1.0),
-                 self.constant_values.expand(own.shape[0], own.shape[1], -1)]
-        if self.has_computed:
-            z = own.index_select(2, self.c_positions) @ self.C + self.b
-            if aggregated is not None:
-                z = z + aggregated @ self.A
-            parts.append(z.clamp_(0.0, 1.0))
-        return torch.cat(parts, dim=2)
-
-    def first(self, x: Tensor, input_matrix: Tensor, input_bias: Tensor) -> Tensor:
-        """Layer 1 from the raw features `x` `[B, n_0, F]` (h⁽⁰⁾ is affine in x);
-        `input_matrix`/`input_bias` are the input map's columns of this layer's input."""
-        own = x.index_select(1, self.self_rows) @ input_matrix + input_bias
-        aggregated = None
-        if len(self.a_positions):
-            summed_features = self._sum_over_edges(x)
-            aggregated = (summed_features @ input_matrix[:, self.a_positions]
-                          + self.in_degree[None, :, None] * input_bias[self.a_positions])
-        return self._combine(own, aggregated)
-
-    def __call__(self, h: Tensor) -> Tensor:
-        aggregated = (self._sum_over_edges(h.index_select(2, self.a_positions))
-                      if len(self.a_positions) else None)
-        return self._combine(h.index_select(1, self.self_rows), aggregated)
 
 
 # ---------------------------------------------------------------- Shapley scores (§4.3)
