@@ -1,6 +1,9 @@
-"""Hypothesis strategies shared by the test suite: random formulas and graphs."""
+"""Hypothesis strategies shared by the test suite: random formulas and graphs, untyped
+(colours only) and typed (attribute families and relations, `schemas` onwards)."""
 
 from __future__ import annotations
+
+from functools import cache
 
 from hypothesis import strategies as st
 
@@ -9,6 +12,7 @@ from gracr.dsl import ir
 from gracr.dsl.show import show_formula
 from gracr.dsl.ir import Formula
 from gracr.data.graph import Graph
+from gracr.data.schema import Family, Schema
 
 PALETTE = ("red", "blue", "green")
 
@@ -97,3 +101,145 @@ def program_for(formula: Formula) -> gracr.Program:
     """A checked program around a generated formula, through the real parser."""
     return gracr.parse(f"colors {', '.join(PALETTE)}\nclassify {show_formula(formula)}")
 
+
+
+# ---------------------------------------------------------------- typed programs and graphs
+
+# The attribute families and relations typed schemas draw from (values and relations
+# in declaration order).
+FAMILY_POOL = (Family("element", ("C", "O", "N")), Family("charge", ("neg", "pos")))
+RELATION_POOL = ("single", "double", "aromatic", "hydrogen")
+MODALITY_COUNTS = st.sampled_from([1, 1, 1, 2, 2, 0, 3])
+
+
+@st.composite
+def schemas(draw: st.DrawFn) -> Schema:
+    """1-2 attribute families, 0-4 relations, and no colours, one or two."""
+    palette = draw(st.sampled_from([(), ("red",), PALETTE[:2]]))
+    chosen = draw(st.sets(st.sampled_from(FAMILY_POOL), min_size=1, max_size=2))
+    relations = draw(st.sets(st.sampled_from(RELATION_POOL), max_size=len(RELATION_POOL)))
+    return Schema(palette=palette, families=tuple(f for f in FAMILY_POOL if f in chosen),
+                  relations=tuple(r for r in RELATION_POOL if r in relations))
+
+
+@cache
+def typed_leaves(schema: Schema) -> st.SearchStrategy[Formula]:
+    """Attribute atoms (most often), colours, `true` and `false`."""
+    atoms: list[Formula] = [ir.Attribute(f.name, v) for f in schema.families for v in f.values]
+    atoms += [ir.Color(c) for c in schema.palette]
+    return st.sampled_from(atoms * 3 + [ir.Top(), ir.Bottom()])
+
+
+@cache
+def relation_filters(schema: Schema) -> st.SearchStrategy[ir.Relations]:
+    """No filter, or a non-empty set of the declared relations in declaration order."""
+    if not schema.relations:
+        return st.none()
+    subsets = st.sets(st.sampled_from(schema.relations), min_size=1).map(
+        lambda chosen: tuple(r for r in schema.relations if r in chosen))
+    return st.one_of(st.none(), subsets)
+
+
+def _distinct_pairs(
+        operand: st.SearchStrategy[Formula]) -> st.SearchStrategy[tuple[Formula, Formula]]:
+    """Two operands, the second negated when they come out equal (`same(f, f)` is
+    constant; a filter would retry often on small schemas)."""
+    return st.tuples(operand, operand).map(
+        lambda pair: pair if pair[0] != pair[1] else (pair[0], ir.Not(pair[1])))
+
+
+@cache
+def typed_node_formulas(schema: Schema, depth: int,
+                        top: bool = False) -> st.SearchStrategy[Formula]:
+    """Node formulas over `schema` of modal nesting depth <= `depth`, every operator of
+    the IR, any modality with a relation filter (one strategy per arguments, cached).
+
+    With `top`, every branch of the Boolean connectives at the root reaches a
+    modality (a formula of atoms alone ignores the graph's structure).
+    """
+    leaves = typed_leaves(schema)
+    if depth == 0:
+        return leaves
+    sub = typed_node_formulas(schema, depth - 1)
+    filters = relation_filters(schema)
+
+    def two(build: type) -> st.SearchStrategy[Formula]:
+        return st.builds(lambda pair, relations: build(pair[0], pair[1], relations),
+                         _distinct_pairs(sub), filters)
+
+    modal = st.one_of(
+        st.builds(ir.AtLeast, MODALITY_COUNTS, sub, filters),
+        st.builds(ir.AtMost, MODALITY_COUNTS, sub, filters),
+        st.builds(ir.Exactly, MODALITY_COUNTS, sub, filters),
+        st.builds(lambda low, extra, f, relations: ir.Between(low, low + extra, f, relations),
+                  MODALITY_COUNTS, MODALITY_COUNTS, sub, filters),
+        st.builds(ir.Box, sub, filters),
+        two(ir.More),
+        two(ir.Same),
+    )
+    if top and depth == 1:
+        return modal
+    operand = typed_node_formulas(schema, depth - 1, top=True) if top else sub
+    pairs = _distinct_pairs(operand)
+    boolean = st.one_of(
+        st.builds(ir.Not, operand),
+        *(pairs.map(lambda pair, build=build: build(*pair))
+          for build in (ir.And, ir.Or, ir.Implies, ir.Iff)),
+    )
+    if top:
+        return st.one_of(modal, modal, boolean)
+    return st.one_of(modal, modal, boolean, leaves)
+
+
+@st.composite
+def typed_graphs(draw: st.DrawFn, schema: Schema, max_nodes: int = 8, max_edges: int = 10,
+                 max_parts: int | None = None, min_edges: int = 3, min_nodes: int = 1) -> Graph:
+    """Graphs fitting `schema`: every family's value at each node, a relation per edge
+    (the same both ways on an undirected edge), colours when it declares a palette.
+
+    Directed, undirected (both directions listed) or with self-loops; multi-edges
+    occur. `max_parts` caps nodes + edges (what a brute force over both enumerates);
+    at least `min_nodes` nodes, and `min_edges` edges when the caps leave room.
+    """
+    n = draw(st.integers(min_value=min(min_nodes, max_nodes), max_value=max_nodes))
+    limit = max_edges if max_parts is None else max(0, min(max_edges, max_parts - n))
+    least = min(min_edges, limit)
+    colors = None
+    if schema.palette:
+        one_color = st.sampled_from(schema.palette).map(lambda c: frozenset({c}))
+        colors = draw(st.lists(st.one_of(one_color, one_color,
+                                         st.frozensets(st.sampled_from(schema.palette))),
+                               min_size=n, max_size=n))
+    attributes = {f.name: draw(st.lists(st.sampled_from(f.values), min_size=n, max_size=n))
+                  for f in schema.families}
+    relation = st.sampled_from(schema.relations) if schema.relations else st.none()
+    node = st.integers(min_value=0, max_value=n - 1)
+    # A pair of distinct nodes without filtering: t is s shifted by 1..n-1.
+    distinct = st.tuples(node, st.integers(min_value=1, max_value=max(1, n - 1))).map(
+        lambda p: (p[0], (p[0] + p[1]) % n))
+    shape = draw(st.sampled_from(["directed", "undirected", "self-loops"]))
+    typed: list[tuple[tuple[int, int], str | None]] = []
+    if shape == "undirected" and n > 1:
+        for (s, t), r in draw(st.lists(st.tuples(distinct, relation), min_size=least // 2,
+                                       max_size=limit // 2)):
+            typed += [((s, t), r), ((t, s), r)]
+    else:
+        pairs = st.tuples(node, node) if shape == "self-loops" or n == 1 else distinct
+        typed = draw(st.lists(st.tuples(pairs, relation), min_size=least, max_size=limit))
+    relations = [r for _, r in typed if r is not None] if schema.relations else None
+    return Graph.from_edges(n, colors, [e for e, _ in typed], attributes=attributes,
+                            relations=relations)
+
+
+def declarations(schema: Schema) -> str:
+    """The `.gml` lines declaring `schema`."""
+    lines = [f"colors {', '.join(schema.palette)}"] if schema.palette else []
+    lines += [f"attribute {f.name} = {', '.join(f.values)}" for f in schema.families]
+    if schema.relations:
+        lines.append(f"relations {', '.join(schema.relations)}")
+    return "\n".join(lines)
+
+
+def typed_program_for(schema: Schema, formula: Formula) -> gracr.Program:
+    """A checked program over `schema` around a generated formula, through the real parser."""
+    return gracr.parse(f"{declarations(schema)}\nclassify {show_formula(formula)}")
