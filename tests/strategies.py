@@ -183,8 +183,10 @@ def typed_node_formulas(schema: Schema, depth: int,
     pairs = _distinct_pairs(operand)
     boolean = st.one_of(
         st.builds(ir.Not, operand),
-        *(pairs.map(lambda pair, build=build: build(*pair))
-          for build in (ir.And, ir.Or, ir.Implies, ir.Iff)),
+        pairs.map(lambda pair: ir.And(*pair)),
+        pairs.map(lambda pair: ir.Or(*pair)),
+        pairs.map(lambda pair: ir.Implies(*pair)),
+        pairs.map(lambda pair: ir.Iff(*pair)),
     )
     if top:
         return st.one_of(modal, modal, boolean)

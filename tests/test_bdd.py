@@ -371,7 +371,7 @@ def test_variable_order_changes_sizes_never_masks(backend_name: str) -> None:
     assert by_edges.nodes > 4 * by_computation.nodes
     assert (by_edges.order, by_computation.order) == ("edges", "computation")
     with pytest.raises(GracrError, match="unknown variable order 'random'"):
-        upi(prog, graph, order="random")  # type: ignore[arg-type]
+        upi(prog, graph, order="random")  # type: ignore[call-overload]
 
 
 def test_reordering_gives_the_same_mask() -> None:

@@ -47,7 +47,13 @@ from strategies import (
 )
 
 MIN_NON_EMPTY = 0.20
-SETTINGS = dict(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def property_settings(examples: int) -> settings:
+    """Exactly `examples` fresh draws (no example database replayed), however slow."""
+    return settings(max_examples=examples, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
 
 def predicates(schema: Schema) -> st.SearchStrategy[Formula]:
     """`exists` arguments: mostly one modality deep (a deep one rarely changes how many
@@ -220,7 +226,7 @@ def check_against_brute_force(instance: Instance, over: Over, order: VariableOrd
 def _brute_force_property(over: Over, examples: int, **sizes: int) -> None:
     tally = Tally(f"over {over}")
 
-    @settings(max_examples=examples, **SETTINGS)  # type: ignore[arg-type]
+    @property_settings(examples)
     @given(instance=instances(**sizes), order=st.sampled_from(["edges", "computation"]))
     def prop(instance: Instance, order: VariableOrder) -> None:
         non_empty = check_against_brute_force(instance, over, order)
@@ -271,7 +277,7 @@ def test_typed_polarity_claims_hold_on_every_subgraph() -> None:
     examples = 150
     tally = Tally("polarity of one-sided exists")
 
-    @settings(max_examples=examples, **SETTINGS)  # type: ignore[arg-type]
+    @property_settings(examples)
     @given(case=one_sided_instances())
     def prop(case: tuple[Instance, Over]) -> None:
         instance, over = case
@@ -299,7 +305,7 @@ def test_typed_diagram_equals_evaluator_on_sampled_subgraphs() -> None:
     examples = 100
     tally = Tally("diagram == evaluator")
 
-    @settings(max_examples=examples, **SETTINGS)  # type: ignore[arg-type]
+    @property_settings(examples)
     @given(instance=instances(max_nodes=12, max_edges=24), data=st.data())
     def prop(instance: Instance, data: st.DataObject) -> None:
         prog, graph = instance.prog, instance.graph
@@ -373,12 +379,11 @@ def test_carbonyl_node_upi_is_the_c_and_o_of_the_double_bond(backend: str,
     """
     prog = gracr.parse(CARBONYL)
     graph = carbonyl_graph()
-    options = dict(backend=backend, shortcuts=shortcuts)
-    label, node_mask = upi(prog, graph, over="nodes", **options)  # type: ignore[arg-type]
+    label, node_mask = upi(prog, graph, over="nodes", backend=backend, shortcuts=shortcuts)
     assert label == 1 and np.flatnonzero(node_mask).tolist() == [1, 2]
-    label, mask = upi(prog, graph, over="edges", **options)  # type: ignore[arg-type]
+    label, mask = upi(prog, graph, over="edges", backend=backend, shortcuts=shortcuts)
     assert label == 1 and np.flatnonzero(mask).tolist() == [2]
-    label, mask, node_mask = upi(prog, graph, over="both", **options)  # type: ignore[arg-type]
+    label, mask, node_mask = upi(prog, graph, over="both", backend=backend, shortcuts=shortcuts)
     assert label == 1 and np.flatnonzero(mask).tolist() == [2]
     assert np.flatnonzero(node_mask).tolist() == [1, 2]
     assert brute_force_upi(prog, graph, over="nodes")[1].tolist() == node_mask.tolist()

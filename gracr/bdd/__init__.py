@@ -1,11 +1,13 @@
-"""Typed IR x graph -> ROBDD over edge variables -> Extend -> Extract -> UPI mask (§4.3, App. D).
+"""Typed IR x graph -> ROBDD over edge and/or node variables -> Extend -> Extract -> UPI mask (§4.3, App. D).
 
-- `backend`: the `BDDBackend` protocol and its `dd.cudd` / `dd.autoref` adapters.
-- `build`: BuildNode (Algorithm 4) and BuildGraph (Algorithm 5).
-- `polarity`: the syntactic monotonicity check behind the Extend shortcut.
+- `backend`: the `BDDBackend` protocol, its variables (`Var`: `x_e` per edge, `y_v`
+  per node) and its `dd.cudd` / `dd.autoref` adapters.
+- `build`: BuildNode (Algorithm 4) and BuildGraph (Algorithm 5), over edges, nodes
+  (deletion semantics) or both (`over`).
+- `polarity`: the syntactic monotonicity check behind the Extend shortcut, per mode.
 - `upi`: Extend (Algorithm 2), Extract (Algorithm 3), UnionPI (Algorithm 1), the
-  API (`upi`, `upi_report`, `receptive_field`).
-- `brute`: the UPI by enumerating every edge subset, the tests' oracle.
+  API (`upi`, `upi_report`, `receptive_field`, `node_receptive_field`).
+- `brute`: the UPI by enumerating every subgraph of the chosen kind, the tests' oracle.
 
 Nothing is re-exported here, so that `gracr.bdd.upi` stays the module (the API is
 `gracr.bdd.upi.upi`, re-exported as `gracr.upi`).
