@@ -83,7 +83,7 @@ def _measure(n: int, backend: str | None, reorder: bool, shortcuts: bool,
     def once() -> tuple[float, int | None, int, Any]:
         start = time.perf_counter()
         if backend is None:
-            label, mask = brute_force_upi(prog, graph, max_edges=30)
+            label, mask = brute_force_upi(prog, graph, max_variables=30)
             return time.perf_counter() - start, None, label, mask
         report = upi_report(prog, graph, backend=backend, reorder=reorder,
                             shortcuts=shortcuts, order=order)

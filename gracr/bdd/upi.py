@@ -342,7 +342,7 @@ class UpiReport:
     label: int
     mask: BoolArray
     node_mask: BoolArray
-    over: str
+    over: Over
     backend: str
     reorder: bool
     order: str
