@@ -24,6 +24,7 @@ from gracr.bench.datasets import load_or_build
 from gracr.bench.paper import TABLE2, TABLE3
 from gracr.bench.paper_ablations import (TABLE8, TABLE9, TABLE10, TABLE11, AblationCell,
                                          paper_ablation, paper_explainers)
+from gracr.bench.record import record_objects
 from gracr.bench.report import Cell, Provenance, Stat, aggregate, read_results
 from gracr.bench.runner import plan_jobs, positive_instances, run
 from gracr.bench.tasks import TASKS
@@ -379,11 +380,11 @@ def test_table10_end_to_end_with_reuse(tmp_path: Path, datasets: str) -> None:
                       "--explainers", "Saliency,Deconv,IG", "--reuse", str(official))
     assert code == 0
     assert "reused 2 records" in text
-    official_lines = (official / "results.jsonl").read_text().splitlines()
-    ours = (out / "results.jsonl").read_text().splitlines()
+    official_lines = [obj for _, obj in record_objects(official / "results.jsonl")]
+    ours = [obj for _, obj in record_objects(out / "results.jsonl")]
     # The 2 copied Saliency/main lines first, then Saliency/flat 2, Deconv 2 + 2, IG 2 + 2.
     assert ours[:2] == official_lines and len(ours) == 2 + 2 + 4 + 4
-    assert sum('"Saliency"' in line for line in ours) == 4
+    assert sum(obj["explainer"] == "Saliency" for obj in ours) == 4
     assert {p.name for p in out.iterdir()} >= {"table10.md", "table10.csv",
                                                 "table10_checks.csv", "results.jsonl"}
     assert "PASS table10 Saliency on CompetingRedundancy" in text
@@ -399,7 +400,7 @@ def test_table10_end_to_end_with_reuse(tmp_path: Path, datasets: str) -> None:
                       "--datasets", datasets, "--out", str(out), "--quiet",
                       "--explainers", "Saliency,Deconv,IG", "--reuse", str(official))
     assert code == 0 and "reused 0 records" in text
-    assert len((out / "results.jsonl").read_text().splitlines()) == 12
+    assert len(list(record_objects(out / "results.jsonl"))) == 12
 
 
 def test_records_of_another_dataset_are_not_reused(tmp_path: Path, datasets: str) -> None:
@@ -417,7 +418,7 @@ def test_records_of_another_dataset_are_not_reused(tmp_path: Path, datasets: str
                                                   for r in (good, wrong, other)))
     reused = reuse_records([str(source)], jobs, tmp_path / "out")
     assert (reused.copied, reused.mismatched) == (1, 1)
-    copied = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").open()]
+    copied = [obj for _, obj in record_objects(tmp_path / "out" / "results.jsonl")]
     assert copied == [good]
 
 

@@ -239,11 +239,14 @@ def test_cli_bad_input_is_a_clean_error(argv: list[str], message: str,
 
 def _crash_when_padded(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
     if subject.num_layers > 1:
-        raise ValueError("too deep for me")
+        raise ValueError("too deep for me")  # LINE_OF_CRASH
     return torch.ones(subject.num_edges, dtype=torch.float64)
 
 
 register(ExplainerSpec("CrashFake", _crash_when_padded, {}, source="test only"))
+LINE_OF_CRASH = next(number for number, text in enumerate(pathlib.Path(__file__).read_text().splitlines(),
+                                                          start=1)
+                     if text.endswith("# LINE_OF_CRASH") and "raise" in text)
 
 
 def test_an_explainer_crash_is_recorded_not_scored() -> None:
@@ -255,9 +258,10 @@ def test_an_explainer_crash_is_recorded_not_scored() -> None:
     for row in report.rows:
         assert [r.ok for r in row.results] == [True, False, False]
         assert row.spread("f1") is None  # one model scored: no spread
+    # The error names where the explainer raised, as the runner's records do.
     assert distinct_errors(report) == [
-        "CrashFake on pad-end-1 (2x): ValueError: too deep for me",
-        "CrashFake on pad-start-2 (2x): ValueError: too deep for me"]
+        f"CrashFake on {where} (2x): ValueError: too deep for me (test_fuzz.py:{line})"
+        for where, line in (("pad-end-1", LINE_OF_CRASH), ("pad-start-2", LINE_OF_CRASH))]
     assert "| CrashFake | -" in summary_table(report)
 
 

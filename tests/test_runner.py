@@ -14,15 +14,16 @@ import torch
 from gracr.bench.datasets import load_or_build
 from gracr.bench.explainers import EXPLAINERS
 from gracr.bench.explainers.base import ExplainerSpec, register
+from gracr.bench.record import HEADER_KEY, RECORD_VERSION, Record, read_records, record_objects
 from gracr.bench.runner import plan_jobs, positive_instances, run
 from gracr.cli import main
+from gracr.errors import GracrError
 
 SIZES = {"Redundancy": 6, "Majority1Hop": 3}
 
 
 def _records(folder: Path) -> list[dict[str, Any]]:
-    lines = (folder / "results.jsonl").read_text().splitlines()
-    return [json.loads(line) for line in lines]
+    return [obj for _, obj in record_objects(folder / "results.jsonl")]
 
 
 def _jobs(tmp_path: Path, explainers: list[str], limit: int = 2, budget: float = 60.0,
@@ -158,3 +159,19 @@ def test_bench_command_prints_the_report(tmp_path: Path) -> None:
     assert code == 0
     assert "Table 2" in out.getvalue() and "Saliency" in out.getvalue()
     assert (tmp_path / "o" / "results.csv").exists()
+
+
+def test_a_results_file_starts_with_its_version_and_old_files_still_read(tmp_path: Path) -> None:
+    results = run(_jobs(tmp_path, ["Saliency"], limit=1), str(tmp_path / "out"), progress=False)
+    lines = results.read_text().splitlines()
+    assert json.loads(lines[0]) == {HEADER_KEY: RECORD_VERSION}
+    records = list(read_records(results))
+    assert len(records) == 1 == len(lines) - 1
+    assert Record.from_json(records[0].to_json(), "again") == records[0]
+    headless = tmp_path / "old.jsonl"
+    headless.write_text("\n".join(lines[1:]) + "\n")  # as written before the header existed
+    assert list(read_records(headless)) == records
+    future = tmp_path / "future.jsonl"
+    future.write_text(json.dumps({HEADER_KEY: RECORD_VERSION + 1}) + "\n" + lines[1] + "\n")
+    with pytest.raises(GracrError, match="results version"):
+        list(read_records(future))

@@ -35,7 +35,6 @@ import json
 import math
 import os
 import shlex
-import signal
 import sys
 import time
 from collections import defaultdict
@@ -50,6 +49,7 @@ import numpy.typing as npt
 from gracr.bench.options import parse_names, parse_overrides, parse_seeds
 from gracr.bench.paper_ablations import AblationCell, Scores, paper_ablation, paper_explainers
 from gracr.bench.report import Cell, Provenance, Stat, aggregate, load_results
+from gracr.bench.record import RESULTS_FILE, record_objects, start_results
 from gracr.bench.tables import read_json_lines, render_table, write_table
 from gracr.errors import GracrError
 from gracr.data.graph import Graph
@@ -62,7 +62,6 @@ Metric = Literal["precision", "recall", "f1"]
 Side = Literal["original", "alternative"]
 SIDES: tuple[Side, Side] = ("original", "alternative")
 METRICS: tuple[Metric, Metric, Metric] = ("precision", "recall", "f1")
-RESULTS_FILE = "results.jsonl"
 DEFAULT_OUT_ROOT = "out/ablations"
 DEFAULT_DATASETS = "out/datasets"
 # The F1 change below which the direction column reads "=" (the paper's "unchanged" margin).
@@ -553,7 +552,7 @@ def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reu
     target = out / RESULTS_FILE
     have: set[tuple[Any, ...]] = set()
     if target.exists():
-        for _, obj in read_json_lines(target):
+        for _, obj in record_objects(target):
             have.add(_full_key(obj))
     instances: dict[tuple[str, int], list[tuple[int, int | None, int]]] = {}
     copied = mismatched = 0
@@ -567,11 +566,11 @@ def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reu
         if path.resolve() == target.resolve():
             continue
         used.append(str(path))
-        for number, obj in read_json_lines(path):
+        for place, obj in record_objects(path):
             try:
                 key = _full_key(obj)
             except (KeyError, TypeError):
-                raise GracrError(f"{path}:{number}: not a GracrBench result line") from None
+                raise GracrError(f"{place}: not a GracrBench result line") from None
             job = planned.get(key[:5])
             if job is None or key in have or int(obj["instance"]) >= job.limit:
                 continue
@@ -592,6 +591,7 @@ def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reu
     if lines:
         try:
             out.mkdir(parents=True, exist_ok=True)
+            start_results(target)
             with open(target, "a", encoding="utf-8") as handle:
                 handle.writelines(lines)
         except OSError as error:
@@ -733,22 +733,6 @@ class _Cache:
         self.records[self.key(obj)] = obj
 
 
-class _Budget:
-    """The runner's per-instance CPU budget (App. H), with the previous SIGPROF handler put
-    back afterwards so that a caller's own handler survives."""
-
-    def __enter__(self) -> _Budget:
-        from gracr.bench.runner import install_budget_handler
-
-        self.previous = signal.getsignal(signal.SIGPROF)
-        install_budget_handler()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, self.previous)
-
-
 def _settings(explainer: str, task: str, mode: str,
               overrides: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """The explainer's defaults, then its tuned settings (`mode == "tuned"`), then `--set`."""
@@ -849,9 +833,9 @@ def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
 
     from gracr.version import __version__
     from gracr.bench.datasets import load_or_build
-    from gracr.bench.explainers import Subject, edge_scores, explainer_seed, settings_hash
-    from gracr.bench.metric import plausibility
-    from gracr.bench.runner import OutOfTime, compile_variant, cpu_budget, positive_instances
+    from gracr.bench.budget import explain
+    from gracr.bench.explainers import Subject, explainer_seed, settings_hash
+    from gracr.bench.runner import compile_variant, positive_instances
     from gracr.bench.tasks import TASKS, VARIANTS
 
     seeds, strengths = parse_seeds(args.seeds), parse_strengths(args.strengths)
@@ -873,48 +857,44 @@ def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
     todo = sum(1 for s in strengths for seed, _, size, chosen in work for i in chosen
                if (hash_of[s], size, seed, i.index) not in cache)
     bar = tqdm(total=todo, desc="fig3", unit="instance", disable=args.quiet, dynamic_ncols=True)
-    with _Budget():
-        for seed, dataset, size, chosen in work:
-            model = compile_variant(FIG3_TASK, VARIANTS["main"], dataset)
-            modules: dict[str, Any] = {}
-            for strength in strengths:
-                config_hash = hash_of[strength]
-                for instance in chosen:
-                    if (config_hash, size, seed, instance.index) in cache:
-                        if cache.records[(config_hash, size, seed, instance.index)][
-                                "status"] == "oot":
-                            break   # App. H: a seed halts at its first out-of-time instance
-                        continue
-                    graph = dataset.instances[instance.graph].graph
-                    subject = Subject.of(model, program, graph, None, modules)
-                    record: dict[str, Any] = {
-                        "strength": strength, "config": settings_of[strength],
-                        "config_hash": config_hash, "dataset_size": size, "seed": seed,
-                        "instance": instance.index, "graph": instance.graph, "status": "ok",
-                        "precision": None, "recall": None, "f1": None, "upi_score": None,
-                        "other_score": None, "cpu_seconds": 0.0, "gracr_version": __version__}
-                    cpu = time.process_time()
-                    try:
-                        with cpu_budget(args.budget):
-                            scores = edge_scores(FIG3_EXPLAINER, subject, settings_of[strength],
-                                                 seed=explainer_seed(seed, instance.index))
-                        values = scores.numpy()
-                        score = plausibility(values, instance.upi)
-                        record.update(precision=score.precision, recall=score.recall,
-                                      f1=score.f1, upi_score=float(values[instance.upi].mean()),
-                                      other_score=float(values[~instance.upi].mean())
-                                      if (~instance.upi).any() else None)
-                    except OutOfTime:
-                        record["status"] = "oot"
-                    except Exception as error:  # an explainer crash is a result (as the runner)
-                        record.update(status="error", error=f"{type(error).__name__}: {error}")
-                    record["cpu_seconds"] = round(time.process_time() - cpu, 4)
-                    cache.add(record)
-                    bar.update()
-                    if record["status"] == "oot":
-                        bar.write(f"fig3 strength {strength:g} seed {seed} instance "
-                                  f"{instance.index}: oot (rest of the seed skipped)")
-                        break
+    for seed, dataset, size, chosen in work:
+        model = compile_variant(FIG3_TASK, VARIANTS["main"], dataset)
+        modules: dict[str, Any] = {}
+        for strength in strengths:
+            config_hash = hash_of[strength]
+            for instance in chosen:
+                if (config_hash, size, seed, instance.index) in cache:
+                    if cache.records[(config_hash, size, seed, instance.index)][
+                            "status"] == "oot":
+                        break   # App. H: a seed halts at its first out-of-time instance
+                    continue
+                graph = dataset.instances[instance.graph].graph
+                subject = Subject.of(model, program, graph, None, modules)
+                record: dict[str, Any] = {
+                    "strength": strength, "config": settings_of[strength],
+                    "config_hash": config_hash, "dataset_size": size, "seed": seed,
+                    "instance": instance.index, "graph": instance.graph, "status": "ok",
+                    "precision": None, "recall": None, "f1": None, "upi_score": None,
+                    "other_score": None, "cpu_seconds": 0.0, "gracr_version": __version__}
+                outcome = explain(FIG3_EXPLAINER, subject, instance.upi,
+                                  settings_of[strength],
+                                  explainer_seed(seed, instance.index), args.budget)
+                record.update(status=outcome.status, precision=outcome.precision,
+                              recall=outcome.recall, f1=outcome.f1,
+                              cpu_seconds=outcome.cpu_seconds)
+                if outcome.error is not None:
+                    record["error"] = outcome.error
+                if outcome.scores is not None:
+                    values = outcome.scores
+                    record.update(upi_score=float(values[instance.upi].mean()),
+                                  other_score=float(values[~instance.upi].mean())
+                                  if (~instance.upi).any() else None)
+                cache.add(record)
+                bar.update()
+                if record["status"] == "oot":
+                    bar.write(f"fig3 strength {strength:g} seed {seed} instance "
+                              f"{instance.index}: oot (rest of the seed skipped)")
+                    break
     bar.close()
     wanted_keys = {(hash_of[s], size, seed, i.index) for s in strengths
                    for seed, _, size, chosen in work for i in chosen}
@@ -1064,9 +1044,9 @@ def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
 
     from gracr.version import __version__
     from gracr.bench.datasets import load_or_build
-    from gracr.bench.explainers import Subject, edge_scores, explainer_seed, settings_hash
-    from gracr.bench.metric import plausibility
-    from gracr.bench.runner import OutOfTime, compile_variant, cpu_budget, positive_instances
+    from gracr.bench.budget import explain
+    from gracr.bench.explainers import Subject, explainer_seed, settings_hash
+    from gracr.bench.runner import compile_variant, positive_instances
     from gracr.bench.tasks import TASKS, VARIANTS
 
     seeds = parse_seeds(args.seeds)
@@ -1096,39 +1076,31 @@ def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
                if (config_hash, size, seed, instance.graph, k) not in cache)
     bar = tqdm(total=todo, desc="fig4", unit="step", disable=args.quiet, dynamic_ncols=True)
     models: dict[int, Any] = {}
-    with _Budget():
-        for seed, dataset, size, instance, order in plans:
-            if seed not in models:
-                models[seed] = compile_variant(FIG4_TASK, VARIANTS["main"], dataset)
-            base = dataset.instances[instance.graph].graph
-            for k in range(len(order) + 1):
-                key = (config_hash, size, seed, instance.graph, k)
-                if key in cache:
-                    continue
-                graph = recoloured(base, order[:k])
-                checked_upi(program, graph, instance.upi,
-                            f"Redundancy seed {seed} graph {instance.graph}, k = {k}")
-                subject = Subject.of(models[seed], program, graph, None)
-                record: dict[str, Any] = {
-                    "config": settings, "config_hash": config_hash, "dataset_size": size,
-                    "seed": seed, "graph": instance.graph, "instance": instance.index, "k": k,
-                    "recoloured": order[:k], "status": "ok", "precision": None,
-                    "recall": None, "f1": None, "gracr_version": __version__}
-                try:
-                    if subject.prediction < 0.5:
-                        raise GracrError(f"seed {seed} graph {instance.graph}, k = {k}: the "
-                                         "compiled model does not predict it positive")
-                    with cpu_budget(args.budget):
-                        scores = edge_scores(FIG4_EXPLAINER, subject, settings,
-                                             seed=explainer_seed(seed, instance.index))
-                    score = plausibility(scores.numpy(), instance.upi)
-                    record.update(precision=score.precision, recall=score.recall, f1=score.f1)
-                except OutOfTime:
-                    record["status"] = "oot"
-                except Exception as error:  # an explainer crash is a result (as the runner)
-                    record.update(status="error", error=f"{type(error).__name__}: {error}")
-                cache.add(record)
-                bar.update()
+    for seed, dataset, size, instance, order in plans:
+        if seed not in models:
+            models[seed] = compile_variant(FIG4_TASK, VARIANTS["main"], dataset)
+        base = dataset.instances[instance.graph].graph
+        for k in range(len(order) + 1):
+            key = (config_hash, size, seed, instance.graph, k)
+            if key in cache:
+                continue
+            graph = recoloured(base, order[:k])
+            checked_upi(program, graph, instance.upi,
+                        f"Redundancy seed {seed} graph {instance.graph}, k = {k}")
+            subject = Subject.of(models[seed], program, graph, None)
+            record: dict[str, Any] = {
+                "config": settings, "config_hash": config_hash, "dataset_size": size,
+                "seed": seed, "graph": instance.graph, "instance": instance.index, "k": k,
+                "recoloured": order[:k], "status": "ok", "precision": None,
+                "recall": None, "f1": None, "gracr_version": __version__}
+            outcome = explain(FIG4_EXPLAINER, subject, instance.upi, settings,
+                              explainer_seed(seed, instance.index), args.budget)
+            record.update(status=outcome.status, precision=outcome.precision,
+                          recall=outcome.recall, f1=outcome.f1)
+            if outcome.error is not None:
+                record["error"] = outcome.error
+            cache.add(record)
+            bar.update()
     bar.close()
     wanted = {(config_hash, size, seed, instance.graph, k)
               for seed, _, size, instance, order in plans for k in range(len(order) + 1)}

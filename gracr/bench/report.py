@@ -26,7 +26,6 @@ Every function here is pure except the `write_*` ones and `write_report`, which 
 from __future__ import annotations
 
 import csv
-import json
 import math
 import os
 from collections import Counter, defaultdict
@@ -38,10 +37,10 @@ import numpy as np
 
 from gracr.bench.paper import (PAPER_EXPLAINERS, TABLE2_TASKS, TABLE3_TASKS, TABLE14_EXPLAINERS,
                                MeanStd, paper_score, paper_time)
-from gracr.bench.tables import read_json_lines, render_table, write_table
+from gracr.bench.record import RESULTS_FILE, Record, read_records
+from gracr.bench.tables import render_table, write_table
 from gracr.errors import GracrError
 
-RESULTS_FILE = "results.jsonl"
 MAIN_VARIANT = "main"
 EXPLAINER_ORDER: tuple[str, ...] = PAPER_EXPLAINERS + ("GraphMask-clean",)
 TASK_ORDER: tuple[str, ...] = TABLE2_TASKS + TABLE3_TASKS
@@ -61,138 +60,18 @@ SEEDS_CSV_COLUMNS: tuple[str, ...] = (
 DAGGER = "†"
 MISSING = "-"
 
-Status = Literal["ok", "oot", "error"]
-_STATUSES: dict[str, Status] = {"ok": "ok", "oot": "oot", "error": "error"}
 
 
 # ---------------------------------------------------------------- reading
 
 
 @dataclass(frozen=True)
-class Result:
-    """One explained instance: a line of `results.jsonl` (the runner's record), with its place."""
-
-    task: str
-    variant: str
-    explainer: str
-    config_hash: str
-    seed: int
-    instance: int
-    graph: int
-    target: int | None
-    status: Status
-    error: str | None
-    precision: float | None
-    recall: float | None
-    f1: float | None
-    threshold: float | None
-    upi_edges: int
-    edges: int
-    cpu_seconds: float
-    wall_seconds: float
-    gracr_version: str
-    place: str = ""
-
-    @property
-    def key(self) -> tuple[str, str, str, str, int, int]:
-        """Two records with the same key explain the same instance: the later one wins."""
-        return (self.task, self.variant, self.explainer, self.config_hash, self.seed,
-                self.instance)
-
-
-@dataclass(frozen=True)
 class LoadedResults:
     """The records of several output folders, duplicates resolved (the last one kept)."""
 
-    records: tuple[Result, ...]
+    records: tuple[Record, ...]
     duplicates: int
     files: tuple[str, ...]
-
-
-class _Fields:
-    """Typed access to one JSON object, each problem reported as `file:line: message`."""
-
-    def __init__(self, obj: Mapping[str, object], place: str) -> None:
-        self.obj = obj
-        self.place = place
-
-    def raw(self, name: str) -> object:
-        if name not in self.obj:
-            raise GracrError(f"{self.place}: missing field '{name}'")
-        return self.obj[name]
-
-    def _bad(self, name: str, expected: str) -> GracrError:
-        return GracrError(f"{self.place}: field '{name}' should be {expected}, "
-                          f"got {json.dumps(self.obj[name])}")
-
-    def text(self, name: str) -> str:
-        value = self.raw(name)
-        if not isinstance(value, str) or not value:
-            raise self._bad(name, "a non-empty string")
-        return value
-
-    def optional_text(self, name: str) -> str | None:
-        value = self.raw(name)
-        if value is not None and not isinstance(value, str):
-            raise self._bad(name, "a string or null")
-        return value
-
-    def integer(self, name: str) -> int:
-        value = self.raw(name)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self._bad(name, "an integer")
-        return value
-
-    def optional_integer(self, name: str) -> int | None:
-        return None if self.raw(name) is None else self.integer(name)
-
-    def number(self, name: str, high: float = math.inf) -> float:
-        """A number in [0, high] (every number of a record is a score, a threshold or seconds)."""
-        value = self.raw(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= high:
-            bounds = "0 or more" if math.isinf(high) else f"in [0, {high:g}]"
-            raise self._bad(name, f"a number {bounds}")
-        return float(value)
-
-    def optional_number(self, name: str, high: float = math.inf) -> float | None:
-        return None if self.raw(name) is None else self.number(name, high)
-
-    def optional_real(self, name: str) -> float | None:
-        """Null or any number (a threshold on explainer scores, which may be negative)."""
-        value = self.raw(name)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-            raise self._bad(name, "a number or null")
-        return float(value)
-
-
-def parse_result(obj: object, place: str) -> Result:
-    """One `results.jsonl` record, checked field by field."""
-    if not isinstance(obj, dict):
-        raise GracrError(f"{place}: not a JSON object")
-    fields = _Fields(obj, place)
-    status = _STATUSES.get(fields.text("status"))
-    if status is None:
-        raise fields._bad("status", "one of " + ", ".join(_STATUSES))
-    scores = {name: fields.optional_number(name, 1.0) for name in ("precision", "recall", "f1")}
-    if status == "ok":
-        for name, value in scores.items():
-            if value is None:
-                raise GracrError(f"{place}: field '{name}' is null in an 'ok' record")
-    if not isinstance(fields.raw("config"), dict):
-        raise fields._bad("config", "a JSON object")
-    return Result(
-        task=fields.text("task"), variant=fields.text("variant"),
-        explainer=fields.text("explainer"), config_hash=fields.text("config_hash"),
-        seed=fields.integer("seed"), instance=fields.integer("instance"),
-        graph=fields.integer("graph"), target=fields.optional_integer("target"),
-        status=status, error=fields.optional_text("error"),
-        precision=scores["precision"], recall=scores["recall"], f1=scores["f1"],
-        threshold=fields.optional_real("threshold"),
-        upi_edges=fields.integer("upi_edges"), edges=fields.integer("edges"),
-        cpu_seconds=fields.number("cpu_seconds"), wall_seconds=fields.number("wall_seconds"),
-        gracr_version=fields.text("gracr_version"), place=place)
 
 
 def results_file(folder: str) -> str:
@@ -207,8 +86,8 @@ def results_file(folder: str) -> str:
     return path
 
 
-def _read_file(path: str) -> list[Result]:
-    records = [parse_result(obj, f"{path}:{number}") for number, obj in read_json_lines(path)]
+def _read_file(path: str) -> list[Record]:
+    records = list(read_records(path))
     if not records:
         raise GracrError(f"{path}: no results (the file is empty)")
     return records
@@ -220,7 +99,7 @@ def load_results(folders: Sequence[str]) -> LoadedResults:
     if not folders:
         raise GracrError("name at least one results folder")
     files = tuple(results_file(folder) for folder in folders)
-    latest: dict[tuple[str, str, str, str, int, int], Result] = {}
+    latest: dict[tuple[str, str, str, str, int, int], Record] = {}
     duplicates = 0
     for path in files:
         for record in _read_file(path):
@@ -231,7 +110,7 @@ def load_results(folders: Sequence[str]) -> LoadedResults:
     return LoadedResults(tuple(latest.values()), duplicates, files)
 
 
-def read_results(folders: Sequence[str]) -> list[Result]:
+def read_results(folders: Sequence[str]) -> list[Record]:
     """The records of several output folders merged (see `load_results`)."""
     return list(load_results(folders).records)
 
@@ -435,9 +314,9 @@ def _cell_rank(key: CellKey) -> tuple[tuple[int, str], tuple[int, str], tuple[in
     return task_rank(task), variant_rank(variant), explainer_rank(explainer), config_hash
 
 
-def summarise_seeds(records: Iterable[Result]) -> list[SeedSummary]:
+def summarise_seeds(records: Iterable[Record]) -> list[SeedSummary]:
     """One summary per (task, variant, explainer, config hash, seed) of the records."""
-    by_seed: dict[SeedKey, list[Result]] = defaultdict(list)
+    by_seed: dict[SeedKey, list[Record]] = defaultdict(list)
     for record in records:
         by_seed[(record.task, record.variant, record.explainer, record.config_hash,
                  record.seed)].append(record)
@@ -460,7 +339,7 @@ def summarise_seeds(records: Iterable[Result]) -> list[SeedSummary]:
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
-    """The mean of finished instances' scores (never None: `parse_result` checks it)."""
+    """The mean of finished instances' scores (never None: `Record.from_json` checks it)."""
     present = [float(v) for v in values if v is not None]
     return float(np.mean(present)) if present else None
 
@@ -487,7 +366,7 @@ def aggregate_seeds(summaries: Iterable[SeedSummary]) -> list[Cell]:
     return cells
 
 
-def aggregate(records: Iterable[Result]) -> list[Cell]:
+def aggregate(records: Iterable[Record]) -> list[Cell]:
     """`aggregate_seeds` of the records' seed summaries."""
     return aggregate_seeds(summarise_seeds(records))
 
@@ -506,7 +385,7 @@ def aggregate_seed_times(summaries: Iterable[SeedSummary]) -> list[TimeCell]:
     return cells
 
 
-def aggregate_times(records: Iterable[Result]) -> list[TimeCell]:
+def aggregate_times(records: Iterable[Record]) -> list[TimeCell]:
     """`aggregate_seed_times` of the records' seed summaries."""
     return aggregate_seed_times(summarise_seeds(records))
 

@@ -5,29 +5,24 @@ A job is one (task, variant, explainer, settings, seed). It explains the first
 the positive graphs; node tasks: each positive target of each graph in turn) and
 scores each against its stored UPI with `plausibility`.
 
-Jobs run in a process pool, one torch thread per worker. Every instance has a
-budget of CPU seconds (`signal.ITIMER_PROF` counts the worker's own CPU time, so
-a busy machine does not make an explainer look slow); App. H's semantics: an
-instance over budget is recorded `oot` and the rest of that job is skipped.
+Jobs run in a process pool, one torch thread per worker. Every instance goes through
+the per-instance loop of `gracr.bench.budget` (a budget of CPU seconds; App. H's
+semantics: an instance over budget is recorded `oot` and the rest of that job is
+skipped).
 
-Results are appended to `<out>/results.jsonl`, one line per instance, keyed by
+Results are appended to `<out>/results.jsonl` (`gracr.bench.record`), one line per
+instance, keyed by
 (task, variant, explainer, settings hash, seed, instance); a rerun skips every
 key already there, so an interrupted run resumes. Only the parent writes the file.
 """
 
 from __future__ import annotations
 
-import json
 import multiprocessing
-import signal
-import time
-import traceback
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty
-from types import FrameType
 from typing import Any, Iterator, Mapping
 
 import numpy as np
@@ -35,8 +30,8 @@ import numpy.typing as npt
 from tqdm import tqdm
 
 from gracr.bench.datasets import DEFAULT_OUT, Dataset, load_or_build, task_named
-from gracr.bench.metric import plausibility
-from gracr.bench.tables import read_json_lines
+from gracr.bench.budget import explain_each
+from gracr.bench.record import RESULTS_FILE, Record, record_objects, start_results, write_record
 from gracr.bench.tasks import VARIANTS, Variant
 from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
@@ -44,7 +39,6 @@ from gracr.executor.model import CompiledGNN
 from gracr.errors import GracrError
 
 BoolArray = npt.NDArray[np.bool_]
-RESULTS_FILE = "results.jsonl"
 # The paper's bound for the expanded comparative (Majority formulas, 4 x 203 and
 # 8 x 505); raised to the dataset's largest in-degree when a hub exceeds it, so the
 # compiled model stays exact on every graph it is explained on.
@@ -123,28 +117,6 @@ def compile_variant(task_name: str, variant: Variant, dataset: Dataset) -> Compi
 # ---------------------------------------------------------------- the worker
 
 
-class OutOfTime(BaseException):
-    """The CPU budget ran out. A `BaseException`, like `KeyboardInterrupt`, because library
-    code swallows `Exception`: PyG's GraphMaskExplainer wraps its gate calls in
-    `try: ... except Exception:`, so an `Exception` raised there was lost and the run went
-    on past its budget (one instance recorded 97 CPU s, 'ok', under a 60 s budget)."""
-
-
-@contextmanager
-def cpu_budget(seconds: float) -> Iterator[None]:
-    """Raise `OutOfTime` inside the block once this process has used `seconds` of CPU
-    (needs the SIGPROF handler that `install_budget_handler` sets)."""
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-
-
-def install_budget_handler() -> None:
-    signal.signal(signal.SIGPROF, _out_of_time)
-
-
 def subject_for(dataset: Dataset, program: Any, model: CompiledGNN,
                 instance: PositiveInstance, modules: dict[str, Any]) -> Any:
     """The `Subject` of one positive instance (`modules` is shared between instances)."""
@@ -172,10 +144,6 @@ def first_subjects(task_name: str, seed: int, count: int, size: int | None = Non
     return chosen
 
 
-def _out_of_time(signum: int, frame: FrameType | None) -> None:
-    raise OutOfTime()
-
-
 _progress: Any = None
 
 
@@ -185,59 +153,40 @@ def _init_worker(progress: Any) -> None:
     global _progress
     _progress = progress
     torch.set_num_threads(1)
-    install_budget_handler()
 
 
 def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
-    """Explain the job's instances not in `done`; send each record to `send` (the
+    """Explain the job's instances not in `done`; send each `Record` to `send` (the
     pool's queue by default). Returns how many records were sent."""
-    from gracr.version import __version__
-    from gracr.bench.explainers import edge_scores, explainer_seed
+    from gracr.bench.explainers import explainer_seed
 
     emit = send if send is not None else _progress.put
     dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets, progress=False)
     model = compile_variant(job.task, variant_named(job.variant), dataset)
     program = task_named(job.task).program()
     modules: dict[str, Any] = {}
+    todo = (instance for instance in positive_instances(dataset)
+            if instance.index >= job.start and instance.index not in done)
     sent = 0
-    for instance in positive_instances(dataset):
-        if instance.index >= job.limit:
-            break
-        if instance.index < job.start or instance.index in done:
-            continue
+    for instance, outcome in explain_each(
+            _until(todo, job.limit), job.explainer, job.settings, job.budget,
+            subject_of=lambda i: subject_for(dataset, program, model, i, modules),
+            upi_of=lambda i: i.upi, seed_of=lambda i: explainer_seed(job.seed, i.index)):
         graph = dataset.instances[instance.graph].graph
-        subject = subject_for(dataset, program, model, instance, modules)
-        record: dict[str, Any] = {
-            "task": job.task, "variant": job.variant, "explainer": job.explainer,
-            "config": dict(job.settings), "config_hash": job.settings_hash, "seed": job.seed,
-            "instance": instance.index, "graph": instance.graph, "target": instance.target,
-            "status": "ok", "error": None, "precision": None, "recall": None, "f1": None,
-            "threshold": None, "upi_edges": int(instance.upi.sum()),
-            "edges": graph.num_edges, "cpu_seconds": 0.0, "wall_seconds": 0.0,
-            "gracr_version": __version__}
-        cpu, wall = time.process_time(), time.perf_counter()
-        try:
-            if subject.prediction < 0.5:
-                raise GracrError("the compiled model does not predict this positive instance")
-            with cpu_budget(job.budget):
-                scores = edge_scores(job.explainer, subject, job.settings,
-                                     seed=explainer_seed(job.seed, instance.index))
-            score = plausibility(scores.numpy(), instance.upi)
-            record.update(precision=score.precision, recall=score.recall, f1=score.f1,
-                          threshold=score.threshold)
-        except OutOfTime:
-            record.update(status="oot")
-        except Exception as error:  # an explainer crash is a result, not a run failure
-            last = traceback.extract_tb(error.__traceback__)[-1]
-            record.update(status="error", error=f"{type(error).__name__}: {error} "
-                          f"({Path(last.filename).name}:{last.lineno})")
-        record.update(cpu_seconds=round(time.process_time() - cpu, 4),
-                      wall_seconds=round(time.perf_counter() - wall, 4))
-        emit(record)
+        emit(Record.of(outcome, task=job.task, variant=job.variant, explainer=job.explainer,
+                       config=job.settings, config_hash=job.settings_hash, seed=job.seed,
+                       instance=instance.index, graph=instance.graph, target=instance.target,
+                       upi_edges=int(instance.upi.sum()), edges=graph.num_edges))
         sent += 1
-        if record["status"] == "oot":
-            break
     return sent
+
+
+def _until(instances: Iterator[PositiveInstance], limit: int) -> Iterator[PositiveInstance]:
+    """The instances before index `limit` (positive instances come in index order)."""
+    for instance in instances:
+        if instance.index >= limit:
+            return
+        yield instance
 
 
 # ---------------------------------------------------------------- the parent
@@ -258,12 +207,12 @@ def read_done(results: Path) -> tuple[dict[tuple[Any, ...], set[int]], set[tuple
     stopped: set[tuple[Any, ...]] = set()
     if not results.exists():
         return done, stopped
-    for number, record in read_json_lines(results):
+    for place, record in record_objects(results):
         try:
             key = _record_key(record)
             instance = int(record["instance"])
         except (KeyError, TypeError, ValueError):
-            raise GracrError(f"{results}:{number}: not a GracrBench result line") from None
+            raise GracrError(f"{place}: not a GracrBench result line") from None
         done.setdefault(key, set()).add(instance)
         if record.get("status") == "oot":
             stopped.add(key)
@@ -276,8 +225,7 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> P
     try:
         folder.mkdir(parents=True, exist_ok=True)
         results = folder / RESULTS_FILE
-        with open(results, "a", encoding="utf-8"):
-            pass
+        start_results(results)
     except OSError as error:
         raise GracrError(f"{folder}: cannot write results there ({error.strerror})") from None
     done, stopped = read_done(results)
@@ -299,14 +247,13 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> P
     bar = tqdm(total=total, desc="explaining", unit="instance", disable=not progress,
                dynamic_ncols=True)
     with open(results, "a", encoding="utf-8") as sink:
-        def write(record: Mapping[str, Any]) -> None:
-            sink.write(json.dumps(record, separators=(",", ":")) + "\n")
-            sink.flush()
+        def write(record: Record) -> None:
+            write_record(sink, record)
             bar.update()
-            if record["status"] != "ok":
-                bar.write(f"{record['task']} {record['variant']} {record['explainer']} seed "
-                          f"{record['seed']} instance {record['instance']}: {record['status']}"
-                          + (f" ({record['error']})" if record["error"] else ""))
+            if record.status != "ok":
+                bar.write(f"{record.task} {record.variant} {record.explainer} seed "
+                          f"{record.seed} instance {record.instance}: {record.status}"
+                          + (f" ({record.error})" if record.error else ""))
 
         if workers <= 1:
             _init_worker(None)

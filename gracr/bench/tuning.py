@@ -22,7 +22,6 @@ from typing import Any, Mapping
 import numpy as np
 
 from gracr.bench.datasets import DEFAULT_OUT
-from gracr.bench.metric import plausibility
 from gracr.errors import GracrError
 
 TUNED_FOLDER = Path(__file__).resolve().parent / "tuned"
@@ -94,8 +93,9 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
     import torch
 
     from gracr.bench.datasets import task_named
-    from gracr.bench.explainers import edge_scores, explainer_named, explainer_seed
-    from gracr.bench.runner import OutOfTime, cpu_budget, first_subjects, install_budget_handler
+    from gracr.bench.explainers import explainer_named, explainer_seed
+    from gracr.bench.budget import explain
+    from gracr.bench.runner import first_subjects
 
     spec = explainer_named(explainer)
     if not spec.space:
@@ -103,7 +103,6 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
     space = {name: s for name, s in spec.space.items()
              if not (name in spec.graph_only and task_named(task).kind.value == "node")}
     torch.set_num_threads(1)
-    install_budget_handler()
     subjects = [(subject, instance.upi) for instance, subject in
                 first_subjects(task, seed, instances, dataset_size, datasets, progress)]
 
@@ -115,18 +114,13 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
         errors: list[str] = []
         start = time.process_time()
         for index, (subject, upi_mask) in enumerate(subjects):
-            try:
-                with cpu_budget(budget):
-                    edge = edge_scores(explainer, subject, chosen,
-                                       seed=explainer_seed(seed, index))
-                scores.append(plausibility(edge.numpy(), upi_mask).f1)
-            except OutOfTime:
-                scores.append(0.0)
-            except Exception as error:
-                # A setting the explainer cannot run scores 0, as one over budget does,
-                # and the study goes on (a crash is a result in the runner too).
-                errors.append(f"{type(error).__name__}: {error}")
-                scores.append(0.0)
+            outcome = explain(explainer, subject, upi_mask, chosen, explainer_seed(seed, index),
+                              budget)
+            # A setting the explainer cannot run scores 0, as one over budget does, and
+            # the study goes on (a crash is a result in the runner too).
+            scores.append(outcome.f1 if outcome.f1 is not None else 0.0)
+            if outcome.error is not None:
+                errors.append(outcome.error)
         trial.set_user_attr("cpu_seconds", (time.process_time() - start) / len(subjects))
         trial.set_user_attr("errors", errors)
         return float(np.mean(scores))

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import random
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -30,7 +29,7 @@ import numpy.typing as npt
 
 from gracr.bdd.upi import upi
 from gracr.bench.explainers.base import explainer_named, settings_for
-from gracr.bench.runner import OutOfTime, cpu_budget, install_budget_handler
+from gracr.bench.budget import OutOfTime, cpu_budget
 from gracr.bench.tables import render_table, write_table
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
@@ -81,7 +80,7 @@ def find_instances(program: Program, rng: random.Random, limit: int,
             if len(found) >= limit or taken >= PER_GRAPH:
                 break
             try:
-                with cpu_budget(budget) if budget else nullcontext():
+                with cpu_budget(budget or None):
                     _, mask = upi(program, graph, target)
             except OutOfTime:
                 continue
@@ -275,7 +274,6 @@ def run_fuzz(config: FuzzConfig, program: Program | None = None,
         raise GracrError(f"--limit must be positive, got {config.limit}")
     if config.budget <= 0:
         raise GracrError(f"--budget must be positive, got {config.budget:g}")
-    install_budget_handler()
     report = FuzzReport(config.explainers)
     rng = random.Random(config.seed)
     if program is not None:

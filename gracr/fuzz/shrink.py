@@ -24,7 +24,6 @@ when no single step does: that is 1-minimality by definition.
 from __future__ import annotations
 
 import dataclasses
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
@@ -32,9 +31,8 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.bdd.upi import upi
-from gracr.bench.explainers.base import Subject, edge_scores
-from gracr.bench.metric import plausibility
-from gracr.bench.runner import OutOfTime, cpu_budget
+from gracr.bench.explainers.base import Subject
+from gracr.bench.budget import explain
 from gracr.executor.model import CompiledGNN
 from gracr.dsl import ir
 from gracr.dsl.ir import Kind
@@ -92,8 +90,8 @@ def explain_all(explainer: str, settings: Mapping[str, Any], seed: int,
 
     Each implementation gets its own `Subject` (its compiled model and its own
     receptive field, which depends only on the formula's modal depth). An
-    explainer that raises, or runs past `budget` CPU seconds (the runner's guard,
-    which needs `install_budget_handler`), is recorded with its error, not scored.
+    explainer that raises, or runs past `budget` CPU seconds, is recorded with its
+    error, not scored (`gracr.bench.budget.explain`).
     """
     results = []
     for implementation in implementations:
@@ -102,20 +100,17 @@ def explain_all(explainer: str, settings: Mapping[str, Any], seed: int,
         if subject.prediction < 0.5:
             # Equivalent formulas compiled exactly: this would be a compiler bug.
             raise AssertionError(f"{implementation.label} does not predict the positive instance")
-        try:
-            with cpu_budget(budget) if budget else nullcontext():
-                scores = edge_scores(explainer, subject, settings, seed).numpy()
-            point = plausibility(scores, upi_mask)
-        except OutOfTime:
+        outcome = explain(explainer, subject, upi_mask, settings, seed, budget or None)
+        if not outcome.ok:
+            error = (f"out of time ({budget:g} CPU s)" if outcome.status == "oot" and budget
+                     else outcome.error)
             results.append(Explained(implementation.label, float("nan"), float("nan"),
-                                     float("nan"), (), f"out of time ({budget:g} CPU s)"))
+                                     float("nan"), (), error))
             continue
-        except Exception as error:  # an explainer crash is a result, not a run failure
-            results.append(Explained(implementation.label, float("nan"), float("nan"),
-                                     float("nan"), (), f"{type(error).__name__}: {error}"))
-            continue
-        results.append(Explained(implementation.label, point.precision, point.recall, point.f1,
-                                 tuple(float(s) for s in scores)))
+        assert outcome.scores is not None and outcome.f1 is not None
+        assert outcome.precision is not None and outcome.recall is not None
+        results.append(Explained(implementation.label, outcome.precision, outcome.recall,
+                                 outcome.f1, tuple(float(s) for s in outcome.scores)))
     return tuple(results)
 
 

@@ -1,0 +1,143 @@
+"""The per-instance CPU budget of App. H, and the one per-instance loop that uses it.
+
+`cpu_budget(seconds)` raises `OutOfTime` inside its block once the process has used
+`seconds` of CPU time (`signal.ITIMER_PROF` counts this process's own CPU time, so a
+busy machine does not make an explainer look slow). It installs its SIGPROF handler
+on entry and puts the previous one back on exit: nothing else in gracr touches
+signals.
+
+`explain` runs one explainer on one instance under the budget and scores it
+(`plausibility`), turning an out-of-time run and an explainer's crash into results;
+`explain_each` runs it over instances in order and stops after the first out-of-time
+one (App. H: a seed halts at its first OOT instance). The runner, the tuner, the
+figure ablations and the fuzzer all explain through these two.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+import traceback
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Mapping, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from gracr.bench.metric import plausibility
+from gracr.errors import GracrError
+
+if TYPE_CHECKING:
+    from gracr.bench.explainers.base import Subject
+
+Status = Literal["ok", "oot", "error"]
+BoolArray = npt.NDArray[np.bool_]
+_T = TypeVar("_T")
+
+# App. H's per-instance budget, in CPU seconds.
+DEFAULT_BUDGET = 180.0
+
+
+class OutOfTime(BaseException):
+    """The CPU budget ran out. A `BaseException`, like `KeyboardInterrupt`, because library
+    code swallows `Exception`: PyG's GraphMaskExplainer wraps its gate calls in
+    `try: ... except Exception:`, so an `Exception` raised there would be lost and the
+    run would go on past its budget."""
+
+
+def _out_of_time(signum: int, frame: FrameType | None) -> None:
+    raise OutOfTime()
+
+
+@contextmanager
+def cpu_budget(seconds: float | None) -> Iterator[None]:
+    """Raise `OutOfTime` inside the block once this process has used `seconds` of CPU
+    (`None`: no budget)."""
+    if seconds is None:
+        with nullcontext():
+            yield
+        return
+    previous = signal.signal(signal.SIGPROF, _out_of_time)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One explained instance: its status, scores and best-F1 point, and its cost."""
+
+    status: Status
+    error: str | None
+    scores: npt.NDArray[np.float64] | None
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    threshold: float | None
+    cpu_seconds: float
+    wall_seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def _describe(error: BaseException) -> str:
+    last = traceback.extract_tb(error.__traceback__)
+    where = f" ({Path(last[-1].filename).name}:{last[-1].lineno})" if last else ""
+    return f"{type(error).__name__}: {error}{where}"
+
+
+def explain(explainer: str, subject: Subject, upi_mask: BoolArray,
+            settings: Mapping[str, Any] | None, seed: int, budget: float | None) -> Outcome:
+    """Run `explainer` on `subject` within `budget` CPU seconds and score it against the UPI.
+
+    The compiled model must predict the instance positive (it always does on GracrBench
+    instances; anything else is reported as an error). An explainer that raises is a
+    result (`status="error"`), not a failure of the run.
+    """
+    from gracr.bench.explainers.base import edge_scores
+
+    cpu, wall = time.process_time(), time.perf_counter()
+    status: Status = "ok"
+    error: str | None = None
+    scores = None
+    point = None
+    try:
+        if subject.prediction < 0.5:
+            raise GracrError("the compiled model does not predict this positive instance")
+        with cpu_budget(budget):
+            scores = edge_scores(explainer, subject, settings, seed=seed).numpy()
+        point = plausibility(scores, upi_mask)
+    except OutOfTime:
+        status = "oot"
+    except Exception as raised:  # an explainer crash is a result, not a run failure
+        status, error = "error", _describe(raised)
+    return Outcome(status, error, scores if status == "ok" else None,
+                   None if point is None else point.precision,
+                   None if point is None else point.recall,
+                   None if point is None else point.f1,
+                   None if point is None else point.threshold,
+                   round(time.process_time() - cpu, 4), round(time.perf_counter() - wall, 4))
+
+
+def explain_each(items: Iterable[_T], explainer: str, settings: Mapping[str, Any] | None,
+                 budget: float | None, subject_of: Any, upi_of: Any, seed_of: Any
+                 ) -> Iterator[tuple[_T, Outcome]]:
+    """`explain` over `items` in order, stopping after the first out-of-time one.
+
+    `subject_of(item)`, `upi_of(item)` and `seed_of(item)` give each item's subject, UPI
+    mask and explainer seed.
+    """
+    for item in items:
+        outcome = explain(explainer, subject_of(item), upi_of(item), settings, seed_of(item),
+                          budget)
+        yield item, outcome
+        if outcome.status == "oot":
+            return

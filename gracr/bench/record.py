@@ -1,0 +1,217 @@
+"""The one record type of GracrBench: one explained instance, as a line of a results file.
+
+The runner writes `Record`s; the report, the tuner, the figure ablations and the
+fuzzer read them. A results file written by this version starts with a header line,
+`{"gracr-results": RECORD_VERSION}`; files without one (those written before the
+header existed) hold records of version 1 and still read.
+
+`extra` carries the fields a study adds to the standard ones (the figure ablations'
+L1 strength or recolouring step, their mean scores); they are written beside the
+standard fields and read back into `extra`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping
+
+from gracr.bench.budget import Outcome, Status
+from gracr.bench.tables import read_json_lines
+from gracr.errors import GracrError
+
+RECORD_VERSION = 1
+HEADER_KEY = "gracr-results"
+RESULTS_FILE = "results.jsonl"
+STATUSES: tuple[Status, ...] = ("ok", "oot", "error")
+
+# The standard fields, in the order they are written.
+FIELDS = ("task", "variant", "explainer", "config", "config_hash", "seed", "instance", "graph",
+          "target", "status", "error", "precision", "recall", "f1", "threshold", "upi_edges",
+          "edges", "cpu_seconds", "wall_seconds", "gracr_version")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One explained instance: what was explained, how, and how it scored.
+
+    `place` (`file:line`) is where a read record came from, for messages; it is not
+    written.
+    """
+
+    task: str
+    variant: str
+    explainer: str
+    config: Mapping[str, Any]
+    config_hash: str
+    seed: int
+    instance: int
+    graph: int
+    target: int | None
+    status: Status
+    error: str | None
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    threshold: float | None
+    upi_edges: int
+    edges: int
+    cpu_seconds: float
+    wall_seconds: float
+    gracr_version: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    place: str = field(default="", compare=False)
+
+    @property
+    def key(self) -> tuple[str, str, str, str, int, int]:
+        """Two records with the same key explain the same instance: the later one wins."""
+        return (self.task, self.variant, self.explainer, self.config_hash, self.seed,
+                self.instance)
+
+    @classmethod
+    def of(cls, outcome: Outcome, *, task: str, variant: str, explainer: str,
+           config: Mapping[str, Any], config_hash: str, seed: int, instance: int, graph: int,
+           target: int | None, upi_edges: int, edges: int,
+           extra: Mapping[str, Any] | None = None) -> Record:
+        """The record of one `Outcome` of the per-instance loop."""
+        from gracr.version import __version__
+
+        return cls(task, variant, explainer, dict(config), config_hash, seed, instance, graph,
+                   target, outcome.status, outcome.error, outcome.precision, outcome.recall,
+                   outcome.f1, outcome.threshold, upi_edges, edges, outcome.cpu_seconds,
+                   outcome.wall_seconds, __version__, dict(extra or {}))
+
+    def to_json(self) -> dict[str, Any]:
+        obj = {name: getattr(self, name) for name in FIELDS}
+        obj["config"] = dict(self.config)
+        obj.update(self.extra)
+        return obj
+
+    @classmethod
+    def from_json(cls, obj: object, place: str) -> Record:
+        """One record, checked field by field; problems name `place`."""
+        if not isinstance(obj, dict):
+            raise GracrError(f"{place}: not a JSON object")
+        fields = _Fields(obj, place)
+        status = fields.text("status")
+        if status not in STATUSES:
+            raise fields.bad("status", "one of " + ", ".join(STATUSES))
+        scores = {name: fields.optional_number(name, 1.0) for name in ("precision", "recall", "f1")}
+        if status == "ok":
+            for name, value in scores.items():
+                if value is None:
+                    raise GracrError(f"{place}: field '{name}' is null in an 'ok' record")
+        config = fields.raw("config")
+        if not isinstance(config, dict):
+            raise fields.bad("config", "a JSON object")
+        return cls(
+            task=fields.text("task"), variant=fields.text("variant"),
+            explainer=fields.text("explainer"), config=config,
+            config_hash=fields.text("config_hash"),
+            seed=fields.integer("seed"), instance=fields.integer("instance"),
+            graph=fields.integer("graph"), target=fields.optional_integer("target"),
+            status=status,
+            error=fields.optional_text("error"),
+            precision=scores["precision"], recall=scores["recall"], f1=scores["f1"],
+            threshold=fields.optional_real("threshold"),
+            upi_edges=fields.integer("upi_edges"), edges=fields.integer("edges"),
+            cpu_seconds=fields.number("cpu_seconds"), wall_seconds=fields.number("wall_seconds"),
+            gracr_version=fields.text("gracr_version"),
+            extra={k: v for k, v in obj.items() if k not in FIELDS}, place=place)
+
+
+class _Fields:
+    """Typed access to one JSON object, each problem reported as `file:line: message`."""
+
+    def __init__(self, obj: Mapping[str, object], place: str) -> None:
+        self.obj = obj
+        self.place = place
+
+    def raw(self, name: str) -> object:
+        if name not in self.obj:
+            raise GracrError(f"{self.place}: missing field '{name}'")
+        return self.obj[name]
+
+    def bad(self, name: str, expected: str) -> GracrError:
+        return GracrError(f"{self.place}: field '{name}' should be {expected}, "
+                          f"got {json.dumps(self.obj[name])}")
+
+    def text(self, name: str) -> str:
+        value = self.raw(name)
+        if not isinstance(value, str) or not value:
+            raise self.bad(name, "a non-empty string")
+        return value
+
+    def optional_text(self, name: str) -> str | None:
+        value = self.raw(name)
+        if value is not None and not isinstance(value, str):
+            raise self.bad(name, "a string or null")
+        return value
+
+    def integer(self, name: str) -> int:
+        value = self.raw(name)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.bad(name, "an integer")
+        return value
+
+    def optional_integer(self, name: str) -> int | None:
+        return None if self.raw(name) is None else self.integer(name)
+
+    def number(self, name: str, high: float = math.inf) -> float:
+        """A number in [0, high] (every number of a record is a score, a threshold or seconds)."""
+        value = self.raw(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= high:
+            bounds = "0 or more" if math.isinf(high) else f"in [0, {high:g}]"
+            raise self.bad(name, f"a number {bounds}")
+        return float(value)
+
+    def optional_number(self, name: str, high: float = math.inf) -> float | None:
+        return None if self.raw(name) is None else self.number(name, high)
+
+    def optional_real(self, name: str) -> float | None:
+        """Null or any number (a threshold on explainer scores, which may be negative)."""
+        value = self.raw(name)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+            raise self.bad(name, "a number or null")
+        return float(value)
+
+
+def header() -> dict[str, int]:
+    """The first line of a results file written by this version."""
+    return {HEADER_KEY: RECORD_VERSION}
+
+
+def start_results(path: str | os.PathLike[str]) -> None:
+    """Create `path` with its header line unless it exists (an existing file is appended to
+    as it is, with or without a header)."""
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(header(), separators=(",", ":")) + "\n")
+
+
+def record_objects(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The record objects of a results file with their places, the header line skipped and
+    its version checked."""
+    for number, obj in read_json_lines(path):
+        place = f"{os.fspath(path)}:{number}"
+        if HEADER_KEY in obj:
+            if obj[HEADER_KEY] != RECORD_VERSION:
+                raise GracrError(f"{place}: results version {obj[HEADER_KEY]!r} is not one this "
+                                 f"gracr reads ({RECORD_VERSION})")
+            continue
+        yield place, obj
+
+
+def read_records(path: str | os.PathLike[str]) -> Iterator[Record]:
+    """Every record of a results file, checked."""
+    for place, obj in record_objects(path):
+        yield Record.from_json(obj, place)
+
+
+def write_record(handle: Any, record: Record) -> None:
+    handle.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
+    handle.flush()
