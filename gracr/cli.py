@@ -18,7 +18,7 @@ from typing import Sequence, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bench.options import parse_names, parse_overrides, parse_seeds
+from gracr.bench.options import DEFAULT_DATASETS, parse_names, parse_overrides, parse_seeds
 from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
 from gracr.executor.model import CompiledGNN, load
@@ -214,8 +214,7 @@ def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.tables import render_table, write_table
 
     def size_for(name: str) -> int | None:
-        size: int | None = args.graphs if TASKS[name].kind is Kind.GRAPH else args.targets
-        return size
+        return TASKS[name].size_of(args.graphs, args.targets)
 
     if args.stats:
         names = [args.task] if args.task else list(TASKS)
@@ -275,8 +274,7 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     explainers = parse_names(args.explainers, list(EXPLAINERS), "explainer")
     variants = parse_names(args.variant, list(VARIANTS), "variant")
     overrides = parse_overrides(args.set, explainers)
-    sizes = {name: args.graphs if TASKS[name].kind is Kind.GRAPH else args.targets
-             for name in tasks}
+    sizes = {name: TASKS[name].size_of(args.graphs, args.targets) for name in tasks}
     jobs = plan_jobs(tasks, variants, explainers, parse_seeds(args.seeds), args.limit, args.budget,
                      sizes, args.datasets, args.settings, overrides, args.start)
     if args.jobs <= 0:
@@ -302,7 +300,7 @@ def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
     rows = []
     for explainer in explainers:
         for task in tasks:
-            size = args.graphs if TASKS[task].kind is Kind.GRAPH else args.targets
+            size = TASKS[task].size_of(args.graphs, args.targets)
             entry = tune(explainer, task, trials, instances, args.seed, args.budget,
                          args.datasets, size, progress=not args.quiet)
             where = store(explainer, task, entry) if args.write else None
@@ -408,8 +406,8 @@ def build_parser() -> argparse.ArgumentParser:
                                   "Majority1Hop or Majority2Hop")
     dataset_cmd.add_argument("--seed", type=int, default=None, help="the dataset's seed (default 0)")
     dataset_cmd.add_argument("--seeds", default="0", help="seeds for --stats, e.g. 0-4")
-    dataset_cmd.add_argument("--out", default="out/datasets", metavar="DIR",
-                             help="where datasets are stored and reused (default out/datasets)")
+    dataset_cmd.add_argument("--out", default=DEFAULT_DATASETS, metavar="DIR",
+                             help=f"where datasets are stored and reused (default {DEFAULT_DATASETS})")
     dataset_cmd.add_argument("--graphs", type=int, default=None, metavar="N",
                       help="graph tasks: number of graphs (default 1000)")
     dataset_cmd.add_argument("--targets", type=int, default=None, metavar="N",
@@ -456,8 +454,8 @@ def build_parser() -> argparse.ArgumentParser:
                            help="worker processes (default 1)")
     bench_cmd.add_argument("--out", default="out/bench", metavar="DIR",
                            help="results folder (default out/bench); reruns resume")
-    bench_cmd.add_argument("--datasets", default="out/datasets", metavar="DIR",
-                           help="dataset store (default out/datasets)")
+    bench_cmd.add_argument("--datasets", default=DEFAULT_DATASETS, metavar="DIR",
+                           help=f"dataset store (default {DEFAULT_DATASETS})")
     bench_cmd.add_argument("--graphs", type=int, default=None, metavar="N",
                            help="graph tasks: dataset size (default 1000)")
     bench_cmd.add_argument("--targets", type=int, default=None, metavar="N",
@@ -487,7 +485,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="held-out dataset seed (default 100; the benchmark uses 0-4)")
     tune_cmd.add_argument("--budget", type=float, default=180.0, metavar="SECONDS",
                           help="CPU seconds per instance; over budget scores 0")
-    tune_cmd.add_argument("--datasets", default="out/datasets", metavar="DIR")
+    tune_cmd.add_argument("--datasets", default=DEFAULT_DATASETS, metavar="DIR")
     tune_cmd.add_argument("--graphs", type=int, default=None, metavar="N")
     tune_cmd.add_argument("--targets", type=int, default=None, metavar="N")
     tune_cmd.add_argument("--write", action="store_true",

@@ -14,7 +14,7 @@ from gracr.dsl.ir import Formula
 from gracr.data.graph import Graph
 from gracr.data.schema import Family, Schema
 
-PALETTE = ("red", "blue", "green")
+from gracr.fuzz.random_formulas import PALETTE  # the random formulas of the fuzzer use the same colours
 
 counts = st.integers(min_value=0, max_value=3)
 # Counts that most often split the nodes of a small graph (0 makes `<0> f` constant).

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bench.options import parse_names, parse_overrides, parse_seeds
+from gracr.bench.options import DEFAULT_DATASETS, parse_names, parse_overrides, parse_seeds
 from gracr.bench.paper_ablations import AblationCell, Scores, paper_ablation, paper_explainers
 from gracr.bench.report import Cell, Provenance, Stat, aggregate, load_results
 from gracr.bench.record import RESULTS_FILE, record_objects, start_results
@@ -63,7 +63,6 @@ Side = Literal["original", "alternative"]
 SIDES: tuple[Side, Side] = ("original", "alternative")
 METRICS: tuple[Metric, Metric, Metric] = ("precision", "recall", "f1")
 DEFAULT_OUT_ROOT = "out/ablations"
-DEFAULT_DATASETS = "out/datasets"
 # The F1 change below which the direction column reads "=" (the paper's "unchanged" margin).
 SAME_MARGIN = 0.05
 MISSING = "-"
@@ -496,9 +495,8 @@ def _explainer_list(text: str | None, ablation: TableAblation) -> list[str]:
 
 def _sizes(tasks: Iterable[str], graphs: int | None, targets: int | None) -> dict[str, int | None]:
     from gracr.bench.tasks import TASKS
-    from gracr.dsl.ir import Kind
 
-    return {t: graphs if TASKS[t].kind is Kind.GRAPH else targets for t in tasks}
+    return {t: TASKS[t].size_of(graphs, targets) for t in tasks}
 
 
 def plan_ablation(ablation: TableAblation, explainers: Sequence[str], seeds: Sequence[int],

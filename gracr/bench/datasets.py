@@ -30,6 +30,7 @@ import numpy.typing as npt
 from tqdm import tqdm
 
 from gracr.bdd.upi import receptive_field, upi
+from gracr.bench.options import DEFAULT_DATASETS
 from gracr.bench.tasks import GENERATOR_VERSION, TASKS, Candidate, Task
 from gracr.executor.model import compile_program
 from gracr.dsl.ir import Kind
@@ -39,7 +40,6 @@ from gracr.data.graph import Graph
 from gracr.executor.numba_backend import SparseProgram, evaluate_columns, in_neighbour_csr, sparse_program
 
 BoolArray = npt.NDArray[np.bool_]
-DEFAULT_OUT = "out/datasets"
 # A graph task whose rejection sampler keeps failing has a generator bug: stop.
 MAX_REJECTIONS_PER_GRAPH = 1000
 
@@ -241,7 +241,7 @@ def dataset_folder(out: str, task: Task, seed: int, size: int) -> Path:
     return Path(out) / task.name / f"seed{seed}-{unit}{size}-gen{GENERATOR_VERSION}"
 
 
-def load_or_build(task_name: str, seed: int, size: int | None = None, out: str = DEFAULT_OUT,
+def load_or_build(task_name: str, seed: int, size: int | None = None, out: str = DEFAULT_DATASETS,
                   progress: bool = True) -> Dataset:
     """The stored dataset for (task, seed, size), building and storing it on first use."""
     task = task_named(task_name)

@@ -9,6 +9,9 @@ from typing import Any
 
 from gracr.errors import GracrError
 
+# Where datasets are stored and reused unless a command is told otherwise.
+DEFAULT_DATASETS = "out/datasets"
+
 
 def parse_seeds(text: str) -> list[int]:
     """`3`, `0-4` or `0,2,5` -> a list of seeds."""

@@ -29,7 +29,8 @@ import numpy as np
 import numpy.typing as npt
 from tqdm import tqdm
 
-from gracr.bench.datasets import DEFAULT_OUT, Dataset, load_or_build, task_named
+from gracr.bench.datasets import Dataset, load_or_build, task_named
+from gracr.bench.options import DEFAULT_DATASETS
 from gracr.bench.budget import explain_each
 from gracr.bench.record import RESULTS_FILE, Record, record_objects, start_results, write_record
 from gracr.bench.tasks import VARIANTS, Variant
@@ -127,7 +128,7 @@ def subject_for(dataset: Dataset, program: Any, model: CompiledGNN,
 
 
 def first_subjects(task_name: str, seed: int, count: int, size: int | None = None,
-                   datasets: str = DEFAULT_OUT, progress: bool = False
+                   datasets: str = DEFAULT_DATASETS, progress: bool = False
                    ) -> list[tuple[PositiveInstance, Any]]:
     """The first `count` positive instances of the (task, seed) dataset, each with its
     `Subject` on the `main` compiled model: the sample that tuning and the benchmark
@@ -287,7 +288,7 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> P
 
 def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seeds: list[int],
               limit: int, budget: float, dataset_size: Mapping[str, int | None],
-              datasets: str = DEFAULT_OUT, settings: str = "tuned",
+              datasets: str = DEFAULT_DATASETS, settings: str = "tuned",
               overrides: Mapping[str, Mapping[str, Any]] | None = None,
               start: int = 0) -> list[Job]:
     """Every (task, variant, explainer, seed) job, with each explainer's settings for

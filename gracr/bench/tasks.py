@@ -165,6 +165,11 @@ class Task:
     def program(self, variant: int = 0) -> Program:
         return load_formula(self.formula_files[variant])
 
+    def size_of(self, graphs: int | None, targets: int | None) -> int | None:
+        """The dataset size the command line asks of this task: `--graphs` for a graph task,
+        `--targets` for a node task (`None`: the default size)."""
+        return graphs if self.kind is ir.Kind.GRAPH else targets
+
     def variants(self) -> list[str]:
         """The variants that differ from `main` on this task (plus `main`)."""
         program = self.program()

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from gracr.bench.datasets import DEFAULT_OUT
+from gracr.bench.options import DEFAULT_DATASETS
 from gracr.errors import GracrError
 
 TUNED_FOLDER = Path(__file__).resolve().parent / "tuned"
@@ -86,7 +86,7 @@ def defaults_in_space(defaults: Mapping[str, Any], space: Mapping[str, Any]) -> 
 
 
 def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
-         seed: int = HELD_OUT_SEED, budget: float = 180.0, datasets: str = DEFAULT_OUT,
+         seed: int = HELD_OUT_SEED, budget: float = 180.0, datasets: str = DEFAULT_DATASETS,
          dataset_size: int | None = None, progress: bool = True) -> dict[str, Any]:
     """Run one study; returns the entry stored for (explainer, task)."""
     import optuna
