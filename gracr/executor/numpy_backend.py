@@ -81,12 +81,14 @@ def _per_layer(weights: Sequence[npt.ArrayLike | None] | None, count: int
 def trace(network: Network, x: npt.ArrayLike, edge_index: npt.ArrayLike,
           edge_type: npt.ArrayLike | None = None, batch: npt.ArrayLike | None = None, *,
           edge_weights: Sequence[npt.ArrayLike | None] | None = None,
-          self_weights: Sequence[npt.ArrayLike | None] | None = None) -> Trace:
+          self_weights: Sequence[npt.ArrayLike | None] | None = None,
+          keep: bool = True) -> Trace:
     """The forward pass keeping every state (see `Trace`).
 
     `edge_weights[ℓ]` (`[E]` or None) scales the messages of layer ℓ only, as the torch
     module's `layer_edge_weights`; `self_weights[ℓ]` (`[N]` or None) scales the self
-    terms of layer ℓ (`pre_activation`).
+    terms of layer ℓ (`pre_activation`). With `keep=False` only the last hidden state is
+    kept (`forward`: a deep, wide model on a large graph would hold every layer twice).
     """
     features = np.asarray(x, dtype=np.float64)
     edges = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
@@ -100,8 +102,11 @@ def trace(network: Network, x: npt.ArrayLike, edge_index: npt.ArrayLike,
         z = pre_activation(plan, h, sources, targets, types, edge_weight,
                            self_weight=self_weight)
         h = np.clip(z, 0.0, 1.0)
-        pre.append(z)
-        states.append(h)
+        if keep:
+            pre.append(z)
+            states.append(h)
+    if not keep:
+        states = [h]
     column = slice(network.output_column, network.output_column + 1)
     if network.kind is Kind.NODE:
         return Trace(tuple(states), tuple(pre), (), (), h[:, column])
@@ -131,7 +136,7 @@ def readout(network: Network, pooled: Array) -> tuple[tuple[Array, ...], tuple[A
 def forward(network: Network, x: npt.ArrayLike, edge_index: npt.ArrayLike,
             edge_type: npt.ArrayLike | None = None, batch: npt.ArrayLike | None = None) -> Array:
     """The numpy forward pass: `[N, 1]` (node classifier) or `[B, 1]` (graph)."""
-    return trace(network, x, edge_index, edge_type, batch).output
+    return trace(network, x, edge_index, edge_type, batch, keep=False).output
 
 
 # Up to this many entries a weight matrix is multiplied densely: below it, BLAS on a

@@ -139,10 +139,15 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         self.out_channels = int(plan.C.shape[1])
         self.act = TruncatedReLU(surrogate)
         self.narrow = narrow
-        self.channels = tuple(plan.channels)
+        # Channels whose weights are all zero add nothing: they are skipped (a typed model
+        # has one channel per relation in every layer, most of them zero there). A layer
+        # with no non-zero channel keeps its first, so that it still passes every edge's
+        # message through `propagate`, where PyG's explainers hook in.
+        channels = [c for c in plan.channels if c.A.any()] or list(plan.channels[:1])
+        self.channels = tuple(channels)
         self.A = nn.ParameterList()
         self.aggregate_first: list[bool] = []
-        for number, channel in enumerate(plan.channels):
+        for number, channel in enumerate(channels):
             rows, columns = channel.rows, channel.columns
             first = narrow and len(rows) <= len(columns)
             self.aggregate_first.append(first)
@@ -159,7 +164,7 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         # The output columns each channel writes, for `baseline` (plain tensors, not
         # buffers: the state dict stays that of the weights).
         self.written = [torch.as_tensor(np.isin(np.arange(self.out_channels), channel.columns),
-                                        dtype=torch.float32) for channel in plan.channels]
+                                        dtype=torch.float32) for channel in channels]
 
     def kept(self, number: int) -> Tensor:
         buffer: Tensor = getattr(self, f"kept{number}")
