@@ -16,7 +16,7 @@ import torch
 
 from gracr.bench.explainers import edge_scores, explainer_named, explainer_seed, settings_for
 from gracr.bench.metric import plausibility
-from gracr.bench.runner import PositiveInstance, first_subjects
+from gracr.bench.instances import PositiveInstance, first_subjects
 from gracr.bench.tables import print_table
 from gracr.bench.tuning import tuned_settings
 

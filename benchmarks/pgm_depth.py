@@ -20,7 +20,7 @@ from unittest import mock
 from arms import Arm, compare_arms_main
 
 from gracr.bench.explainers.subgraphx import message_passing_layers
-from gracr.bench.runner import first_subjects
+from gracr.bench.instances import first_subjects
 from gracr.bench.tasks import TASKS
 from gracr.dsl.ir import Kind
 

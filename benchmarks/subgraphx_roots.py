@@ -20,7 +20,7 @@ from arms import diagnostic_parser, explain_and_score, parse_diagnostic
 
 from gracr.bench.explainers import explainer_named, settings_for
 from gracr.bench.explainers.subgraphx import in_neighbourhood, message_passing_layers
-from gracr.bench.runner import first_subjects
+from gracr.bench.instances import first_subjects
 from gracr.bench.tables import print_table
 from gracr.bench.tuning import tuned_settings
 

@@ -21,7 +21,7 @@ from typing import Any
 import torch
 from torch_geometric.explain.algorithm.utils import clear_masks, set_masks
 
-from gracr.bench.runner import first_subjects
+from gracr.bench.instances import first_subjects
 from gracr.bench.tables import print_table
 from gracr.bench.tasks import TASKS
 from gracr.dsl.ir import Kind

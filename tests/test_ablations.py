@@ -26,7 +26,8 @@ from gracr.bench.paper_ablations import (TABLE8, TABLE9, TABLE10, TABLE11, Ablat
                                          paper_ablation, paper_explainers)
 from gracr.bench.record import record_objects
 from gracr.bench.report import Cell, Provenance, Stat, aggregate, read_results
-from gracr.bench.runner import plan_jobs, positive_instances, run
+from gracr.bench.runner import plan_jobs, run
+from gracr.bench.instances import positive_instances
 from gracr.bench.tasks import TASKS
 from gracr.data.graph import Graph
 

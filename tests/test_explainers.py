@@ -14,7 +14,7 @@ from gracr.bench.explainers.base import ExplainerSpec, register, settings_hash
 from gracr.bench.metric import plausibility
 from gracr.errors import GracrError
 from strategies import graphs, node_formulas, program_for
-from tiny_models import subject_of as _subject, graph_subject, node_subject
+from tiny_models import graph_subject, node_subject
 
 # Node 0 (the target) reads one red neighbour (1) and one blue (2); 3 -> 2 is two hops
 # out. `classify <> red` at node 0: the only sufficient subgraph is {1 -> 0}.

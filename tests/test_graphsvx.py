@@ -8,7 +8,6 @@ from typing import Any, Callable
 
 import numpy as np
 import pytest
-import torch
 
 import gracr
 from gracr.bench.explainers import EXPLAINERS, Subject, edge_scores

@@ -48,8 +48,12 @@ def _is_type_checking(test: ast.expr) -> bool:
         (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def imports_of(tree: ast.AST) -> list[tuple[str, int]]:
-    """Every `gracr` module imported in `tree`, with its line, skipping TYPE_CHECKING blocks."""
+def imports_of(tree: ast.AST, modules: frozenset[str] = frozenset()) -> list[tuple[str, int]]:
+    """Every `gracr` module imported in `tree`, with its line, skipping TYPE_CHECKING blocks.
+
+    `from package import name` counts as importing `package.name` when that is one of
+    `modules`, else `package`.
+    """
     found: list[tuple[str, int]] = []
 
     def visit(node: ast.AST) -> None:
@@ -60,12 +64,15 @@ def imports_of(tree: ast.AST) -> list[tuple[str, int]]:
         if isinstance(node, ast.Import):
             found.extend((alias.name, node.lineno) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.module, node.lineno))
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                found.append((full if full in modules else node.module, node.lineno))
         for child in ast.iter_child_nodes(node):
             visit(child)
 
     visit(tree)
-    return [(name, line) for name, line in found if name == "gracr" or name.startswith("gracr.")]
+    return list(dict.fromkeys((name, line) for name, line in found
+                              if name == "gracr" or name.startswith("gracr.")))
 
 
 SOURCES = sorted(PACKAGE.rglob("*.py"))
@@ -92,3 +99,44 @@ def test_the_walk_sees_function_level_imports_and_skips_type_checking() -> None:
                      "if TYPE_CHECKING:\n    from gracr.cli import main\n"
                      "def f():\n    from gracr.bench.runner import Job\n")
     assert imports_of(tree) == [("gracr.bench.runner", 5)]
+
+
+def test_the_cycle_walk_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Each module of `gracr/` and the `gracr` modules it imports, at run time."""
+    modules = frozenset(module_name(path) for path in SOURCES)
+    return {module_name(path): {name for name, _ in imports_of(ast.parse(path.read_text()),
+                                                                modules)
+                                if name in modules and name != module_name(path)}
+            for path in SOURCES}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle through each back edge of a depth-first walk of `graph`."""
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(graph[module]):
+            if state.get(target) == 1:
+                cycles.append(path[path.index(target):] + [module, target])
+            elif target not in state:
+                visit(target, path + [module])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [])
+    return cycles
+
+
+def test_no_import_cycle_between_modules() -> None:
+    # A package's `__init__` importing its own modules (to re-export them) is not a cycle.
+    graph = {module: {t for t in targets if not module.startswith(t + ".")}
+             for module, targets in _module_graph().items()}
+    cycles = _cycles(graph)
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)

@@ -15,7 +15,8 @@ from gracr.bench.datasets import load_or_build
 from gracr.bench.explainers import EXPLAINERS
 from gracr.bench.explainers.base import ExplainerSpec, register
 from gracr.bench.record import HEADER_KEY, RECORD_VERSION, Record, read_records, record_objects
-from gracr.bench.runner import plan_jobs, positive_instances, run
+from gracr.bench.runner import plan_jobs, run
+from gracr.bench.instances import positive_instances
 from gracr.cli import main
 from gracr.errors import GracrError
 

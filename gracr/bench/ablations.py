@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, TextIO
 import numpy as np
 import numpy.typing as npt
 
+from gracr.bench.paper import PAPER_MAX_DEGREE
 from gracr.bench.options import DEFAULT_DATASETS, parse_names, parse_overrides, parse_seeds
 from gracr.bench.paper_ablations import AblationCell, Scores, paper_ablation, paper_explainers
 from gracr.bench.report import Cell, Provenance, Stat, aggregate, load_results
@@ -66,8 +67,6 @@ DEFAULT_OUT_ROOT = "out/ablations"
 # The F1 change below which the direction column reads "=" (the paper's "unchanged" margin).
 SAME_MARGIN = 0.05
 MISSING = "-"
-# Eq. 6's bound n behind the paper's Table 8 sizes (4 x 203, 8 x 505); `runner.PAPER_MAX_DEGREE`.
-PAPER_BOUND = 50
 DAGGER = "†"
 
 
@@ -474,7 +473,7 @@ def shape_line(ablation: TableAblation, task: str,
         # The runner raises Eq. 6's bound from the paper's 50 to the dataset's largest
         # in-degree so that the model stays exact; the width grows with the bound.
         text += (f": our Eq. 6 bound is n = {bounds[-1]}, the dataset's largest in-degree, "
-                 f"where the paper's sizes are those of n = {PAPER_BOUND}")
+                 f"where the paper's sizes are those of n = {PAPER_MAX_DEGREE}")
     return text + "."
 
 
@@ -544,7 +543,8 @@ def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reu
     target and number of UPI edges): a folder run on datasets of another size is not reused.
     """
     from gracr.bench.datasets import load_or_build
-    from gracr.bench.runner import job_key, positive_instances
+    from gracr.bench.runner import job_key
+    from gracr.bench.instances import positive_instances
 
     planned = {job_key(job): job for job in jobs}
     target = out / RESULTS_FILE
@@ -607,7 +607,7 @@ def model_shapes(ablation: TableAblation, seed: int, sizes: Mapping[str, int | N
     """Both arms' compiled sizes per task, compiled as the runner does on the first seed's
     dataset (Eq. 6's bound rises to the dataset's largest in-degree when it exceeds 50)."""
     from gracr.bench.datasets import load_or_build
-    from gracr.bench.runner import compile_variant, variant_named
+    from gracr.bench.instances import compile_variant, variant_named
 
     shapes: dict[tuple[str, Side], Shape] = {}
     for task in ablation.tasks:
@@ -833,7 +833,7 @@ def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.datasets import load_or_build
     from gracr.bench.budget import explain
     from gracr.bench.explainers import Subject, explainer_seed, settings_hash
-    from gracr.bench.runner import compile_variant, positive_instances
+    from gracr.bench.instances import compile_variant, positive_instances
     from gracr.bench.tasks import TASKS, VARIANTS
 
     seeds, strengths = parse_seeds(args.seeds), parse_strengths(args.strengths)
@@ -1044,7 +1044,7 @@ def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.datasets import load_or_build
     from gracr.bench.budget import explain
     from gracr.bench.explainers import Subject, explainer_seed, settings_hash
-    from gracr.bench.runner import compile_variant, positive_instances
+    from gracr.bench.instances import compile_variant, positive_instances
     from gracr.bench.tasks import TASKS, VARIANTS
 
     seeds = parse_seeds(args.seeds)

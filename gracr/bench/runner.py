@@ -25,25 +25,17 @@ from pathlib import Path
 from queue import Empty
 from typing import Any, Iterator, Mapping
 
-import numpy as np
-import numpy.typing as npt
 from tqdm import tqdm
 
-from gracr.bench.datasets import Dataset, load_or_build, task_named
+from gracr.bench.datasets import load_or_build, task_named
 from gracr.bench.options import DEFAULT_DATASETS
 from gracr.bench.budget import explain_each
 from gracr.bench.record import RESULTS_FILE, Record, record_objects, start_results, write_record
-from gracr.bench.tasks import VARIANTS, Variant
-from gracr.executor.model import compile_program
-from gracr.compiler.desugar import uses_comparison
-from gracr.executor.model import CompiledGNN
+from gracr.bench.instances import (PositiveInstance, compile_variant, positive_instances,
+                                   subject_for, variant_named)
 from gracr.errors import GracrError
 
-BoolArray = npt.NDArray[np.bool_]
-# The paper's bound for the expanded comparative (Majority formulas, 4 x 203 and
-# 8 x 505); raised to the dataset's largest in-degree when a hub exceeds it, so the
-# compiled model stays exact on every graph it is explained on.
-PAPER_MAX_DEGREE = 50
+# ---------------------------------------------------------------- the worker
 
 
 @dataclass(frozen=True)
@@ -65,84 +57,6 @@ class Job:
     def wanted(self, positives: int) -> range:
         """The instance indices this job explains, of a dataset with `positives`."""
         return range(self.start, min(self.limit, positives))
-
-
-@dataclass(frozen=True)
-class PositiveInstance:
-    """One explained instance: a positive graph, or one positive target of a graph."""
-
-    index: int            # position among the dataset's positive instances
-    graph: int            # position of its graph in the dataset
-    target: int | None
-    upi: BoolArray
-
-
-def positive_instances(dataset: Dataset) -> Iterator[PositiveInstance]:
-    """The dataset's positive instances in dataset order (the official protocol takes
-    the first 100)."""
-    count = 0
-    for graph_index, instance in enumerate(dataset.instances):
-        if instance.label is not None:
-            if instance.label == 1:
-                yield PositiveInstance(count, graph_index, None, instance.upi[0])
-                count += 1
-            continue
-        for target, mask in zip(instance.targets, instance.upi):
-            yield PositiveInstance(count, graph_index, target, mask)
-            count += 1
-
-
-def variant_named(name: str) -> Variant:
-    if name not in VARIANTS:
-        raise GracrError(f"unknown variant '{name}'; the variants are {', '.join(VARIANTS)}")
-    return VARIANTS[name]
-
-
-def compile_variant(task_name: str, variant: Variant, dataset: Dataset) -> CompiledGNN:
-    """The task's classifier compiled as `variant` says, exact on every graph of `dataset`."""
-    task = task_named(task_name)
-    if variant.formula >= len(task.formula_files):
-        raise GracrError(f"variant '{variant.name}' does not apply to {task_name}: it has "
-                         "no alternative formula")
-    program = task.program(variant.formula)
-    max_degree = None
-    if variant.comparison == "expanded" and uses_comparison(program.classifier):
-        largest = max((int(np.bincount(i.graph.targets, minlength=i.graph.num_nodes).max())
-                       for i in dataset.instances if i.graph.num_edges), default=0)
-        max_degree = max(PAPER_MAX_DEGREE, largest)
-    return compile_program(program, disjunction=variant.disjunction,  # type: ignore[arg-type]
-                           comparison=variant.comparison,  # type: ignore[arg-type]
-                           max_degree=max_degree)
-
-
-# ---------------------------------------------------------------- the worker
-
-
-def subject_for(dataset: Dataset, program: Any, model: CompiledGNN,
-                instance: PositiveInstance, modules: dict[str, Any]) -> Any:
-    """The `Subject` of one positive instance (`modules` is shared between instances)."""
-    from gracr.bench.explainers import Subject
-
-    graph = dataset.instances[instance.graph].graph
-    return Subject.of(model, program, graph, instance.target, modules)
-
-
-def first_subjects(task_name: str, seed: int, count: int, size: int | None = None,
-                   datasets: str = DEFAULT_DATASETS, progress: bool = False
-                   ) -> list[tuple[PositiveInstance, Any]]:
-    """The first `count` positive instances of the (task, seed) dataset, each with its
-    `Subject` on the `main` compiled model: the sample that tuning and the benchmark
-    diagnostics explain."""
-    dataset = load_or_build(task_name, seed, size, datasets, progress=progress)
-    model = compile_variant(task_name, variant_named("main"), dataset)
-    program = task_named(task_name).program()
-    modules: dict[str, Any] = {}
-    chosen = []
-    for instance in positive_instances(dataset):
-        if instance.index >= count:
-            break
-        chosen.append((instance, subject_for(dataset, program, model, instance, modules)))
-    return chosen
 
 
 _progress: Any = None

@@ -95,7 +95,7 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
     from gracr.bench.datasets import task_named
     from gracr.bench.explainers import explainer_named, explainer_seed
     from gracr.bench.budget import explain
-    from gracr.bench.runner import first_subjects
+    from gracr.bench.instances import first_subjects
 
     spec = explainer_named(explainer)
     if not spec.space:
