@@ -49,7 +49,7 @@ import numpy.typing as npt
 from gracr.bench.paper import PAPER_MAX_DEGREE
 from gracr.bench.options import DEFAULT_DATASETS, parse_names, parse_overrides, parse_seeds
 from gracr.bench.paper_ablations import AblationCell, Scores, paper_ablation, paper_explainers
-from gracr.bench.report import Cell, Provenance, Stat, aggregate, load_results
+from gracr.bench.report import DAGGER, MISSING, Cell, Provenance, Stat, aggregate, load_results
 from gracr.bench.record import RESULTS_FILE, record_objects, start_results
 from gracr.bench.tables import read_json_lines, render_table, write_table
 from gracr.errors import GracrError
@@ -66,8 +66,6 @@ METRICS: tuple[Metric, Metric, Metric] = ("precision", "recall", "f1")
 DEFAULT_OUT_ROOT = "out/ablations"
 # The F1 change below which the direction column reads "=" (the paper's "unchanged" margin).
 SAME_MARGIN = 0.05
-MISSING = "-"
-DAGGER = "†"
 
 
 # ---------------------------------------------------------------- the registry
