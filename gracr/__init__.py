@@ -6,7 +6,7 @@ The pipeline, one stage per subpackage, each importing only the ones before it:
 numba; `CompiledGNN`), `bdd` (IR x graph -> ROBDD -> UPI), `bench` (GracrBench).
 """
 
-from gracr.bdd.upi import receptive_field, upi, upi_report
+from gracr.bdd.upi import node_receptive_field, receptive_field, upi, upi_report
 from gracr.data.graph import Graph, read_graphs
 from gracr.data.schema import Family, Schema
 from gracr.dsl.parse import Program, parse, parse_file
@@ -18,6 +18,6 @@ from gracr.version import __version__
 
 __all__ = [
     "CompiledGNN", "Family", "GmlError", "GracrError", "Graph", "GraphError", "ModelFileError", "Program",
-    "__version__", "compile", "load", "parse", "parse_file", "read_graphs", "receptive_field", "Schema",
+    "__version__", "compile", "load", "parse", "parse_file", "node_receptive_field", "read_graphs", "receptive_field", "Schema",
     "upi", "upi_report",
 ]
