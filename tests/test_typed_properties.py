@@ -178,3 +178,17 @@ def test_without_the_presence_bit_a_zeroed_node_still_counts() -> None:
         x = model.features(graph)
         x[1] = 0.0
         assert model.forward(x, graph.edge_index)[0, 0] == counted
+
+
+def test_a_typed_module_requires_edge_type() -> None:
+    program = typed_program_for(Schema(families=(), relations=("single", "double")),
+                                ir.AtLeast(1, ir.Top()))  # declares relations, filters none
+    model = compile_program(program)
+    graph = Graph.from_edges(2, None, [(1, 0)], relations=["single"])
+    x, edge_index, kwargs = _tensors(model, graph)
+    for module in (model.to_pyg(), model.to_pyg(fused=True)):
+        with pytest.raises(ValueError, match="declares the relations single, double"):
+            module(x, edge_index)
+        with pytest.raises(ValueError, match="one relation index per edge"):
+            module(x, edge_index, edge_type=torch.zeros(2, dtype=torch.long))
+        assert module(x, edge_index, **kwargs)[0, 0] == 1.0

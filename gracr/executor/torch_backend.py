@@ -117,6 +117,19 @@ def _admission(channels: Sequence[Channel], edge_type: Tensor | None) -> list[Te
     return masks
 
 
+def _check_edge_type(relations: tuple[str, ...], edge_type: Tensor | None,
+                     edge_index: Tensor) -> None:
+    """A model that declares relations needs one relation index per edge."""
+    if not relations:
+        return
+    if edge_type is None:
+        raise ValueError(f"this model declares the relations {', '.join(relations)}: pass "
+                         "edge_type=[E] (relation index per edge; CompiledGNN.encode gives it)")
+    if edge_type.shape != (edge_index.shape[1],):
+        raise ValueError(f"edge_type has shape {tuple(edge_type.shape)}; expected "
+                         f"({edge_index.shape[1]},), one relation index per edge")
+
+
 class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type stubs
     """h' = σ(h C + Σ_c Agg_c(h) A_c + b): one layer of Eq. 2 (`gracr.executor.plan`).
 
@@ -309,6 +322,7 @@ class CompiledModule(nn.Module):
         super().__init__()
         self.kind = compiled.kind
         self.palette = compiled.palette
+        self.relations = compiled.relations
         self.output_column = compiled.output_column
         self.surrogate = surrogate
         self.input_matrix = _frozen(compiled.input_matrix)
@@ -346,6 +360,7 @@ class CompiledModule(nn.Module):
         `forward` reads its answer from). Explainers that look inside the model (the
         gate networks of GraphMask-clean read the states at each layer's input) take
         them from here rather than re-running the layers."""
+        _check_edge_type(self.relations, edge_type, edge_index)
         h = x @ self.input_matrix + self.input_bias
         states = [h]
         weights = layer_edge_weights or [None] * len(self.convs)
@@ -577,11 +592,13 @@ class FusedCompiledModule(nn.Module):
         self.readout = nn.ModuleList(
             ReadoutLayer(dense.W, dense.b, surrogate=False) for dense in compiled.readout)
         self.width = compiled.width
+        self.declared_relations = compiled.relations
         self.relations = {r for layer in fused for r in layer.relations}
 
     @torch.no_grad()
     def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None, *,
                 edge_type: Tensor | None = None) -> Tensor:
+        _check_edge_type(self.declared_relations, edge_type, edge_index)
         h0: Tensor = x @ self.input_matrix + self.input_bias
         if len(self.layers) == 0:
             H = h0
