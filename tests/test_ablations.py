@@ -21,9 +21,8 @@ from gracr.bench.ablations import (TABLE_ABLATIONS, Check, Shape, Side, add_abla
                                    recoloured, render_table_ablation, reuse_records, run_ablation,
                                    checked_upi, shape_line)
 from gracr.bench.datasets import load_or_build
-from gracr.bench.paper import TABLE2, TABLE3
-from gracr.bench.paper_ablations import (TABLE8, TABLE9, TABLE10, TABLE11, AblationCell,
-                                         paper_ablation, paper_explainers)
+from gracr.bench.paper import (TABLE2, TABLE3, TABLE8, TABLE9, TABLE10, TABLE11, AblationCell,
+                               paper_ablation, paper_explainers)
 from gracr.bench.record import record_objects
 from gracr.bench.report import Cell, Provenance, Stat, aggregate, read_results
 from gracr.bench.runner import plan_jobs, run

@@ -46,9 +46,9 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bench.paper import PAPER_MAX_DEGREE
+from gracr.bench.paper import PAPER_MAX_DEGREE, TABLE8_SIZES, TABLE10_SIZES
 from gracr.bench.options import DEFAULT_DATASETS, parse_names, parse_overrides, parse_seeds
-from gracr.bench.paper_ablations import AblationCell, Scores, paper_ablation, paper_explainers
+from gracr.bench.paper import AblationCell, Scores, paper_ablation, paper_explainers
 from gracr.bench.report import DAGGER, MISSING, Cell, Provenance, Stat, aggregate, load_results
 from gracr.bench.record import RESULTS_FILE, record_objects, start_results
 from gracr.bench.tables import read_json_lines, render_table, write_table
@@ -153,7 +153,7 @@ TABLE_ABLATIONS: dict[str, TableAblation] = {a.name: a for a in [
         Arm("expanded", "main"), Arm("direct", "direct"),
         (Check("lower", "Saliency", "precision"),),
         "paper Table 8: lines 398-427",
-        {"Majority1Hop": ((4, 1), (203, 3)), "Majority2Hop": ((8, 2), (505, 5))}),
+        TABLE8_SIZES),
     TableAblation(
         "table9", "table9",
         "Table 9 (App. C.4): IG with the exact derivative vs the surrogate of Eq. 9",
@@ -173,7 +173,7 @@ TABLE_ABLATIONS: dict[str, TableAblation] = {a.name: a for a in [
               ("Saliency", "Deconv", "GuidedBP", "GNNExplainer", "LRP"))
         + tuple(Check("unchanged", e) for e in ("IG", "FlowX", "GraphSVX")),
         "paper Table 10: lines 457-472",
-        {"CompetingRedundancy": ((8, 3), (16, 9))}),
+        TABLE10_SIZES),
     TableAblation(
         "table11", "table11",
         "Table 11 (App. C.5): RedBlueLeaf, formula φ∧ (Eq. 10) vs φ∨ (Eq. 11)",
