@@ -26,11 +26,13 @@ RECORD_VERSION = 1
 HEADER_KEY = "gracr-results"
 RESULTS_FILE = "results.jsonl"
 STATUSES: tuple[Status, ...] = ("ok", "oot", "error")
+# The plausibility scores of an instance (§5), each in [0, 1]; an 'ok' record has all three.
+SCORES: tuple[str, ...] = ("precision", "recall", "f1")
 
 # The standard fields, in the order they are written.
 FIELDS = ("task", "variant", "explainer", "config", "config_hash", "seed", "instance", "graph",
-          "target", "status", "error", "precision", "recall", "f1", "threshold", "upi_edges",
-          "edges", "cpu_seconds", "wall_seconds", "gracr_version")
+          "target", "status", "error", *SCORES, "threshold", "upi_edges", "edges", "cpu_seconds",
+          "wall_seconds", "gracr_version")
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ class Record:
         status = fields.text("status")
         if status not in STATUSES:
             raise fields.bad("status", "one of " + ", ".join(STATUSES))
-        scores = {name: fields.optional_number(name, 1.0) for name in ("precision", "recall", "f1")}
+        scores = {name: fields.optional_number(name, 1.0) for name in SCORES}
         if status == "ok":
             for name, value in scores.items():
                 if value is None:

@@ -37,7 +37,7 @@ import numpy as np
 
 from gracr.bench.paper import (PAPER_EXPLAINERS, TABLE2_TASKS, TABLE3_TASKS, TABLE14_EXPLAINERS,
                                MeanStd, paper_score, paper_time)
-from gracr.bench.record import RESULTS_FILE, Record, read_records
+from gracr.bench.record import RESULTS_FILE, SCORES, Record, read_records
 from gracr.bench.tables import render_table, write_table
 from gracr.errors import GracrError
 
@@ -55,8 +55,7 @@ TIMES_CSV_COLUMNS: tuple[str, ...] = (
     "paper_wall_seconds_std", "paper_partial", "config_hash")
 SEEDS_CSV_COLUMNS: tuple[str, ...] = (
     "task", "variant", "explainer", "config_hash", "seed", "ok", "out_of_time", "errors",
-    "precision", "recall", "f1", "cpu_mean", "cpu_m2", "wall_mean", "wall_m2", "gracr_versions",
-    "first_error")
+    *SCORES, "cpu_mean", "cpu_m2", "wall_mean", "wall_m2", "gracr_versions", "first_error")
 DAGGER = "†"
 MISSING = "-"
 
@@ -425,7 +424,7 @@ def read_seeds_csv(path: str) -> list[SeedSummary]:
             raise GracrError(f"{place}: {len(row)} fields, expected {len(SEEDS_CSV_COLUMNS)}")
         field = _CsvRow(dict(zip(SEEDS_CSV_COLUMNS, row)), place)
         ok = field.count("ok")
-        scores = [field.optional_number(name, 1.0) for name in ("precision", "recall", "f1")]
+        scores = [field.optional_number(name, 1.0) for name in SCORES]
         if ok and None in scores:
             raise GracrError(f"{place}: a seed with finished instances needs its three scores")
         cpu, wall = (Moments(ok, field.number(f"{clock}_mean"), field.number(f"{clock}_m2"))
@@ -442,7 +441,7 @@ def read_seeds_csv(path: str) -> list[SeedSummary]:
 
 class _CsvRow:
     """Typed access to one `seeds.csv` row, each problem reported as `file:line: message`
-    (the CSV counterpart of `_Fields`)."""
+    (the CSV counterpart of the field checks of `Record.from_json`)."""
 
     def __init__(self, row: Mapping[str, str], place: str) -> None:
         self.row = row
