@@ -25,7 +25,6 @@ Every function here is pure except the `write_*` ones and `write_report`, which 
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 from collections import Counter, defaultdict
@@ -33,17 +32,32 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
-
 from gracr.bench.paper import (PAPER_EXPLAINERS, TABLE2_TASKS, TABLE3_TASKS, TABLE14_EXPLAINERS,
                                MeanStd, paper_score, paper_time)
-from gracr.bench.record import RESULTS_FILE, SCORES, Record, read_records
+from gracr.bench.report.aggregation import (EXPLAINER_ORDER, MAIN_VARIANT, TASK_ORDER, Cell,
+                                            CellKey, Moments, SeedKey, SeedSummary, Stat,
+                                            TimeCell, aggregate, aggregate_seed_times,
+                                            aggregate_seeds, aggregate_times, explainer_rank,
+                                            summarise_seeds, task_rank, variant_rank)
+from gracr.bench.report.inputs import (SEEDS_CSV_COLUMNS, LoadedInputs, LoadedResults,
+                                       is_seeds_file, load_inputs, load_results, read_results,
+                                       read_seeds_csv, results_file, seeds_csv_rows)
 from gracr.bench.tables import render_table, write_table
 from gracr.errors import GracrError
 
-MAIN_VARIANT = "main"
-EXPLAINER_ORDER: tuple[str, ...] = PAPER_EXPLAINERS + ("GraphMask-clean",)
-TASK_ORDER: tuple[str, ...] = TABLE2_TASKS + TABLE3_TASKS
+__all__ = [
+    "EXPLAINER_ORDER", "MAIN_VARIANT", "TASK_ORDER", "Cell", "CellKey", "Moments", "SeedKey",
+    "SeedSummary", "Stat", "TimeCell", "aggregate", "aggregate_seed_times", "aggregate_seeds",
+    "aggregate_times", "explainer_rank", "summarise_seeds", "task_rank", "variant_rank",
+    "SEEDS_CSV_COLUMNS", "LoadedInputs", "LoadedResults", "is_seeds_file", "load_inputs",
+    "load_results", "read_results", "read_seeds_csv", "results_file", "seeds_csv_rows",
+    "DAGGER", "DIFF_FLAG", "MISSING", "RESULTS_CSV_COLUMNS", "Provenance", "Row", "RowKey",
+    "Table", "TableSpec", "beside_paper", "latex_escape", "render_latex", "render_markdown",
+    "results_csv_rows", "score_table", "table_specs",
+    "TIMES_CSV_COLUMNS", "render_times", "times_csv_rows", "times_table",
+    "plot_precision_recall", "report_warnings", "write_report",
+]
+
 # Beside the paper, a difference larger than this is flagged.
 DIFF_FLAG = 0.05
 RESULTS_CSV_COLUMNS: tuple[str, ...] = (
@@ -53,424 +67,10 @@ TIMES_CSV_COLUMNS: tuple[str, ...] = (
     "task", "variant", "explainer", "instances", "cpu_seconds", "cpu_seconds_std",
     "wall_seconds", "wall_seconds_std", "partial", "paper_wall_seconds",
     "paper_wall_seconds_std", "paper_partial", "config_hash")
-SEEDS_CSV_COLUMNS: tuple[str, ...] = (
-    "task", "variant", "explainer", "config_hash", "seed", "ok", "out_of_time", "errors",
-    *SCORES, "cpu_mean", "cpu_m2", "wall_mean", "wall_m2", "gracr_versions", "first_error")
 DAGGER = "†"
 MISSING = "-"
-
-
-
-# ---------------------------------------------------------------- reading
-
-
-@dataclass(frozen=True)
-class LoadedResults:
-    """The records of several output folders, duplicates resolved (the last one kept)."""
-
-    records: tuple[Record, ...]
-    duplicates: int
-    files: tuple[str, ...]
-
-
-def results_file(folder: str) -> str:
-    """`FOLDER/results.jsonl` (a path to a `.jsonl` file is taken as it is)."""
-    if os.path.isfile(folder):
-        return folder
-    if not os.path.isdir(folder):
-        raise GracrError(f"{folder}: no such folder")
-    path = os.path.join(folder, RESULTS_FILE)
-    if not os.path.isfile(path):
-        raise GracrError(f"{folder}: no {RESULTS_FILE} in this folder (run `gracrc bench` first)")
-    return path
-
-
-def _read_file(path: str) -> list[Record]:
-    records = list(read_records(path))
-    if not records:
-        raise GracrError(f"{path}: no results (the file is empty)")
-    return records
-
-
-def load_results(folders: Sequence[str]) -> LoadedResults:
-    """Every record of `FOLDER/results.jsonl` for each folder, in order; of several records with
-    the same key (task, variant, explainer, config hash, seed, instance) the last one is kept."""
-    if not folders:
-        raise GracrError("name at least one results folder")
-    files = tuple(results_file(folder) for folder in folders)
-    latest: dict[tuple[str, str, str, str, int, int], Record] = {}
-    duplicates = 0
-    for path in files:
-        for record in _read_file(path):
-            if record.key in latest:
-                duplicates += 1
-                del latest[record.key]
-            latest[record.key] = record
-    return LoadedResults(tuple(latest.values()), duplicates, files)
-
-
-def read_results(folders: Sequence[str]) -> list[Record]:
-    """The records of several output folders merged (see `load_results`)."""
-    return list(load_results(folders).records)
-
-
-@dataclass(frozen=True)
-class LoadedInputs:
-    """What `gracrc report` reads: result folders (records merged as `load_results` does) and
-    seed summaries (`seeds.csv`), as one list of seed summaries."""
-
-    seeds: tuple[SeedSummary, ...]
-    records: int             # records read from result folders
-    duplicates: int          # duplicate records among them (the last one kept)
-    files: tuple[str, ...]
-
-
-def is_seeds_file(path: str) -> bool:
-    return path.endswith(".csv")
-
-
-def load_inputs(paths: Sequence[str]) -> LoadedInputs:
-    """Seed summaries of every input: a `.csv` path is a `seeds.csv`; anything else a result
-    folder (or `.jsonl` file). A seed found in two inputs is an error that names both: a summary
-    cannot be merged with other records of its seed, and choosing one silently could report a
-    run twice."""
-    if not paths:
-        raise GracrError("name at least one results folder or seeds.csv")
-    folders = [path for path in paths if not is_seeds_file(path)]
-    loaded = load_results(folders) if folders else LoadedResults((), 0, ())
-    seeds: dict[SeedKey, SeedSummary] = {}
-    files = list(loaded.files)
-    summaries = summarise_seeds(loaded.records)
-    for path in paths:
-        if is_seeds_file(path):
-            summaries += read_seeds_csv(path)
-            files.append(path)
-    for summary in summaries:
-        earlier = seeds.get(summary.key)
-        if earlier is not None:
-            task, variant, explainer, config_hash, seed = summary.key
-            raise GracrError(
-                f"{summary.place}: seed {seed} of {task} / {variant} / {explainer} "
-                f"[{config_hash}] is also in {earlier.place}; give each seed once")
-        seeds[summary.key] = summary
-    return LoadedInputs(tuple(seeds.values()), len(loaded.records), loaded.duplicates,
-                        tuple(files))
-
-
-# ---------------------------------------------------------------- aggregation
-
-
-@dataclass(frozen=True)
-class Stat:
-    """mean ± std (ddof=0) of a sample."""
-
-    mean: float
-    std: float
-
-
-def _stat(values: Sequence[float]) -> Stat | None:
-    if not values:
-        return None
-    array = np.asarray(values, dtype=float)
-    return Stat(float(array.mean()), float(array.std()))
-
-
-@dataclass(frozen=True)
-class Moments:
-    """Count, mean and sum of squared deviations of a sample (times). Two samples' moments
-    merge into those of their union (Chan, Golub and LeVeque's pairwise update), so times pooled
-    from seed summaries equal times pooled from the records, up to rounding."""
-
-    n: int
-    mean: float
-    m2: float
-
-    @staticmethod
-    def of(values: Sequence[float]) -> Moments:
-        if not values:
-            return Moments(0, 0.0, 0.0)
-        array = np.asarray(values, dtype=float)
-        mean = float(array.mean())
-        return Moments(len(values), mean, float(((array - mean) ** 2).sum()))
-
-    def merge(self, other: Moments) -> Moments:
-        if not other.n:
-            return self
-        if not self.n:
-            return other
-        n = self.n + other.n
-        delta = other.mean - self.mean
-        return Moments(n, self.mean + delta * other.n / n,
-                       self.m2 + other.m2 + delta * delta * self.n * other.n / n)
-
-    def stat(self) -> Stat | None:
-        """mean ± std (ddof=0), None for an empty sample."""
-        return Stat(self.mean, math.sqrt(max(self.m2, 0.0) / self.n)) if self.n else None
-
-
-SeedKey = tuple[str, str, str, str, int]        # task, variant, explainer, config hash, seed
-
-
-@dataclass(frozen=True)
-class SeedSummary:
-    """What the report needs of one seed of one (task, variant, explainer, config): a line of
-    `seeds.csv`."""
-
-    task: str
-    variant: str
-    explainer: str
-    config_hash: str
-    seed: int
-    ok: int                  # finished instances
-    out_of_time: bool        # some instance ran out of time (App. H halts the seed)
-    errors: int
-    precision: float | None  # means over the finished instances
-    recall: float | None
-    f1: float | None
-    cpu: Moments             # CPU and wall seconds of the finished instances
-    wall: Moments
-    versions: tuple[str, ...]
-    first_error: str | None
-    place: str               # where it was read: a results file, or a seeds.csv line
-
-    @property
-    def key(self) -> SeedKey:
-        return (self.task, self.variant, self.explainer, self.config_hash, self.seed)
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One task × variant × explainer × config: precision, recall, F1 over seeds."""
-
-    task: str
-    variant: str
-    explainer: str
-    config_hash: str
-    seeds_seen: int          # every seed with a record
-    seeds: int               # seeds in the means: not out of time, at least one 'ok' record
-    oot_seeds: int           # seeds with an 'oot' record, left out of the means
-    instances: int           # 'ok' records of the seeds in the means
-    errors: int              # 'error' records, left out
-    precision: Stat | None
-    recall: Stat | None
-    f1: Stat | None
-
-    @property
-    def out_of_time(self) -> bool:
-        """Every seed ran out of time: the paper's 'OOT'."""
-        return self.oot_seeds > 0 and self.oot_seeds == self.seeds_seen
-
-    @property
-    def partial(self) -> bool:
-        """Some seeds ran out of time and the means use the others: the paper's '†'."""
-        return self.oot_seeds > 0 and self.seeds > 0
-
-
-@dataclass(frozen=True)
-class TimeCell:
-    """Seconds per explained instance, pooled over the instances that finished."""
-
-    task: str
-    variant: str
-    explainer: str
-    config_hash: str
-    instances: int
-    cpu_seconds: Stat | None
-    wall_seconds: Stat | None
-    partial: bool            # some instance ran out of time
-
-    @property
-    def out_of_time(self) -> bool:
-        return self.partial and self.instances == 0
-
-
-CellKey = tuple[str, str, str, str]              # task, variant, explainer, config hash
 RowKey = tuple[str, str, str]                    # task, explainer, config hash
 Table = tuple[list[str], list[list[str]], list[str]]   # headers, rows, notes
-
-
-def _rank(order: Sequence[str], name: str) -> tuple[int, str]:
-    return (order.index(name), "") if name in order else (len(order), name)
-
-
-def task_rank(task: str) -> tuple[int, str]:
-    """The paper's task order; unknown tasks after, alphabetically."""
-    return _rank(TASK_ORDER, task)
-
-
-def explainer_rank(explainer: str) -> tuple[int, str]:
-    """The paper's explainer order, then GraphMask-clean; unknown ones after, alphabetically."""
-    return _rank(EXPLAINER_ORDER, explainer)
-
-
-def variant_rank(variant: str) -> tuple[int, str]:
-    """`main` first, the ablations after, alphabetically."""
-    return _rank((MAIN_VARIANT,), variant)
-
-
-def _cell_rank(key: CellKey) -> tuple[tuple[int, str], tuple[int, str], tuple[int, str], str]:
-    task, variant, explainer, config_hash = key
-    return task_rank(task), variant_rank(variant), explainer_rank(explainer), config_hash
-
-
-def summarise_seeds(records: Iterable[Record]) -> list[SeedSummary]:
-    """One summary per (task, variant, explainer, config hash, seed) of the records."""
-    by_seed: dict[SeedKey, list[Record]] = defaultdict(list)
-    for record in records:
-        by_seed[(record.task, record.variant, record.explainer, record.config_hash,
-                 record.seed)].append(record)
-    summaries = []
-    for key, group in by_seed.items():
-        done = [r for r in group if r.status == "ok"]
-        errors = [r for r in group if r.status == "error"]
-        files = sorted({r.place.rsplit(":", 1)[0] for r in group})
-        summaries.append(SeedSummary(
-            *key, ok=len(done), out_of_time=any(r.status == "oot" for r in group),
-            errors=len(errors),
-            precision=_mean([r.precision for r in done]), recall=_mean([r.recall for r in done]),
-            f1=_mean([r.f1 for r in done]),
-            cpu=Moments.of([r.cpu_seconds for r in done]),
-            wall=Moments.of([r.wall_seconds for r in done]),
-            versions=tuple(sorted({r.gracr_version for r in group})),
-            first_error=next((r.error for r in errors if r.error), None),
-            place=", ".join(files)))
-    return summaries
-
-
-def _mean(values: Sequence[float | None]) -> float | None:
-    """The mean of finished instances' scores (never None: `Record.from_json` checks it)."""
-    present = [float(v) for v in values if v is not None]
-    return float(np.mean(present)) if present else None
-
-
-def _group_seeds(summaries: Iterable[SeedSummary]) -> dict[CellKey, list[SeedSummary]]:
-    groups: dict[CellKey, list[SeedSummary]] = defaultdict(list)
-    for summary in summaries:
-        groups[summary.key[:4]].append(summary)
-    return {key: groups[key] for key in sorted(groups, key=_cell_rank)}
-
-
-def aggregate_seeds(summaries: Iterable[SeedSummary]) -> list[Cell]:
-    """One cell per (task, variant, explainer, config hash), in report order (module docstring)."""
-    cells: list[Cell] = []
-    for (task, variant, explainer, config_hash), group in _group_seeds(summaries).items():
-        counted = [s for s in group if not s.out_of_time and s.ok]
-        cells.append(Cell(
-            task, variant, explainer, config_hash, seeds_seen=len(group), seeds=len(counted),
-            oot_seeds=sum(s.out_of_time for s in group),
-            instances=sum(s.ok for s in counted), errors=sum(s.errors for s in group),
-            precision=_stat([s.precision for s in counted if s.precision is not None]),
-            recall=_stat([s.recall for s in counted if s.recall is not None]),
-            f1=_stat([s.f1 for s in counted if s.f1 is not None])))
-    return cells
-
-
-def aggregate(records: Iterable[Record]) -> list[Cell]:
-    """`aggregate_seeds` of the records' seed summaries."""
-    return aggregate_seeds(summarise_seeds(records))
-
-
-def aggregate_seed_times(summaries: Iterable[SeedSummary]) -> list[TimeCell]:
-    """CPU and wall seconds per instance, one cell per (task, variant, explainer, config hash)."""
-    cells: list[TimeCell] = []
-    for (task, variant, explainer, config_hash), group in _group_seeds(summaries).items():
-        cpu, wall = Moments(0, 0.0, 0.0), Moments(0, 0.0, 0.0)
-        for summary in group:
-            cpu, wall = cpu.merge(summary.cpu), wall.merge(summary.wall)
-        cells.append(TimeCell(
-            task, variant, explainer, config_hash, instances=cpu.n,
-            cpu_seconds=cpu.stat(), wall_seconds=wall.stat(),
-            partial=any(s.out_of_time for s in group)))
-    return cells
-
-
-def aggregate_times(records: Iterable[Record]) -> list[TimeCell]:
-    """`aggregate_seed_times` of the records' seed summaries."""
-    return aggregate_seed_times(summarise_seeds(records))
-
-
-# ---------------------------------------------------------------- seed summaries as CSV
-
-
-def seeds_csv_rows(summaries: Iterable[SeedSummary]) -> list[list[str]]:
-    """The rows of `seeds.csv`, columns `SEEDS_CSV_COLUMNS`; floats in full (`repr`), so that a
-    report from the file equals the report from the records."""
-    def real(value: float | None) -> str:
-        return "" if value is None else repr(value)
-
-    ordered = sorted(summaries, key=lambda s: (_cell_rank(s.key[:4]), s.seed))
-    return [[s.task, s.variant, s.explainer, s.config_hash, str(s.seed), str(s.ok),
-             str(int(s.out_of_time)), str(s.errors), real(s.precision), real(s.recall),
-             real(s.f1), real(s.cpu.mean), real(s.cpu.m2), real(s.wall.mean), real(s.wall.m2),
-             ";".join(s.versions), s.first_error or ""] for s in ordered]
-
-
-def read_seeds_csv(path: str) -> list[SeedSummary]:
-    """The seed summaries of a `seeds.csv`, each problem reported as `file:line: message`."""
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.reader(handle))
-    except OSError as error:
-        raise GracrError(f"{path}: cannot read ({error.strerror})") from None
-    except UnicodeDecodeError:
-        raise GracrError(f"{path}: not UTF-8 text") from None
-    if not rows or tuple(rows[0]) != SEEDS_CSV_COLUMNS:
-        raise GracrError(f"{path}:1: not a seed summary (`gracrc report` writes seeds.csv with "
-                         f"the columns {', '.join(SEEDS_CSV_COLUMNS)})")
-    summaries = []
-    for number, row in enumerate(rows[1:], start=2):
-        place = f"{path}:{number}"
-        if len(row) != len(SEEDS_CSV_COLUMNS):
-            raise GracrError(f"{place}: {len(row)} fields, expected {len(SEEDS_CSV_COLUMNS)}")
-        field = _CsvRow(dict(zip(SEEDS_CSV_COLUMNS, row)), place)
-        ok = field.count("ok")
-        scores = [field.optional_number(name, 1.0) for name in SCORES]
-        if ok and None in scores:
-            raise GracrError(f"{place}: a seed with finished instances needs its three scores")
-        cpu, wall = (Moments(ok, field.number(f"{clock}_mean"), field.number(f"{clock}_m2"))
-                     for clock in ("cpu", "wall"))
-        summaries.append(SeedSummary(
-            field.text("task"), field.text("variant"), field.text("explainer"),
-            field.text("config_hash"), field.count("seed"), ok=ok,
-            out_of_time=bool(field.count("out_of_time")), errors=field.count("errors"),
-            precision=scores[0], recall=scores[1], f1=scores[2], cpu=cpu, wall=wall,
-            versions=tuple(v for v in field.row["gracr_versions"].split(";") if v),
-            first_error=field.row["first_error"] or None, place=place))
-    return summaries
-
-
-class _CsvRow:
-    """Typed access to one `seeds.csv` row, each problem reported as `file:line: message`
-    (the CSV counterpart of the field checks of `Record.from_json`)."""
-
-    def __init__(self, row: Mapping[str, str], place: str) -> None:
-        self.row = row
-        self.place = place
-
-    def text(self, name: str) -> str:
-        if not self.row[name]:
-            raise GracrError(f"{self.place}: field '{name}' is empty")
-        return self.row[name]
-
-    def count(self, name: str) -> int:
-        text = self.row[name]
-        if not text.isdigit():
-            raise GracrError(f"{self.place}: field '{name}' should be a count, got {text!r}")
-        return int(text)
-
-    def number(self, name: str, high: float = math.inf) -> float:
-        text = self.row[name]
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not 0 <= value <= high:
-            raise GracrError(f"{self.place}: field '{name}' should be a number in "
-                             f"[0, {high:g}], got {text!r}")
-        return value
-
-    def optional_number(self, name: str, high: float = math.inf) -> float | None:
-        return None if self.row[name] == "" else self.number(name, high)
 
 
 # ---------------------------------------------------------------- table layout
