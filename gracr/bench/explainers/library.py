@@ -172,19 +172,23 @@ register(ExplainerSpec(
 # ---------------------------------------------------------------- GraphMask (PyG)
 
 
-def _graph_mask(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+def graph_mask(subject: Subject, settings: Mapping[str, Any], seed: int,
+               return_type: str = "raw") -> Tensor:
+    """PyG's GraphMask on `subject`, told that the model's output is `return_type`: the
+    benchmark's `"raw"` (module docstring), or `"probs"`, under which the prediction term
+    has no gradient and only the sparsity penalty trains the gates."""
     from torch_geometric.explain.algorithm import GraphMaskExplainer
 
     algorithm = GraphMaskExplainer(num_layers=subject.num_layers, log=False, **settings)
     model = subject.fresh_module("surrogate", narrow=False)
-    explanation = _run_pyg(subject, algorithm, model, subject.model_config("raw"),
+    explanation = _run_pyg(subject, algorithm, model, subject.model_config(return_type),
                            node_mask_type="attributes")
     scores: Tensor = explanation.edge_mask
     return scores
 
 
 register(ExplainerSpec(
-    "GraphMask", _graph_mask,
+    "GraphMask", graph_mask,
     {"epochs": 100, "lr": 0.01, "penalty_scaling": 5, "allowance": 0.03},
     space={"epochs": Choice((5, 10, 25, 50)), "lr": LogUniform(1e-5, 1e-2),
            "penalty_scaling": IntRange(1, 10), "allowance": Uniform(0.0, 0.3)},

@@ -452,35 +452,53 @@ class SubgraphSearch:
 # ---------------------------------------------------------------- the explainer
 
 
-def explain_subgraph(subject: Subject, settings: Mapping[str, Any],
-                     seed: int) -> tuple[ComputationGraph, SubgraphSearch, SearchState]:
-    """Run the search on `subject`; return the computation graph, the search and the
-    chosen state (its coalition in local indices)."""
+def computation_depth(subject: Subject, settings: Mapping[str, Any]) -> int:
+    """L, the depth of the computation graph that `settings["computation_depth"]` names:
+    the layers that pass messages (`"message_layers"`) or every layer (`"layers"`)."""
     if settings["computation_depth"] == "message_layers":
-        depth = message_passing_layers(subject)
-    elif settings["computation_depth"] == "layers":
-        depth = subject.num_layers
-    else:
-        raise GracrError(f"SubgraphX's computation_depth is 'message_layers' or 'layers', "
-                         f"not {settings['computation_depth']!r}")
-    graph = computation_graph(subject, depth)
-    value = CoalitionValue(graph, subject.compiled)
-    search_settings = SearchSettings(
+        return message_passing_layers(subject)
+    if settings["computation_depth"] == "layers":
+        return subject.num_layers
+    raise GracrError(f"SubgraphX's computation_depth is 'message_layers' or 'layers', "
+                     f"not {settings['computation_depth']!r}")
+
+
+def search_settings(settings: Mapping[str, Any]) -> SearchSettings:
+    """The search's part of the explainer's settings."""
+    return SearchSettings(
         rollout=int(settings["rollout"]), min_atoms=int(settings["min_atoms"]),
         expand_atoms=int(settings["expand_atoms"]), c_puct=float(settings["c_puct"]),
         high2low=bool(settings["high2low"]), local_radius=int(settings["local_radius"]),
         sample_num=int(settings["sample_num"]))
-    search = SubgraphSearch(graph, value, search_settings, np.random.default_rng(seed))
+
+
+def explain_subgraph(subject: Subject, settings: Mapping[str, Any],
+                     seed: int) -> tuple[ComputationGraph, SubgraphSearch, SearchState]:
+    """Run the search on `subject`; return the computation graph, the search and the
+    chosen state (its coalition in local indices). A variant of the search (another
+    value or pruning rule, another root) is the same steps with a `CoalitionValue` or
+    `SubgraphSearch` subclass, or another depth, in their place."""
+    graph = computation_graph(subject, computation_depth(subject, settings))
+    value = CoalitionValue(graph, subject.compiled)
+    search = SubgraphSearch(graph, value, search_settings(settings),
+                            np.random.default_rng(seed))
     search.run()
     return graph, search, search.best(int(settings["max_nodes"]))
 
 
-def _subgraphx(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
-    graph, _, chosen = explain_subgraph(subject, settings, seed)
+def coalition_edge_scores(subject: Subject, graph: ComputationGraph,
+                          coalition: Coalition) -> Tensor:
+    """The explanation of a chosen `coalition` (local indices of `graph`): 1 for every
+    edge of the whole graph with both endpoints in it, 0 for every other edge."""
     in_coalition = np.zeros(int(subject.x.shape[0]), dtype=np.bool_)
-    in_coalition[graph.nodes[sorted(chosen.coalition)]] = True
+    in_coalition[graph.nodes[sorted(coalition)]] = True
     sources, targets = subject.edge_index.numpy()
     return torch.as_tensor((in_coalition[sources] & in_coalition[targets]).astype(np.float32))
+
+
+def _subgraphx(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+    graph, _, chosen = explain_subgraph(subject, settings, seed)
+    return coalition_edge_scores(subject, graph, chosen.coalition)
 
 
 DEFAULTS: dict[str, Any] = {
