@@ -1,6 +1,7 @@
-"""Rnd's field: the receptive field's directed edges (ours) against both directions.
+"""Question: do the paper's node-task Rnd rows fit coins on the receptive field's edges and
+their reverses? Yes: `docs/results/gracrbench/differences.md` (Rnd).
 
-    .venv/bin/python benchmarks/rnd_field.py [--tasks ...] [--instances 100] [--seed 0]
+    .venv/bin/python studies/rnd_field.py [--tasks ...] [--instances 100] [--seed 0]
         [--markdown FILE]
 
 Rnd flips a fair coin on every edge of the target's receptive field (the UPI issue's
@@ -9,28 +10,23 @@ messages the target's output can hear. The paper's Rnd rows on the node tasks ar
 lower in precision than ours, by about as much as if its coins fell on those edges and
 on their reverses too (an undirected "computational field"): the reverse of a message
 into the target's cone is not in the UPI, so it adds draws that can only be wrong. This
-runs the same coins on both fields; the metric and instances are the benchmark's.
-A diagnostic, not a change to the explainer.
+runs the same coins on both fields; the metric and instances are the benchmark's, and
+the benchmark keeps the receptive field.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from contextlib import AbstractContextManager
 from typing import Any, Mapping
-from unittest import mock
 
 import numpy as np
 import numpy.typing as npt
-from arms import Arm, compare_arms_main, unchanged
 import torch
+from arms import StudyArm, compare_arms_main, registered, summary
 from torch import Tensor
 
-from gracr.bench.explainers import EXPLAINERS
+from gracr.bench.explainers import explainer_named
 from gracr.bench.explainers.base import Subject
-
-# The registered Rnd, kept before any arm replaces it in the registry.
-REGISTERED_RND = EXPLAINERS["Rnd"]
 
 
 def with_reverses(edge_index: npt.NDArray[np.int64], field: npt.NDArray[np.bool_]
@@ -51,19 +47,14 @@ def _coins_on_both_directions(subject: Subject, settings: Mapping[str, Any], see
     """Rnd as registered, with its field closed under reversal (the same coins per edge)."""
     field = with_reverses(subject.edge_index.numpy(), np.asarray(subject.receptive_field))
     unrestricted = dataclasses.replace(subject, receptive_field=np.ones_like(field))
-    coins = REGISTERED_RND.run(unrestricted, settings, seed)
+    coins = explainer_named("Rnd").run(unrestricted, settings, seed)
     return coins * torch.as_tensor(field)
 
 
-def _both_directions(_: object) -> AbstractContextManager[Any]:
-    spec = dataclasses.replace(REGISTERED_RND, run=_coins_on_both_directions)
-    return mock.patch.dict(EXPLAINERS, {"Rnd": spec})
-
-
 def main() -> None:
-    arms: dict[str, Arm] = {"receptive field (ours)": unchanged,
-                            "receptive field, both directions": _both_directions}
-    compare_arms_main("Rnd", __doc__.splitlines()[0], "field", arms,
+    arms: dict[str, StudyArm] = {"receptive field (ours)": registered("Rnd"),
+                                 "receptive field, both directions": _coins_on_both_directions}
+    compare_arms_main("Rnd", summary(__doc__), "field", arms,
                       ["RedBlueLeaf-NC", "Majority1Hop", "Majority2Hop"])
 
 

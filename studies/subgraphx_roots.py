@@ -1,6 +1,7 @@
-"""SubgraphX by the size of its root, the target's computation graph (node tasks).
+"""Question: what sets SubgraphX's RedBlueLeaf-NC cell? The size of the search's root (the
+target's computation graph): `docs/results/gracrbench/differences.md` (SubgraphX, RedBlueLeaf-NC).
 
-    .venv/bin/python benchmarks/subgraphx_roots.py [--task RedBlueLeaf-NC] [--instances 100]
+    .venv/bin/python studies/subgraphx_roots.py [--task RedBlueLeaf-NC] [--instances 100]
         [--seed 0] [--markdown FILE]
 
 The search starts from the computation graph and prunes one node at a time, lowest
@@ -16,7 +17,7 @@ deeper: a cell's mean is a mix of the groups, so a deeper root moves it.
 from __future__ import annotations
 
 import numpy as np
-from arms import diagnostic_parser, explain_and_score, parse_diagnostic
+from arms import diagnostic_parser, explain_and_score, parse_diagnostic, registered, summary
 
 from gracr.bench.explainers import explainer_named, settings_for
 from gracr.bench.explainers.subgraphx import in_neighbourhood, message_passing_layers
@@ -29,7 +30,7 @@ GROUP_BOUNDS = (20, 50, 100)
 
 
 def main() -> None:
-    parser = diagnostic_parser(__doc__.splitlines()[0], instances=100)
+    parser = diagnostic_parser(summary(__doc__), instances=100)
     parser.add_argument("--task", default="RedBlueLeaf-NC")
     args = parse_diagnostic(parser)
     settings = settings_for(explainer_named("SubgraphX"), tuned_settings("SubgraphX", args.task))
@@ -43,8 +44,8 @@ def main() -> None:
         sizes = [int(in_neighbourhood(edge_index, num_nodes, subject.target, depth + extra).sum())
                  for extra in range(3)]
         roots.append((sizes[0], sizes[1], sizes[2]))
-        results.append(explain_and_score("SubgraphX", instance, subject, settings,
-                                         args.seed)[:4])
+        results.append(explain_and_score(registered("SubgraphX"), instance, subject,
+                                         settings, args.seed)[:4])
     size = np.array(roots)
     values = np.array(results)
     lower = (0,) + GROUP_BOUNDS

@@ -1,6 +1,7 @@
-"""Which positives the official protocol explains: the first N against N spread over all.
+"""Question: are the first N positives the official protocol explains a fair sample? Not on
+the Majority tasks (hubs first): `docs/results/gracrbench/instance-sample.md`, `differences.md`.
 
-    .venv/bin/python benchmarks/instance_sample.py [--tasks ...] [--explainers ...]
+    .venv/bin/python studies/instance_sample.py [--tasks ...] [--explainers ...]
         [--instances 50] [--seed 0] [--markdown FILE (sizes; scores to FILE-scores)]
 
 The official protocol explains the first 100 positives of each dataset seed (the
@@ -18,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from arms import diagnostic_parser, explain_and_score, parse_diagnostic
+from arms import diagnostic_parser, explain_and_score, parse_diagnostic, registered, summary
 
 from gracr.bench.explainers import explainer_named, settings_for
 from gracr.bench.instances import first_subjects
@@ -36,7 +37,7 @@ def scores_path(markdown: str) -> Path:
 
 
 def main() -> None:
-    parser = diagnostic_parser(__doc__.splitlines()[0], instances=50)
+    parser = diagnostic_parser(summary(__doc__), instances=50)
     parser.add_argument("--tasks", nargs="+", default=["Majority1Hop", "Majority2Hop"])
     parser.add_argument("--explainers", nargs="*",
                         default=["Rnd", "Saliency", "PGMExplainer", "GraphSVX", "FlowX"])
@@ -55,8 +56,8 @@ def main() -> None:
         for explainer in args.explainers:
             settings = settings_for(explainer_named(explainer), tuned_settings(explainer, task))
             for sample, pairs in samples.items():
-                scored = np.array([explain_and_score(explainer, instance, subject, settings,
-                                                     args.seed)
+                scored = np.array([explain_and_score(registered(explainer), instance, subject,
+                                                     settings, args.seed)
                                    for instance, subject in pairs])
                 p, r, f1, cpu = scored[:, :4].mean(axis=0)
                 rows.append([task, f"{sample} {len(pairs)}", explainer, f"{p:.3f}", f"{r:.3f}",

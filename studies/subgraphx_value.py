@@ -1,6 +1,7 @@
-"""SubgraphX's coalition value: ours against a constant, the paper's suspected setup.
+"""Question: does a constant coalition value (a softmax over the model's one output column)
+give the paper's SubgraphX Redundancy rows? No: `docs/results/gracrbench/subgraphx-settings.md`.
 
-    .venv/bin/python benchmarks/subgraphx_value.py [--tasks ...] [--instances 20] [--seed 0]
+    .venv/bin/python studies/subgraphx_value.py [--tasks ...] [--instances 20] [--seed 0]
         [--markdown FILE]
 
 The implementation the paper ran (GraphXAI's SubgraphX) values a coalition as
@@ -14,33 +15,31 @@ CompetingRedundancy rows (the same graphs and UPIs, different models) are identi
 
 This runs the benchmark's SubgraphX (tuned settings) twice on the same instances:
 with its value (the model's probability at the target) and with the value held at
-1. A diagnostic, not a change to the explainer. Its answer (session 6, 10
-instances): the constant value gives 0.05 / 1.00 / 0.09 on both tasks, the smallest
-coalition never holding a UPI edge, so it does not reproduce the paper's row either.
+1 (`OneColumnSoftmax`, a `CoalitionValue` subclass handed to the search). The
+explainer itself is unchanged.
 """
 
 from __future__ import annotations
 
-from unittest import mock
-
 import numpy as np
 import numpy.typing as npt
-from arms import Arm, compare_arms_main, unchanged
+from arms import StudyArm, compare_arms_main, registered, subgraphx_variant, summary
 
 from gracr.bench.explainers.subgraphx import CoalitionValue
 
 
-def _softmax_of_one_column(_: CoalitionValue, present: npt.NDArray[np.bool_]
-                           ) -> npt.NDArray[np.float64]:
-    return np.ones(present.shape[0], dtype=np.float64)
+class OneColumnSoftmax(CoalitionValue):
+    """The value a softmax over a single output column gives every coalition: 1."""
+
+    def __call__(self, present: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+        return np.ones(present.shape[0], dtype=np.float64)
 
 
 def main() -> None:
-    arms: dict[str, Arm] = {
-        "model probability (ours)": unchanged,
-        "constant 1 (one-column softmax)":
-            lambda _: mock.patch.object(CoalitionValue, "__call__", _softmax_of_one_column)}
-    compare_arms_main("SubgraphX", __doc__.splitlines()[0], "coalition value", arms,
+    arms: dict[str, StudyArm] = {
+        "model probability (ours)": registered("SubgraphX"),
+        "constant 1 (one-column softmax)": subgraphx_variant(value=OneColumnSoftmax)}
+    compare_arms_main("SubgraphX", summary(__doc__), "coalition value", arms,
                       ["Redundancy", "CompetingRedundancy"])
 
 
