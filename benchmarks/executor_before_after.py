@@ -250,7 +250,9 @@ def git(*words: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", default="979085d", help="the commit before the change")
+    parser.add_argument("--before", default="979085d",
+                        help="the commit measured first (default: the last one without "
+                             "gracr/executor/)")
     parser.add_argument("--after", default="HEAD",
                         help=f"the commit after it, or '{WORKING_TREE}' for this checkout as is")
     parser.add_argument("--graphs", nargs="+", default=["ba:500", "uniform:10000", "ba:100000"])

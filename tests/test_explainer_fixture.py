@@ -1,5 +1,5 @@
-"""Every explainer's scores on every task, against the fixture recorded before the
-layer executor was refactored (`fixtures/make_explainer_scores.py` explains how).
+"""Every explainer's scores on every task, against a recorded fixture
+(`fixtures/make_explainer_scores.py` explains how it is made).
 
 Why: a change to how compiled layers run (the PyG module, the compiled model's
 forward, the numba kernels, or the explainers that bypass PyG) must not change any

@@ -139,9 +139,8 @@ def _check_hooks(subject: Subject, seed: int) -> None:
        st.integers(min_value=0, max_value=2**16))
 def test_the_gating_hooks_are_eq_2_with_a_baseline_message(formula: Any, graph: gracr.Graph,
                                                             seed: int) -> None:
-    # Replaces the old mirror check ("refuses to run when its forward stops
-    # mirroring"): there is no mirror any more, the explainer runs the executor's
-    # own layers, so what must hold is that the hooks it uses mean what they say.
+    # The explainer runs the executor's own layers (there is no copy of them to keep
+    # in step), so what must hold is that the hooks it uses mean what they say.
     program = program_for(formula)
     model = gracr.compile(program, comparison="direct")
     target = None if model.kind is Kind.GRAPH else 0

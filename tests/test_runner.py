@@ -170,7 +170,7 @@ def test_a_results_file_starts_with_its_version_and_old_files_still_read(tmp_pat
     assert len(records) == 1 == len(lines) - 1
     assert Record.from_json(records[0].to_json(), "again") == records[0]
     headless = tmp_path / "old.jsonl"
-    headless.write_text("\n".join(lines[1:]) + "\n")  # as written before the header existed
+    headless.write_text("\n".join(lines[1:]) + "\n")  # a file without the header line
     assert list(read_records(headless)) == records
     future = tmp_path / "future.jsonl"
     future.write_text(json.dumps({HEADER_KEY: RECORD_VERSION + 1}) + "\n" + lines[1] + "\n")

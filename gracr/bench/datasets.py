@@ -8,8 +8,8 @@ and the same UPI. On disk (under `--out`, default `out/datasets`):
     <out>/<task>/seed<S>-<graphs|targets><N>-gen<V>/dataset.jsonl   one line per graph
     <out>/<task>/seed<S>-<graphs|targets><N>-gen<V>/meta.json       what was built, timings
 
-Each line is the DESIGN.md graph object plus, for graph tasks, `"label"` (0/1) and
-`"upi"` (0/1 per edge: the UPI of the graph's label), and for node tasks
+Each line is the README's graph object (`Graph.from_json`) plus, for graph tasks,
+`"label"` (0/1) and `"upi"` (0/1 per edge: the UPI of the graph's label), and for node tasks
 `"node_labels"` (0/1 per node), `"targets"` (the positive nodes) and `"upi"` (one
 0/1-per-edge list per target, aligned with `"targets"`). `--export` writes the
 same lines.

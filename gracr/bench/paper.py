@@ -1,31 +1,29 @@
 """The paper's published numbers, transcribed from the Gracr paper: one place for all of them.
 
-This module is a transcription of tables and holds nothing else, so it is longer than most;
-line numbers are those of the paper's text.
+This module is a transcription of tables and holds nothing else, so it is longer than most.
 
-- Table 2 (plausibility on graph classification, 5 seeds): rows at lines 194-205, caption line 207.
-- Table 3 (plausibility on node classification, 5 seeds): rows at lines 221-232, caption line 234.
-  Its SubgraphX row carries a dagger on RedBlueLeaf-NC (some seeds out of time, mean over the
-  others) and reads 'OOT' on Majority2Hop (out of time on every seed).
-- Table 14 (wall-clock seconds to explain one instance): rows at lines 733-739, caption line 741.
-  Its dagger means that some *instances* did not finish; the mean is over those that did.
+- Table 2 (plausibility on graph classification, 5 seeds).
+- Table 3 (plausibility on node classification, 5 seeds). Its SubgraphX row carries a
+  dagger on RedBlueLeaf-NC (some seeds out of time, mean over the others) and reads 'OOT'
+  on Majority2Hop (out of time on every seed).
+- Table 14 (wall-clock seconds to explain one instance). Its dagger means that
+  some *instances* did not finish; the mean is over those that did.
 - Table 8 (App. C.3, comparative operator: Eq. 6 expanded vs Eq. 8 direct; Majority1Hop,
-  Majority2Hop): header lines 398-399, the Majority1Hop rows at lines 401-412, the Majority2Hop
-  rows at lines 414-425, caption line 427 (the models' sizes). SubgraphX on Majority2Hop reads
+  Majority2Hop; the caption gives the models' sizes). SubgraphX on Majority2Hop reads
   'oot' in both columns.
-- Table 9 (App. C.4, IG with the surrogate backward of Eq. 9, all six tasks): header line 439,
-  rows at lines 440-445, caption line 447. It has only the surrogate ("alternative") column; its
-  "original" is IG's row of Tables 2 and 3, which is what `original` of a Table 9 cell holds.
-- Table 10 (App. C.5, CompetingRedundancy, disjunction via De Morgan vs the flat gate of Eq. 7):
-  header lines 459-460, rows at lines 461-472, caption line 457 (the models' sizes).
-- Table 11 (App. C.5, RedBlueLeaf, formula φ∧ of Eq. 10 vs φ∨ of Eq. 11): header lines 504-505,
-  rows at lines 506-517, caption line 519. FlowX reads 'oot' in the alternative column.
+- Table 9 (App. C.4, IG with the surrogate backward of Eq. 9, all six tasks). It has only
+  the surrogate ("alternative") column; its "original" is IG's row of Tables 2 and 3,
+  which is what `original` of a Table 9 cell holds.
+- Table 10 (App. C.5, CompetingRedundancy, disjunction via De Morgan vs the flat gate of
+  Eq. 7; the caption gives the models' sizes).
+- Table 11 (App. C.5, RedBlueLeaf, formula φ∧ of Eq. 10 vs φ∨ of Eq. 11). FlowX reads
+  'oot' in the alternative column.
 
 Values are kept exactly as printed (two decimals for Tables 2-3 and 8-11, three for Table 14;
 mean ± std over 5 seeds), including those that look odd (LRP's Majority2Hop precision
 1.00 ± 0.01; Table 10's SubgraphX F1 0.15 below both its precision and recall: F1 is averaged
-sample-wise). `tests/test_report.py` and `tests/test_ablations.py` parse the raw rows of the
-paper's text and compare every cell with these constants.
+sample-wise). Given a plain-text copy of the paper, `tests/test_report.py` and
+`tests/test_ablations.py` parse its table rows and compare every cell with these constants.
 """
 
 from __future__ import annotations

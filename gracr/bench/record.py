@@ -2,8 +2,9 @@
 
 The runner writes `Record`s; the report, the tuner, the figure ablations and the
 fuzzer read them. A results file written by this version starts with a header line,
-`{"gracr-results": RECORD_VERSION}`; files without one (those written before the
-header existed) hold records of version 1 and still read.
+`{"gracr-results": RECORD_VERSION}`. A file without one is read as version 1, the
+layout of the records no header announces, so results files that carry none stay
+readable.
 
 `extra` carries the fields a study adds to the standard ones (the figure ablations'
 L1 strength or recolouring step, their mean scores); they are written beside the

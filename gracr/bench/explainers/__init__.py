@@ -1,7 +1,8 @@
 """GracrBench explainers: the interface, the registry, and every explainer we ship.
 
 Importing this package registers the explainers (library ones from PyG/Captum in
-`library`, our own in `flowx`, `lrp`, ...); `EXPLAINERS` maps their DESIGN.md names to `ExplainerSpec`s.
+`library`, our own in `flowx`, `lrp`, ...); `EXPLAINERS` maps their names (those of the
+paper's Tables 2 and 3) to `ExplainerSpec`s.
 """
 
 from gracr.bench.explainers import (  # noqa: F401  (register on import)

@@ -7,7 +7,8 @@ that into a PyG `Explanation` (`edge_mask`), after merging the explainer's defau
 settings with the given ones and seeding every random generator, so a result is a
 function of (explainer, settings, subject, seed).
 
-Explainers register under the names of DESIGN.md; `register` is also how a user
+Explainers register under the names the paper's Tables 2 and 3 give them (our
+variants, such as `GraphMask-clean`, under names of their own); `register` is also how a user
 plugs in an explainer of their own (see the README).
 """
 

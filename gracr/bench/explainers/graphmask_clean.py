@@ -44,7 +44,7 @@ How each step of the paper is realised, with our choices where it leaves one:
   penalty_scaling · Σ_ℓ mean_e P(z_{ℓ,e} ≠ 0) + λ (|f̃ − f| − allowance), f the
   original output at the target (or the graph's), f̃ the gated one. λ = softplus(ρ)
   starts at `penalty_scaling` and ρ ascends with Adam at `MULTIPLIER_LR`; started
-  near 0, the penalty closed even the needed gates before λ could grow, and a gate
+  near 0, the penalty would close even the needed gates before λ could grow, and a gate
   sampled at exactly 0 (or a clamp at 0 downstream) passes no gradient to reopen
   it. Layers without messages (A = 0) get no gates, and with typed edges a layer
   gates only the edges one of its aggregations sums over (the others send it no

@@ -14,7 +14,7 @@ The setting names and defaults are those of the implementation the paper ran
 `min_atoms` 3, `c_puct` 10, `expand_atoms` 14, `high2low` False (low-degree nodes
 pruned first), `local_radius` 4, `sample_num` 100, "zero filling", and `max_nodes`
 14 (the size cap of GraphXAI's `get_*_explanation`). DIG's own class defaults
-differ (`rollout` 20, `min_atoms` 5); until session 6 we ran those by mistake. The
+differ (`rollout` 20, `min_atoms` 5) and are not what the paper ran. The
 paper tunes SubgraphX over Table 16, whose space is narrower for `sample_num` and
 `local_radius` (the defaults stay the implementation's; tuning's trial 0 moves
 them into the space), so the benchmark runs the tuned settings.
