@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from gracr.bench.paper import (PAPER_EXPLAINERS, TABLE2, TABLE2_TASKS, TABLE3, TABLE3_TASKS,
-                               TABLE14, TABLE14_EXPLAINERS, PaperScore)
+                               TABLE14, TABLE14_EXPLAINERS)
 from gracr.bench.report import (Cell, Provenance, TableSpec, aggregate, aggregate_seed_times,
                                 aggregate_seeds, aggregate_times, beside_paper, load_inputs,
                                 load_results, read_results, render_latex, render_markdown,
