@@ -16,10 +16,12 @@ import numpy as np
 import pytest
 
 import gracr
-from gracr.bench.ablations import (TABLE_ABLATIONS, Check, Shape, Side, add_ablate_parser,
-                                   direction_text, evaluate_check, recolour_order, recolourable,
-                                   recoloured, render_table_ablation, reuse_records, run_ablation,
-                                   checked_upi, shape_line)
+from gracr.bench.ablations import TABLE_ABLATIONS, add_ablate_parser, run_ablation
+from gracr.bench.ablations.checks import evaluate_check
+from gracr.bench.ablations.declare import Check, Side
+from gracr.bench.ablations.fig4 import checked_upi, recolour_order, recolourable, recoloured
+from gracr.bench.ablations.render import Shape, direction_text, render_table_ablation, shape_line
+from gracr.bench.ablations.run_table import reuse_records
 from gracr.bench.datasets import load_or_build
 from gracr.bench.paper import (TABLE2, TABLE3, TABLE8, TABLE9, TABLE10, TABLE11, AblationCell,
                                paper_ablation, paper_explainers)
@@ -428,7 +430,7 @@ def test_fig3_end_to_end_and_resumable(tmp_path: Path, datasets: str) -> None:
             datasets, "--out", str(out), "--strengths", "1e-4,0.01", "--quiet")
     code, text = _run(*argv)
     assert code == 0
-    lines = (out / "fig3.jsonl").read_text().splitlines()
+    lines = [obj for _, obj in record_objects(out / "fig3.jsonl")]
     assert len(lines) == 2 * 2
     with open(out / "fig3.csv", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
@@ -440,7 +442,7 @@ def test_fig3_end_to_end_and_resumable(tmp_path: Path, datasets: str) -> None:
         assert float(row["upi_score_mean"]) > float(row["other_score_mean"])
     assert (out / "fig3.png").stat().st_size > 0 and "does not list its grid" in text
     code, _ = _run(*argv)
-    assert code == 0 and (out / "fig3.jsonl").read_text().splitlines() == lines
+    assert code == 0 and [obj for _, obj in record_objects(out / "fig3.jsonl")] == lines
 
 
 def test_fig4_end_to_end(tmp_path: Path, datasets: str) -> None:
@@ -457,7 +459,7 @@ def test_fig4_end_to_end(tmp_path: Path, datasets: str) -> None:
     assert float(rows[0]["precision_mean"]) == 1.0
     assert float(rows[3]["precision_mean"]) < float(rows[0]["precision_mean"])
     assert all(float(r["recall_mean"]) == 1.0 for r in rows)
-    records = [json.loads(line) for line in (out / "fig4.jsonl").open()]
+    records = [obj for _, obj in record_objects(out / "fig4.jsonl")]
     assert [len(r["recoloured"]) for r in records] == [0, 1, 2, 3]
     assert (out / "fig4.png").stat().st_size > 0 and "found unchanged" in text
 
