@@ -25,7 +25,7 @@ from gracr.bench.ablations.run_table import reuse_records
 from gracr.bench.datasets import load_or_build
 from gracr.bench.paper import (TABLE2, TABLE3, TABLE8, TABLE9, TABLE10, TABLE11, AblationCell,
                                paper_ablation, paper_explainers)
-from gracr.bench.record import record_objects
+from gracr.bench.record import read_records, record_objects
 from gracr.bench.report import Cell, Provenance, Stat, aggregate, read_results
 from gracr.bench.runner import plan_jobs, run
 from gracr.bench.instances import positive_instances
@@ -462,6 +462,29 @@ def test_fig4_end_to_end(tmp_path: Path, datasets: str) -> None:
     records = [obj for _, obj in record_objects(out / "fig4.jsonl")]
     assert [len(r["recoloured"]) for r in records] == [0, 1, 2, 3]
     assert (out / "fig4.png").stat().st_size > 0 and "found unchanged" in text
+
+
+def test_a_figure_log_holds_records_and_one_without_header_resumes(tmp_path: Path,
+                                                                    datasets: str) -> None:
+    out = tmp_path / "fig4"
+    argv = ("fig4", "--limit", "1", "--max-k", "1", "--graphs", str(SMALL), "--datasets",
+            datasets, "--out", str(out), "--quiet")
+    assert _run(*argv)[0] == 0
+    log = out / "fig4.jsonl"
+    assert json.loads(log.read_text().splitlines()[0]) == {"gracr-results": 1}
+    records = list(read_records(log))
+    assert [(r.task, r.variant, r.explainer, r.extra["k"], len(r.extra["recoloured"]))
+            for r in records] == [("Redundancy", "main", "Deconv", 0, 0),
+                                  ("Redundancy", "main", "Deconv", 1, 1)]
+    assert all(r.extra["dataset_size"] == SMALL and r.upi_edges > 0 for r in records)
+    # The same steps with the figure's own fields only and no header line: nothing reruns.
+    own = ("config", "config_hash", "dataset_size", "seed", "graph", "instance", "k",
+           "recoloured", "status", "precision", "recall", "f1", "gracr_version")
+    log.write_text("".join(json.dumps({name: obj[name] for name in own}) + "\n"
+                           for _, obj in record_objects(log)))
+    table = (out / "fig4.csv").read_text()
+    assert _run(*argv)[0] == 0
+    assert len(log.read_text().splitlines()) == 2 and (out / "fig4.csv").read_text() == table
 
 
 def test_bad_flags_give_one_clean_message(capsys: pytest.CaptureFixture[str],
