@@ -22,8 +22,9 @@ This module is a transcription of tables and holds nothing else, so it is longer
 Values are kept exactly as printed (two decimals for Tables 2-3 and 8-11, three for Table 14;
 mean ± std over 5 seeds), including those that look odd (LRP's Majority2Hop precision
 1.00 ± 0.01; Table 10's SubgraphX F1 0.15 below both its precision and recall: F1 is averaged
-sample-wise). Given a plain-text copy of the paper, `tests/test_report.py` and
-`tests/test_ablations.py` parse its table rows and compare every cell with these constants.
+sample-wise). `tests/test_report.py` checks that Tables 2, 3 and 14 hold every cell once;
+given a plain-text copy of the paper, `tests/test_ablations.py` parses the rows of Tables 8-11
+and compares every cell with these constants.
 """
 
 from __future__ import annotations
@@ -205,10 +206,10 @@ TABLE11_TASK = "RedBlueLeaf"
 # A compiled model's size as a caption gives it: ((layers original, alternative),
 # (width original, alternative)).
 ModelSizes = tuple[tuple[int, int], tuple[int, int]]
-# Table 8's caption (line 427): the expanded comparative is the wider, deeper model.
+# Table 8's caption: the expanded comparative is the wider, deeper model.
 TABLE8_SIZES: Mapping[str, ModelSizes] = {"Majority1Hop": ((4, 1), (203, 3)),
                                           "Majority2Hop": ((8, 2), (505, 5))}
-# Table 10's caption (line 457): De Morgan's negations against the flat gate.
+# Table 10's caption: De Morgan's compilation is the deeper, wider model.
 TABLE10_SIZES: Mapping[str, ModelSizes] = {TABLE10_TASK: ((8, 3), (16, 9))}
 
 
@@ -243,7 +244,7 @@ def _s(precision: float, precision_std: float, recall: float, recall_std: float,
 _PERFECT = _s(1.00, 0.00, 1.00, 0.00, 1.00, 0.00)
 _Row = tuple[Scores | None, Scores | None]   # (original, alternative); None = 'oot'
 
-# Table 8, Majority1Hop (lines 401-412).
+# Table 8, Majority1Hop.
 _TABLE8_MAJORITY1: dict[str, _Row] = {
     "Saliency": (_PERFECT, _s(0.90, 0.01, 1.00, 0.00, 0.94, 0.00)),
     "IG": (_PERFECT, _PERFECT),
@@ -260,7 +261,7 @@ _TABLE8_MAJORITY1: dict[str, _Row] = {
     "Rnd": (_s(0.33, 0.17, 0.81, 0.06, 0.41, 0.18), _s(0.33, 0.17, 0.81, 0.06, 0.41, 0.18)),
 }
 
-# Table 8, Majority2Hop (lines 414-425).
+# Table 8, Majority2Hop.
 _TABLE8_MAJORITY2: dict[str, _Row] = {
     "Saliency": (_s(1.00, 0.00, 0.87, 0.02, 0.92, 0.02), _s(0.67, 0.01, 0.87, 0.02, 0.73, 0.01)),
     "IG": (_s(0.96, 0.01, 1.00, 0.00, 0.97, 0.01), _s(0.96, 0.01, 1.00, 0.00, 0.97, 0.01)),
@@ -278,7 +279,7 @@ _TABLE8_MAJORITY2: dict[str, _Row] = {
     "Rnd": (_s(0.22, 0.01, 0.51, 0.04, 0.29, 0.01), _s(0.22, 0.01, 0.51, 0.04, 0.29, 0.01)),
 }
 
-# Table 9: IG under the surrogate derivative, one row per task (lines 440-445).
+# Table 9: IG under the surrogate derivative, one row per task.
 _TABLE9_SURROGATE: dict[str, Scores] = {
     "RedBlueLeaf": _PERFECT,
     "Redundancy": _PERFECT,
@@ -289,7 +290,7 @@ _TABLE9_SURROGATE: dict[str, Scores] = {
 }
 
 _CHANCE_CR = _s(0.04, 0.00, 1.00, 0.00, 0.09, 0.00)
-# Table 10, CompetingRedundancy (lines 461-472).
+# Table 10, CompetingRedundancy.
 _TABLE10: dict[str, _Row] = {
     "Saliency": (_CHANCE_CR, _PERFECT),
     "IG": (_s(1.00, 0.00, 0.50, 0.00, 0.67, 0.00), _s(1.00, 0.00, 0.50, 0.00, 0.67, 0.00)),
@@ -307,7 +308,7 @@ _TABLE10: dict[str, _Row] = {
 }
 
 _CHANCE_RBL = _s(0.22, 0.00, 1.00, 0.00, 0.37, 0.00)
-# Table 11, RedBlueLeaf (lines 506-517).
+# Table 11, RedBlueLeaf.
 _TABLE11: dict[str, _Row] = {
     "Saliency": (_PERFECT, _CHANCE_RBL),
     "IG": (_PERFECT, _PERFECT),
