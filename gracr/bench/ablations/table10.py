@@ -19,4 +19,4 @@ ABLATION = TableAblation(
     tuple(Check("chance_to_perfect", e) for e in
           ("Saliency", "Deconv", "GuidedBP", "GNNExplainer", "LRP"))
     + tuple(Check("unchanged", e) for e in ("IG", "FlowX", "GraphSVX")),
-    TABLE10, "paper Table 10: lines 457-472", TABLE10_SIZES)
+    TABLE10, "paper Table 10 (App. C.5)", TABLE10_SIZES)

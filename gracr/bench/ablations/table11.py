@@ -17,4 +17,4 @@ ABLATION = TableAblation(
     Arm("φ∧", "main"), Arm("φ∨", "or"),
     tuple(Check("falls_to_chance", e, "precision") for e in ("Saliency", "GuidedBP", "LRP"))
     + tuple(Check("unchanged", e) for e in ("IG", "GraphSVX", "GNNExplainer")),
-    TABLE11, "paper Table 11: lines 504-519")
+    TABLE11, "paper Table 11 (App. C.5)")

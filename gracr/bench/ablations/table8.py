@@ -16,4 +16,4 @@ ABLATION = TableAblation(
     TABLE8_TASKS,
     Arm("expanded", "main"), Arm("direct", "direct"),
     (Check("lower", "Saliency", "precision"),),
-    TABLE8, "paper Table 8: lines 398-427", TABLE8_SIZES)
+    TABLE8, "paper Table 8 (App. C.3)", TABLE8_SIZES)

@@ -17,5 +17,5 @@ ABLATION = TableAblation(
     TABLE9_TASKS,
     Arm("exact", "main"), Arm("surrogate", "main", {"IG": {"derivative": "surrogate"}}),
     (Check("lower", "IG", "recall", ("Majority2Hop",)),),
-    TABLE9, "paper Table 9: lines 439-447 (surrogate); exact = IG's row of Tables 2/3",
+    TABLE9, "paper Table 9 (App. C.4, surrogate); exact = IG's row of Tables 2/3",
     only_explainers=("IG",))
