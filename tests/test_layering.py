@@ -140,3 +140,15 @@ def test_no_import_cycle_between_modules() -> None:
              for module, targets in _module_graph().items()}
     cycles = _cycles(graph)
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_a_long_module_says_why_in_its_docstring() -> None:
+    """No module over ~500 lines without a reason ("Its size ...") in its docstring."""
+    unexplained = []
+    for path in SOURCES:
+        text = path.read_text()
+        if text.count("\n") > 520:
+            doc = ast.get_docstring(ast.parse(text)) or ""
+            if "Its size" not in doc:
+                unexplained.append(f"{path.relative_to(PACKAGE.parent)}: {text.count(chr(10))} lines")
+    assert not unexplained, "\n".join(unexplained)

@@ -14,6 +14,10 @@ than copies of them: per-layer edge weights and a baseline message
 (`CompiledLayer.forward`, `CompiledModule.forward`), the messages themselves
 (`CompiledLayer.messages`), every layer's input (`CompiledModule.hidden_states`),
 and many masked feature matrices at one target at once (`TargetConeBatch`).
+
+Its size (~600 lines) is the torch backend whole: the whole-graph, target-cone, batched
+and fused modules share `CompiledLayer` and its hooks, which keeps one torch copy of the
+layer equation.
 """
 
 from __future__ import annotations

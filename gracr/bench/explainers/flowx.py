@@ -108,6 +108,9 @@ Choices where the paper is silent, documented here:
   uncredited, as FlowX's equal sharing among killed flows implies.
   `PermutationCredit.orphan_drop` reports it, so efficiency reads
   Σ flow credits + orphan drop = f(all) − f(none).
+
+Its size (~600 lines) is one explainer: the layer-edge players, the permutation
+sampler and the incremental network belong to one algorithm.
 """
 
 from __future__ import annotations

@@ -63,6 +63,9 @@ Choices made here, and why:
 * The target is never offered for pruning (node tasks), so `expand_atoms`
   candidates are always non-target nodes; ties in degree go to the lower node id,
   and between components of equal size to the one holding the lowest node id.
+
+Its size (~500 lines) is one explainer: the search, the coalition value and the
+computation graph belong to one algorithm.
 """
 
 from __future__ import annotations
