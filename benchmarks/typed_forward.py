@@ -45,6 +45,7 @@ import torch_geometric.typing
 from torch import Tensor, nn
 from torch_geometric.nn import RGCNConv
 
+from compile_and_forward import median_seconds  # the benchmarks time forwards one way
 import gracr
 from gracr.bench.tables import render_table, write_table
 
@@ -83,16 +84,6 @@ class RGCNPeer(nn.Module):
         for conv in self.convs:
             h = torch.relu(conv(h, edge_index, edge_type))
         return h
-
-
-def median_seconds(run: Callable[[], object], repeats: int) -> float:
-    run()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 class RandomTypedGraph:

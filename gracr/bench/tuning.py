@@ -21,6 +21,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.bench.options import DEFAULT_DATASETS
 from gracr.errors import GracrError
 
@@ -86,7 +87,7 @@ def defaults_in_space(defaults: Mapping[str, Any], space: Mapping[str, Any]) -> 
 
 
 def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
-         seed: int = HELD_OUT_SEED, budget: float = 180.0, datasets: str = DEFAULT_DATASETS,
+         seed: int = HELD_OUT_SEED, budget: float = DEFAULT_BUDGET, datasets: str = DEFAULT_DATASETS,
          dataset_size: int | None = None, progress: bool = True) -> dict[str, Any]:
     """Run one study; returns the entry stored for (explainer, task)."""
     import optuna

@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Any, TextIO
 
+from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.bench.ablations import fig3, fig4, table8, table9, table10, table11
 from gracr.bench.ablations.common import DEFAULT_OUT_ROOT
 from gracr.bench.ablations.declare import FigureAblation, TableAblation
@@ -43,8 +44,8 @@ def add_ablate_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--limit", type=int, default=None, metavar="N",
                         help="the first N positive instances per seed (default 100; fig4: "
                              "the first 20 positive graphs)")
-    parser.add_argument("--budget", type=float, default=180.0, metavar="SECONDS",
-                        help="CPU seconds per instance before OOT (default 180, App. H)")
+    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
+                        help=f"CPU seconds per instance before OOT (default {DEFAULT_BUDGET:g}, App. H)")
     parser.add_argument("--jobs", type=int, default=1, metavar="K",
                         help="tables: worker processes (default 1)")
     parser.add_argument("--explainers", default=None,
