@@ -32,11 +32,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
-import time
-from typing import Callable
 
 import numpy as np
 import torch
