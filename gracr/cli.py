@@ -21,8 +21,8 @@ from typing import Sequence, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bench.budget import DEFAULT_BUDGET
-from gracr.bench.options import DEFAULT_DATASETS, parse_names, parse_overrides, parse_seeds
+from gracr.bench.options import (DEFAULT_DATASETS, add_budget_option, parse_names,
+                                 parse_overrides, parse_seeds)
 from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
 from gracr.executor.model import CompiledGNN, load
@@ -452,8 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench_cmd.add_argument("--start", type=int, default=0, metavar="K",
                            help="skip the first K of those instances, to split one seed "
                                 "between runs; report merges the folders (default 0)")
-    bench_cmd.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
-                           help=f"CPU seconds per instance before OOT (default {DEFAULT_BUDGET:g}, App. H)")
+    add_budget_option(bench_cmd)
     bench_cmd.add_argument("--jobs", type=int, default=1, metavar="K",
                            help="worker processes (default 1)")
     bench_cmd.add_argument("--out", default="out/bench", metavar="DIR",
@@ -487,8 +486,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="the paper's budget: 50 trials x 50 instances")
     tune_cmd.add_argument("--seed", type=int, default=100,
                           help="held-out dataset seed (default 100; the benchmark uses 0-4)")
-    tune_cmd.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
-                          help="CPU seconds per instance; over budget scores 0")
+    add_budget_option(tune_cmd, help="CPU seconds per instance; over budget scores 0")
     tune_cmd.add_argument("--datasets", default=DEFAULT_DATASETS, metavar="DIR")
     tune_cmd.add_argument("--graphs", type=int, default=None, metavar="N")
     tune_cmd.add_argument("--targets", type=int, default=None, metavar="N")

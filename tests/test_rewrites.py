@@ -238,7 +238,7 @@ def test_pad_layers_adds_identity_layers_and_shifts_depths() -> None:
     padded = pad_layers(model, before=2, after=1)
     assert padded.num_layers == 5 and padded.width == model.width
     for layer in (padded.layers[0], padded.layers[1], padded.layers[4]):
-        assert np.array_equal(layer.C, np.eye(model.width)) and not layer.sends_messages
+        assert np.array_equal(layer.C, np.eye(model.width)) and not any(g.A.any() for g in layer.aggregations)
         assert not layer.b.any()
     assert padded.layers[2:4] == model.layers
     assert [c.depth for c in model.columns] == [0, 0, 1, 2]

@@ -22,7 +22,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Mapping, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -128,7 +128,8 @@ def explain(explainer: str, subject: Subject, upi_mask: BoolArray,
 
 
 def explain_each(items: Iterable[_T], explainer: str, settings: Mapping[str, Any] | None,
-                 budget: float | None, subject_of: Any, upi_of: Any, seed_of: Any
+                 budget: float | None, subject_of: Callable[[_T], Subject],
+                 upi_of: Callable[[_T], BoolArray], seed_of: Callable[[_T], int]
                  ) -> Iterator[tuple[_T, Outcome]]:
     """`explain` over `items` in order, stopping after the first out-of-time one.
 

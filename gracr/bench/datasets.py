@@ -101,7 +101,7 @@ class Dataset:
         data_list = []
         for index, instance in enumerate(self.instances):
             graph = instance.graph
-            data = Data(x=torch.as_tensor(graph.features(program.palette)),
+            data = Data(x=torch.as_tensor(graph.features(program.schema)),
                         edge_index=torch.as_tensor(graph.edge_index), task=self.task,
                         index=index)
             if instance.label is not None:

@@ -3,14 +3,23 @@ name lists and `--set Explainer.key=value` overrides, parsed one way everywhere.
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Sequence
 from typing import Any
 
+from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.errors import GracrError
 
 # Where datasets are stored and reused unless a command is told otherwise.
 DEFAULT_DATASETS = "out/datasets"
+
+
+def add_budget_option(parser: argparse.ArgumentParser, help: str | None = None) -> None:
+    """`--budget SECONDS`: App. H's per-instance CPU budget (default 180 s)."""
+    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
+                        help=help or f"CPU seconds per instance before OOT "
+                                     f"(default {DEFAULT_BUDGET:g}, App. H)")
 
 
 def parse_seeds(text: str) -> list[int]:

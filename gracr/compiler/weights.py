@@ -97,17 +97,6 @@ class Layer:
     aggregations: tuple[Aggregation, ...]
     b: Vector
 
-    @property
-    def sends_messages(self) -> bool:
-        return any(a.A.any() for a in self.aggregations)
-
-    def reads(self) -> Matrix:
-        """`|C| + Σ_r |A_r|`: non-zero where an output column reads an input column."""
-        total = np.abs(self.C).astype(np.float32)
-        for aggregation in self.aggregations:
-            total = total + np.abs(aggregation.A)
-        return total
-
 
 @dataclass(frozen=True)
 class DenseLayer:

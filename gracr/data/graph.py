@@ -146,6 +146,12 @@ class Graph:
         declared); every declared family needs one declared value per node; relations
         are required, and declared, when the schema declares relations.
         """
+        self.check_nodes(schema, where)
+        self.check_edges(schema, where)
+
+    def check_nodes(self, schema: Schema, where: str = "graph") -> None:
+        """The node half of `check_schema`: colours and attribute values (what `features`
+        reads)."""
         if schema.palette and self.colors is None:
             raise GraphError(f"{where}: missing 'colors' (the program declares the colours "
                              f"{', '.join(schema.palette)}; a node with none is [])")
@@ -161,6 +167,10 @@ class Graph:
                     raise GraphError(f"{where}: node {node} has {family.name}={value!r}, which "
                                      f"is not declared (the values are "
                                      f"{', '.join(family.values)})")
+
+    def check_edges(self, schema: Schema, where: str = "graph") -> None:
+        """The edge half of `check_schema`: one declared relation per edge (what
+        `edge_types` reads)."""
         if schema.relations:
             if self.relations is None:
                 raise GraphError(f"{where}: missing 'relations' (the program declares the "
@@ -192,7 +202,7 @@ class Graph:
         """
         if not isinstance(schema, Schema):
             schema = Schema(palette=tuple(schema))
-        self.check_schema(schema, where)
+        self.check_nodes(schema, where)
         width = schema.num_features + (1 if presence else 0)
         x = np.zeros((self.num_nodes, width), dtype=np.float32)
         for column, color in enumerate(schema.palette):
@@ -212,7 +222,7 @@ class Graph:
         """Each edge's relation index in `schema.relations` (PyG's `edge_type`)."""
         if not schema.relations:
             return np.zeros(self.num_edges, dtype=np.int64)
-        self.check_schema(schema, where)
+        self.check_edges(schema, where)
         assert self.relations is not None
         index = {relation: i for i, relation in enumerate(schema.relations)}
         return np.fromiter((index[r] for r in self.relations), dtype=np.int64,

@@ -35,12 +35,6 @@ class Schema:
     def family_names(self) -> tuple[str, ...]:
         return tuple(family.name for family in self.families)
 
-    def family(self, name: str) -> Family:
-        for family in self.families:
-            if family.name == name:
-                return family
-        raise KeyError(name)
-
     @property
     def num_features(self) -> int:
         """Columns of `x` before the optional presence bit."""
@@ -64,6 +58,3 @@ class Schema:
             column += len(declared.values)
         raise KeyError(family)
 
-    def relation_index(self, relation: str) -> int:
-        """The `edge_type` of `relation`: its place in the declaration."""
-        return self.relations.index(relation)

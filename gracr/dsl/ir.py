@@ -247,17 +247,6 @@ def colors_used(formula: Formula) -> frozenset[str]:
     return used
 
 
-def attributes_used(formula: Formula) -> frozenset[tuple[str, str]]:
-    """The `(family, value)` atoms occurring in `formula`."""
-    return frozenset((f.family, f.value) for f in subformulas(formula) if isinstance(f, Attribute))
-
-
-def relation_filters(formula: Formula) -> frozenset[Relations]:
-    """The relation filters of the modalities in `formula` (`None` for an unfiltered one)."""
-    return frozenset(f.relations for f in subformulas(formula)
-                     if isinstance(f, COUNTING_MODALITIES + COMPARATIVE_MODALITIES))
-
-
 def subformulas(formula: Formula) -> frozenset[Formula]:
     """Every subformula of `formula`, itself included."""
     found: set[Formula] = set()

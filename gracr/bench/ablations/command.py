@@ -12,12 +12,11 @@ import os
 import sys
 from typing import Any, TextIO
 
-from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.bench.ablations import fig3, fig4, table8, table9, table10, table11
 from gracr.bench.ablations.common import DEFAULT_OUT_ROOT
 from gracr.bench.ablations.declare import FigureAblation, TableAblation
 from gracr.bench.ablations.run_table import run_table_ablation
-from gracr.bench.options import DEFAULT_DATASETS
+from gracr.bench.options import DEFAULT_DATASETS, add_budget_option
 from gracr.errors import GracrError
 
 TABLE_ABLATIONS: dict[str, TableAblation] = {
@@ -44,8 +43,7 @@ def add_ablate_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--limit", type=int, default=None, metavar="N",
                         help="the first N positive instances per seed (default 100; fig4: "
                              "the first 20 positive graphs)")
-    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
-                        help=f"CPU seconds per instance before OOT (default {DEFAULT_BUDGET:g}, App. H)")
+    add_budget_option(parser)
     parser.add_argument("--jobs", type=int, default=1, metavar="K",
                         help="tables: worker processes (default 1)")
     parser.add_argument("--explainers", default=None,
