@@ -19,7 +19,7 @@ sorted by source, as PyG's coalesced `edge_index` is (this reproduces the paper'
 largest Majority2Hop diagram, about 3M nodes); `--edge-order target` keeps each
 node's in-edges together, which keeps every diagram small.
 
-Formulas are read from `formulas/<Task>.gml`.
+Formulas are read from `gracr/formulas/<Task>.gml`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from typing import Sequence, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bench.options import (DEFAULT_DATASETS, add_budget_option, parse_names,
+from gracr.bench.options import (DATASETS_HELP, add_budget_option, parse_names,
                                  parse_overrides, parse_seeds)
 from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
@@ -213,17 +213,15 @@ def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.bench.datasets import export, load_or_build, size_stats, task_named
-    from gracr.bench.tasks import TASKS
+    from gracr.bench.datasets import export, load_or_build, size_stats
+    from gracr.bench.tasks import PAPER_TASKS, task_named
     from gracr.bench.tables import render_table, write_table
 
     def size_for(name: str) -> int | None:
-        return TASKS[name].size_of(args.graphs, args.targets)
+        return task_named(name).size_of(args.graphs, args.targets)
 
     if args.stats:
-        names = [args.task] if args.task else list(TASKS)
-        for name in names:
-            task_named(name)
+        names = [task_named(args.task).name] if args.task else list(PAPER_TASKS)
         seeds = parse_seeds(args.seeds)
         rows = []
         for name in names:
@@ -242,9 +240,9 @@ def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
             write_table(args.table, headers, rows)
         return 0
     if not args.task:
-        raise GracrError("name a task (one of " + ", ".join(TASKS) + ") or pass --stats")
-    task_named(args.task)
-    dataset = load_or_build(args.task, parse_seeds(args.seeds)[0] if args.seed is None else args.seed,
+        raise GracrError("name a task (one of " + ", ".join(PAPER_TASKS) + ", or a task file) "
+                         "or pass --stats")
+    dataset = load_or_build(task_named(args.task).name, parse_seeds(args.seeds)[0] if args.seed is None else args.seed,
                             size_for(args.task), args.out)
     stats = size_stats(dataset)
     print(f"{dataset.task} seed {dataset.seed}: {stats.graphs} graphs, "
@@ -272,15 +270,15 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.explainers import EXPLAINERS
     from gracr.bench.runner import plan_jobs, run
-    from gracr.bench.tasks import TASKS, VARIANTS
+    from gracr.bench.tasks import VARIANTS, task_named, task_names
 
-    tasks = parse_names(args.tasks, list(TASKS), "task")
+    tasks = task_names(args.tasks)
     explainers = parse_names(args.explainers, list(EXPLAINERS), "explainer")
     variants = parse_names(args.variant, list(VARIANTS), "variant")
     overrides = parse_overrides(args.set, explainers)
-    sizes = {name: TASKS[name].size_of(args.graphs, args.targets) for name in tasks}
+    sizes = {name: task_named(name).size_of(args.graphs, args.targets) for name in tasks}
     jobs = plan_jobs(tasks, variants, explainers, parse_seeds(args.seeds), args.limit, args.budget,
-                     sizes, args.datasets, args.settings, overrides, args.start)
+                     sizes, args.datasets, args.settings, overrides, args.start, args.tuned)
     if args.jobs <= 0:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
     results = run(jobs, args.out, workers=args.jobs, progress=not args.quiet)
@@ -294,20 +292,21 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.explainers import EXPLAINERS
     from gracr.bench.tables import render_table
-    from gracr.bench.tasks import TASKS
+    from gracr.bench.tasks import task_named, task_names
     from gracr.bench.tuning import store, tune
 
-    tasks = parse_names(args.tasks, list(TASKS), "task")
+    tasks = task_names(args.tasks)
     tunable = [name for name, spec in EXPLAINERS.items() if spec.space]
     explainers = parse_names(args.explainers, tunable, "tunable explainer")
     trials, instances = (50, 50) if args.paper else (args.trials, args.instances)
     rows = []
     for explainer in explainers:
         for task in tasks:
-            size = TASKS[task].size_of(args.graphs, args.targets)
+            size = task_named(task).size_of(args.graphs, args.targets)
             entry = tune(explainer, task, trials, instances, args.seed, args.budget,
                          args.datasets, size, progress=not args.quiet)
-            where = store(explainer, task, entry) if args.write else None
+            where = store(explainer, task, entry, None if args.out is None else Path(args.out)) \
+                if args.write else None
             rows.append([explainer, task, f"{entry['mean_f1']:.3f}",
                          json.dumps(entry["settings"], sort_keys=True),
                          str(where) if where else "(not stored: pass --write)"])
@@ -407,11 +406,11 @@ def build_parser() -> argparse.ArgumentParser:
         "dataset", help="build (or reuse) a GracrBench dataset with exact UPI; --stats prints Table 15")
     dataset_cmd.add_argument("task", nargs="?", metavar="TASK",
                              help="RedBlueLeaf, Redundancy, CompetingRedundancy, RedBlueLeaf-NC, "
-                                  "Majority1Hop or Majority2Hop")
+                                  "Majority1Hop, Majority2Hop, or a task file (.toml)")
     dataset_cmd.add_argument("--seed", type=int, default=None, help="the dataset's seed (default 0)")
     dataset_cmd.add_argument("--seeds", default="0", help="seeds for --stats, e.g. 0-4")
-    dataset_cmd.add_argument("--out", default=DEFAULT_DATASETS, metavar="DIR",
-                             help=f"where datasets are stored and reused (default {DEFAULT_DATASETS})")
+    dataset_cmd.add_argument("--out", "--datasets", default=None, metavar="DIR",
+                             help=DATASETS_HELP)
     dataset_cmd.add_argument("--graphs", type=int, default=None, metavar="N",
                       help="graph tasks: number of graphs (default 1000)")
     dataset_cmd.add_argument("--targets", type=int, default=None, metavar="N",
@@ -439,7 +438,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench_cmd = commands.add_parser(
         "bench", help="run GracrBench: explainers x tasks x variants x seeds, scored against "
                       "the exact UPI (resumable)")
-    bench_cmd.add_argument("--tasks", default="all", help="comma list of tasks, or all")
+    bench_cmd.add_argument("--tasks", default="all",
+                           help="comma list of tasks and task files (.toml), or all (the "
+                                "paper's six)")
     bench_cmd.add_argument("--variant", default="main",
                            help="comma list of compile variants: main (the paper's tables), "
                                 "flat, direct, or (RedBlueLeaf phi-or); default main")
@@ -455,10 +456,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_budget_option(bench_cmd)
     bench_cmd.add_argument("--jobs", type=int, default=1, metavar="K",
                            help="worker processes (default 1)")
-    bench_cmd.add_argument("--out", default="out/bench", metavar="DIR",
-                           help="results folder (default out/bench); reruns resume")
-    bench_cmd.add_argument("--datasets", default=DEFAULT_DATASETS, metavar="DIR",
-                           help=f"dataset store (default {DEFAULT_DATASETS})")
+    bench_cmd.add_argument("--out", required=True, metavar="DIR",
+                           help="results folder (required); reruns resume")
+    bench_cmd.add_argument("--tuned", action="append", default=[], metavar="DIR",
+                           help="read tuned settings from DIR first (`gracrc tune --write "
+                                "--out DIR`; repeatable), then the user config folder, then "
+                                "the package's")
+    bench_cmd.add_argument("--datasets", default=None, metavar="DIR", help=DATASETS_HELP)
     bench_cmd.add_argument("--graphs", type=int, default=None, metavar="N",
                            help="graph tasks: dataset size (default 1000)")
     bench_cmd.add_argument("--targets", type=int, default=None, metavar="N",
@@ -476,7 +480,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     tune_cmd = commands.add_parser(
         "tune", help="tune explainer settings with Optuna on a held-out seed (App. H)")
-    tune_cmd.add_argument("--tasks", default="all", help="comma list of tasks, or all")
+    tune_cmd.add_argument("--tasks", default="all",
+                          help="comma list of tasks and task files (.toml), or all")
     tune_cmd.add_argument("--explainers", default="all",
                           help="comma list of tunable explainers, or all")
     tune_cmd.add_argument("--trials", type=int, default=20, help="Optuna trials (default 20)")
@@ -487,11 +492,15 @@ def build_parser() -> argparse.ArgumentParser:
     tune_cmd.add_argument("--seed", type=int, default=100,
                           help="held-out dataset seed (default 100; the benchmark uses 0-4)")
     add_budget_option(tune_cmd, help="CPU seconds per instance; over budget scores 0")
-    tune_cmd.add_argument("--datasets", default=DEFAULT_DATASETS, metavar="DIR")
+    tune_cmd.add_argument("--datasets", default=None, metavar="DIR", help=DATASETS_HELP)
     tune_cmd.add_argument("--graphs", type=int, default=None, metavar="N")
     tune_cmd.add_argument("--targets", type=int, default=None, metavar="N")
     tune_cmd.add_argument("--write", action="store_true",
-                          help="store the best settings in gracr/bench/tuned/ (used by bench)")
+                          help="store the best settings (in --out DIR, else in the user config "
+                               "folder, where bench reads them)")
+    tune_cmd.add_argument("--out", default=None, metavar="DIR",
+                          help="with --write: the folder to store them in (give it to bench "
+                               "as --tuned DIR)")
     tune_cmd.add_argument("--quiet", action="store_true", help="no progress bars")
     tune_cmd.set_defaults(run=cmd_tune)
 

@@ -15,7 +15,6 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.bench.datasets import Dataset, load_or_build, task_named
-from gracr.bench.options import DEFAULT_DATASETS
 from gracr.bench.paper import PAPER_MAX_DEGREE
 from gracr.bench.tasks import VARIANTS, Variant
 from gracr.compiler.desugar import uses_comparison
@@ -83,7 +82,7 @@ def subject_for(dataset: Dataset, program: Any, model: CompiledGNN,
 
 
 def first_subjects(task_name: str, seed: int, count: int, size: int | None = None,
-                   datasets: str = DEFAULT_DATASETS, progress: bool = False
+                   datasets: str | None = None, progress: bool = False
                    ) -> list[tuple[PositiveInstance, Any]]:
     """The first `count` positive instances of the (task, seed) dataset, each with its
     `Subject` on the `main` compiled model: the sample that tuning and the benchmark

@@ -1,18 +1,49 @@
 """Command-line values shared by `gracrc bench`, `tune`, `fuzz` and `ablate`: seed lists,
-name lists and `--set Explainer.key=value` overrides, parsed one way everywhere."""
+name lists and `--set Explainer.key=value` overrides, parsed one way everywhere; and the
+places gracr keeps things it was not told where to put.
+
+Nothing goes into the installed package or the working folder unasked: datasets are a
+cache (`$GRACR_CACHE/datasets`, else the platform's user cache folder, e.g.
+`~/.cache/gracr/datasets`), tuned settings a user's configuration (`$GRACR_CONFIG/tuned`,
+else the platform's user config folder, e.g. `~/.config/gracr/tuned`), and results go
+where `--out` says.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+import platformdirs
 
 from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.errors import GracrError
 
-# Where datasets are stored and reused unless a command is told otherwise.
-DEFAULT_DATASETS = "out/datasets"
+CACHE_VARIABLE = "GRACR_CACHE"
+CONFIG_VARIABLE = "GRACR_CONFIG"
+
+
+def cache_folder() -> Path:
+    """gracr's cache: `$GRACR_CACHE`, else the platform's user cache folder."""
+    return Path(os.environ.get(CACHE_VARIABLE) or platformdirs.user_cache_dir("gracr"))
+
+
+def config_folder() -> Path:
+    """gracr's user configuration: `$GRACR_CONFIG`, else the platform's user config folder."""
+    return Path(os.environ.get(CONFIG_VARIABLE) or platformdirs.user_config_dir("gracr"))
+
+
+def default_datasets() -> str:
+    """Where datasets are stored and reused unless a command is told otherwise."""
+    return str(cache_folder() / "datasets")
+
+
+DATASETS_HELP = (f"dataset store (default ${CACHE_VARIABLE}/datasets, else the user cache "
+                 "folder)")
 
 
 def add_budget_option(parser: argparse.ArgumentParser, help: str | None = None) -> None:
@@ -65,3 +96,19 @@ def parse_overrides(pairs: Sequence[str], explainers: Sequence[str]) -> dict[str
             raise GracrError(f"--set names {explainer}, which is not among the explainers run")
         overrides.setdefault(explainer, {})[key] = value
     return overrides
+
+
+def missing_folders(folder: Path) -> list[Path]:
+    """`folder` and those of its parents that do not exist yet, deepest first: what a
+    command creates, and must remove again if it fails."""
+    return [path for path in (folder, *folder.parents) if not path.exists()]
+
+
+def remove_empty(folders: Sequence[Path]) -> None:
+    """Remove `folders` (deepest first) while they are empty: a failed command leaves
+    no empty folder behind."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return

@@ -23,13 +23,14 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from tqdm import tqdm
 
-from gracr.bench.datasets import load_or_build, task_named
-from gracr.bench.options import DEFAULT_DATASETS
+from gracr.bench.datasets import load_or_build
+from gracr.bench.tasks import task_files, task_named
 from gracr.bench.budget import explain_each
+from gracr.bench.options import missing_folders, remove_empty
 from gracr.bench.record import RESULTS_FILE, Record, record_objects, start_results, write_record
 from gracr.bench.instances import (PositiveInstance, compile_variant, positive_instances,
                                    subject_for, variant_named)
@@ -53,6 +54,9 @@ class Job:
     # Positive instances before `start` are left to another run: one seed's job can
     # be split across machines or sessions, and `gracrc report` merges the folders.
     start: int = 0
+    # The task file of a task that is not the package's: a spawned worker reads it to
+    # know the task by name.
+    task_file: str | None = None
 
     def wanted(self, positives: int) -> range:
         """The instance indices this job explains, of a dataset with `positives`."""
@@ -76,6 +80,8 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
     from gracr.bench.explainers import explainer_seed
 
     emit = send if send is not None else _progress.put
+    if job.task_file is not None:
+        task_named(job.task_file)
     dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets, progress=False)
     model = compile_variant(job.task, variant_named(job.variant), dataset)
     program = task_named(job.task).program()
@@ -137,12 +143,27 @@ def read_done(results: Path) -> tuple[dict[tuple[Any, ...], set[int]], set[tuple
 def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> Path:
     """Run `jobs`, appending to `<out>/results.jsonl`; returns the results path."""
     folder = Path(out)
+    results = folder / RESULTS_FILE
+    created = missing_folders(folder)
+    fresh = not results.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        results = folder / RESULTS_FILE
         start_results(results)
     except OSError as error:
+        remove_empty(created)
         raise GracrError(f"{folder}: cannot write results there ({error.strerror})") from None
+    try:
+        _run(jobs, results, workers, progress)
+    except BaseException:
+        # A run that failed before its first record leaves nothing behind.
+        if fresh and not any(True for _ in record_objects(results)):
+            results.unlink(missing_ok=True)
+            remove_empty(created)
+        raise
+    return results
+
+
+def _run(jobs: list[Job], results: Path, workers: int, progress: bool) -> None:
     done, stopped = read_done(results)
     # Build every dataset once, here: workers building the same one would race.
     sizes: dict[tuple[str, int], int] = {}
@@ -197,17 +218,16 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> P
                 for future in futures:
                     future.result()   # re-raise a worker's failure (not an explainer's)
     bar.close()
-    return results
 
 
 def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seeds: list[int],
               limit: int, budget: float, dataset_size: Mapping[str, int | None],
-              datasets: str = DEFAULT_DATASETS, settings: str = "tuned",
+              datasets: str | None = None, settings: str = "tuned",
               overrides: Mapping[str, Mapping[str, Any]] | None = None,
-              start: int = 0) -> list[Job]:
+              start: int = 0, tuned: Sequence[str] = ()) -> list[Job]:
     """Every (task, variant, explainer, seed) job, with each explainer's settings for
-    the task: its defaults, then its tuned settings (`settings="tuned"`), then
-    `overrides[explainer]`. Variants that do not apply to a task are skipped. Each job
+    the task: its defaults, then its tuned settings (`settings="tuned"`; read from the
+    `tuned` folders first), then `overrides[explainer]`. Variants that do not apply to a task are skipped. Each job
     explains positive instances `start` to `limit - 1`."""
     from gracr.bench.explainers import explainer_named, settings_for, settings_hash
     from gracr.bench.tuning import tuned_settings
@@ -219,6 +239,7 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
     if budget <= 0:
         raise GracrError(f"--budget must be positive, got {budget}")
     jobs = []
+    files = task_files(tasks)
     for task in tasks:
         task_named(task)
         for variant_name in variants:
@@ -229,11 +250,11 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
                 spec = explainer_named(name)
                 chosen: dict[str, Any] = {}
                 if settings == "tuned":
-                    chosen.update(tuned_settings(name, task))
+                    chosen.update(tuned_settings(name, task, tuned))
                 chosen.update((overrides or {}).get(name, {}))
                 merged = settings_for(spec, chosen)
                 for seed in seeds:
                     jobs.append(Job(task, variant_name, name, merged, settings_hash(merged),
                                     seed, limit, budget, dataset_size.get(task), datasets,
-                                    start))
+                                    start, files.get(task)))
     return jobs

@@ -5,9 +5,14 @@ scores a trial by the mean F1 over the first `instances` positive instances of t
 held-out seed's dataset (the paper: 50 trials × 50 instances; our default 20 × 20).
 An instance over the CPU budget scores 0. Among the trials that reach the best F1,
 the one with the least CPU time per instance is kept (our choice: the paper does not
-say how it broke ties). The best settings are kept in the
-package as `gracr/bench/tuned/<explainer>.json` (one entry per task, with how it
-was found), so that a benchmark run is reproducible from a checkout.
+say how it broke ties).
+
+Tuned settings live in files `<explainer>.json` (one entry per task, with how it was
+found). The settings of the official run ship in the package (`gracr/bench/tuned/`,
+read only); `gracrc tune --write` stores new ones in `--out DIR`, else in the user's
+configuration (`gracr.bench.options.config_folder() / "tuned"`). A benchmark reads, per
+(explainer, task), the first entry found in: the folders it is given (`--tuned DIR`),
+the user's configuration, the package.
 """
 
 from __future__ import annotations
@@ -17,26 +22,41 @@ import json
 import time
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from gracr.bench.budget import DEFAULT_BUDGET
-from gracr.bench.options import DEFAULT_DATASETS
+from gracr.bench.options import config_folder
 from gracr.errors import GracrError
 
 TUNED_FOLDER = Path(__file__).resolve().parent / "tuned"
 HELD_OUT_SEED = 100   # the official seeds are 0-4
 
 
-def tuned_settings(explainer: str, task: str) -> dict[str, Any]:
-    """The stored tuned settings of `explainer` on `task` (empty when never tuned)."""
-    resource = resources.files("gracr").joinpath("bench", "tuned", f"{explainer}.json")
-    if not resource.is_file():
-        return {}
-    entries = json.loads(resource.read_text(encoding="utf-8"))
-    settings: dict[str, Any] = entries.get(task, {}).get("settings", {})
-    return settings
+def user_tuned_folder() -> Path:
+    """Where `gracrc tune --write` stores settings when not given `--out`."""
+    return config_folder() / "tuned"
+
+
+def tuned_settings(explainer: str, task: str, folders: Sequence[str | Path] = ()
+                   ) -> dict[str, Any]:
+    """The tuned settings of `explainer` on `task`: the first entry found in `folders`,
+    the user's configuration, then the package (empty when never tuned)."""
+    places: list[Any] = [Path(f) for f in folders] + [user_tuned_folder()]
+    places.append(resources.files("gracr").joinpath("bench", "tuned"))
+    for place in places:
+        resource = place / f"{explainer}.json"
+        if not resource.is_file():
+            continue
+        try:
+            entries = json.loads(resource.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise GracrError(f"{resource}: not a tuned-settings file ({error})") from None
+        if task in entries:
+            settings: dict[str, Any] = entries[task].get("settings", {})
+            return settings
+    return {}
 
 
 def _suggest(trial: Any, name: str, space: Any, chosen: Mapping[str, Any]) -> Any:
@@ -87,7 +107,7 @@ def defaults_in_space(defaults: Mapping[str, Any], space: Mapping[str, Any]) -> 
 
 
 def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
-         seed: int = HELD_OUT_SEED, budget: float = DEFAULT_BUDGET, datasets: str = DEFAULT_DATASETS,
+         seed: int = HELD_OUT_SEED, budget: float = DEFAULT_BUDGET, datasets: str | None = None,
          dataset_size: int | None = None, progress: bool = True) -> dict[str, Any]:
     """Run one study; returns the entry stored for (explainer, task)."""
     import optuna
@@ -151,8 +171,10 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
 
 
 def store(explainer: str, task: str, entry: Mapping[str, Any],
-          folder: Path = TUNED_FOLDER) -> Path:
-    """Record `entry` as the tuned settings of (explainer, task)."""
+          folder: Path | None = None) -> Path:
+    """Record `entry` as the tuned settings of (explainer, task) in `folder` (default the
+    user's configuration)."""
+    folder = user_tuned_folder() if folder is None else folder
     path = folder / f"{explainer}.json"
     entries = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     entries[task] = dict(entry)
