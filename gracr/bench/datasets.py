@@ -33,7 +33,8 @@ from tqdm import tqdm
 
 from gracr.bdd.upi import receptive_field, upi
 from gracr.bench.options import default_datasets, missing_folders, remove_empty
-from gracr.bench.tasks import GENERATOR_VERSION, Candidate, GraphFile, Task, task_named
+from gracr.bench.graph_sources import GraphFile
+from gracr.bench.tasks import GENERATOR_VERSION, Candidate, Task, task_named
 from gracr.executor.model import compile_program
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program

@@ -14,7 +14,8 @@ from typing import Any, Iterator
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bench.datasets import Dataset, load_or_build, task_named
+from gracr.bench.datasets import Dataset, load_or_build
+from gracr.bench.tasks import task_named
 from gracr.bench.paper import PAPER_MAX_DEGREE
 from gracr.bench.tasks import VARIANTS, Variant
 from gracr.compiler.desugar import uses_comparison

@@ -50,7 +50,7 @@ class Job:
     limit: int
     budget: float
     dataset_size: int | None
-    datasets: str
+    datasets: str | None
     # Positive instances before `start` are left to another run: one seed's job can
     # be split across machines or sessions, and `gracrc report` merges the folders.
     start: int = 0

@@ -113,7 +113,7 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
     import optuna
     import torch
 
-    from gracr.bench.datasets import task_named
+    from gracr.bench.tasks import task_named
     from gracr.bench.explainers import explainer_named, explainer_seed
     from gracr.bench.budget import explain
     from gracr.bench.instances import first_subjects
