@@ -204,6 +204,9 @@ class _Reader:
     def known(self, table: str | None, values: Mapping[str, Any]) -> None:
         for key in values:
             if key not in _KEYS[table]:
+                home = [t for t, keys in _KEYS.items() if t is not None and key in keys]
+                if home and table is None:
+                    raise self.fail(table, key, f"belongs in the [{home[0]}] table")
                 close = difflib.get_close_matches(key, _KEYS[table], n=1)
                 hint = f"; did you mean '{close[0]}'?" if close else \
                     f"; the keys are {', '.join(_KEYS[table])}"
