@@ -23,7 +23,7 @@ def private_places(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Keep the tests' datasets and tuned settings out of the user's cache and config
     folders: one private cache for the session (datasets are shared between tests) and an
     empty config folder."""
-    from gracr.bench.options import CACHE_VARIABLE, CONFIG_VARIABLE
+    from gracr.places import CACHE_VARIABLE, CONFIG_VARIABLE
 
     saved = {name: os.environ.get(name) for name in (CACHE_VARIABLE, CONFIG_VARIABLE)}
     os.environ[CACHE_VARIABLE] = str(tmp_path_factory.mktemp("cache"))

@@ -1,40 +1,19 @@
 """Command-line values shared by `gracrc bench`, `tune`, `fuzz` and `ablate`: seed lists,
-name lists and `--set Explainer.key=value` overrides, parsed one way everywhere; and the
-places gracr keeps things it was not told where to put.
-
-Nothing goes into the installed package or the working folder unasked: datasets are a
-cache (`$GRACR_CACHE/datasets`, else the platform's user cache folder, e.g.
-`~/.cache/gracr/datasets`), tuned settings a user's configuration (`$GRACR_CONFIG/tuned`,
-else the platform's user config folder, e.g. `~/.config/gracr/tuned`), and results go
-where `--out` says.
-"""
+name lists and `--set Explainer.key=value` overrides, parsed one way everywhere; the
+default dataset store (in `gracr.places`' cache folder); and the clean-up of folders a
+failed command created."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.errors import GracrError
-
-CACHE_VARIABLE = "GRACR_CACHE"
-CONFIG_VARIABLE = "GRACR_CONFIG"
-
-
-def cache_folder() -> Path:
-    """gracr's cache: `$GRACR_CACHE`, else the platform's user cache folder."""
-    return Path(os.environ.get(CACHE_VARIABLE) or platformdirs.user_cache_dir("gracr"))
-
-
-def config_folder() -> Path:
-    """gracr's user configuration: `$GRACR_CONFIG`, else the platform's user config folder."""
-    return Path(os.environ.get(CONFIG_VARIABLE) or platformdirs.user_config_dir("gracr"))
+from gracr.places import CACHE_VARIABLE, cache_folder
 
 
 def default_datasets() -> str:

@@ -10,7 +10,7 @@ say how it broke ties).
 Tuned settings live in files `<explainer>.json` (one entry per task, with how it was
 found). The settings of the official run ship in the package (`gracr/bench/tuned/`,
 read only); `gracrc tune --write` stores new ones in `--out DIR`, else in the user's
-configuration (`gracr.bench.options.config_folder() / "tuned"`). A benchmark reads, per
+configuration (`gracr.places.config_folder() / "tuned"`). A benchmark reads, per
 (explainer, task), the first entry found in: the folders it is given (`--tuned DIR`),
 the user's configuration, the package.
 """
@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from gracr.bench.budget import DEFAULT_BUDGET
-from gracr.bench.options import config_folder
+from gracr.places import config_folder
 from gracr.errors import GracrError
 
 TUNED_FOLDER = Path(__file__).resolve().parent / "tuned"
