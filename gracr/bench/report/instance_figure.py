@@ -38,7 +38,7 @@ from gracr.bdd.upi import receptive_field
 from gracr.bench.budget import DEFAULT_BUDGET, explain
 from gracr.bench.datasets import Dataset, dataset_folder, load_or_build, task_named
 from gracr.bench.instances import (PositiveInstance, compile_variant, positive_instances,
-                                   subject_for, variant_named)
+                                   subject_for, variant_named, variant_program)
 from gracr.bench.metric import Plausibility
 from gracr.bench.options import DEFAULT_DATASETS
 from gracr.bench.record import Record
@@ -107,7 +107,9 @@ def instance_view(dataset: Dataset, index: int, variant: str = "main",
     """The view of positive instance `index` of `dataset` (with `scores`, one per edge of the
     whole graph, and their `point`, when an explainer's are shown)."""
     instance = _positive(dataset, index)
-    program = task_named(dataset.task).program(variant_named(variant).formula)
+    variant_program(dataset.task, variant_named(variant))   # the variant must apply
+    # The dataset's formula (its UPI's), whose field bounds the UPI, as the runner's Subject.
+    program = task_named(dataset.task).program()
     graph = dataset.instances[instance.graph].graph
     drawn = np.flatnonzero(receptive_field(program, graph, instance.target))
     ends = graph.edge_index[:, drawn].T
@@ -142,8 +144,7 @@ def explained_view(dataset: Dataset, index: int, variant: str = "main",
     merged = settings_for(explainer_named(explainer), settings)
     instance = _positive(dataset, index)
     model = compile_variant(dataset.task, variant_named(variant), dataset)
-    program = task_named(dataset.task).program(variant_named(variant).formula)
-    subject = subject_for(dataset, program, model, instance, {})
+    subject = subject_for(dataset, task_named(dataset.task).program(), model, instance, {})
     outcome = explain(explainer, subject, instance.upi, merged,
                       explainer_seed(dataset.seed, index), budget)
     if outcome.status == "oot":
