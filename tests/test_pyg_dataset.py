@@ -7,8 +7,6 @@ store) and from `gracr.receptive_field`, never from the PyG view under test.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch

@@ -11,7 +11,8 @@ they join — the UPI lies inside it. The metric still scores the whole graph.
 In the picture (networkx layout, fixed seed): each node in its first colour, the target
 ringed; each directed edge its own arc (the two directions of an undirected edge are two
 arcs); UPI edges on an orange halo; with an explainer, an edge's width and colour grow with
-its score, and the edges selected at the best-F1 threshold are solid, the others dashed.
+its score (light grey to black), and the edges selected at the best-F1 threshold are solid,
+the others dashed.
 
 `gracrc report` draws one figure per explainer found in raw records: the explainer's first
 finished ('ok') record in the report's order (task, then variant, then seed, then instance),
