@@ -4,7 +4,7 @@ Bad input of any kind (syntax, unknown names, type mixes, malformed graph JSON, 
 colour outside the palette, a target out of range) is reported as one clear
 message naming the place, with exit status 2 — never a traceback.
 
-Its size (~580 lines) is one command line: a short function per subcommand and its
+Its size (~660 lines) is one command line: a short function per subcommand and its
 argparse declaration; the work happens in the packages they call.
 """
 
@@ -21,6 +21,7 @@ from typing import Sequence, TextIO
 import numpy as np
 import numpy.typing as npt
 
+from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.bench.options import (DATASETS_HELP, add_budget_option, parse_names,
                                  parse_overrides, parse_seeds)
 from gracr.executor.model import compile_program
@@ -260,10 +261,45 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 
     from gracr.bench.report import write_report
 
+    from gracr.bench.report.instance_figure import DatasetSource
+
     command = shlex.join(["gracrc", "report", *args.dirs]
                          + ([] if args.out is None else ["--out", args.out]))
-    print(write_report(args.dirs, args.out, command, datetime.date.today().isoformat()),
-          end="", file=out)
+    figures = None if args.no_instance_figures else \
+        DatasetSource(args.datasets, args.graphs, args.targets, args.budget)
+    print(write_report(args.dirs, args.out, command, datetime.date.today().isoformat(),
+                       figures), end="", file=out)
+    return 0
+
+def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.bench.datasets import load_or_build
+    from gracr.bench.tasks import task_named
+    from gracr.bench.report.instance_figure import draw_instance, explained_view
+    from gracr.bench.runner import plan_jobs
+
+    if args.instance < 0:
+        raise GracrError(f"--instance must be at least 0, got {args.instance}")
+    if args.set and not args.explainer:
+        raise GracrError("--set needs --explainer")
+    folder = os.path.dirname(args.output) or "."
+    if not os.path.isdir(folder):   # say so now, not after the explainer has run
+        raise GracrError(f"{args.output}: no such folder {folder}")
+    task = task_named(args.task)
+    size = task.size_of(args.graphs, args.targets)
+    dataset = load_or_build(task.name, args.seed, size, args.datasets)
+    settings = None
+    if args.explainer:
+        # The settings `gracrc bench` would explain this instance with.
+        jobs = plan_jobs([task.name], [args.variant], [args.explainer], [args.seed],
+                         args.instance + 1, args.budget, {task.name: size}, args.datasets,
+                         args.settings, parse_overrides(args.set, [args.explainer]),
+                         args.instance)
+        # No job: the variant does not apply to the task, which explained_view reports.
+        settings = jobs[0].settings if jobs else None
+    view = explained_view(dataset, args.instance, args.variant, args.explainer, settings,
+                          args.budget)
+    draw_instance(view, args.output)
+    print(f"{args.output}: {view.summary()}", file=out)
     return 0
 
 
@@ -433,7 +469,47 @@ def build_parser() -> argparse.ArgumentParser:
                                  "two inputs is an error)")
     report_cmd.add_argument("--out", default=None, metavar="REPORT_DIR",
                             help="where to write the report files (default: the first DIR)")
+    figures = report_cmd.add_argument_group(
+        "instance figures", "with raw records, one figure per explainer: its first finished "
+                            "instance, re-run (the datasets must be stored)")
+    figures.add_argument("--datasets", default=None, metavar="DIR",
+                         help="the bench run's " + DATASETS_HELP)
+    figures.add_argument("--graphs", type=int, default=None, metavar="N",
+                         help="the bench run's graph-task dataset size (default 1000)")
+    figures.add_argument("--targets", type=int, default=None, metavar="N",
+                         help="the bench run's node-task dataset size (default 500)")
+    add_budget_option(report_cmd, help="instance figures: CPU seconds for each re-run "
+                                       f"explainer (default {DEFAULT_BUDGET:g})")
+    figures.add_argument("--no-instance-figures", action="store_true",
+                         help="draw no instance figures")
     report_cmd.set_defaults(run=cmd_report)
+
+    show_cmd = commands.add_parser(
+        "show", help="draw one positive instance of a GracrBench dataset: the graph (a node "
+                     "task's receptive field), its UPI and an explainer's edge scores")
+    show_cmd.add_argument("task", metavar="TASK", help="the task (as `gracrc bench --tasks`)")
+    show_cmd.add_argument("--seed", type=int, default=0, help="the dataset's seed (default 0)")
+    show_cmd.add_argument("--instance", type=int, default=0, metavar="I",
+                          help="the instance's position among the seed's positive instances "
+                               "(default 0; as in the results' 'instance')")
+    show_cmd.add_argument("--explainer", default=None, metavar="EXPLAINER",
+                          help="run this explainer on the instance and draw its scores "
+                               "(default: the instance and its UPI only)")
+    show_cmd.add_argument("--variant", default="main",
+                          help="the compile variant explained (default main)")
+    show_cmd.add_argument("--datasets", default=None, metavar="DIR", help=DATASETS_HELP)
+    show_cmd.add_argument("--graphs", type=int, default=None, metavar="N",
+                          help="graph tasks: dataset size (default 1000)")
+    show_cmd.add_argument("--targets", type=int, default=None, metavar="N",
+                          help="node tasks: dataset size in positive targets (default 500)")
+    show_cmd.add_argument("--settings", choices=("tuned", "default"), default="tuned",
+                          help="explainer settings, as `gracrc bench --settings` (default tuned)")
+    show_cmd.add_argument("--set", action="append", default=[], metavar="EXPLAINER.KEY=VALUE",
+                          help="override one setting of --explainer (repeatable)")
+    add_budget_option(show_cmd)
+    show_cmd.add_argument("-o", "--output", required=True, metavar="FIGURE",
+                          help="the image file to write (.png, .pdf, .svg)")
+    show_cmd.set_defaults(run=cmd_show)
 
     bench_cmd = commands.add_parser(
         "bench", help="run GracrBench: explainers x tasks x variants x seeds, scored against "
@@ -475,6 +551,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 "(repeatable)")
     bench_cmd.add_argument("--no-report", action="store_true",
                            help="do not print the report at the end")
+    bench_cmd.add_argument("--no-instance-figures", action="store_true",
+                           help="the report at the end draws no instance figures")
     bench_cmd.add_argument("--quiet", action="store_true", help="no progress bars")
     bench_cmd.set_defaults(run=cmd_bench)
 

@@ -17,7 +17,7 @@ import pytest
 import gracr
 from gracr.bdd.brute import brute_force_upi
 from gracr.bench.datasets import dataset_folder, export, load_or_build
-from gracr.bench.tasks import TASKS, Task, TaskFileError, register_task, task_named
+from gracr.bench.tasks import TASKS, Task, register_task, task_named
 from gracr.cli import main
 from gracr.errors import GracrError
 

@@ -34,7 +34,8 @@ from tqdm import tqdm
 from gracr.bdd.upi import receptive_field, upi
 from gracr.bench.options import default_datasets, missing_folders, remove_empty
 from gracr.bench.graph_sources import GraphFile
-from gracr.bench.tasks import GENERATOR_VERSION, Candidate, Task, task_named
+from gracr.bench.candidates import GENERATOR_VERSION, Candidate
+from gracr.bench.tasks import Task, task_named
 from gracr.executor.model import compile_program
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
@@ -90,25 +91,23 @@ class Dataset:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def to_pyg(self) -> list[Any]:
-        """PyG `Data` objects, ready for the explainers.
-
-        Fields: `x` (float multi-hot palette features `[N, |palette|]`), `edge_index`
-        (`[2, E]`), `task`, `index` (position in the dataset). Graph tasks: `y` (`[1]`
-        label) and `upi` (bool `[E]`). Node tasks: `y` (`[N]` node labels), `targets`
-        (`[T]` positive nodes), `upi` and `receptive_field` (bool `[T, E]`, row i for
-        `targets[i]`).
-        """
+        """One PyG `GroundTruthData` per graph (`gracr.bench.pyg_dataset`, which lists the
+        fields and how they batch): `x`, `edge_index`, `task`, `index`, and `y` + `upi`
+        (graph tasks) or `y` + `targets` + `upi_index` + `receptive_field_index` (node
+        tasks: the per-target masks as the entries of a sparse `[T, E]` matrix).
+        `GroundTruthDataset(dataset)` collects them into an `InMemoryDataset`."""
         import torch
-        from torch_geometric.data import Data
+
+        from gracr.bench.pyg_dataset import GroundTruthData, target_edge_index
 
         task = task_named(self.task)
         program = task.program()
         data_list = []
         for index, instance in enumerate(self.instances):
             graph = instance.graph
-            data = Data(x=torch.as_tensor(graph.features(program.schema)),
-                        edge_index=torch.as_tensor(graph.edge_index), task=self.task,
-                        index=index)
+            data = GroundTruthData(x=torch.as_tensor(graph.features(program.schema)),
+                                   edge_index=torch.as_tensor(graph.edge_index),
+                                   task=self.task, index=index)
             if instance.label is not None:
                 data.y = torch.tensor([instance.label])
                 data.upi = torch.as_tensor(instance.upi[0])
@@ -116,11 +115,12 @@ class Dataset:
                 assert instance.node_labels is not None
                 data.y = torch.as_tensor(instance.node_labels.astype(np.int64))
                 data.targets = torch.tensor(instance.targets, dtype=torch.long)
-                data.upi = torch.as_tensor(np.stack(instance.upi)) if instance.upi else \
-                    torch.zeros((0, graph.num_edges), dtype=torch.bool)
+                no_target = np.zeros((0, graph.num_edges), dtype=np.bool_)
+                upi_masks = np.stack(instance.upi) if instance.upi else no_target
                 fields = [receptive_field(program, graph, t) for t in instance.targets]
-                data.receptive_field = torch.as_tensor(np.stack(fields)) if fields else \
-                    torch.zeros((0, graph.num_edges), dtype=torch.bool)
+                field_masks = np.stack(fields) if fields else no_target
+                data.upi_index = target_edge_index(torch.as_tensor(upi_masks))
+                data.receptive_field_index = target_edge_index(torch.as_tensor(field_masks))
             data_list.append(data)
         return data_list
 

@@ -19,6 +19,7 @@ from gracr.bench.tasks import task_named
 from gracr.bench.paper import PAPER_MAX_DEGREE
 from gracr.bench.tasks import VARIANTS, Variant
 from gracr.compiler.desugar import uses_comparison
+from gracr.dsl.parse import Program
 from gracr.errors import GracrError
 from gracr.executor.model import CompiledGNN, compile_program
 
@@ -56,13 +57,18 @@ def variant_named(name: str) -> Variant:
     return VARIANTS[name]
 
 
-def compile_variant(task_name: str, variant: Variant, dataset: Dataset) -> CompiledGNN:
-    """The task's classifier compiled as `variant` says, exact on every graph of `dataset`."""
+def variant_program(task_name: str, variant: Variant) -> Program:
+    """The task's classifier that `variant` compiles (its own formula or the alternative)."""
     task = task_named(task_name)
     if variant.formula >= len(task.formula_files):
         raise GracrError(f"variant '{variant.name}' does not apply to {task_name}: it has "
                          "no alternative formula")
-    program = task.program(variant.formula)
+    return task.program(variant.formula)
+
+
+def compile_variant(task_name: str, variant: Variant, dataset: Dataset) -> CompiledGNN:
+    """The task's classifier compiled as `variant` says, exact on every graph of `dataset`."""
+    program = variant_program(task_name, variant)
     max_degree = None
     if variant.comparison == "expanded" and uses_comparison(program.classifier):
         largest = max((int(np.bincount(i.graph.targets, minlength=i.graph.num_nodes).max())

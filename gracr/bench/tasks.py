@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 
-from gracr.bench.candidates import GENERATOR_VERSION, Candidate, Rng
+from gracr.bench.candidates import Candidate, Rng
 from gracr.bench.graph_sources import (Between, GraphFile, Odds, Plant, PythonGenerator,
                                        RandomGraphs, Source)
 from gracr.compiler.desugar import uses_comparison
@@ -56,9 +56,6 @@ from gracr.data.graph import Graph, read_graphs
 from gracr.dsl import ir
 from gracr.dsl.parse import Program, parse
 from gracr.errors import GracrError
-
-__all__ = ["GENERATOR_VERSION", "Candidate", "Task", "TaskFileError", "TASKS", "VARIANTS",
-           "Variant", "register_task", "task_named", "formulas_folder", "load_formula"]
 
 DEFAULT_GRAPHS = 1000       # App. F: graph task datasets
 DEFAULT_TARGETS = 500       # App. F: positive targets of a node task

@@ -25,6 +25,8 @@ from gracr.bench.explainers.base import (
     settings_for,
     settings_hash,
 )
+from gracr.bench.explainers.library import BiasedGNNExplainer
 
-__all__ = ["EXPLAINERS", "ExplainerSpec", "Subject", "edge_scores", "explain",
-           "explainer_named", "explainer_seed", "register", "settings_for", "settings_hash"]
+__all__ = ["EXPLAINERS", "BiasedGNNExplainer", "ExplainerSpec", "Subject", "edge_scores",
+           "explain", "explainer_named", "explainer_seed", "register", "settings_for",
+           "settings_hash"]
