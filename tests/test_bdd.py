@@ -13,6 +13,8 @@ import dd.autoref
 import dd.cudd
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gracr
 from gracr.bdd.backend import BACKENDS, AutorefBackend, CuddBackend, Var, make_backend
@@ -524,3 +526,34 @@ def test_brute_force_on_formulas_and_its_limit() -> None:
 ])
 def test_polarity(text: str, expected: Polarity) -> None:
     assert polarity(program("classify " + text).classifier) is expected
+
+
+def _variables_by_walk(graph: Graph, over: str, edges: np.ndarray, nodes: np.ndarray
+                       ) -> list[Var]:
+    """The edge-list walk `_variables` stands for, written as the loop it describes."""
+    found: list[Var] = []
+    placed = ~nodes if over != "edges" else np.ones(graph.num_nodes, dtype=np.bool_)
+    for edge in range(graph.num_edges):
+        for end in (int(graph.targets[edge]), int(graph.sources[edge])):
+            if not placed[end]:
+                placed[end] = True
+                found.append(Var.node(end))
+        if over != "nodes" and edges[edge]:
+            found.append(Var.edge(edge))
+    return found + [Var.node(int(v)) for v in np.flatnonzero(~placed)]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.integers(1, 7), st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)),
+                                   max_size=14),
+       st.sampled_from(["edges", "nodes", "both"]), st.integers(0, 2**20))
+def test_the_vectorised_variable_walk_is_the_loop(n: int, pairs: list[tuple[int, int]],
+                                                  over: str, bits: int) -> None:
+    from gracr.bdd.upi import _variables
+
+    edges = [(s % n, t % n) for s, t in pairs]
+    graph = Graph.from_edges(n, [[]] * n, edges)
+    edge_mask = np.array([(bits >> i) & 1 for i in range(len(edges))], dtype=np.bool_)
+    node_mask = np.array([(bits >> (14 + i)) & 1 for i in range(n)], dtype=np.bool_)
+    assert _variables(graph, over, edge_mask, node_mask) == \
+        _variables_by_walk(graph, over, edge_mask, node_mask)  # type: ignore[arg-type]

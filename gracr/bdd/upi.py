@@ -209,21 +209,29 @@ def _variables(graph: Graph, over: Over, edges: BoolArray, nodes: BoolArray) -> 
     which edges it has counted until it reads their ends (on a graph of 10 nodes and
     24 edges, millions of nodes instead of thousands).
     """
-    found: list[Var] = []
-    placed = ~nodes if over != "edges" else np.ones(graph.num_nodes, dtype=np.bool_)
-    for edge, (source, target) in enumerate(graph.edges):
-        for end in (target, source):
-            if not placed[end]:
-                placed[end] = True
-                found.append(Var.node(end))
-        if over != "nodes" and edges[edge]:
-            found.append(Var.edge(edge))
-    found.extend(Var.node(int(v)) for v in np.flatnonzero(~placed))
-    return found
+    edge_vars = np.flatnonzero(edges) if over != "nodes" else np.zeros(0, dtype=np.int64)
+    if over == "edges":
+        return [Var.edge(int(e)) for e in edge_vars]
+    # Positions in the walk over the edge list: the ends of edge e at 3e (target) and
+    # 3e + 1 (source), its own variable at 3e + 2; a node at its first end.
+    ends = np.stack([graph.targets, graph.sources], axis=1).ravel()
+    seen, first = np.unique(ends, return_index=True)
+    position = np.full(graph.num_nodes, np.iinfo(np.int64).max, dtype=np.int64)
+    position[seen] = 3 * (first // 2) + first % 2
+    wanted = np.flatnonzero(nodes)
+    keys = np.concatenate([3 * edge_vars + 2, position[wanted]])
+    kinds = np.concatenate([np.zeros(len(edge_vars), dtype=np.int64),
+                            np.ones(len(wanted), dtype=np.int64)])
+    indices = np.concatenate([edge_vars, wanted])
+    # Nodes no edge ends come last, in node order (a stable sort keeps it).
+    walk = np.argsort(keys, kind="stable")
+    return [Var.edge(int(indices[i])) if kinds[i] == 0 else Var.node(int(indices[i]))
+            for i in walk]
 
 
 def computation_order(prog: Program, graph: Graph, target: int | None = None,
-                      over: Over = "edges") -> list[Var]:
+                      over: Over = "edges", edges: BoolArray | None = None,
+                      nodes: BoolArray | None = None) -> list[Var]:
     """The variables in the order BuildNode first reaches them, each edge after its source's inputs.
 
     Depth first from the explained node (every node, in order, for a graph
@@ -232,8 +240,11 @@ def computation_order(prog: Program, graph: Graph, target: int | None = None,
     reads, then the variables of the presence of (u, v) not placed yet: `y_v`,
     `y_u`, `x_e` (of the kinds `over` chooses). A graph classifier's root `y_v`
     follows its in-edges (`exists` reads it last). Variables nothing reads come
-    last, in the edge-list order.
+    last, in the edge-list order. Only the variables of the `edges` and `nodes` masks
+    are listed (default: all).
     """
+    edges = np.ones(graph.num_edges, dtype=np.bool_) if edges is None else edges
+    nodes = np.ones(graph.num_nodes, dtype=np.bool_) if nodes is None else nodes
     node = resolve_target(prog, graph, target)
     admitted = [_admitted_mask(graph, level) for level in admitted_by_depth(prog.classifier)]
     depth = len(admitted)
@@ -246,7 +257,7 @@ def computation_order(prog: Program, graph: Graph, target: int | None = None,
         placed_node[node] = True  # the target is never removed: it has no variable
 
     def place_node(v: int) -> None:
-        if over != "edges" and not placed_node[v]:
+        if over != "edges" and not placed_node[v] and nodes[v]:
             placed_node[v] = True
             order.append(Var.node(v))
 
@@ -272,13 +283,13 @@ def computation_order(prog: Program, graph: Graph, target: int | None = None,
                 continue
             place_node(v)
             place_node(source)
-            if over != "nodes" and not placed_edge[edge]:
+            if over != "nodes" and not placed_edge[edge] and edges[edge]:
                 placed_edge[edge] = True
                 order.append(Var.edge(edge))
             stack.append((v, d, i + 1))
         if node is None:
             place_node(root)
-    return order + _variables(graph, over, ~placed_edge, ~placed_node)
+    return order + _variables(graph, over, edges & ~placed_edge, nodes & ~placed_node)
 
 
 # ---------------------------------------------------------------- Algorithms 1-3
@@ -402,12 +413,11 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Ove
         node_field = np.ones(graph.num_nodes, dtype=np.bool_)
         if node is not None:
             node_field[node] = False  # the target is never removed
-    variables = _variables(graph, over, edge_field, node_field)
     if order == "computation":
-        kept = set(variables)
-        manager.declare(v for v in computation_order(prog, graph, node, over) if v in kept)
+        variables = computation_order(prog, graph, node, over, edge_field, node_field)
     else:
-        manager.declare(variables)
+        variables = _variables(graph, over, edge_field, node_field)
+    manager.declare(variables)
     builder = Builder(manager, graph, over, kept=node)
     f = (builder.build_graph(prog.classifier) if node is None
          else builder.build_node(prog.classifier, node))
