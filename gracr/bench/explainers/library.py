@@ -186,10 +186,14 @@ def graph_mask(subject: Subject, settings: Mapping[str, Any], seed: int,
     """PyG's GraphMask on `subject`, told that the model's output is `return_type`: the
     benchmark's `"raw"` (module docstring), or `"probs"`, under which the prediction term
     has no gradient and only the sparsity penalty trains the gates."""
-    from torch_geometric.explain.algorithm import GraphMaskExplainer
+    from gracr.bench.explainers.graphmask_pyg import (MemoisedUngatedModel,
+                                                       RowSharingGraphMaskExplainer, SharedRows)
 
-    algorithm = GraphMaskExplainer(num_layers=subject.num_layers, log=False, **settings)
-    model = subject.fresh_module("surrogate", narrow=False)
+    # PyG's algorithm, minus the work it repeats every epoch (`graphmask_pyg`).
+    shared: dict[int, SharedRows] = {}
+    algorithm = RowSharingGraphMaskExplainer(shared, num_layers=subject.num_layers, log=False,
+                                             **settings)
+    model = MemoisedUngatedModel(subject.fresh_module("surrogate", narrow=False), shared)
     explanation = _run_pyg(subject, algorithm, model, subject.model_config(return_type),
                            node_mask_type="attributes")
     scores: Tensor = explanation.edge_mask
