@@ -100,8 +100,8 @@ class RowSharingLinear(nn.Module):
     def __init__(self, linear: nn.Linear, shared: dict[int, SharedRows]) -> None:
         super().__init__()
         assert linear.bias is None
-        self.linear = linear
-        self.shared = shared
+        self.linear: nn.Linear = linear
+        self.shared: dict[int, SharedRows] = shared
 
     def forward(self, rows: Tensor) -> Tensor:
         known = self.shared.get(id(rows))
@@ -138,12 +138,13 @@ class MemoisedUngatedModel(nn.Module):
             result: Tensor = self.module(x, edge_index, *args, **kwargs)
             return result
         if self.memo is not None and self.memo[0] is x and self.memo[1] is edge_index:
-            for layer, inputs in zip(self.layers, self.memo[3]):
-                for name, value in zip(GATE_INPUTS, inputs):
+            for layer, stored in zip(self.layers, self.memo[3]):
+                for name, value in zip(GATE_INPUTS, stored):
                     setattr(layer, name, value)
             return self.memo[2]
-        output = self.module(x, edge_index, *args, **kwargs)
-        inputs = [tuple(getattr(layer, name) for name in GATE_INPUTS) for layer in self.layers]
+        output: Tensor = self.module(x, edge_index, *args, **kwargs)
+        inputs: list[tuple[Tensor, ...]] = [tuple(getattr(layer, name) for name in GATE_INPUTS)
+                                            for layer in self.layers]
         self.memo = (x, edge_index, output, inputs)
         self.shared.clear()
         for tensor in (t for layer_inputs in inputs for t in layer_inputs):
