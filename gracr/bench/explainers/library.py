@@ -99,8 +99,11 @@ def _integrated_gradients(subject: Subject, settings: Mapping[str, Any], seed: i
     options = dict(settings)
     derivative = options.pop("derivative")
     algorithm = CaptumExplainer("IntegratedGradients", **options)
-    explanation = _run_pyg(subject, algorithm, subject.module(derivative),
-                           subject.model_config())
+    # Each of the steps is one forward and backward pass to the target's output only:
+    # on node tasks its cone computes that (the same value and gradients).
+    model = (subject.module(derivative) if subject.target is None
+             else subject.fresh_target_module(derivative))
+    explanation = _run_pyg(subject, algorithm, model, subject.model_config())
     scores: Tensor = explanation.edge_mask
     return scores
 

@@ -60,7 +60,7 @@ from gracr.bench.explainers.base import ExplainerSpec, Subject, register
 from gracr.dsl.ir import Kind
 from gracr.executor import numpy_backend
 from gracr.executor.model import CompiledGNN
-from gracr.executor.plan import layer_plans
+from gracr.executor.plan import layer_plans, target_cone
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -190,10 +190,27 @@ def lrp_relevance(compiled: CompiledGNN, x: npt.ArrayLike, edge_index: npt.Array
 
 
 def _lrp(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
-    result = lrp_relevance(subject.compiled, subject.x.numpy(), subject.edge_index.numpy(),
-                           subject.target, float(settings["epsilon"]),
-                           None if subject.edge_type is None else subject.edge_type.numpy())
-    return torch.as_tensor(result.edge)
+    edge_type = None if subject.edge_type is None else subject.edge_type.numpy()
+    if subject.target is None:
+        return torch.as_tensor(lrp_relevance(subject.compiled, subject.x.numpy(),
+                                             subject.edge_index.numpy(), None,
+                                             float(settings["epsilon"]), edge_type).edge)
+    # Node task: relevance only ever reaches the target's cone, and every state it
+    # reads there is the same on the subgraph the cone's nodes induce (each needed
+    # state's in-edges are in it); an edge outside it carries no relevance (score 0).
+    from torch_geometric.utils import subgraph
+
+    nodes = torch.as_tensor(target_cone(subject.compiled, subject.edge_index.numpy(),
+                                        subject.target, edge_type)[0][0])
+    local_edges, _, kept = subgraph(nodes, subject.edge_index, relabel_nodes=True,
+                                    num_nodes=int(subject.x.shape[0]), return_edge_mask=True)
+    local_target = int(torch.searchsorted(nodes, torch.tensor(subject.target)))
+    result = lrp_relevance(subject.compiled, subject.x[nodes].numpy(), local_edges.numpy(),
+                           local_target, float(settings["epsilon"]),
+                           None if edge_type is None else edge_type[kept.numpy()])
+    scores = np.zeros(subject.num_edges)
+    scores[kept.numpy()] = result.edge
+    return torch.as_tensor(scores)
 
 
 register(ExplainerSpec(
