@@ -128,7 +128,7 @@ from gracr.dsl.ir import Kind
 from gracr.errors import GracrError
 from gracr.executor import numpy_backend
 from gracr.executor.model import CompiledGNN
-from gracr.executor.plan import layer_plans, message_layers, target_cone
+from gracr.executor.plan import cone_subgraph, layer_plans, message_layers, target_cone
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -493,7 +493,8 @@ class IncrementalNetwork:
 def removal_outputs(network: IncrementalNetwork, layers: IntArray, indices: IntArray,
                     self_loops: SelfLoops) -> FloatArray:
     """The outputs along one permutation: `[f(all), f(after step 0), …]`, from a reset
-    network, removing layer-edge `(layers[t], indices[t])` at step `t`.
+    network, removing layer-edge `(layers[t], indices[t])` at step `t` (in the network's
+    numbering; a negative index is a layer-edge outside it, whose removal changes nothing).
 
     Under `"inert"` a self-loop's step leaves the network as it is, so it reads the
     output unchanged: a drop of exactly 0, which `credit_permutation` skips, while the
@@ -505,7 +506,7 @@ def removal_outputs(network: IncrementalNetwork, layers: IntArray, indices: IntA
     removes_self_terms = self_loops == "self-term"
     outputs = [network.output]
     for layer, index in zip(layers.tolist(), indices.tolist()):
-        if index < network.num_edges or removes_self_terms:
+        if index >= 0 and (index < network.num_edges or removes_self_terms):
             network.remove(layer, index)
         outputs.append(network.output)
     return np.array(outputs, dtype=np.float64)
@@ -559,9 +560,22 @@ def flowx_scores(subject: Subject, samples: int, seed: int, self_loops: SelfLoop
     graph = LayeredGraph.build(edge_index, num_nodes, len(crossed), subject.target)
     carrying = flows_through(graph, graph.all_alive()) > 0
     # Which states can reach the output is a property of the model, whatever flows
-    # cross (`relevant_states`, the default of `IncrementalNetwork`).
-    network = IncrementalNetwork(compiled, subject.x.numpy(), edge_index, subject.target,
-                                 edge_type=edge_type)
+    # cross (`relevant_states`, the default of `IncrementalNetwork`). On a node task the
+    # network holds only the subgraph of the target's cone: every state the output reads
+    # is the same there, and a layer-edge outside it cannot change the output (its
+    # removal is skipped, index -1).
+    network_index = np.arange(graph.width)
+    if subject.target is None:
+        network = IncrementalNetwork(compiled, subject.x.numpy(), edge_index, None,
+                                     edge_type=edge_type)
+    else:
+        cone = cone_subgraph(compiled, edge_index, subject.target, edge_type)
+        network = IncrementalNetwork(compiled, subject.x.numpy()[cone.nodes], cone.edge_index,
+                                     cone.target, edge_type=None if edge_type is None
+                                     else edge_type[cone.edges])
+        network_index = np.full(graph.width, -1)
+        network_index[cone.edges] = np.arange(len(cone.edges))
+        network_index[graph.num_edges + cone.nodes] = len(cone.edges) + np.arange(len(cone.nodes))
     # Explain the predicted class: a drop of its probability is a drop of p or of 1 - p.
     sign = 1.0 if network.output >= 0.5 else -1.0
     player_layers, player_indices = np.nonzero(carrying)
@@ -571,7 +585,7 @@ def flowx_scores(subject: Subject, samples: int, seed: int, self_loops: SelfLoop
     for _ in range(samples):
         order = rng.permutation(len(player_layers))
         layers, indices = player_layers[order], player_indices[order]
-        outputs = removal_outputs(network, crossed[layers], indices, self_loops)
+        outputs = removal_outputs(network, crossed[layers], network_index[indices], self_loops)
         drops = sign * (outputs[:-1] - outputs[1:])
         result = credit_permutation(graph, layers, indices, drops)
         total += result.credit

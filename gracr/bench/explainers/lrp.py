@@ -60,7 +60,7 @@ from gracr.bench.explainers.base import ExplainerSpec, Subject, register
 from gracr.dsl.ir import Kind
 from gracr.executor import numpy_backend
 from gracr.executor.model import CompiledGNN
-from gracr.executor.plan import layer_plans, target_cone
+from gracr.executor.plan import cone_subgraph, layer_plans
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -196,20 +196,15 @@ def _lrp(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
                                              subject.edge_index.numpy(), None,
                                              float(settings["epsilon"]), edge_type).edge)
     # Node task: relevance only ever reaches the target's cone, and every state it
-    # reads there is the same on the subgraph the cone's nodes induce (each needed
-    # state's in-edges are in it); an edge outside it carries no relevance (score 0).
-    from torch_geometric.utils import subgraph
-
-    nodes = torch.as_tensor(target_cone(subject.compiled, subject.edge_index.numpy(),
-                                        subject.target, edge_type)[0][0])
-    local_edges, _, kept = subgraph(nodes, subject.edge_index, relabel_nodes=True,
-                                    num_nodes=int(subject.x.shape[0]), return_edge_mask=True)
-    local_target = int(torch.searchsorted(nodes, torch.tensor(subject.target)))
-    result = lrp_relevance(subject.compiled, subject.x[nodes].numpy(), local_edges.numpy(),
-                           local_target, float(settings["epsilon"]),
-                           None if edge_type is None else edge_type[kept.numpy()])
+    # reads there is the same on the subgraph the cone's nodes induce; an edge outside
+    # it carries no relevance (score 0).
+    cone = cone_subgraph(subject.compiled, subject.edge_index.numpy(), subject.target,
+                         edge_type)
+    result = lrp_relevance(subject.compiled, subject.x.numpy()[cone.nodes], cone.edge_index,
+                           cone.target, float(settings["epsilon"]),
+                           None if edge_type is None else edge_type[cone.edges])
     scores = np.zeros(subject.num_edges)
-    scores[kept.numpy()] = result.edge
+    scores[cone.edges] = result.edge
     return torch.as_tensor(scores)
 
 
