@@ -102,22 +102,28 @@ Choices where the paper is silent, documented here:
 
 * The explained output is the probability of the predicted class: the module's output
   `p` when `p ≥ 0.5` (every instance GracrBench explains), `1 − p` otherwise.
-* A step whose drop is not zero but kills no flow (an *orphan* drop: every flow through
-  the removed layer-edge is already dead, because a layer-edge before or after it on
-  each of them went earlier; or a node whose every in-flow is removed still holds its
-  bias-driven constant state, and removing its out-edge changes the output) has no
-  alive flow to credit. Under `flow_layers="all"` (FlowX's own layered graph) it is
-  shared equally among all the flows through the removed layer-edge, dead or alive, as
-  the original implementation does: it never tracks which walks are alive, and splits a
-  removal's drop among the walks through the removed layer-edges (DIG's `flow_shap`).
-  Left uncredited, a third of the drop on Redundancy was lost, and the flows that
-  remained to be credited went on through the deciding node's out-edges, which then
-  scored above the UPI edges (F1 0.77 against the original's 0.94, 30 permutations).
-  Under the default `flow_layers="message"` an orphan drop stays uncredited
-  (`PermutationCredit.orphan_drop` reports it, so efficiency reads Σ flow credits +
-  orphan drop = f(all) − f(none)): there it is rare (none on five of the six tasks'
-  first 10 instances; 4 of 10 on RedBlueLeaf-NC, 0.02 of a drop of 1 per permutation),
-  and crediting it would change the published scores.
+* Who shares a step's drop (`credit_permutation`'s `sharing`). Under the default
+  `flow_layers="message"`: the flows the step kills (`"killed"`), FlowX's Shapley
+  sampling as its paper states it, each flow credited once per permutation, when its
+  first layer-edge goes. A step whose drop is not zero but kills no flow (a node whose
+  every in-flow is already removed still holds its bias-driven constant state, and
+  removing its out-edge changes the output) then has no flow to credit; its drop is
+  left uncredited (`PermutationCredit.orphan_drop` reports it, so efficiency reads
+  Σ flow credits + orphan drop = f(all) − f(none)). It is rare there (none on five of
+  the six tasks' first 10 instances; 4 of 10 on RedBlueLeaf-NC, 0.02 of a drop of 1
+  per permutation). Under `flow_layers="all"` (FlowX's own layered graph): all the
+  flows through the removed layer-edge, alive or dead (`"through"`), as the original
+  implementation does — it never tracks which walks are alive and splits each
+  removal's drop among the walks through the removed layer-edges (DIG's
+  `flow_shap`). With `"killed"` there, the drop of a removal whose flows had all died
+  through later layers was lost (a third of it on Redundancy) and the flows left to
+  credit went on through the deciding node's out-edges, which outscored the UPI edges:
+  F1 0.74 on Redundancy's first 10 positives at 30 permutations, against 0.94 with
+  `"through"` (the original's own figure there: 0.94). The default reading keeps
+  `"killed"`, the reading the published scores were made with. (The original divides a
+  walk's summed credit by the number of times it was credited, about L per
+  permutation, rather than by the permutations; and on node tasks it removes
+  layer-edges in up to 100 batches per permutation, not one at a time.)
 
 Its size (~600 lines) is one explainer: the layer-edge players, the permutation
 sampler and the incremental network belong to one algorithm.
@@ -276,22 +282,22 @@ def destroyed_shares(graph: LayeredGraph, alive: BoolArray, layer: int, index: i
     return shares
 
 
-Orphans = Literal["uncredited", "all flows"]
-"""Where a drop goes when its step kills no alive flow (module docstring)."""
+Sharing = Literal["killed", "through"]
+"""Which flows share a step's drop: those it kills, or all through its layer-edge."""
 
 
 @dataclass(frozen=True)
 class PermutationCredit:
     """One permutation's result: `credit[ℓ, j]` = Σ over flows through layer-edge
-    `(ℓ, j)` of their credit; `orphan_drop` = the drops left uncredited (steps that
-    killed no flow, under `orphans="uncredited"`)."""
+    `(ℓ, j)` of their credit; `orphan_drop` = the drops left uncredited (steps with no
+    flow to share them)."""
 
     credit: FloatArray
     orphan_drop: float
 
 
 def credit_permutation(graph: LayeredGraph, layers: IntArray, indices: IntArray,
-                       drops: FloatArray, orphans: Orphans = "uncredited") -> PermutationCredit:
+                       drops: FloatArray, sharing: Sharing = "killed") -> PermutationCredit:
     """FlowX's equal sharing of each step's drop among the flows it kills, per layer-edge.
 
     Step `t` removes layer-edge `(layers[t], indices[t])`, after which the output has
@@ -313,37 +319,28 @@ def credit_permutation(graph: LayeredGraph, layers: IntArray, indices: IntArray,
     drop goes to `orphan_drop`). Efficiency follows: each row of `s_t` sums to 1, so
     `Σ_j credit[ℓ, j] = Σ_t drops[t] [|D_t| > 0] = Σ_φ c(φ)` for every layer `ℓ`. ∎
 
-    With `orphans="all flows"` a step with `|D_t| = 0` instead shares its drop equally
-    among `Φ_t`, all the flows through its layer-edge with every layer-edge alive (the
-    original's allocation, module docstring): the same argument with `Φ_t` for `D_t` and
-    `destroyed_shares` on the complete layered graph, so `c(φ)` is then the sum of the
-    step's credit and of any orphan step's over the flows through it, and every drop is
-    credited but those of layer-edges on no flow at all (`Φ_t` empty: no player of
-    `flowx_scores` is one), which go to `orphan_drop`.
+    With `sharing="through"` step `t`'s drop is shared by `Φ_t`, all the flows through
+    its layer-edge with every layer-edge alive (the original's allocation, module
+    docstring): the same argument with `Φ_t` for `D_t` and `destroyed_shares` on the
+    complete layered graph, except that a flow is now credited at every dropping step
+    on it, so `c(φ)` is the sum of those credits; every drop is credited but those of
+    layer-edges on no flow at all (`Φ_t` empty: no player of `flowx_scores` is one).
     """
     position = np.full((graph.num_layers, graph.width), len(drops), dtype=np.int64)
     position[layers, indices] = np.arange(len(drops))
     credit = np.zeros((graph.num_layers, graph.width))
     orphan = 0.0
-    complete: tuple[FloatArray, FloatArray] | None = None
+    everything = graph.all_alive()
+    complete = ((forward_counts(graph, everything), backward_counts(graph, everything))
+                if sharing == "through" else None)
     for step in np.flatnonzero(drops):
-        alive = position >= step
-        forward, backward = forward_counts(graph, alive), backward_counts(graph, alive)
+        alive = everything if complete is not None else position >= step
+        forward, backward = complete or (forward_counts(graph, alive),
+                                         backward_counts(graph, alive))
         layer, index = int(layers[step]), int(indices[step])
-        killed = (forward[layer, graph.sources[index]]
-                  * backward[layer + 1, graph.targets[index]])
-        if killed <= 0.0 and orphans == "all flows":
-            everything = graph.all_alive()
-            if complete is None:
-                complete = (forward_counts(graph, everything),
-                            backward_counts(graph, everything))
-            through = (complete[0][layer, graph.sources[index]]
-                       * complete[1][layer + 1, graph.targets[index]])
-            if through > 0.0:
-                credit += drops[step] * destroyed_shares(graph, everything, layer, index,
-                                                         *complete)
-                continue
-        if killed <= 0.0:
+        sharers = (forward[layer, graph.sources[index]]
+                   * backward[layer + 1, graph.targets[index]])
+        if sharers <= 0.0:
             orphan += float(drops[step])
             continue
         credit += drops[step] * destroyed_shares(graph, alive, layer, index,
@@ -573,10 +570,9 @@ def flowx_scores(subject: Subject, samples: int, seed: int, self_loops: SelfLoop
     edge of a relation that no channel of the layer sums over sends it zero, so it is a
     player whose removal never drops the output.
     `layer_edge` has one row per layer of the model either way (zero rows for the
-    layers flows do not cross). Under `"all"` a drop whose step kills no alive flow is
-    shared among all the flows through the removed layer-edge, as the original does;
-    under `"message"` it stays uncredited (`credit_permutation`'s `orphans`, module
-    docstring).
+    layers flows do not cross). Under `"all"` each drop is shared by all the flows
+    through the removed layer-edge, as the original does; under `"message"` by the
+    flows it kills (`credit_permutation`'s `sharing`, module docstring).
     """
     if samples < 1:
         raise GracrError(f"FlowX needs at least one permutation (samples ≥ 1), got {samples}")
@@ -626,7 +622,7 @@ def flowx_scores(subject: Subject, samples: int, seed: int, self_loops: SelfLoop
         outputs = removal_outputs(network, crossed[layers], network_index[indices], self_loops)
         drops = sign * (outputs[:-1] - outputs[1:])
         result = credit_permutation(graph, layers, indices, drops,
-                                    "all flows" if flow_layers == "all" else "uncredited")
+                                    "through" if flow_layers == "all" else "killed")
         total += result.credit
         orphan += result.orphan_drop
     layer_edge = np.zeros((compiled.num_layers, graph.width))
