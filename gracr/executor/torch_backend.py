@@ -171,6 +171,7 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         # batched cone's many copies.
         self.self_term = bool(np.any(plan.C))
         self.silent = [not channel.A.any() for channel in channels]
+        self.passes_messages = not all(self.silent)
         self.A = nn.ParameterList()
         self.aggregate_first: list[bool] = []
         for number, channel in enumerate(channels):
@@ -191,6 +192,17 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         # buffers: the state dict stays that of the weights).
         self.written = [torch.as_tensor(np.isin(np.arange(self.out_channels), channel.columns),
                                         dtype=torch.float32) for channel in channels]
+
+    def node_wise(self, h: Tensor, rows: int | None = None) -> Tensor:
+        """The layer of a plan that passes no message (`passes_messages` false) on the
+        first `rows` nodes (all by default): σ(h C + b), what `forward` computes for it
+        without the all-zero messages. For modules whose other layers give PyG's edge
+        masks their messages (a mask must reach some layer), and for inference."""
+        own = h if rows is None else h[:rows]
+        z = _times(own, self.C) if self.self_term else own.new_zeros(own.shape[0],
+                                                                      self.out_channels)
+        result: Tensor = self.act(z + self.b)
+        return result
 
     def kept(self, number: int) -> Tensor:
         buffer: Tensor = getattr(self, f"kept{number}")
@@ -439,6 +451,7 @@ class TargetConeModule(nn.Module):
         self.convs = nn.ModuleList(
             CompiledLayer(plan.restricted(live[depth], live[depth + 1]), surrogate)
             for depth, plan in enumerate(layer_plans(compiled)))
+        self.passes_messages = any(conv.passes_messages for conv in self.convs)
         # The columns kept at each layer boundary and the edges each layer hears (plain
         # tensors: the state dict stays that of the weights).
         self.live = [torch.as_tensor(columns) for columns in live]
@@ -470,6 +483,12 @@ class TargetConeModule(nn.Module):
         for conv, weight, baseline, columns, heard in zip(
                 self.convs, weights, baselines, self.live[1:], self.heard, strict=True):
             kept = None if baseline is None else baseline.index_select(0, columns)
+            assert isinstance(conv, CompiledLayer)
+            if not conv.passes_messages and kept is None and self.passes_messages:
+                # Its messages are all zero: no mask's gradient comes from them, and the
+                # layers that do pass messages still use PyG's mask.
+                h = conv.node_wise(h)
+                continue
             if conv.explain:      # PyG's edge mask: one entry per edge of the graph
                 h = conv(h, local_edges, weight, edge_type, kept)
                 continue
@@ -554,6 +573,11 @@ class TargetConeBatch(nn.Module):
         boundary `start`: the state at boundary `stop`."""
         offsets = torch.arange(copies)
         for depth in range(start, stop):
+            layer = self.convs[depth]
+            assert isinstance(layer, CompiledLayer)
+            if not layer.passes_messages:
+                h = layer.node_wise(h, self.sizes[depth + 1] * copies)
+                continue
             sources, targets, types = self.edges[depth]
             edge_index = torch.stack([(sources[:, None] * copies + offsets).reshape(-1),
                                       (targets[:, None] * copies + offsets).reshape(-1)])
