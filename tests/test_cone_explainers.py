@@ -225,3 +225,31 @@ def test_a_remembering_cone_batch_gives_the_module_s_values(formula: Formula, g:
                 assert values == expected
             else:
                 np.testing.assert_allclose(values, expected, rtol=0, atol=1e-6)
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+@pytest.mark.parametrize("width, edges", [(715, 1992), (15, 2192), (16, 134)])
+def test_row_sharing_products_are_the_linear_s_own(width: int, edges: int) -> None:
+    """What `graphmask_pyg.RowSharingLinear` relies on, on this machine's BLAS: the
+    distinct rows' product (padded to `MIN_PRODUCT_ROWS`) gives every edge row the value
+    the edges' product gives it, and its weight gradient is `Linear`'s own, zero input
+    columns left out (the shapes of Majority2Hop, RedBlueLeaf-NC, CompetingRedundancy)."""
+    from gracr.bench.explainers.graphmask_pyg import RowSharingLinear, SharedRows
+
+    generator = torch.Generator().manual_seed(width)
+    distinct = torch.randn(3, width, generator=generator)
+    distinct = distinct * (torch.rand(3, width, generator=generator) < 0.2)
+    rows = distinct[torch.randint(0, 3, (edges,), generator=generator)]
+    linear = nn.Linear(width, width, bias=False)
+    shared = {id(rows): SharedRows(rows)}
+    grad = torch.randn(edges, width, generator=generator)
+    results = []
+    for module in (linear, RowSharingLinear(linear, shared)):
+        linear.weight.grad = None
+        output = module(rows)
+        output.backward(grad)
+        assert linear.weight.grad is not None
+        results.append((output.detach(), linear.weight.grad.clone()))
+    (plain, plain_grad), (sharing, sharing_grad) = results
+    assert torch.equal(plain, sharing)
+    assert torch.equal(plain_grad, sharing_grad)
