@@ -572,18 +572,33 @@ class TargetConeBatch(nn.Module):
         """Layers `start … stop − 1` on the node-major state `h` of `copies` copies at
         boundary `start`: the state at boundary `stop`."""
         offsets = torch.arange(copies)
-        for depth in range(start, stop):
+        depth = start
+        while depth < stop:
             layer = self.convs[depth]
             assert isinstance(layer, CompiledLayer)
             if not layer.passes_messages:
-                h = layer.node_wise(h, self.sizes[depth + 1] * copies)
+                # A run of layers that pass no message is a function of each row alone
+                # (their rows are those of their input): it runs once per distinct row
+                # state, which compiled states on Boolean inputs repeat across copies
+                # (Majority2Hop: 16 rows x ~10^6 copies in some 10^3 states).
+                end = depth
+                while end < stop and not self.convs[end].passes_messages:
+                    end += 1
+                first, row_of = _distinct_rows(h)
+                distinct = h.index_select(0, first)
+                for number in range(depth, end):
+                    node_wise = self.convs[number]
+                    assert isinstance(node_wise, CompiledLayer)
+                    distinct = node_wise.node_wise(distinct)
+                h = distinct.index_select(0, row_of)
+                depth = end
                 continue
             sources, targets, types = self.edges[depth]
             edge_index = torch.stack([(sources[:, None] * copies + offsets).reshape(-1),
                                       (targets[:, None] * copies + offsets).reshape(-1)])
             edge_type = None if types is None else types.repeat_interleave(copies)
-            h = self.convs[depth](h, edge_index, None, edge_type, None,
-                                  self.sizes[depth + 1] * copies)
+            h = layer(h, edge_index, None, edge_type, None, self.sizes[depth + 1] * copies)
+            depth += 1
         return h
 
     @torch.no_grad()
@@ -614,18 +629,34 @@ class TargetConeBatch(nn.Module):
         return torch.tensor([self.remembered[key] for key in keys], dtype=h.dtype)
 
 
-def _state_keys(states: np.ndarray[Any, Any]) -> list[bytes]:
-    """One key per row of `states` `[B, k]`, equal for two rows exactly when their
-    values are: the bits of rows whose every value is 0 or 1 (compiled states on
-    Boolean inputs; 32x shorter keys), else their bytes."""
-    if states.shape[1] == 0:
-        return [b""] * states.shape[0]
+def _key_array(states: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """One key per row of `states` `[B, k]` (k > 0), a numpy void scalar, equal for two
+    rows exactly when their values are: the bits of rows whose every value is 0 or 1
+    (compiled states on Boolean inputs; 32x shorter keys), else their bytes. A bit key
+    is 32x shorter than the byte key of the same row, so the two kinds never meet."""
     boolean = (states == 0) | (states == 1)
-    # A bit key is 32x shorter than the byte key of the same row, so the two never meet.
     rows = (np.packbits(states != 0, axis=1) if boolean.all()
             else np.ascontiguousarray(states))
-    keys: list[bytes] = rows.view(f"V{rows.shape[1] * rows.itemsize}").ravel().tolist()
+    keys: np.ndarray[Any, Any] = rows.view(f"V{rows.shape[1] * rows.itemsize}").ravel()
     return keys
+
+
+def _state_keys(states: np.ndarray[Any, Any]) -> list[bytes]:
+    """`_key_array` as bytes, for dictionaries (`b""` for rows of no columns)."""
+    if states.shape[1] == 0:
+        return [b""] * states.shape[0]
+    keys: list[bytes] = _key_array(states).tolist()
+    return keys
+
+
+def _distinct_rows(states: Tensor) -> tuple[Tensor, Tensor]:
+    """The first row of each distinct value among the rows of `states` `[M, k]`, and
+    for every row the position of its value among those."""
+    if states.shape[1] == 0:
+        return torch.zeros(1, dtype=torch.long), torch.zeros(states.shape[0], dtype=torch.long)
+    _, first, inverse = np.unique(_key_array(states.numpy()), return_index=True,
+                                  return_inverse=True)
+    return torch.as_tensor(first), torch.as_tensor(inverse.reshape(-1))
 
 
 class _FusedLayer(nn.Module):
