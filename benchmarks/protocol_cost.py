@@ -2,7 +2,7 @@
 projected total.
 
     .venv/bin/python benchmarks/protocol_cost.py [--before b3791c6] [--after working-tree]
-        [--instances 3] [--tasks ...] [--explainers ...] [--seed 0] [--budget 180]
+        [--instances 5] [--tasks ...] [--explainers ...] [--seed 0] [--budget 180]
         [--datasets DIR] [--seeds-csv docs/results/gracrbench/seeds.csv] [--markdown FILE]
 
 What it measures: every (task, explainer) cell of the official protocol (the explainers
@@ -195,8 +195,8 @@ def main() -> None:
     parser.add_argument("--before", default="b3791c6", help="the old path's commit")
     parser.add_argument("--after", default=WORKING_TREE,
                         help=f"the new path: a commit, or '{WORKING_TREE}' (this checkout)")
-    parser.add_argument("--instances", type=int, default=3,
-                        help="first positive instances explained per cell (default 3)")
+    parser.add_argument("--instances", type=int, default=5,
+                        help="first positive instances explained per cell (default 5)")
     parser.add_argument("--tasks", nargs="+", default=None)
     parser.add_argument("--explainers", nargs="+", default=None)
     parser.add_argument("--seed", type=int, default=0)
