@@ -10,7 +10,8 @@ settles exactly the columns `[start, end)` of depth ℓ and carries the earlier 
 (`settles`); the fused and numba backends skip everything else.
 
 `target_cone` is the one receptive-field walk of the executors: the nodes and columns
-the output at one target reads, layer by layer.
+the output at one target reads, layer by layer; `cone_subgraph` the subgraph its nodes
+induce, on which the target's output and every state it reads are the whole graph's.
 """
 
 from __future__ import annotations

@@ -12,10 +12,12 @@ feeds nothing else.
 Explainers that need more than the output call hooks of these same layers rather
 than copies of them: per-layer edge weights and a baseline message
 (`CompiledLayer.forward`, `CompiledModule.forward`), the messages themselves
-(`CompiledLayer.messages`), every layer's input (`CompiledModule.hidden_states`),
-and many masked feature matrices at one target at once (`TargetConeBatch`).
+(`CompiledLayer.messages`), every layer's input (`CompiledModule.hidden_states`), a
+message-free layer without its zero messages (`CompiledLayer.node_wise`), the output at
+one target only (`TargetConeModule`), and many masked feature matrices at one target at
+once (`TargetConeBatch`).
 
-Its size (~600 lines) is the torch backend whole: the whole-graph, target-cone, batched
+Its size (~770 lines) is the torch backend whole: the whole-graph, target-cone, batched
 and fused modules share `CompiledLayer` and its hooks, which keeps one torch copy of the
 layer equation.
 """
@@ -448,21 +450,18 @@ class TargetConeModule(nn.Module):
         self.num_nodes, self.num_edges = num_nodes, int(np.asarray(edge_index).shape[1])
         self.input_matrix = _frozen(compiled.input_matrix[:, live[0]])
         self.input_bias = _frozen(compiled.input_bias[live[0]])
-        self.convs = nn.ModuleList(
-            CompiledLayer(plan.restricted(live[depth], live[depth + 1]), surrogate)
-            for depth, plan in enumerate(layer_plans(compiled)))
+        restricted = [plan.restricted(live[depth], live[depth + 1])
+                      for depth, plan in enumerate(layer_plans(compiled))]
+        self.convs = nn.ModuleList(CompiledLayer(plan, surrogate) for plan in restricted)
         self.passes_messages = any(conv.passes_messages for conv in self.convs)
         # The columns kept at each layer boundary and the edges each layer hears (plain
         # tensors: the state dict stays that of the weights).
         self.live = [torch.as_tensor(columns) for columns in live]
-        sources, targets = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
+        targets = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)[1]
         types = None if edge_type is None else np.asarray(edge_type, dtype=np.int64)
-        self.heard = [torch.as_tensor(np.flatnonzero(
-                          conv_plan.admitted(types, self.num_edges)
-                          & np.isin(targets, reach[depth + 1])))
-                      for depth, conv_plan in enumerate(
-                          plan.restricted(live[depth], live[depth + 1])
-                          for depth, plan in enumerate(layer_plans(compiled)))]
+        self.heard = [torch.as_tensor(np.flatnonzero(plan.admitted(types, self.num_edges)
+                                                     & np.isin(targets, reach[depth + 1])))
+                      for depth, plan in enumerate(restricted)]
         self.model_config = {"mode": "binary_classification", "task_level": "node",
                              "return_type": "raw"}
 
