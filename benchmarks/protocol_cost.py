@@ -31,9 +31,9 @@ and settings), summed over the cells; beside it, the official run's own total (Î
 `--explainers` count with their official time in all three totals.
 
 Cost: the old path's slowest cells set the pace (PyG's GraphMask on Majority2Hop, about
-40 CPU s per instance at b3791c6; SubgraphX there, 10 to over 180 s): the default of 3
-instances is about 25-35 minutes on a loaded 2-core machine; each further instance adds
-about 5 minutes.
+40 CPU s per instance at b3791c6; SubgraphX there, 6 to 165 s): the default of 5 instances
+took 15 minutes on the shared 2-core machine at load 1 (12 minutes for 3), and will take
+about twice that when the machine is busy; each further instance adds 3-5 minutes.
 """
 
 from __future__ import annotations
