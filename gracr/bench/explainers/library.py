@@ -22,7 +22,10 @@ Choices made here, where the paper is silent:
   issue 6787).
 * GraphMask: PyG's `GraphMaskExplainer` as the paper ran it. It rewrites the
   messages of the model it explains (layer norm + ReLU) and leaves flags set on its
-  layers, so it gets a fresh module with full-width messages every time.
+  layers, so it gets a fresh module with full-width messages every time; the work its
+  loop repeats is done once (`graphmask_pyg`: the same scores bit for bit).
+* IG and GNNExplainer read the target's output only: on node tasks they run on its
+  cone (`Subject.fresh_target_module`: the same value and gradients).
 * PGMExplainer: PyG contrib. It reads class probabilities with a softmax over the
   output columns, so it is shown the two columns [1 − p, p]; edge score
   1 − max(p_u, p_v) over its nodes' p-values (App. H.1), untested nodes p = 1.
