@@ -4,7 +4,7 @@ Bad input of any kind (syntax, unknown names, type mixes, malformed graph JSON, 
 colour outside the palette, a target out of range) is reported as one clear
 message naming the place, with exit status 2 — never a traceback.
 
-Its size (~580 lines) is one command line: a short function per subcommand and its
+Its size (~600 lines) is one command line: a short function per subcommand and its
 argparse declaration; the work happens in the packages they call.
 """
 
@@ -21,7 +21,8 @@ from typing import Sequence, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bench.options import (DEFAULT_DATASETS, add_budget_option, parse_names,
+from gracr.bench.options import (DEFAULT_DATASETS, add_budget_option, add_keep_errors_option,
+                                 add_level_option, add_plugin_option, parse_names,
                                  parse_overrides, parse_seeds)
 from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
@@ -270,20 +271,22 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.bench.explainers import EXPLAINERS
+    from gracr.bench.explainers import EXPLAINERS, load_plugins
     from gracr.bench.runner import plan_jobs, run
     from gracr.bench.tasks import TASKS, VARIANTS
 
+    load_plugins(args.plugin)
     tasks = parse_names(args.tasks, list(TASKS), "task")
     explainers = parse_names(args.explainers, list(EXPLAINERS), "explainer")
     variants = parse_names(args.variant, list(VARIANTS), "variant")
     overrides = parse_overrides(args.set, explainers)
     sizes = {name: TASKS[name].size_of(args.graphs, args.targets) for name in tasks}
     jobs = plan_jobs(tasks, variants, explainers, parse_seeds(args.seeds), args.limit, args.budget,
-                     sizes, args.datasets, args.settings, overrides, args.start)
+                     sizes, args.datasets, args.settings, overrides, args.start, args.level)
     if args.jobs <= 0:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
-    results = run(jobs, args.out, workers=args.jobs, progress=not args.quiet)
+    results = run(jobs, args.out, workers=args.jobs, progress=not args.quiet,
+                  keep_errors=args.keep_errors)
     print(f"{len(jobs)} jobs; results in {results}", file=out)
     if not args.no_report:
         args.dirs, args.out = [args.out], None
@@ -292,22 +295,25 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.bench.explainers import EXPLAINERS
+    from gracr.bench.explainers import EXPLAINERS, check_level, load_plugins
     from gracr.bench.tables import render_table
     from gracr.bench.tasks import TASKS
     from gracr.bench.tuning import store, tune
 
+    load_plugins(args.plugin)
     tasks = parse_names(args.tasks, list(TASKS), "task")
     tunable = [name for name, spec in EXPLAINERS.items() if spec.space]
     explainers = parse_names(args.explainers, tunable, "tunable explainer")
+    for explainer in explainers:
+        check_level(EXPLAINERS[explainer], args.level)
     trials, instances = (50, 50) if args.paper else (args.trials, args.instances)
     rows = []
     for explainer in explainers:
         for task in tasks:
             size = TASKS[task].size_of(args.graphs, args.targets)
             entry = tune(explainer, task, trials, instances, args.seed, args.budget,
-                         args.datasets, size, progress=not args.quiet)
-            where = store(explainer, task, entry) if args.write else None
+                         args.datasets, size, progress=not args.quiet, level=args.level)
+            where = store(explainer, task, entry, level=args.level) if args.write else None
             rows.append([explainer, task, f"{entry['mean_f1']:.3f}",
                          json.dumps(entry["settings"], sort_keys=True),
                          str(where) if where else "(not stored: pass --write)"])
@@ -318,7 +324,7 @@ def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_fuzz(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.bench.explainers import EXPLAINERS
+    from gracr.bench.explainers import EXPLAINERS, load_plugins
     from tqdm import tqdm
 
     from gracr.fuzz.rewrites import alternative, parse_families
@@ -326,6 +332,7 @@ def cmd_fuzz(args: argparse.Namespace, out: TextIO) -> int:
         Failure, FuzzConfig, describe_failure, run_fuzz, summary_table, write_outputs,
     )
 
+    load_plugins(args.plugin)
     explainers = parse_names(args.explainers, list(EXPLAINERS), "explainer")
     overrides = parse_overrides(args.set, explainers)
     if args.per_family <= 0:
@@ -469,6 +476,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench_cmd.add_argument("--set", action="append", default=[], metavar="EXPLAINER.KEY=VALUE",
                            help="override one setting, e.g. GNNExplainer.edge_size=0.01 "
                                 "(repeatable)")
+    add_level_option(bench_cmd)
+    add_plugin_option(bench_cmd)
+    add_keep_errors_option(bench_cmd)
     bench_cmd.add_argument("--no-report", action="store_true",
                            help="do not print the report at the end")
     bench_cmd.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -492,6 +502,8 @@ def build_parser() -> argparse.ArgumentParser:
     tune_cmd.add_argument("--targets", type=int, default=None, metavar="N")
     tune_cmd.add_argument("--write", action="store_true",
                           help="store the best settings in gracr/bench/tuned/ (used by bench)")
+    add_level_option(tune_cmd)
+    add_plugin_option(tune_cmd)
     tune_cmd.add_argument("--quiet", action="store_true", help="no progress bars")
     tune_cmd.set_defaults(run=cmd_tune)
 
@@ -526,6 +538,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "(default 30)")
     fuzz_cmd.add_argument("--set", action="append", default=[], metavar="EXPLAINER.KEY=VALUE",
                           help="override one setting, e.g. GNNExplainer.epochs=20 (repeatable)")
+    add_plugin_option(fuzz_cmd)
     fuzz_cmd.add_argument("--out", default=None, metavar="DIR",
                           help="write models.csv, summary.csv, summary.md, failures.md and "
                                "failures.jsonl there")

@@ -4,7 +4,12 @@ The runner writes `Record`s; the report, the tuner, the figure ablations and the
 fuzzer read them. A results file written by this version starts with a header line,
 `{"gracr-results": RECORD_VERSION}`. A file without one is read as version 1, the
 layout of the records no header announces, so results files that carry none stay
-readable.
+readable. Version 2 added `level` (what was scored: `"edge"` or `"node"`); a record
+without it, as every version-1 record, was scored at edge level.
+
+A rerun appends a new record for an instance it explains again (an error retried), so
+of several records with one key the last one is the instance's result: `latest_records`
+is that rule, for every reader.
 
 `extra` carries the fields a study adds to the standard ones (the figure ablations'
 L1 strength or recolouring step, their mean scores); they are written beside the
@@ -17,13 +22,15 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from gracr.bench.budget import Outcome, Status
+from gracr.bench.metric import LEVELS, Level
 from gracr.bench.tables import read_json_lines
 from gracr.errors import GracrError
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 HEADER_KEY = "gracr-results"
 RESULTS_FILE = "results.jsonl"
 STATUSES: tuple[Status, ...] = ("ok", "oot", "error")
@@ -33,7 +40,8 @@ SCORES: tuple[str, ...] = ("precision", "recall", "f1")
 # The standard fields, in the order they are written.
 FIELDS = ("task", "variant", "explainer", "config", "config_hash", "seed", "instance", "graph",
           "target", "status", "error", *SCORES, "threshold", "upi_edges", "edges", "cpu_seconds",
-          "wall_seconds", "gracr_version")
+          "wall_seconds", "gracr_version", "level")
+RecordKey = tuple[str, str, str, str, str, int, int]
 
 
 @dataclass(frozen=True)
@@ -66,25 +74,26 @@ class Record:
     gracr_version: str
     extra: Mapping[str, Any] = field(default_factory=dict)
     place: str = field(default="", compare=False)
+    level: Level = "edge"
 
     @property
-    def key(self) -> tuple[str, str, str, str, int, int]:
+    def key(self) -> RecordKey:
         """Two records with the same key explain the same instance: the later one wins."""
-        return (self.task, self.variant, self.explainer, self.config_hash, self.seed,
-                self.instance)
+        return (self.task, self.variant, self.explainer, self.config_hash, self.level,
+                self.seed, self.instance)
 
     @classmethod
     def of(cls, outcome: Outcome, *, task: str, variant: str, explainer: str,
            config: Mapping[str, Any], config_hash: str, seed: int, instance: int, graph: int,
            target: int | None, upi_edges: int, edges: int,
-           extra: Mapping[str, Any] | None = None) -> Record:
+           extra: Mapping[str, Any] | None = None, level: Level = "edge") -> Record:
         """The record of one `Outcome` of the per-instance loop."""
         from gracr.version import __version__
 
         return cls(task, variant, explainer, dict(config), config_hash, seed, instance, graph,
                    target, outcome.status, outcome.error, outcome.precision, outcome.recall,
                    outcome.f1, outcome.threshold, upi_edges, edges, outcome.cpu_seconds,
-                   outcome.wall_seconds, __version__, dict(extra or {}))
+                   outcome.wall_seconds, __version__, dict(extra or {}), level=level)
 
     def to_json(self) -> dict[str, Any]:
         obj = {name: getattr(self, name) for name in FIELDS}
@@ -109,6 +118,9 @@ class Record:
         config = fields.raw("config")
         if not isinstance(config, dict):
             raise fields.bad("config", "a JSON object")
+        level = obj.get("level", "edge")
+        if level not in LEVELS:
+            raise fields.bad("level", "one of " + ", ".join(LEVELS))
         return cls(
             task=fields.text("task"), variant=fields.text("variant"),
             explainer=fields.text("explainer"), config=config,
@@ -122,7 +134,7 @@ class Record:
             upi_edges=fields.integer("upi_edges"), edges=fields.integer("edges"),
             cpu_seconds=fields.number("cpu_seconds"), wall_seconds=fields.number("wall_seconds"),
             gracr_version=fields.text("gracr_version"),
-            extra={k: v for k, v in obj.items() if k not in FIELDS}, place=place)
+            extra={k: v for k, v in obj.items() if k not in FIELDS}, place=place, level=level)
 
 
 class _Fields:
@@ -202,9 +214,9 @@ def record_objects(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str
     for number, obj in read_json_lines(path):
         place = f"{os.fspath(path)}:{number}"
         if HEADER_KEY in obj:
-            if obj[HEADER_KEY] != RECORD_VERSION:
+            if obj[HEADER_KEY] not in READABLE_VERSIONS:
                 raise GracrError(f"{place}: results version {obj[HEADER_KEY]!r} is not one this "
-                                 f"gracr reads ({RECORD_VERSION})")
+                                 f"gracr reads ({', '.join(map(str, READABLE_VERSIONS))})")
             continue
         yield place, obj
 
@@ -213,6 +225,18 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[Record]:
     """Every record of a results file, checked."""
     for place, obj in record_objects(path):
         yield Record.from_json(obj, place)
+
+
+def latest_records(records: Iterable[Record]) -> tuple[list[Record], list[Record]]:
+    """Of several records with the same key, the last one; returns the kept records (each
+    where its key last occurred) and the earlier ones they replaced."""
+    latest: dict[RecordKey, Record] = {}
+    replaced: list[Record] = []
+    for record in records:
+        if record.key in latest:
+            replaced.append(latest.pop(record.key))
+        latest[record.key] = record
+    return list(latest.values()), replaced
 
 
 def write_record(handle: Any, record: Record) -> None:

@@ -1,19 +1,26 @@
 """The GracrBench runner: explainers × tasks × compile variants × seeds (§5, App. H).
 
-A job is one (task, variant, explainer, settings, seed). It explains the first
+A job is one (task, variant, explainer, settings, level, seed). It explains the first
 `limit` positive instances of the seed's dataset in dataset order (graph tasks:
 the positive graphs; node tasks: each positive target of each graph in turn) and
-scores each against its stored UPI with `plausibility`.
+scores each against its UPI at the job's level (`plausibility_at`: edge scores against
+the stored UPI, node scores against the node UPI). An explainer that must be trained
+(`ExplainerSpec.train`) is trained once per job, first, on the first positive instances
+of the task's held-out tuning seed (`HELD_OUT_SEED`), explained by the job's model.
 
-Jobs run in a process pool, one torch thread per worker. Every instance goes through
-the per-instance loop of `gracr.bench.budget` (a budget of CPU seconds; App. H's
-semantics: an instance over budget is recorded `oot` and the rest of that job is
-skipped).
+Jobs run in a process pool, one torch thread per worker. The workers are spawned, so
+they see only the explainers registered on import: each one loads the plugins the parent
+loaded (`gracr.bench.explainers.plugins`) before it runs a job, and a job whose explainer
+a worker still cannot find fails the run (a `GracrError`, re-raised in the parent) rather
+than recording an error per instance. Every instance goes through the per-instance loop
+of `gracr.bench.budget` (a budget of CPU seconds; App. H's semantics: an instance over
+budget is recorded `oot` and the rest of that job is skipped).
 
 Results are appended to `<out>/results.jsonl` (`gracr.bench.record`), one line per
-instance, keyed by
-(task, variant, explainer, settings hash, seed, instance); a rerun skips every
-key already there, so an interrupted run resumes. Only the parent writes the file.
+instance, keyed by (task, variant, explainer, settings hash, level, seed, instance); a
+rerun skips every key already there, so an interrupted run resumes. A key whose last
+record is an error counts as not done, so a rerun retries it (`keep_errors=True` keeps it
+instead); readers take each key's last record. Only the parent writes the file.
 """
 
 from __future__ import annotations
@@ -23,16 +30,19 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from tqdm import tqdm
 
 from gracr.bench.datasets import load_or_build, task_named
+from gracr.bench.metric import Level
 from gracr.bench.options import DEFAULT_DATASETS
 from gracr.bench.budget import explain_each
-from gracr.bench.record import RESULTS_FILE, Record, record_objects, start_results, write_record
-from gracr.bench.instances import (PositiveInstance, compile_variant, positive_instances,
-                                   subject_for, variant_named)
+from gracr.bench.record import (RESULTS_FILE, Record, latest_records, read_records,
+                                start_results, write_record)
+from gracr.bench.instances import (PositiveInstance, compile_variant, first_subjects,
+                                   ground_truth, positive_instances, subject_for,
+                                   variant_named)
 from gracr.errors import GracrError
 
 # ---------------------------------------------------------------- the worker
@@ -53,6 +63,7 @@ class Job:
     # Positive instances before `start` are left to another run: one seed's job can
     # be split across machines or sessions, and `gracrc report` merges the folders.
     start: int = 0
+    level: Level = "edge"
 
     def wanted(self, positives: int) -> range:
         """The instance indices this job explains, of a dataset with `positives`."""
@@ -60,14 +71,49 @@ class Job:
 
 
 _progress: Any = None
+_worker_failure: GracrError | None = None
 
 
-def _init_worker(progress: Any) -> None:
+def _init_worker(progress: Any, plugins: tuple[str, ...] = ()) -> None:
     import torch
 
-    global _progress
+    from gracr.bench.explainers import load_plugins
+
+    global _progress, _worker_failure
     _progress = progress
     torch.set_num_threads(1)
+    try:
+        load_plugins(plugins)
+    except GracrError as error:
+        # Raised by the first job instead: a failing initializer only breaks the pool,
+        # and its message would never reach the user.
+        _worker_failure = error
+
+
+def _registered_explainer(job: Job) -> Any:
+    """The job's explainer, or a `GracrError` if this process does not know it."""
+    from gracr.bench.explainers import explainer_named
+
+    if _worker_failure is not None:
+        raise _worker_failure
+    try:
+        return explainer_named(job.explainer)
+    except GracrError:
+        raise GracrError(
+            f"explainer '{job.explainer}' is not registered in the worker process that runs "
+            f"{job.task} seed {job.seed}: register it in a plugin that every worker imports "
+            f"(--plugin MODULE_OR_FILE.py, or `plugins` of gracr.bench.runner.run)") from None
+
+
+def _trained_explainer(job: Job, spec: Any, model: Any) -> Any:
+    """`spec` trained on the first instances of the task's held-out seed, explained by the
+    job's own model (seeded with the job's seed, so a resumed job trains it the same)."""
+    from gracr.bench.explainers import TRAINING_INSTANCES, trained
+    from gracr.bench.tuning import HELD_OUT_SEED
+
+    training = first_subjects(job.task, HELD_OUT_SEED, int(job.settings[TRAINING_INSTANCES]),
+                              job.dataset_size, job.datasets, model=model, level=job.level)
+    return trained(spec, [subject for _, subject in training], job.settings, job.seed)
 
 
 def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
@@ -76,22 +122,29 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
     from gracr.bench.explainers import explainer_seed
 
     emit = send if send is not None else _progress.put
+    explainer = _registered_explainer(job)   # before any work, so a failure is quick
     dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets, progress=False)
     model = compile_variant(job.task, variant_named(job.variant), dataset)
+    if explainer.train is not None:
+        explainer = _trained_explainer(job, explainer, model)
     program = task_named(job.task).program()
     modules: dict[str, Any] = {}
-    todo = (instance for instance in positive_instances(dataset)
-            if instance.index >= job.start and instance.index not in done)
+    todo = list(_until((instance for instance in positive_instances(dataset)
+                        if instance.index >= job.start and instance.index not in done),
+                       job.limit))
+    truth = ground_truth(dataset, todo, job.level, job.datasets)
     sent = 0
     for instance, outcome in explain_each(
-            _until(todo, job.limit), job.explainer, job.settings, job.budget,
-            subject_of=lambda i: subject_for(dataset, program, model, i, modules),
-            upi_of=lambda i: i.upi, seed_of=lambda i: explainer_seed(job.seed, i.index)):
+            todo, explainer, job.settings, job.budget,
+            subject_of=lambda i: subject_for(dataset, program, model, i, modules, job.level),
+            upi_of=lambda i: truth[i.index],
+            seed_of=lambda i: explainer_seed(job.seed, i.index)):
         graph = dataset.instances[instance.graph].graph
         emit(Record.of(outcome, task=job.task, variant=job.variant, explainer=job.explainer,
                        config=job.settings, config_hash=job.settings_hash, seed=job.seed,
                        instance=instance.index, graph=instance.graph, target=instance.target,
-                       upi_edges=int(instance.upi.sum()), edges=graph.num_edges))
+                       upi_edges=int(instance.upi.sum()), edges=graph.num_edges,
+                       level=job.level))
         sent += 1
     return sent
 
@@ -108,34 +161,40 @@ def _until(instances: Iterator[PositiveInstance], limit: int) -> Iterator[Positi
 
 
 def job_key(job: Job) -> tuple[Any, ...]:
-    return (job.task, job.variant, job.explainer, job.settings_hash, job.seed)
+    """The key of the job's records, less the instance (`Record.key[:-1]`)."""
+    return (job.task, job.variant, job.explainer, job.settings_hash, job.level, job.seed)
 
 
-def _record_key(record: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (record["task"], record["variant"], record["explainer"], record["config_hash"],
-            record["seed"])
-
-
-def read_done(results: Path) -> tuple[dict[tuple[Any, ...], set[int]], set[tuple[Any, ...]]]:
-    """Which instances of which jobs already have a record, and which jobs stopped at OOT."""
+def read_done(results: Path, keep_errors: bool = False
+              ) -> tuple[dict[tuple[Any, ...], set[int]], set[tuple[Any, ...]]]:
+    """Which instances of which jobs are done, and which jobs stopped at OOT, by each key's
+    last record. An instance whose last record is an error is not done (a rerun retries it)
+    unless `keep_errors`."""
     done: dict[tuple[Any, ...], set[int]] = {}
     stopped: set[tuple[Any, ...]] = set()
     if not results.exists():
         return done, stopped
-    for place, record in record_objects(results):
-        try:
-            key = _record_key(record)
-            instance = int(record["instance"])
-        except (KeyError, TypeError, ValueError):
-            raise GracrError(f"{place}: not a GracrBench result line") from None
-        done.setdefault(key, set()).add(instance)
-        if record.get("status") == "oot":
-            stopped.add(key)
+    latest, _ = latest_records(read_records(results))
+    for record in latest:
+        job = record.key[:-1]
+        if record.status != "error" or keep_errors:
+            done.setdefault(job, set()).add(record.instance)
+        if record.status == "oot":
+            stopped.add(job)
     return done, stopped
 
 
-def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> Path:
-    """Run `jobs`, appending to `<out>/results.jsonl`; returns the results path."""
+def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
+        keep_errors: bool = False, plugins: Sequence[str] = ()) -> Path:
+    """Run `jobs`, appending to `<out>/results.jsonl`; returns the results path.
+
+    Error records are retried unless `keep_errors`. `plugins` (modules or `.py` files that
+    register explainers) are loaded here and, with every plugin loaded before, in each
+    worker process."""
+    from gracr.bench.explainers import load_plugins
+    from gracr.bench.tuning import HELD_OUT_SEED
+
+    worker_plugins = tuple(load_plugins(plugins))
     folder = Path(out)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -143,21 +202,29 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> P
         start_results(results)
     except OSError as error:
         raise GracrError(f"{folder}: cannot write results there ({error.strerror})") from None
-    done, stopped = read_done(results)
+    done, stopped = read_done(results, keep_errors)
     # Build every dataset once, here: workers building the same one would race.
-    sizes: dict[tuple[str, int], int] = {}
+    datasets: dict[tuple[str, int], Any] = {}
     for job in jobs:
         key = (job.task, job.seed)
-        if key not in sizes:
-            dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets,
-                                    progress=progress)
-            sizes[key] = sum(1 for _ in positive_instances(dataset))
+        if key not in datasets:
+            datasets[key] = load_or_build(job.task, job.seed, job.dataset_size, job.datasets,
+                                          progress=progress)
     pending: list[tuple[Job, frozenset[int], int]] = []
     for job in jobs:
-        wanted = job.wanted(sizes[(job.task, job.seed)])
+        dataset = datasets[(job.task, job.seed)]
+        wanted = job.wanted(sum(1 for _ in positive_instances(dataset)))
         finished = frozenset(done.get(job_key(job), set())) & frozenset(wanted)
         if job_key(job) not in stopped and len(finished) < len(wanted):
             pending.append((job, finished, len(wanted) - len(finished)))
+            # The node-level UPI and the held-out training data, likewise made once here.
+            if job.level != "edge":
+                ground_truth(dataset, (i for i in positive_instances(dataset)
+                                       if i.index in wanted and i.index not in finished),
+                             job.level, job.datasets)
+            if _needs_training(job.explainer):
+                load_or_build(job.task, HELD_OUT_SEED, job.dataset_size, job.datasets,
+                              progress=progress)
     total = sum(left for _, _, left in pending)
     bar = tqdm(total=total, desc="explaining", unit="instance", disable=not progress,
                dynamic_ncols=True)
@@ -171,22 +238,31 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> P
                           + (f" ({record.error})" if record.error else ""))
 
         if workers <= 1:
-            _init_worker(None)
+            _init_worker(None, worker_plugins)
             for job, finished, _ in pending:
                 run_job(job, finished, send=write)
         else:
             context = multiprocessing.get_context("spawn")
             queue = context.Manager().Queue()
             with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                     initializer=_init_worker, initargs=(queue,)) as pool:
+                                     initializer=_init_worker,
+                                     initargs=(queue, worker_plugins)) as pool:
                 futures: list[Future[int]] = [pool.submit(run_job, job, finished)
                                               for job, finished, _ in pending]
+                failed = False
                 while True:
                     try:
                         write(queue.get(timeout=0.5))
                         continue
                     except Empty:
                         pass
+                    if not failed and any(f.done() and not f.cancelled() and f.exception()
+                                          for f in futures):
+                        # A worker's failure fails the run: start no further job, but let
+                        # the running ones finish, and keep their records.
+                        failed = True
+                        for future in futures:
+                            future.cancel()
                     if all(future.done() for future in futures):
                         break
                 while True:
@@ -195,21 +271,29 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> P
                     except Empty:
                         break
                 for future in futures:
-                    future.result()   # re-raise a worker's failure (not an explainer's)
+                    if not future.cancelled():
+                        future.result()   # re-raise a worker's failure (not an explainer's)
     bar.close()
     return results
+
+
+def _needs_training(explainer: str) -> bool:
+    from gracr.bench.explainers import explainer_named
+
+    return explainer_named(explainer).train is not None
 
 
 def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seeds: list[int],
               limit: int, budget: float, dataset_size: Mapping[str, int | None],
               datasets: str = DEFAULT_DATASETS, settings: str = "tuned",
               overrides: Mapping[str, Mapping[str, Any]] | None = None,
-              start: int = 0) -> list[Job]:
+              start: int = 0, level: Level = "edge") -> list[Job]:
     """Every (task, variant, explainer, seed) job, with each explainer's settings for
-    the task: its defaults, then its tuned settings (`settings="tuned"`), then
+    the task: its defaults, then its tuned settings (`settings="tuned"`) at `level`, then
     `overrides[explainer]`. Variants that do not apply to a task are skipped. Each job
-    explains positive instances `start` to `limit - 1`."""
-    from gracr.bench.explainers import explainer_named, settings_for, settings_hash
+    explains positive instances `start` to `limit - 1`, scored at `level`; an explainer
+    that gives no scores at `level` is an error here, before anything runs."""
+    from gracr.bench.explainers import check_level, explainer_named, settings_for, settings_hash
     from gracr.bench.tuning import tuned_settings
 
     if limit <= 0:
@@ -227,13 +311,14 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
                 continue
             for name in explainers:
                 spec = explainer_named(name)
+                check_level(spec, level)
                 chosen: dict[str, Any] = {}
                 if settings == "tuned":
-                    chosen.update(tuned_settings(name, task))
+                    chosen.update(tuned_settings(name, task, level))
                 chosen.update((overrides or {}).get(name, {}))
                 merged = settings_for(spec, chosen)
                 for seed in seeds:
                     jobs.append(Job(task, variant_name, name, merged, settings_hash(merged),
                                     seed, limit, budget, dataset_size.get(task), datasets,
-                                    start))
+                                    start, level))
     return jobs

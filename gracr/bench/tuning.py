@@ -7,7 +7,10 @@ An instance over the CPU budget scores 0. Among the trials that reach the best F
 the one with the least CPU time per instance is kept (our choice: the paper does not
 say how it broke ties). The best settings are kept in the
 package as `gracr/bench/tuned/<explainer>.json` (one entry per task, with how it
-was found), so that a benchmark run is reproducible from a checkout.
+was found), so that a benchmark run is reproducible from a checkout. Settings tuned at
+node level (`level="node"`, scored against the node UPI) are kept under `<task>@node`.
+An explainer that must be trained is trained, in each trial, on the instances it is
+scored on (those of the held-out seed: the runner trains on the same ones).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from gracr.bench.budget import DEFAULT_BUDGET
+from gracr.bench.metric import Level
 from gracr.bench.options import DEFAULT_DATASETS
 from gracr.errors import GracrError
 
@@ -29,13 +33,19 @@ TUNED_FOLDER = Path(__file__).resolve().parent / "tuned"
 HELD_OUT_SEED = 100   # the official seeds are 0-4
 
 
-def tuned_settings(explainer: str, task: str) -> dict[str, Any]:
-    """The stored tuned settings of `explainer` on `task` (empty when never tuned)."""
+def tuned_entry(task: str, level: Level = "edge") -> str:
+    """The name of the stored entry of `task` tuned at `level`."""
+    return task if level == "edge" else f"{task}@{level}"
+
+
+def tuned_settings(explainer: str, task: str, level: Level = "edge") -> dict[str, Any]:
+    """The stored tuned settings of `explainer` on `task` at `level` (empty when never
+    tuned)."""
     resource = resources.files("gracr").joinpath("bench", "tuned", f"{explainer}.json")
     if not resource.is_file():
         return {}
     entries = json.loads(resource.read_text(encoding="utf-8"))
-    settings: dict[str, Any] = entries.get(task, {}).get("settings", {})
+    settings: dict[str, Any] = entries.get(tuned_entry(task, level), {}).get("settings", {})
     return settings
 
 
@@ -88,24 +98,30 @@ def defaults_in_space(defaults: Mapping[str, Any], space: Mapping[str, Any]) -> 
 
 def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
          seed: int = HELD_OUT_SEED, budget: float = DEFAULT_BUDGET, datasets: str = DEFAULT_DATASETS,
-         dataset_size: int | None = None, progress: bool = True) -> dict[str, Any]:
-    """Run one study; returns the entry stored for (explainer, task)."""
+         dataset_size: int | None = None, progress: bool = True,
+         level: Level = "edge") -> dict[str, Any]:
+    """Run one study, scored at `level`; returns the entry stored for (explainer, task)."""
     import optuna
     import torch
 
-    from gracr.bench.datasets import task_named
-    from gracr.bench.explainers import explainer_named, explainer_seed
+    from gracr.bench.datasets import load_or_build, task_named
+    from gracr.bench.explainers import check_level, explainer_named, explainer_seed, trained
     from gracr.bench.budget import explain
-    from gracr.bench.instances import first_subjects
+    from gracr.bench.instances import first_subjects, ground_truth
 
     spec = explainer_named(explainer)
+    check_level(spec, level)
     if not spec.space:
         raise GracrError(f"{explainer} has no tuning space (it runs with its defaults)")
     space = {name: s for name, s in spec.space.items()
              if not (name in spec.graph_only and task_named(task).kind.value == "node")}
     torch.set_num_threads(1)
-    subjects = [(subject, instance.upi) for instance, subject in
-                first_subjects(task, seed, instances, dataset_size, datasets, progress)]
+    chosen_instances = first_subjects(task, seed, instances, dataset_size, datasets, progress,
+                                      level=level)
+    truth = ground_truth(load_or_build(task, seed, dataset_size, datasets, progress=False),
+                         [instance for instance, _ in chosen_instances],
+                         level, datasets)
+    subjects = [(subject, truth[instance.index]) for instance, subject in chosen_instances]
 
     def objective(trial: Any) -> float:
         chosen: dict[str, Any] = {}
@@ -114,8 +130,9 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
         scores = []
         errors: list[str] = []
         start = time.process_time()
+        ready = trained(spec, [subject for subject, _ in subjects], chosen, seed)
         for index, (subject, upi_mask) in enumerate(subjects):
-            outcome = explain(explainer, subject, upi_mask, chosen, explainer_seed(seed, index),
+            outcome = explain(ready, subject, upi_mask, chosen, explainer_seed(seed, index),
                               budget)
             # A setting the explainer cannot run scores 0, as one over budget does, and
             # the study goes on (a crash is a result in the runner too).
@@ -151,11 +168,11 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
 
 
 def store(explainer: str, task: str, entry: Mapping[str, Any],
-          folder: Path = TUNED_FOLDER) -> Path:
-    """Record `entry` as the tuned settings of (explainer, task)."""
+          folder: Path = TUNED_FOLDER, level: Level = "edge") -> Path:
+    """Record `entry` as the tuned settings of (explainer, task) at `level`."""
     path = folder / f"{explainer}.json"
     entries = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    entries[task] = dict(entry)
+    entries[tuned_entry(task, level)] = dict(entry)
     folder.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(entries, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return path

@@ -16,7 +16,8 @@ from gracr.bench.ablations import fig3, fig4, table8, table9, table10, table11
 from gracr.bench.ablations.common import DEFAULT_OUT_ROOT
 from gracr.bench.ablations.declare import FigureAblation, TableAblation
 from gracr.bench.ablations.run_table import run_table_ablation
-from gracr.bench.options import DEFAULT_DATASETS, add_budget_option
+from gracr.bench.options import (DEFAULT_DATASETS, add_budget_option, add_keep_errors_option,
+                                 add_plugin_option)
 from gracr.errors import GracrError
 
 TABLE_ABLATIONS: dict[str, TableAblation] = {
@@ -70,6 +71,8 @@ def add_ablate_parser(subparsers: Any) -> argparse.ArgumentParser:
                              "paper does not list its grid)")
     parser.add_argument("--max-k", type=int, default=None, metavar="K",
                         help="fig4: recolour at most K nodes per graph (default: all eligible)")
+    add_plugin_option(parser)
+    add_keep_errors_option(parser)
     parser.add_argument("--strict", action="store_true",
                         help="tables: exit with status 1 when a direction check fails")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
