@@ -15,6 +15,9 @@ Choices made here, where the paper is silent:
   1, gradient σ(1) − 1 ≠ 0.
 * Saliency takes absolute gradients (Captum's default; the paper's, App. C.3).
 * IG's baseline is every message off (edge mask 0), 50 steps (Captum's defaults).
+* At node level the four Captum explainers attribute the node features instead (PyG's
+  "attributes" node mask; IG's baseline all features 0), a node's score the sum over its
+  feature columns. The edge-level path is unchanged.
 * GNNExplainer: PyG's, with the mask logits initialised at `init_bias` plus PyG's
   random init (App. H.1: σ(m) ≈ 1, so neighbour counts hold at the start) and with
   PyG's hard mask switched off: PyG zeroes every edge whose first gradient is 0,
@@ -98,40 +101,49 @@ def _mask_types(level: Level) -> dict[str, str | None]:
 # ---------------------------------------------------------------- Captum through PyG
 
 
-def _captum(method: str, derivative: str) -> Any:
-    def run(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
-        from torch_geometric.explain.algorithm import CaptumExplainer
+def _run_captum(subject: Subject, method: str, derivative: str,
+                settings: Mapping[str, Any]) -> Any:
+    """Captum's `method` through PyG: at edge level its attribution of the edge mask; at
+    node level, on its own, its attribution of the node features (PyG's "attributes" node
+    mask, `[N, F]`, which `scores` sums over each node's features)."""
+    from torch_geometric.explain.algorithm import CaptumExplainer
 
-        algorithm = CaptumExplainer(method, **settings)
+    algorithm = CaptumExplainer(method, **settings)
+    if subject.level == "edge":
         explanation = _run_pyg(subject, algorithm, subject.module(derivative),  # type: ignore[arg-type]
                                subject.model_config())
-        scores: Tensor = explanation.edge_mask
-        return scores
+        return explanation.edge_mask
+    return _run_pyg(subject, algorithm, subject.module(derivative),  # type: ignore[arg-type]
+                    subject.model_config(), node_mask_type="attributes", edge_mask_type=None)
+
+
+def _captum(method: str, derivative: str) -> Any:
+    def run(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
+        return _run_captum(subject, method, derivative, settings)
     return run
 
 
+_EDGES_AND_NODES: frozenset[Level] = frozenset({"edge", "node"})
+
 register(ExplainerSpec("Saliency", _captum("Saliency", "surrogate"), {"abs": True},
-                       source="Captum Saliency via PyG CaptumExplainer"))
+                       source="Captum Saliency via PyG CaptumExplainer", levels=_EDGES_AND_NODES))
 register(ExplainerSpec("Deconv", _captum("Deconvolution", "surrogate"), {},
-                       source="Captum Deconvolution via PyG CaptumExplainer"))
+                       source="Captum Deconvolution via PyG CaptumExplainer",
+                       levels=_EDGES_AND_NODES))
 register(ExplainerSpec("GuidedBP", _captum("GuidedBackprop", "surrogate"), {},
-                       source="Captum GuidedBackprop via PyG CaptumExplainer"))
+                       source="Captum GuidedBackprop via PyG CaptumExplainer",
+                       levels=_EDGES_AND_NODES))
 
 
-def _integrated_gradients(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
-    from torch_geometric.explain.algorithm import CaptumExplainer
-
+def _integrated_gradients(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
     options = dict(settings)
     derivative = options.pop("derivative")
-    algorithm = CaptumExplainer("IntegratedGradients", **options)
-    explanation = _run_pyg(subject, algorithm, subject.module(derivative),
-                           subject.model_config())
-    scores: Tensor = explanation.edge_mask
-    return scores
+    return _run_captum(subject, "IntegratedGradients", derivative, options)
 
 
 register(ExplainerSpec("IG", _integrated_gradients, {"n_steps": 50, "derivative": "exact"},
-                       source="Captum IntegratedGradients via PyG CaptumExplainer"))
+                       source="Captum IntegratedGradients via PyG CaptumExplainer",
+                       levels=_EDGES_AND_NODES))
 
 
 # ---------------------------------------------------------------- GNNExplainer
@@ -411,10 +423,14 @@ def register_algorithm(name: str, algorithm: type[Any],
             target = explainer.get_target(explainer.get_prediction(
                 subject.x, subject.edge_index, **subject.model_kwargs))
             steps.append((subject, target))
-        for epoch in range(epochs):
-            for subject, target in steps:
-                instance.train(epoch, model, subject.x, subject.edge_index, target=target,
-                               index=subject.target, **subject.model_kwargs)
+        with warnings.catch_warnings():
+            # PyG's PGExplainer returns `float(loss)` of a tensor that requires grad: one
+            # warning per run, PyG's to fix, the loss unaffected.
+            warnings.filterwarnings("ignore", message="Converting a tensor with requires_grad")
+            for epoch in range(epochs):
+                for subject, target in steps:
+                    instance.train(epoch, model, subject.x, subject.edge_index, target=target,
+                                   index=subject.target, **subject.model_kwargs)
 
         def run_trained(subject: Subject, chosen: Mapping[str, Any], seed: int) -> Any:
             return explain_with(instance, subject)
