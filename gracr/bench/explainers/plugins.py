@@ -36,7 +36,8 @@ _entry_points_loaded = False
 
 def is_plugin_file(value: str) -> bool:
     """A `--plugin` value names a file when it ends in `.py` or has a path separator."""
-    return value.endswith(".py") or os.sep in value or (os.altsep or os.sep) in value
+    separators = [os.sep] + ([os.altsep] if os.altsep else [])
+    return value.endswith(".py") or any(separator in value for separator in separators)
 
 
 def plugin_module_name(path: str) -> str:
