@@ -121,7 +121,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--markdown", default=None, help="also write the tables to this file")
     args = parser.parse_args()
-    paths = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "formulas", "*.gml")))
+    paths = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "..", "gracr", "formulas", "*.gml")))
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads", flush=True)
     compile_rows = compile_table(paths, args.repeats)
     compile_md = render_table(["formula", "disjunction", "comparison", "layers x width",

@@ -155,7 +155,7 @@ def child(args: argparse.Namespace) -> None:
         cells[key] = {"shape": f"{model.num_layers} x {model.width}", "measures": measures}
 
     for formula in FORMULAS:
-        model = compile_program(parse_file(os.path.join(REPO, "formulas", formula)),
+        model = compile_program(parse_file(os.path.join(REPO, "gracr", "formulas", formula)),
                                 max_degree=MAX_DEGREE)
         module = CompiledModule(model, surrogate=True).eval()
         fused = FusedCompiledModule(model).eval()

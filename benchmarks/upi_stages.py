@@ -19,7 +19,7 @@ sorted by source, as PyG's coalesced `edge_index` is (this reproduces the paper'
 largest Majority2Hop diagram, about 3M nodes); `--edge-order target` keeps each
 node's in-edges together, which keeps every diagram small.
 
-Formulas are read from `formulas/<Task>.gml`.
+Formulas are read from `gracr/formulas/<Task>.gml`.
 """
 
 from __future__ import annotations
@@ -81,18 +81,17 @@ def instances(task: Task, count: int, rng: np.random.Generator,
     program = task.program()
     produced = 0
     if task.kind is Kind.GRAPH:
-        assert task.draw_graph is not None
         fires = task.predicate()
+        assert fires is not None
         while produced < count:
-            candidate = task.draw_graph(rng, True)
+            candidate = task.draw(rng, True)
             firing = np.flatnonzero(np.asarray(fires.evaluate(candidate.graph)))
             if frozenset(int(v) for v in firing) == candidate.annotated:
                 produced += 1
                 yield reorder_edges(candidate.graph, order), None
         return
-    assert task.draw_nodes is not None
     while produced < count:
-        graph = reorder_edges(task.draw_nodes(rng).graph, order)
+        graph = reorder_edges(task.draw(rng, True).graph, order)
         positives = np.flatnonzero(np.asarray(program.evaluate(graph)))
         chosen = rng.permutation(positives)[:count - produced]
         for target in chosen:

@@ -35,7 +35,7 @@ def main() -> None:
     models_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for name, graphs_name in EXAMPLES.items():
-        program = gracr.parse_file(str(ROOT / "formulas" / f"{name}.gml"))
+        program = gracr.parse_file(str(ROOT / "gracr" / "formulas" / f"{name}.gml"))
         graphs = list(gracr.read_graphs(str(ROOT / "examples" / "graphs" / f"{graphs_name}.jsonl")))
         shapes, agree = [], True
         for disjunction, comparison in OPTIONS:

@@ -6,6 +6,10 @@ The pipeline, one stage per subpackage, each importing only the ones before it:
 numba; `CompiledGNN`), `bdd` (IR x graph -> ROBDD -> UPI), `bench` (GracrBench).
 """
 
+from gracr.places import keep_numba_cache_in_the_cache_folder
+
+keep_numba_cache_in_the_cache_folder()
+
 from gracr.bdd.upi import node_receptive_field, receptive_field, upi, upi_report
 from gracr.data.graph import Graph, read_graphs
 from gracr.data.schema import Family, Schema

@@ -4,7 +4,7 @@ Bad input of any kind (syntax, unknown names, type mixes, malformed graph JSON, 
 colour outside the palette, a target out of range) is reported as one clear
 message naming the place, with exit status 2 — never a traceback.
 
-Its size (~600 lines) is one command line: a short function per subcommand and its
+Its size (~680 lines) is one command line: a short function per subcommand and its
 argparse declaration; the work happens in the packages they call.
 """
 
@@ -21,7 +21,8 @@ from typing import Sequence, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bench.options import (DEFAULT_DATASETS, add_budget_option, add_keep_errors_option,
+from gracr.bench.budget import DEFAULT_BUDGET
+from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_keep_errors_option,
                                  add_level_option, add_plugin_option, parse_names,
                                  parse_overrides, parse_seeds)
 from gracr.executor.model import compile_program
@@ -214,17 +215,15 @@ def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.bench.datasets import export, load_or_build, size_stats, task_named
-    from gracr.bench.tasks import TASKS
+    from gracr.bench.datasets import export, load_or_build, size_stats
+    from gracr.bench.tasks import PAPER_TASKS, task_named
     from gracr.bench.tables import render_table, write_table
 
     def size_for(name: str) -> int | None:
-        return TASKS[name].size_of(args.graphs, args.targets)
+        return task_named(name).size_of(args.graphs, args.targets)
 
     if args.stats:
-        names = [args.task] if args.task else list(TASKS)
-        for name in names:
-            task_named(name)
+        names = [task_named(args.task).name] if args.task else list(PAPER_TASKS)
         seeds = parse_seeds(args.seeds)
         rows = []
         for name in names:
@@ -243,9 +242,9 @@ def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
             write_table(args.table, headers, rows)
         return 0
     if not args.task:
-        raise GracrError("name a task (one of " + ", ".join(TASKS) + ") or pass --stats")
-    task_named(args.task)
-    dataset = load_or_build(args.task, parse_seeds(args.seeds)[0] if args.seed is None else args.seed,
+        raise GracrError("name a task (one of " + ", ".join(PAPER_TASKS) + ", or a task file) "
+                         "or pass --stats")
+    dataset = load_or_build(task_named(args.task).name, parse_seeds(args.seeds)[0] if args.seed is None else args.seed,
                             size_for(args.task), args.out)
     stats = size_stats(dataset)
     print(f"{dataset.task} seed {dataset.seed}: {stats.graphs} graphs, "
@@ -263,26 +262,68 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 
     from gracr.bench.report import write_report
 
+    from gracr.bench.report.instance_figure import DatasetSource
+
+    if args.plugin:   # the explainers an instance figure re-runs (without: no torch here)
+        from gracr.bench.explainers import load_plugins
+
+        load_plugins(args.plugin)
     command = shlex.join(["gracrc", "report", *args.dirs]
                          + ([] if args.out is None else ["--out", args.out]))
-    print(write_report(args.dirs, args.out, command, datetime.date.today().isoformat()),
-          end="", file=out)
+    figures = None if args.no_instance_figures else \
+        DatasetSource(args.datasets, args.graphs, args.targets, args.budget)
+    print(write_report(args.dirs, args.out, command, datetime.date.today().isoformat(),
+                       figures), end="", file=out)
+    return 0
+
+def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.bench.datasets import load_or_build
+    from gracr.bench.tasks import task_named
+    from gracr.bench.report.instance_figure import draw_instance, explained_view
+    from gracr.bench.explainers import load_plugins
+    from gracr.bench.runner import plan_jobs
+
+    load_plugins(args.plugin)
+    if args.instance < 0:
+        raise GracrError(f"--instance must be at least 0, got {args.instance}")
+    if args.set and not args.explainer:
+        raise GracrError("--set needs --explainer")
+    folder = os.path.dirname(args.output) or "."
+    if not os.path.isdir(folder):   # say so now, not after the explainer has run
+        raise GracrError(f"{args.output}: no such folder {folder}")
+    task = task_named(args.task)
+    size = task.size_of(args.graphs, args.targets)
+    dataset = load_or_build(task.name, args.seed, size, args.datasets)
+    settings = None
+    if args.explainer:
+        # The settings `gracrc bench` would explain this instance with.
+        jobs = plan_jobs([task.name], [args.variant], [args.explainer], [args.seed],
+                         args.instance + 1, args.budget, {task.name: size}, args.datasets,
+                         args.settings, parse_overrides(args.set, [args.explainer]),
+                         args.instance)
+        # No job: the variant does not apply to the task, which explained_view reports.
+        settings = jobs[0].settings if jobs else None
+    view = explained_view(dataset, args.instance, args.variant, args.explainer, settings,
+                          args.budget, args.datasets)
+    draw_instance(view, args.output)
+    print(f"{args.output}: {view.summary()}", file=out)
     return 0
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.explainers import EXPLAINERS, load_plugins
     from gracr.bench.runner import plan_jobs, run
-    from gracr.bench.tasks import TASKS, VARIANTS
+    from gracr.bench.tasks import VARIANTS, task_named, task_names
 
     load_plugins(args.plugin)
-    tasks = parse_names(args.tasks, list(TASKS), "task")
+    tasks = task_names(args.tasks)
     explainers = parse_names(args.explainers, list(EXPLAINERS), "explainer")
     variants = parse_names(args.variant, list(VARIANTS), "variant")
     overrides = parse_overrides(args.set, explainers)
-    sizes = {name: TASKS[name].size_of(args.graphs, args.targets) for name in tasks}
+    sizes = {name: task_named(name).size_of(args.graphs, args.targets) for name in tasks}
     jobs = plan_jobs(tasks, variants, explainers, parse_seeds(args.seeds), args.limit, args.budget,
-                     sizes, args.datasets, args.settings, overrides, args.start, args.level)
+                     sizes, args.datasets, args.settings, overrides, args.start, args.tuned,
+                     args.level)
     if args.jobs <= 0:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
     results = run(jobs, args.out, workers=args.jobs, progress=not args.quiet,
@@ -297,11 +338,11 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.explainers import EXPLAINERS, check_level, load_plugins
     from gracr.bench.tables import render_table
-    from gracr.bench.tasks import TASKS
+    from gracr.bench.tasks import task_named, task_names
     from gracr.bench.tuning import store, tune
 
     load_plugins(args.plugin)
-    tasks = parse_names(args.tasks, list(TASKS), "task")
+    tasks = task_names(args.tasks)
     tunable = [name for name, spec in EXPLAINERS.items() if spec.space]
     explainers = parse_names(args.explainers, tunable, "tunable explainer")
     for explainer in explainers:
@@ -310,10 +351,11 @@ def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
     rows = []
     for explainer in explainers:
         for task in tasks:
-            size = TASKS[task].size_of(args.graphs, args.targets)
+            size = task_named(task).size_of(args.graphs, args.targets)
             entry = tune(explainer, task, trials, instances, args.seed, args.budget,
                          args.datasets, size, progress=not args.quiet, level=args.level)
-            where = store(explainer, task, entry, level=args.level) if args.write else None
+            where = store(explainer, task, entry, None if args.out is None else Path(args.out),
+                          level=args.level) if args.write else None
             rows.append([explainer, task, f"{entry['mean_f1']:.3f}",
                          json.dumps(entry["settings"], sort_keys=True),
                          str(where) if where else "(not stored: pass --write)"])
@@ -414,11 +456,11 @@ def build_parser() -> argparse.ArgumentParser:
         "dataset", help="build (or reuse) a GracrBench dataset with exact UPI; --stats prints Table 15")
     dataset_cmd.add_argument("task", nargs="?", metavar="TASK",
                              help="RedBlueLeaf, Redundancy, CompetingRedundancy, RedBlueLeaf-NC, "
-                                  "Majority1Hop or Majority2Hop")
+                                  "Majority1Hop, Majority2Hop, or a task file (.toml)")
     dataset_cmd.add_argument("--seed", type=int, default=None, help="the dataset's seed (default 0)")
     dataset_cmd.add_argument("--seeds", default="0", help="seeds for --stats, e.g. 0-4")
-    dataset_cmd.add_argument("--out", default=DEFAULT_DATASETS, metavar="DIR",
-                             help=f"where datasets are stored and reused (default {DEFAULT_DATASETS})")
+    dataset_cmd.add_argument("--out", "--datasets", default=None, metavar="DIR",
+                             help=DATASETS_HELP)
     dataset_cmd.add_argument("--graphs", type=int, default=None, metavar="N",
                       help="graph tasks: number of graphs (default 1000)")
     dataset_cmd.add_argument("--targets", type=int, default=None, metavar="N",
@@ -441,12 +483,56 @@ def build_parser() -> argparse.ArgumentParser:
                                  "two inputs is an error)")
     report_cmd.add_argument("--out", default=None, metavar="REPORT_DIR",
                             help="where to write the report files (default: the first DIR)")
+    figures = report_cmd.add_argument_group(
+        "instance figures", "with raw records, one figure per explainer: its first finished "
+                            "instance, re-run (the datasets must be stored)")
+    figures.add_argument("--datasets", default=None, metavar="DIR",
+                         help="the bench run's " + DATASETS_HELP)
+    figures.add_argument("--graphs", type=int, default=None, metavar="N",
+                         help="the bench run's graph-task dataset size (default 1000)")
+    figures.add_argument("--targets", type=int, default=None, metavar="N",
+                         help="the bench run's node-task dataset size (default 500)")
+    add_budget_option(report_cmd, help="instance figures: CPU seconds for each re-run "
+                                       f"explainer (default {DEFAULT_BUDGET:g})")
+    figures.add_argument("--no-instance-figures", action="store_true",
+                         help="draw no instance figures")
+    add_plugin_option(report_cmd)
     report_cmd.set_defaults(run=cmd_report)
+
+    show_cmd = commands.add_parser(
+        "show", help="draw one positive instance of a GracrBench dataset: the graph (a node "
+                     "task's receptive field), its UPI and an explainer's edge scores")
+    show_cmd.add_argument("task", metavar="TASK", help="the task (as `gracrc bench --tasks`)")
+    show_cmd.add_argument("--seed", type=int, default=0, help="the dataset's seed (default 0)")
+    show_cmd.add_argument("--instance", type=int, default=0, metavar="I",
+                          help="the instance's position among the seed's positive instances "
+                               "(default 0; as in the results' 'instance')")
+    show_cmd.add_argument("--explainer", default=None, metavar="EXPLAINER",
+                          help="run this explainer on the instance and draw its scores "
+                               "(default: the instance and its UPI only)")
+    show_cmd.add_argument("--variant", default="main",
+                          help="the compile variant explained (default main)")
+    show_cmd.add_argument("--datasets", default=None, metavar="DIR", help=DATASETS_HELP)
+    show_cmd.add_argument("--graphs", type=int, default=None, metavar="N",
+                          help="graph tasks: dataset size (default 1000)")
+    show_cmd.add_argument("--targets", type=int, default=None, metavar="N",
+                          help="node tasks: dataset size in positive targets (default 500)")
+    show_cmd.add_argument("--settings", choices=("tuned", "default"), default="tuned",
+                          help="explainer settings, as `gracrc bench --settings` (default tuned)")
+    show_cmd.add_argument("--set", action="append", default=[], metavar="EXPLAINER.KEY=VALUE",
+                          help="override one setting of --explainer (repeatable)")
+    add_budget_option(show_cmd)
+    show_cmd.add_argument("-o", "--output", required=True, metavar="FIGURE",
+                          help="the image file to write (.png, .pdf, .svg)")
+    add_plugin_option(show_cmd)
+    show_cmd.set_defaults(run=cmd_show)
 
     bench_cmd = commands.add_parser(
         "bench", help="run GracrBench: explainers x tasks x variants x seeds, scored against "
                       "the exact UPI (resumable)")
-    bench_cmd.add_argument("--tasks", default="all", help="comma list of tasks, or all")
+    bench_cmd.add_argument("--tasks", default="all",
+                           help="comma list of tasks and task files (.toml), or all (the "
+                                "paper's six)")
     bench_cmd.add_argument("--variant", default="main",
                            help="comma list of compile variants: main (the paper's tables), "
                                 "flat, direct, or (RedBlueLeaf phi-or); default main")
@@ -462,10 +548,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_budget_option(bench_cmd)
     bench_cmd.add_argument("--jobs", type=int, default=1, metavar="K",
                            help="worker processes (default 1)")
-    bench_cmd.add_argument("--out", default="out/bench", metavar="DIR",
-                           help="results folder (default out/bench); reruns resume")
-    bench_cmd.add_argument("--datasets", default=DEFAULT_DATASETS, metavar="DIR",
-                           help=f"dataset store (default {DEFAULT_DATASETS})")
+    bench_cmd.add_argument("--out", required=True, metavar="DIR",
+                           help="results folder (required); reruns resume")
+    bench_cmd.add_argument("--tuned", action="append", default=[], metavar="DIR",
+                           help="read tuned settings from DIR first (`gracrc tune --write "
+                                "--out DIR`; repeatable), then the user config folder, then "
+                                "the package's")
+    bench_cmd.add_argument("--datasets", default=None, metavar="DIR", help=DATASETS_HELP)
     bench_cmd.add_argument("--graphs", type=int, default=None, metavar="N",
                            help="graph tasks: dataset size (default 1000)")
     bench_cmd.add_argument("--targets", type=int, default=None, metavar="N",
@@ -481,12 +570,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_keep_errors_option(bench_cmd)
     bench_cmd.add_argument("--no-report", action="store_true",
                            help="do not print the report at the end")
+    bench_cmd.add_argument("--no-instance-figures", action="store_true",
+                           help="the report at the end draws no instance figures")
     bench_cmd.add_argument("--quiet", action="store_true", help="no progress bars")
     bench_cmd.set_defaults(run=cmd_bench)
 
     tune_cmd = commands.add_parser(
         "tune", help="tune explainer settings with Optuna on a held-out seed (App. H)")
-    tune_cmd.add_argument("--tasks", default="all", help="comma list of tasks, or all")
+    tune_cmd.add_argument("--tasks", default="all",
+                          help="comma list of tasks and task files (.toml), or all")
     tune_cmd.add_argument("--explainers", default="all",
                           help="comma list of tunable explainers, or all")
     tune_cmd.add_argument("--trials", type=int, default=20, help="Optuna trials (default 20)")
@@ -497,11 +589,15 @@ def build_parser() -> argparse.ArgumentParser:
     tune_cmd.add_argument("--seed", type=int, default=100,
                           help="held-out dataset seed (default 100; the benchmark uses 0-4)")
     add_budget_option(tune_cmd, help="CPU seconds per instance; over budget scores 0")
-    tune_cmd.add_argument("--datasets", default=DEFAULT_DATASETS, metavar="DIR")
+    tune_cmd.add_argument("--datasets", default=None, metavar="DIR", help=DATASETS_HELP)
     tune_cmd.add_argument("--graphs", type=int, default=None, metavar="N")
     tune_cmd.add_argument("--targets", type=int, default=None, metavar="N")
     tune_cmd.add_argument("--write", action="store_true",
-                          help="store the best settings in gracr/bench/tuned/ (used by bench)")
+                          help="store the best settings (in --out DIR, else in the user config "
+                               "folder, where bench reads them)")
+    tune_cmd.add_argument("--out", default=None, metavar="DIR",
+                          help="with --write: the folder to store them in (give it to bench "
+                               "as --tuned DIR)")
     add_level_option(tune_cmd)
     add_plugin_option(tune_cmd)
     tune_cmd.add_argument("--quiet", action="store_true", help="no progress bars")

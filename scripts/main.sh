@@ -7,12 +7,12 @@ cd "$(dirname "$0")/.."
 out=out/main
 mkdir -p "$out"
 echo "== gracrc compile + inspect (CompetingRedundancy, App. C.5: 8 layers x 16 columns)"
-.venv/bin/gracrc compile formulas/CompetingRedundancy.gml -o "$out/CompetingRedundancy.npz"
+.venv/bin/gracrc compile gracr/formulas/CompetingRedundancy.gml -o "$out/CompetingRedundancy.npz"
 .venv/bin/gracrc inspect "$out/CompetingRedundancy.npz" | sed -n '1,30p'
 echo
 echo "== gracrc eval and gracrc upi on the bundled Majority1Hop graph"
-.venv/bin/gracrc eval formulas/Majority1Hop.gml examples/graphs/Majority1Hop.jsonl --comparison direct
-.venv/bin/gracrc upi formulas/Redundancy.gml examples/graphs/Redundancy.jsonl
+.venv/bin/gracrc eval gracr/formulas/Majority1Hop.gml examples/graphs/Majority1Hop.jsonl --comparison direct
+.venv/bin/gracrc upi gracr/formulas/Redundancy.gml examples/graphs/Redundancy.jsonl
 echo
 echo "== typed graphs: attribute families, relations, UPI over edges, nodes and both, the presence bit"
 .venv/bin/gracrc inspect examples/typed/carbonyl.gml | sed -n '1,9p'

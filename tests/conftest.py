@@ -16,3 +16,21 @@ def one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_places(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep the tests' datasets and tuned settings out of the user's cache and config
+    folders: one private cache for the session (datasets are shared between tests) and an
+    empty config folder."""
+    from gracr.places import CACHE_VARIABLE, CONFIG_VARIABLE
+
+    saved = {name: os.environ.get(name) for name in (CACHE_VARIABLE, CONFIG_VARIABLE)}
+    os.environ[CACHE_VARIABLE] = str(tmp_path_factory.mktemp("cache"))
+    os.environ[CONFIG_VARIABLE] = str(tmp_path_factory.mktemp("config"))
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

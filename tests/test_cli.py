@@ -51,7 +51,7 @@ def test_error_messages_match_golden_files(source: Path, tmp_path: Path) -> None
                                           if p.suffix in (".json", ".jsonl")),
                          ids=lambda p: p.stem)
 def test_graph_errors_match_golden_files(graphs: Path) -> None:
-    code, out, err = run("eval", "formulas/Redundancy.gml", str(graphs.relative_to(ROOT)))
+    code, out, err = run("eval", "gracr/formulas/Redundancy.gml", str(graphs.relative_to(ROOT)))
     assert code == 2
     assert "Traceback" not in err
     _check_golden(graphs.with_suffix(".txt"), err)
@@ -74,12 +74,12 @@ def test_there_are_at_least_ten_golden_error_messages() -> None:
 
 
 def test_missing_file_is_a_clear_error() -> None:
-    code, _, err = run("eval", "formulas/nope.gml", "x.json")
-    assert code == 2 and err == "gracrc: error: formulas/nope.gml: no such file\n"
+    code, _, err = run("eval", "gracr/formulas/nope.gml", "x.json")
+    assert code == 2 and err == "gracrc: error: gracr/formulas/nope.gml: no such file\n"
 
 
 def test_expanded_comparison_without_bound_is_a_clear_error(tmp_path: Path) -> None:
-    code, _, err = run("compile", "formulas/Majority1Hop.gml", "-o", str(tmp_path / "m.npz"))
+    code, _, err = run("compile", "gracr/formulas/Majority1Hop.gml", "-o", str(tmp_path / "m.npz"))
     assert code == 2 and "--max-degree" in err and "Traceback" not in err
 
 
@@ -92,12 +92,12 @@ def test_unreadable_model_file_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_usage_errors_exit_2() -> None:
     assert run("frobnicate")[0] == 2
-    assert run("compile", "formulas/Redundancy.gml")[0] == 2  # no -o
+    assert run("compile", "gracr/formulas/Redundancy.gml")[0] == 2  # no -o
 
 
 def test_compile_writes_a_model_that_loads(tmp_path: Path) -> None:
     path = tmp_path / "cr.npz"
-    code, out, _ = run("compile", "formulas/CompetingRedundancy.gml", "-o", str(path),
+    code, out, _ = run("compile", "gracr/formulas/CompetingRedundancy.gml", "-o", str(path),
                        "--disjunction", "flat")
     assert code == 0 and "3 layers x 9 columns" in out
     model = gracr.load(str(path))
@@ -108,7 +108,7 @@ def test_compile_writes_a_model_that_loads(tmp_path: Path) -> None:
 
 
 def test_inspect_shows_each_column_and_its_weights() -> None:
-    code, out, _ = run("inspect", "formulas/Majority1Hop.gml", "--comparison", "direct")
+    code, out, _ = run("inspect", "gracr/formulas/Majority1Hop.gml", "--comparison", "direct")
     assert code == 0
     assert "h2    depth 1   more(red, blue)" in out
     assert "h2 = sigma(+1*sum_in(h0) -1*sum_in(h1))" in out
@@ -121,17 +121,17 @@ def test_eval_prints_formula_and_gnn_per_graph(tmp_path: Path) -> None:
     ]
     path = tmp_path / "graphs.jsonl"
     path.write_text("\n".join(json.dumps(g) for g in graphs) + "\n")
-    code, out, _ = run("eval", "formulas/Majority1Hop.gml", str(path))
+    code, out, _ = run("eval", "gracr/formulas/Majority1Hop.gml", str(path))
     assert code == 0
     lines = [json.loads(line) for line in out.splitlines()]
     assert lines == [{"formula": [0, 0, 1], "gnn": [0, 0, 1]},
                      {"formula": [0, 0], "gnn": [0, 0]}]
-    code, out, _ = run("eval", "formulas/Redundancy.gml", str(path))
+    code, out, _ = run("eval", "gracr/formulas/Redundancy.gml", str(path))
     assert code == 2  # blue is not in Redundancy's palette
 
 
 def test_upi_prints_label_and_mask_per_graph() -> None:
-    code, out, _ = run("upi", "formulas/Redundancy.gml", "examples/graphs/Redundancy.jsonl")
+    code, out, _ = run("upi", "gracr/formulas/Redundancy.gml", "examples/graphs/Redundancy.jsonl")
     assert code == 0
     graphs = list(gracr.read_graphs("examples/graphs/Redundancy.jsonl"))
     records = [json.loads(line) for line in out.splitlines()]
@@ -147,12 +147,12 @@ def test_upi_prints_label_and_mask_per_graph() -> None:
 
 
 def test_upi_of_a_node_classifier_needs_a_target_in_range() -> None:
-    code, _, err = run("upi", "formulas/Majority1Hop.gml", "examples/graphs/Majority1Hop.jsonl")
+    code, _, err = run("upi", "gracr/formulas/Majority1Hop.gml", "examples/graphs/Majority1Hop.jsonl")
     assert code == 2 and "needs a target node" in err and "Traceback" not in err
-    code, _, err = run("upi", "formulas/Majority1Hop.gml", "examples/graphs/Majority1Hop.jsonl",
+    code, _, err = run("upi", "gracr/formulas/Majority1Hop.gml", "examples/graphs/Majority1Hop.jsonl",
                        "--node", "300")
     assert code == 2 and "out of range" in err
-    code, out, _ = run("upi", "formulas/Majority1Hop.gml", "examples/graphs/Majority1Hop.jsonl",
+    code, out, _ = run("upi", "gracr/formulas/Majority1Hop.gml", "examples/graphs/Majority1Hop.jsonl",
                        "--node", "3")
     assert code == 0 and set(json.loads(out)) == {"label", "mask"}
 

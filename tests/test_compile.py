@@ -38,12 +38,12 @@ def _shape(path: str, **options: object) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("path, options, shape", [
-    ("formulas/CompetingRedundancy.gml", {"disjunction": "demorgan"}, (8, 16)),   # App. C.5
-    ("formulas/CompetingRedundancy.gml", {"disjunction": "flat"}, (3, 9)),        # App. C.5
-    ("formulas/Majority1Hop.gml", {"comparison": "direct"}, (1, 3)),              # Table 8
-    ("formulas/Majority1Hop.gml", {"comparison": "expanded", "max_degree": 50}, (4, 203)),
-    ("formulas/Majority2Hop.gml", {"comparison": "direct"}, (2, 5)),
-    ("formulas/Majority2Hop.gml", {"comparison": "expanded", "max_degree": 50}, (8, 505)),
+    ("gracr/formulas/CompetingRedundancy.gml", {"disjunction": "demorgan"}, (8, 16)),   # App. C.5
+    ("gracr/formulas/CompetingRedundancy.gml", {"disjunction": "flat"}, (3, 9)),        # App. C.5
+    ("gracr/formulas/Majority1Hop.gml", {"comparison": "direct"}, (1, 3)),              # Table 8
+    ("gracr/formulas/Majority1Hop.gml", {"comparison": "expanded", "max_degree": 50}, (4, 203)),
+    ("gracr/formulas/Majority2Hop.gml", {"comparison": "direct"}, (2, 5)),
+    ("gracr/formulas/Majority2Hop.gml", {"comparison": "expanded", "max_degree": 50}, (8, 505)),
 ])
 def test_shapes_reported_by_the_paper(path: str, options: dict[str, object],
                                       shape: tuple[int, int]) -> None:
@@ -110,7 +110,7 @@ def test_true_gets_a_column_only_when_used() -> None:
 
 
 def test_carry_forward_only_for_settled_columns() -> None:
-    model = gracr.compile(gracr.parse_file("formulas/CompetingRedundancy.gml"))
+    model = gracr.compile(gracr.parse_file("gracr/formulas/CompetingRedundancy.gml"))
     for level, layer in enumerate(model.layers, start=1):
         for i, column in enumerate(model.columns):
             settled = column.depth < level

@@ -114,9 +114,10 @@ def test_pyg_data_fields(store: Path) -> None:
     node_data = load_or_build("Majority1Hop", 0, SMALL["Majority1Hop"], str(store),
                               progress=False).to_pyg()[0]
     t = len(node_data.targets)
-    assert node_data.upi.shape == node_data.receptive_field.shape == (t, node_data.num_edges)
+    upi_masks, fields = node_data.upi_masks(), node_data.receptive_field_masks()
+    assert upi_masks.shape == fields.shape == (t, node_data.num_edges)
     # The UPI lies inside the receptive field.
-    assert not (node_data.upi & ~node_data.receptive_field).any()
+    assert not (upi_masks & ~fields).any()
 
 
 def test_table_15_figures_on_a_small_seed(store: Path) -> None:

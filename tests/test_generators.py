@@ -257,11 +257,10 @@ def test_the_size_tables_cover_every_task() -> None:
 @pytest.mark.parametrize("task_name", sorted(GRAPH_SIZES))
 def test_graph_task_sizes(task_name: str) -> None:
     task = TASKS[task_name]
-    assert task.draw_graph is not None
     rng = _rng(task, 0)
     for _ in range(10):
         for positive, size in zip((True, False), GRAPH_SIZES[task_name]):
-            candidate = task.draw_graph(rng, positive)
+            candidate = task.draw(rng, positive)
             graph = candidate.graph
             assert (graph.num_nodes, graph.num_edges) == size
             assert candidate.label == int(positive)
@@ -275,17 +274,15 @@ def test_graph_task_sizes(task_name: str) -> None:
 @pytest.mark.parametrize("task_name", sorted(NODE_SIZES))
 def test_node_task_sizes(task_name: str) -> None:
     task = TASKS[task_name]
-    assert task.draw_nodes is not None
     rng = _rng(task, 0)
     for _ in range(3):
-        graph = task.draw_nodes(rng).graph
+        graph = task.draw(rng, True).graph
         assert (graph.num_nodes, graph.num_edges) == NODE_SIZES[task_name]
 
 
 def test_red_blue_leaf_motif_layout() -> None:
     task = TASKS["RedBlueLeaf"]
-    assert task.draw_graph is not None
-    candidate = task.draw_graph(_rng(task, 1), True)
+    candidate = task.draw(_rng(task, 1), True)
     graph = candidate.graph
     names = [next(iter(c)) for c in graph.colors]
     assert names[20:] == ["red", "blue", "blue"] * 4
@@ -302,11 +299,7 @@ def test_task_graphs_are_a_function_of_task_and_seed(task_name: str) -> None:
         rng = _rng(task, seed)
         out = []
         for i in range(4):
-            if task.draw_graph is not None:
-                graph = task.draw_graph(rng, i % 2 == 0).graph
-            else:
-                assert task.draw_nodes is not None
-                graph = task.draw_nodes(rng).graph
+            graph = task.draw(rng, i % 2 == 0).graph
             out.append(graph.edge_index.tobytes() + repr(graph.colors).encode())
         return out
 

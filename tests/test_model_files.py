@@ -21,8 +21,8 @@ classify element=C & <1>{double} element=O & atmost{single} 1 true & []{double} 
 
 
 @pytest.mark.parametrize("name,formula,options", [
-    ("CompetingRedundancy-format1.npz", "formulas/CompetingRedundancy.gml", {}),
-    ("Majority1Hop-direct-format1.npz", "formulas/Majority1Hop.gml", {"comparison": "direct"}),
+    ("CompetingRedundancy-format1.npz", "gracr/formulas/CompetingRedundancy.gml", {}),
+    ("Majority1Hop-direct-format1.npz", "gracr/formulas/Majority1Hop.gml", {"comparison": "direct"}),
 ])
 def test_format_1_files_written_by_gracr_0_1_0_still_load(name: str, formula: str,
                                                           options: dict[str, str]) -> None:

@@ -112,11 +112,11 @@ def test_comments_and_newlines_inside_formulas() -> None:
 def test_every_formula_file_parses() -> None:
     import glob
 
-    paths = sorted(glob.glob("formulas/*.gml"))
+    paths = sorted(glob.glob("gracr/formulas/*.gml"))
     assert len(paths) >= 7
     kinds = {path: gracr.parse_file(path).kind for path in paths}
-    assert kinds["formulas/Majority2Hop.gml"] is Kind.NODE
-    assert kinds["formulas/RedBlueLeaf.gml"] is Kind.GRAPH
+    assert kinds["gracr/formulas/Majority2Hop.gml"] is Kind.NODE
+    assert kinds["gracr/formulas/RedBlueLeaf.gml"] is Kind.GRAPH
 
 
 def test_names_may_start_with_a_keyword() -> None:

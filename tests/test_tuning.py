@@ -55,7 +55,7 @@ def test_bench_uses_tuned_settings_unless_told_not_to(monkeypatch: pytest.Monkey
     import gracr.bench.tuning as tuning
 
     monkeypatch.setattr(tuning, "tuned_settings",
-                        lambda explainer, task, level: {"sharpness": 0.75}
+                        lambda explainer, task, folders=(), level="edge": {"sharpness": 0.75}
                         if explainer == knob and level == "edge" else {})
     sizes = {"Redundancy": 6}
     tuned = plan_jobs(["Redundancy"], ["main"], [knob], [0], 1, 10.0, sizes)
@@ -173,3 +173,23 @@ def test_every_stored_tuned_setting_lies_in_its_table16_space() -> None:
             assert set(settings) <= set(searched), (path.name, task)
             for name, value in settings.items():
                 assert _in_space(value, searched[name], settings), (path.name, task, name, value)
+
+
+def test_tuned_settings_are_read_from_given_folders_then_the_user_then_the_package(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gracr.bench.tuning import TUNED_FOLDER
+
+    packaged = json.loads((TUNED_FOLDER / "GNNExplainer.json").read_text())["Redundancy"]
+    monkeypatch.setenv("GRACR_CONFIG", str(tmp_path / "config"))
+    assert tuned_settings("GNNExplainer", "Redundancy") == packaged["settings"]
+    written = store("GNNExplainer", "Redundancy", {"settings": {"epochs": 7}})
+    assert written == tmp_path / "config" / "tuned" / "GNNExplainer.json"
+    assert tuned_settings("GNNExplainer", "Redundancy") == {"epochs": 7}
+    store("GNNExplainer", "Redundancy", {"settings": {"epochs": 9}}, tmp_path / "mine")
+    assert tuned_settings("GNNExplainer", "Redundancy", [tmp_path / "mine"]) == {"epochs": 9}
+    # Other tasks still fall through to the package's entries.
+    other = json.loads((TUNED_FOLDER / "GNNExplainer.json").read_text())["Majority1Hop"]
+    assert tuned_settings("GNNExplainer", "Majority1Hop", [tmp_path / "mine"]) == \
+        other["settings"]
+    # The package's files are never written.
+    assert json.loads((TUNED_FOLDER / "GNNExplainer.json").read_text())["Redundancy"] == packaged

@@ -1,12 +1,14 @@
 """GracrBench datasets: generate a task's graphs from a seed, compute the exact UPI of
 every instance, store them once and reuse them.
 
-A dataset is keyed by task, seed, size option and generator version — never by
-formula — so that every compile variant of a task is scored on the same graphs
-and the same UPI. On disk (under `--out`, default `out/datasets`):
+A dataset is keyed by task, seed, size option, generator version and the task's
+content key (`Task.key`: its task file, main formula, motif and graph files) — never by
+a compile variant — so that every compile variant of a task is scored on the same
+graphs and the same UPI, and an edited task file never reuses a stale dataset. On disk
+(under `--datasets`, default the user cache folder of `gracr.bench.options`):
 
-    <out>/<task>/seed<S>-<graphs|targets><N>-gen<V>/dataset.jsonl   one line per graph
-    <out>/<task>/seed<S>-<graphs|targets><N>-gen<V>/meta.json       what was built, timings
+    <store>/<task>/seed<S>-<graphs|targets><N>-gen<V>-<key>/dataset.jsonl   one line per graph
+    <store>/<task>/seed<S>-<graphs|targets><N>-gen<V>-<key>/meta.json       what was built
 
 Each line is the README's graph object (`Graph.from_json`) plus, for graph tasks,
 `"label"` (0/1) and `"upi"` (0/1 per edge: the UPI of the graph's label), and for node tasks
@@ -30,13 +32,16 @@ import numpy.typing as npt
 from tqdm import tqdm
 
 from gracr.bdd.upi import receptive_field, upi
-from gracr.bench.options import DEFAULT_DATASETS
-from gracr.bench.tasks import GENERATOR_VERSION, TASKS, Candidate, Task
+from gracr.bench.options import default_datasets, missing_folders, remove_empty
+from gracr.bench.graph_sources import GraphFile
+from gracr.bench.candidates import GENERATOR_VERSION, Candidate
+from gracr.bench.tasks import Task, task_named
 from gracr.executor.model import compile_program
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
 from gracr.errors import GracrError
-from gracr.data.graph import Graph
+from gracr.data.graph import GRAPH_KEYS, Graph
+from gracr.data.schema import Schema
 from gracr.executor.numba_backend import SparseProgram, evaluate_columns, in_neighbour_csr, sparse_program
 
 BoolArray = npt.NDArray[np.bool_]
@@ -67,8 +72,9 @@ class Instance:
         return obj
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> Instance:
-        graph = Graph.from_json({k: obj[k] for k in ("num_nodes", "colors", "edges")})
+    def from_json(cls, obj: dict[str, Any], schema: Schema | None = None,
+                  where: str = "dataset line") -> Instance:
+        graph = Graph.from_json({k: obj[k] for k in GRAPH_KEYS if k in obj}, where, schema)
         if "label" in obj:
             return cls(graph, label=int(obj["label"]),
                        upi=(np.asarray(obj["upi"], dtype=np.bool_),))
@@ -85,25 +91,23 @@ class Dataset:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def to_pyg(self) -> list[Any]:
-        """PyG `Data` objects, ready for the explainers.
-
-        Fields: `x` (float multi-hot palette features `[N, |palette|]`), `edge_index`
-        (`[2, E]`), `task`, `index` (position in the dataset). Graph tasks: `y` (`[1]`
-        label) and `upi` (bool `[E]`). Node tasks: `y` (`[N]` node labels), `targets`
-        (`[T]` positive nodes), `upi` and `receptive_field` (bool `[T, E]`, row i for
-        `targets[i]`).
-        """
+        """One PyG `GroundTruthData` per graph (`gracr.bench.pyg_dataset`, which lists the
+        fields and how they batch): `x`, `edge_index`, `task`, `index`, and `y` + `upi`
+        (graph tasks) or `y` + `targets` + `upi_index` + `receptive_field_index` (node
+        tasks: the per-target masks as the entries of a sparse `[T, E]` matrix).
+        `GroundTruthDataset(dataset)` collects them into an `InMemoryDataset`."""
         import torch
-        from torch_geometric.data import Data
 
-        task = TASKS[self.task]
+        from gracr.bench.pyg_dataset import GroundTruthData, target_edge_index
+
+        task = task_named(self.task)
         program = task.program()
         data_list = []
         for index, instance in enumerate(self.instances):
             graph = instance.graph
-            data = Data(x=torch.as_tensor(graph.features(program.schema)),
-                        edge_index=torch.as_tensor(graph.edge_index), task=self.task,
-                        index=index)
+            data = GroundTruthData(x=torch.as_tensor(graph.features(program.schema)),
+                                   edge_index=torch.as_tensor(graph.edge_index),
+                                   task=self.task, index=index)
             if instance.label is not None:
                 data.y = torch.tensor([instance.label])
                 data.upi = torch.as_tensor(instance.upi[0])
@@ -111,22 +115,17 @@ class Dataset:
                 assert instance.node_labels is not None
                 data.y = torch.as_tensor(instance.node_labels.astype(np.int64))
                 data.targets = torch.tensor(instance.targets, dtype=torch.long)
-                data.upi = torch.as_tensor(np.stack(instance.upi)) if instance.upi else \
-                    torch.zeros((0, graph.num_edges), dtype=torch.bool)
+                no_target = np.zeros((0, graph.num_edges), dtype=np.bool_)
+                upi_masks = np.stack(instance.upi) if instance.upi else no_target
                 fields = [receptive_field(program, graph, t) for t in instance.targets]
-                data.receptive_field = torch.as_tensor(np.stack(fields)) if fields else \
-                    torch.zeros((0, graph.num_edges), dtype=torch.bool)
+                field_masks = np.stack(fields) if fields else no_target
+                data.upi_index = target_edge_index(torch.as_tensor(upi_masks))
+                data.receptive_field_index = target_edge_index(torch.as_tensor(field_masks))
             data_list.append(data)
         return data_list
 
 
 # ---------------------------------------------------------------- building
-
-
-def task_named(name: str) -> Task:
-    if name not in TASKS:
-        raise GracrError(f"unknown task '{name}'; the tasks are {', '.join(TASKS)}")
-    return TASKS[name]
 
 
 def _rng(task: Task, seed: int) -> np.random.Generator:
@@ -156,62 +155,122 @@ class _FastPredicate:
         return result
 
 
+class _Labeller:
+    """The formula's label of a graph task's candidate, and the exact-annotation check.
+
+    A candidate that names where φ must fire is accepted when φ fires exactly there (the
+    paper's generators; φ runs in the numba evaluator); any other when the classifier's
+    label (the reference evaluator) is the one wanted."""
+
+    def __init__(self, task: Task) -> None:
+        self.program = task.program()
+        self.predicate = task.predicate()
+        self._fires: _FastPredicate | None = None
+
+    def label(self, candidate: Candidate) -> int:
+        return int(bool(self.program.evaluate(candidate.graph)))
+
+    def accepts(self, candidate: Candidate, wanted: int) -> bool:
+        if candidate.annotated is None:
+            return self.label(candidate) == wanted
+        if self.predicate is None:
+            raise GracrError("a generator names annotated nodes, but the classifier is not "
+                             "'exists φ': there is no φ to check them against")
+        if self._fires is None:
+            self._fires = _FastPredicate.of(self.predicate)
+        firing = frozenset(int(v) for v in np.flatnonzero(self._fires(candidate.graph)))
+        return firing == candidate.annotated and candidate.label == wanted
+
+
+def _where(task: Task) -> str:
+    return str(task.origin) if task.origin is not None else task.name
+
+
 def _graph_instances(task: Task, seed: int, count: int,
                      progress: bool) -> Iterator[tuple[Candidate, int]]:
-    """`count` accepted candidates, half positive, and how many were rejected for each."""
-    assert task.draw_graph is not None
+    """`count` accepted candidates, `positive_fraction` of them positive, and how many
+    were rejected for each."""
     rng = _rng(task, seed)
-    labels = np.array([1] * (count // 2) + [0] * (count - count // 2))
+    positives = int(count * task.positive_fraction)
+    labels = np.array([1] * positives + [0] * (count - positives))
     rng.shuffle(labels)
-    fires = _FastPredicate.of(task.predicate())
+    labeller = _Labeller(task)
+    drawn = [0, 0]   # negative, positive candidates drawn so far (annotation rule: rejected)
     for label in tqdm(labels, desc=f"{task.name} seed {seed}: graphs", disable=not progress,
                       leave=False):
         for rejected in range(MAX_REJECTIONS_PER_GRAPH):
-            candidate = task.draw_graph(rng, bool(label))
-            firing = frozenset(int(v) for v in np.flatnonzero(fires(candidate.graph)))
-            if firing == candidate.annotated:
+            candidate = task.draw(rng, bool(label))
+            if labeller.accepts(candidate, int(label)):
                 yield candidate, rejected
                 break
+            if candidate.annotated is None:
+                drawn[1 - int(label)] += 1
         else:
-            raise GracrError(f"{task.name}: no acceptable graph in {MAX_REJECTIONS_PER_GRAPH} "
-                             "draws; the generator does not fit the formula")
+            wanted = "positive" if label else "negative"
+            raise GracrError(
+                f"{_where(task)}: formula: no {wanted} graph in {MAX_REJECTIONS_PER_GRAPH} "
+                f"draws in a row (rejected so far: {drawn[1]} positive, {drawn[0]} negative); "
+                f"the formula (almost) never {'fires' if label else 'fails'} on these graphs: "
+                "change [graphs] or [[plant]], or [dataset] positive_fraction")
+
+
+def _node_graphs(task: Task, seed: int, size: int) -> list[Graph]:
+    """Graphs drawn until they hold at least `size` positive targets (or the file's)."""
+    if isinstance(task.source, GraphFile):
+        return list(task.source.graphs[:size])
+    rng = _rng(task, seed)
+    fires = _FastPredicate.of(task.program())
+    graphs: list[Graph] = []
+    total = 0
+    barren = 0
+    while total < size:
+        graph = task.draw(rng, True).graph
+        found = int(fires(graph).sum())
+        graphs.append(graph)
+        total += found
+        barren = 0 if found else barren + 1
+        if barren >= MAX_REJECTIONS_PER_GRAPH:
+            raise GracrError(
+                f"{_where(task)}: formula: no positive node in {MAX_REJECTIONS_PER_GRAPH} "
+                f"graphs in a row ({total} positive targets in {len(graphs)} graphs, "
+                f"{size} wanted); the formula (almost) never fires on these graphs: change "
+                "[graphs] or [[plant]], or ask for fewer [dataset] targets")
+    return graphs
 
 
 def build_instances(task: Task, seed: int, size: int,
                     progress: bool = True) -> tuple[list[Instance], dict[str, Any]]:
     """Generate a task's graphs from `seed` and compute the UPI of each instance.
 
-    Graph tasks: `size` graphs, class ratio 0.5, rejection-sampled so that φ fires
-    only inside the motif of a positive graph and nowhere in a negative one; the UPI
-    of every graph's label. Node tasks: graphs accumulated until at least `size`
-    positive targets; the UPI of every positive target.
+    Graph tasks: `size` graphs, `positive_fraction` positive, rejection-sampled (the
+    paper's: φ fires only inside the motif of a positive graph and nowhere in a negative
+    one); the UPI of every graph's label. Node tasks: graphs accumulated until at least
+    `size` positive targets; the UPI of every positive target. A graph file: its first
+    `size` graphs as they are.
     """
     program = task.program()
     instances: list[Instance] = []
     rejections = 0
     start = time.perf_counter()
     if task.kind is Kind.GRAPH:
-        candidates = list(_graph_instances(task, seed, size, progress))
+        if isinstance(task.source, GraphFile):
+            candidates = [(Candidate(g), 0) for g in task.source.graphs[:size]]
+        else:
+            candidates = list(_graph_instances(task, seed, size, progress))
         generation = time.perf_counter() - start
         start = time.perf_counter()
         for candidate, rejected in tqdm(candidates, desc=f"{task.name} seed {seed}: UPI",
                                         disable=not progress, leave=False):
             rejections += rejected
             label, mask = upi(program, candidate.graph, order="computation")
-            assert label == candidate.label, "the formula disagrees with the annotation"
+            assert candidate.label is None or label == candidate.label, \
+                "the formula disagrees with the annotation"
             instances.append(Instance(candidate.graph, label=label, upi=(mask,)))
         upi_seconds = time.perf_counter() - start
     else:
-        assert task.draw_nodes is not None
-        rng = _rng(task, seed)
         fires = _FastPredicate.of(program)
-        drawn: list[tuple[Graph, BoolArray]] = []
-        total = 0
-        while total < size:
-            graph = task.draw_nodes(rng).graph
-            labels = fires(graph)
-            drawn.append((graph, labels))
-            total += int(labels.sum())
+        drawn = [(graph, fires(graph)) for graph in _node_graphs(task, seed, size)]
+        total = sum(int(labels.sum()) for _, labels in drawn)
         generation = time.perf_counter() - start
         start = time.perf_counter()
         bar = tqdm(total=total, desc=f"{task.name} seed {seed}: UPI", disable=not progress,
@@ -237,41 +296,57 @@ def build_instances(task: Task, seed: int, size: int,
 
 
 def dataset_folder(out: str, task: Task, seed: int, size: int) -> Path:
-    unit = "graphs" if task.kind is Kind.GRAPH else "targets"
-    return Path(out) / task.name / f"seed{seed}-{unit}{size}-gen{GENERATOR_VERSION}"
+    return Path(out) / task.name / f"seed{seed}-{task.unit}{size}-gen{GENERATOR_VERSION}-{task.key}"
 
 
-def load_or_build(task_name: str, seed: int, size: int | None = None, out: str = DEFAULT_DATASETS,
+def load_or_build(task_name: str, seed: int, size: int | None = None, out: str | None = None,
                   progress: bool = True) -> Dataset:
-    """The stored dataset for (task, seed, size), building and storing it on first use."""
+    """The stored dataset for (task, seed, size), building and storing it on first use.
+
+    `task_name` is a task's name or a task file; `out` the store (default
+    `default_datasets()`). A build that fails leaves no folder behind.
+    """
     task = task_named(task_name)
     if seed < 0:
         raise GracrError(f"the seed must be a non-negative integer, got {seed}")
     size = task.default_size if size is None else size
     if size <= 0:
         raise GracrError(f"the dataset size must be positive, got {size}")
-    folder = dataset_folder(out, task, seed, size)
+    if isinstance(task.source, GraphFile) and size > len(task.source.graphs):
+        raise GracrError(f"{task.source.path} holds {len(task.source.graphs)} graphs; "
+                         f"{size} asked for")
+    folder = dataset_folder(default_datasets() if out is None else out, task, seed, size)
     data_file, meta_file = folder / "dataset.jsonl", folder / "meta.json"
+    schema = task.program().schema
     if data_file.exists() and meta_file.exists():
         meta = json.loads(meta_file.read_text())
         with open(data_file, encoding="utf-8") as handle:
-            stored = tuple(Instance.from_json(json.loads(line)) for line in handle)
+            stored = tuple(Instance.from_json(json.loads(line), schema, f"{data_file}:{n}")
+                           for n, line in enumerate(handle, start=1))
         return Dataset(task.name, seed, stored, meta)
+    created = missing_folders(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         probe = folder / ".writable"
         probe.write_text("")
         probe.unlink()
     except OSError as error:
+        remove_empty(created)
         raise GracrError(f"{folder}: cannot write the dataset there ({error.strerror})") from None
-    instances, meta = build_instances(task, seed, size, progress)
-    from gracr.version import __version__
+    try:
+        instances, meta = build_instances(task, seed, size, progress)
+        from gracr.version import __version__
 
-    meta = {"task": task.name, "seed": seed, "size": size,
-            "generator_version": GENERATOR_VERSION, "gracr_version": __version__,
-            "graphs": len(instances), **meta}
-    _write_lines(data_file, instances)
-    meta_file.write_text(json.dumps(meta, indent=2) + "\n")
+        meta = {"task": task.name, "seed": seed, "size": size, "task_key": task.key,
+                "generator_version": GENERATOR_VERSION, "gracr_version": __version__,
+                "graphs": len(instances), **meta}
+        _write_lines(data_file, instances)
+        meta_file.write_text(json.dumps(meta, indent=2) + "\n")
+    except BaseException:
+        for partial in (data_file, meta_file, data_file.with_name(data_file.name + ".partial")):
+            partial.unlink(missing_ok=True)
+        remove_empty(created)
+        raise
     return Dataset(task.name, seed, tuple(instances), meta)
 
 
@@ -310,7 +385,7 @@ def size_stats(dataset: Dataset) -> SizeStats:
     """Nodes, edges, UPI edges and UPI fraction averaged over the positive samples;
     the fraction's denominator is |E| for graph tasks and the target's receptive
     field for node tasks (Table 15)."""
-    task = TASKS[dataset.task]
+    task = task_named(dataset.task)
     program = task.program()
     nodes, edges, upi_edges, fractions = [], [], [], []
     for instance in dataset.instances:

@@ -25,12 +25,14 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.bdd.upi import upi
-from gracr.bench.datasets import Dataset, dataset_folder, load_or_build, task_named
+from gracr.bench.datasets import Dataset, dataset_folder, load_or_build
 from gracr.bench.metric import Level
-from gracr.bench.options import DEFAULT_DATASETS
+from gracr.bench.options import default_datasets
+from gracr.bench.tasks import task_named
 from gracr.bench.paper import PAPER_MAX_DEGREE
 from gracr.bench.tasks import VARIANTS, Variant
 from gracr.compiler.desugar import uses_comparison
+from gracr.dsl.parse import Program
 from gracr.errors import GracrError
 from gracr.executor.model import CompiledGNN, compile_program
 
@@ -69,13 +71,18 @@ def variant_named(name: str) -> Variant:
     return VARIANTS[name]
 
 
-def compile_variant(task_name: str, variant: Variant, dataset: Dataset) -> CompiledGNN:
-    """The task's classifier compiled as `variant` says, exact on every graph of `dataset`."""
+def variant_program(task_name: str, variant: Variant) -> Program:
+    """The task's classifier that `variant` compiles (its own formula or the alternative)."""
     task = task_named(task_name)
     if variant.formula >= len(task.formula_files):
         raise GracrError(f"variant '{variant.name}' does not apply to {task_name}: it has "
                          "no alternative formula")
-    program = task.program(variant.formula)
+    return task.program(variant.formula)
+
+
+def compile_variant(task_name: str, variant: Variant, dataset: Dataset) -> CompiledGNN:
+    """The task's classifier compiled as `variant` says, exact on every graph of `dataset`."""
+    program = variant_program(task_name, variant)
     max_degree = None
     if variant.comparison == "expanded" and uses_comparison(program.classifier):
         largest = max((int(np.bincount(i.graph.targets, minlength=i.graph.num_nodes).max())
@@ -98,7 +105,7 @@ def subject_for(dataset: Dataset, program: Any, model: CompiledGNN,
 
 
 def first_subjects(task_name: str, seed: int, count: int, size: int | None = None,
-                   datasets: str = DEFAULT_DATASETS, progress: bool = False,
+                   datasets: str | None = None, progress: bool = False,
                    model: CompiledGNN | None = None, level: Level = "edge"
                    ) -> list[tuple[PositiveInstance, Any]]:
     """The first `count` positive instances of the (task, seed) dataset, each with its
@@ -119,16 +126,16 @@ def first_subjects(task_name: str, seed: int, count: int, size: int | None = Non
 
 
 def ground_truth(dataset: Dataset, instances: Iterable[PositiveInstance], level: Level,
-                 datasets: str = DEFAULT_DATASETS) -> dict[int, BoolArray]:
+                 datasets: str | None = None) -> dict[int, BoolArray]:
     """Each instance's UPI at `level`, by instance index: the stored edge UPI, or the node UPI
     (module docstring), read from `node_upi.jsonl` in the dataset's folder under `datasets`
-    and computed (and added there) where missing."""
+    (default the store of `load_or_build`) and computed (and added there) where missing."""
     chosen = list(instances)
     if level == "edge":
         return {instance.index: instance.upi for instance in chosen}
     task = task_named(dataset.task)
-    folder = dataset_folder(datasets, task, dataset.seed,
-                            int(dataset.meta.get("size", task.default_size)))
+    folder = dataset_folder(default_datasets() if datasets is None else datasets, task,
+                            dataset.seed, int(dataset.meta.get("size", task.default_size)))
     path = folder / NODE_UPI_FILE
     stored = _read_node_upis(path)
     found: dict[int, BoolArray] = {}

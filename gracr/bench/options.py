@@ -1,20 +1,30 @@
 """Command-line values shared by `gracrc bench`, `tune`, `fuzz` and `ablate`: seed lists,
-name lists and `--set Explainer.key=value` overrides, parsed one way everywhere, and the
-options they share (`--budget`, `--plugin`, `--keep-errors`, `--level`), declared once."""
+name lists and `--set Explainer.key=value` overrides, parsed one way everywhere; the
+options they share (`--budget`, `--plugin`, `--keep-errors`, `--level`), declared once; the
+default dataset store (in `gracr.places`' cache folder); and the clean-up of folders a
+failed command created."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.bench.metric import LEVELS
 from gracr.errors import GracrError
+from gracr.places import CACHE_VARIABLE, cache_folder
 
-# Where datasets are stored and reused unless a command is told otherwise.
-DEFAULT_DATASETS = "out/datasets"
+
+def default_datasets() -> str:
+    """Where datasets are stored and reused unless a command is told otherwise."""
+    return str(cache_folder() / "datasets")
+
+
+DATASETS_HELP = (f"dataset store (default ${CACHE_VARIABLE}/datasets, else the user cache "
+                 "folder)")
 
 
 def add_budget_option(parser: argparse.ArgumentParser, help: str | None = None) -> None:
@@ -93,3 +103,19 @@ def parse_overrides(pairs: Sequence[str], explainers: Sequence[str]) -> dict[str
             raise GracrError(f"--set names {explainer}, which is not among the explainers run")
         overrides.setdefault(explainer, {})[key] = value
     return overrides
+
+
+def missing_folders(folder: Path) -> list[Path]:
+    """`folder` and those of its parents that do not exist yet, deepest first: what a
+    command creates, and must remove again if it fails."""
+    return [path for path in (folder, *folder.parents) if not path.exists()]
+
+
+def remove_empty(folders: Sequence[Path]) -> None:
+    """Remove `folders` (deepest first) while they are empty: a failed command leaves
+    no empty folder behind."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return

@@ -34,15 +34,15 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from tqdm import tqdm
 
-from gracr.bench.datasets import load_or_build, task_named
+from gracr.bench.datasets import load_or_build
 from gracr.bench.metric import Level
-from gracr.bench.options import DEFAULT_DATASETS
+from gracr.bench.tasks import task_files, task_named
 from gracr.bench.budget import explain_each
+from gracr.bench.options import missing_folders, remove_empty
 from gracr.bench.record import (RESULTS_FILE, Record, latest_records, read_records,
-                                start_results, write_record)
-from gracr.bench.instances import (PositiveInstance, compile_variant, first_subjects,
-                                   ground_truth, positive_instances, subject_for,
-                                   variant_named)
+                                record_objects, start_results, write_record)
+from gracr.bench.instances import (PositiveInstance, compile_variant, ground_truth,
+                                   positive_instances, subject_for, variant_named)
 from gracr.errors import GracrError
 
 # ---------------------------------------------------------------- the worker
@@ -59,10 +59,13 @@ class Job:
     limit: int
     budget: float
     dataset_size: int | None
-    datasets: str
+    datasets: str | None
     # Positive instances before `start` are left to another run: one seed's job can
     # be split across machines or sessions, and `gracrc report` merges the folders.
     start: int = 0
+    # The task file of a task that is not the package's: a spawned worker reads it to
+    # know the task by name.
+    task_file: str | None = None
     level: Level = "edge"
 
     def wanted(self, positives: int) -> range:
@@ -105,28 +108,20 @@ def _registered_explainer(job: Job) -> Any:
             f"(--plugin MODULE_OR_FILE.py, or `plugins` of gracr.bench.runner.run)") from None
 
 
-def _trained_explainer(job: Job, spec: Any, model: Any) -> Any:
-    """`spec` trained on the first instances of the task's held-out seed, explained by the
-    job's own model (seeded with the job's seed, so a resumed job trains it the same)."""
-    from gracr.bench.explainers import TRAINING_INSTANCES, trained
-    from gracr.bench.tuning import HELD_OUT_SEED
-
-    training = first_subjects(job.task, HELD_OUT_SEED, int(job.settings[TRAINING_INSTANCES]),
-                              job.dataset_size, job.datasets, model=model, level=job.level)
-    return trained(spec, [subject for _, subject in training], job.settings, job.seed)
-
-
 def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
     """Explain the job's instances not in `done`; send each `Record` to `send` (the
     pool's queue by default). Returns how many records were sent."""
     from gracr.bench.explainers import explainer_seed
+    from gracr.bench.tuning import ready_explainer
 
     emit = send if send is not None else _progress.put
+    if job.task_file is not None:
+        task_named(job.task_file)
     explainer = _registered_explainer(job)   # before any work, so a failure is quick
     dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets, progress=False)
     model = compile_variant(job.task, variant_named(job.variant), dataset)
-    if explainer.train is not None:
-        explainer = _trained_explainer(job, explainer, model)
+    explainer = ready_explainer(explainer, job.task, model, job.settings, job.seed,
+                                job.dataset_size, job.datasets, job.level)
     program = task_named(job.task).program()
     modules: dict[str, Any] = {}
     todo = list(_until((instance for instance in positive_instances(dataset)
@@ -192,16 +187,33 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
     register explainers) are loaded here and, with every plugin loaded before, in each
     worker process."""
     from gracr.bench.explainers import load_plugins
-    from gracr.bench.tuning import HELD_OUT_SEED
 
     worker_plugins = tuple(load_plugins(plugins))
     folder = Path(out)
+    results = folder / RESULTS_FILE
+    created = missing_folders(folder)
+    fresh = not results.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        results = folder / RESULTS_FILE
         start_results(results)
     except OSError as error:
+        remove_empty(created)
         raise GracrError(f"{folder}: cannot write results there ({error.strerror})") from None
+    try:
+        _run(jobs, results, workers, progress, keep_errors, worker_plugins)
+    except BaseException:
+        # A run that failed before its first record leaves nothing behind.
+        if fresh and not any(True for _ in record_objects(results)):
+            results.unlink(missing_ok=True)
+            remove_empty(created)
+        raise
+    return results
+
+
+def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_errors: bool,
+         worker_plugins: tuple[str, ...]) -> None:
+    from gracr.bench.tuning import HELD_OUT_SEED
+
     done, stopped = read_done(results, keep_errors)
     # Build every dataset once, here: workers building the same one would race.
     datasets: dict[tuple[str, int], Any] = {}
@@ -274,7 +286,6 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
                     if not future.cancelled():
                         future.result()   # re-raise a worker's failure (not an explainer's)
     bar.close()
-    return results
 
 
 def _needs_training(explainer: str) -> bool:
@@ -285,14 +296,15 @@ def _needs_training(explainer: str) -> bool:
 
 def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seeds: list[int],
               limit: int, budget: float, dataset_size: Mapping[str, int | None],
-              datasets: str = DEFAULT_DATASETS, settings: str = "tuned",
+              datasets: str | None = None, settings: str = "tuned",
               overrides: Mapping[str, Mapping[str, Any]] | None = None,
-              start: int = 0, level: Level = "edge") -> list[Job]:
+              start: int = 0, tuned: Sequence[str] = (), level: Level = "edge") -> list[Job]:
     """Every (task, variant, explainer, seed) job, with each explainer's settings for
-    the task: its defaults, then its tuned settings (`settings="tuned"`) at `level`, then
-    `overrides[explainer]`. Variants that do not apply to a task are skipped. Each job
-    explains positive instances `start` to `limit - 1`, scored at `level`; an explainer
-    that gives no scores at `level` is an error here, before anything runs."""
+    the task: its defaults, then its tuned settings (`settings="tuned"`, at `level`; read
+    from the `tuned` folders first), then `overrides[explainer]`. Variants that do not
+    apply to a task are skipped. Each job explains positive instances `start` to
+    `limit - 1`, scored at `level`; an explainer that gives no scores at `level` is an
+    error here, before anything runs."""
     from gracr.bench.explainers import check_level, explainer_named, settings_for, settings_hash
     from gracr.bench.tuning import tuned_settings
 
@@ -303,6 +315,7 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
     if budget <= 0:
         raise GracrError(f"--budget must be positive, got {budget}")
     jobs = []
+    files = task_files(tasks)
     for task in tasks:
         task_named(task)
         for variant_name in variants:
@@ -314,11 +327,11 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
                 check_level(spec, level)
                 chosen: dict[str, Any] = {}
                 if settings == "tuned":
-                    chosen.update(tuned_settings(name, task, level))
+                    chosen.update(tuned_settings(name, task, tuned, level))
                 chosen.update((overrides or {}).get(name, {}))
                 merged = settings_for(spec, chosen)
                 for seed in seeds:
                     jobs.append(Job(task, variant_name, name, merged, settings_hash(merged),
                                     seed, limit, budget, dataset_size.get(task), datasets,
-                                    start, level))
+                                    start, files.get(task), level))
     return jobs

@@ -1,174 +1,124 @@
-"""The six GracrBench tasks of App. F: their formula files and their graph generators.
+"""GracrBench tasks: a formula, where its graphs come from, and how big its dataset is.
 
-A generator draws one candidate graph from a numpy `Generator`. Graph tasks draw a
-positive or a negative candidate and the dataset builder keeps it only if the
-task's node predicate φ fires exactly where the annotation says (rejection
-sampling, App. F); node tasks draw whole graphs, whose labels are the formula's.
-The datasets do not depend on how the formula is compiled: every compile variant
-of a task (demorgan/flat, expanded/direct, the alternative formula φ∨) is evaluated
-on the same graphs.
+A task is a small TOML file beside its `.gml` (the paper's six ship in
+`gracr/formulas/`; a user's may be anywhere):
 
-The random parts run in numba kernels (`gracr.data.generators`: the
-Barabási–Albert background and its colours; `gracr.data.motifs`: anchors and
-planted motifs), each seeded from the numpy `Generator` (three seeds per candidate),
-so a task's graphs are a pure function of (task, seed) on any machine. Kernels work
-on colour indices; here they are mapped to each task's colour names.
+    name = "TwoRedNoGreen"
+    formula = "two_red.gml"          # or a list: the main formula, then equivalent variants
+    [graphs]                         # exactly one of family / file / generator
+    family = "barabasi-albert"       # a family of gracr.data.generators.GRAPH_FAMILIES
+    nodes = { min = 20, max = 30 }   # background size, uniform in [min, max] (or one integer)
+    colors = { red = 0.3, blue = 0.4, green = 0.3 }
+    # attributes = { element = { C = 0.7, O = 0.3 } }     # per family, like colors
+    # relations = { single = 0.8, double = 0.2 }          # per undirected edge
+    # file = "graphs.jsonl"          # graphs taken as they are
+    # generator = "package.module:function"              # a Python generator
+    [[plant]]                        # only with family: motifs planted before labelling
+    motif = "motif.json"             # a graph JSON (relative paths: beside the task file)
+    count = { min = 0, max = 2 }     # copies per candidate
+    links = 1                        # edges (both directions) from a random motif node
+                                     # to a random background node, per copy
+    [dataset]
+    graphs = 1000                    # graph tasks, rejection-sampled to positive_fraction
+    positive_fraction = 0.5
+    # targets = 500                  # node tasks: graphs accumulate until this many positives
+
+How colours, values and relations are drawn, and what a generator returns: see
+`gracr.bench.graph_sources`.
+
+The dataset of a task is a pure function of the task's files and the seed: its store key
+(`Task.key`) hashes the task file, the main formula, the motif and graph files and a user
+generator's module source (gracr's own generators are covered by `GENERATOR_VERSION`),
+so an edited task never reuses a stale dataset.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import difflib
+import hashlib
+import importlib
+import importlib.util
+import math
+import re
+import tomllib
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Mapping, Sequence
 
-import numpy as np
 
+from gracr.bench.candidates import Candidate, Rng
+from gracr.bench.graph_sources import (Between, GraphFile, Odds, Plant, PythonGenerator,
+                                       RandomGraphs, Source)
 from gracr.compiler.desugar import uses_comparison
+from gracr.data.generators import GRAPH_FAMILIES
+from gracr.data.graph import Graph, read_graphs
 from gracr.dsl import ir
 from gracr.dsl.parse import Program, parse
-from gracr.data.generators import barabasi_albert_edges, uniform_colours
-from gracr.data.graph import Graph, IntArray
-from gracr.data.motifs import plant_chains, plant_hub
+from gracr.errors import GracrError
 
-# Bump when a generator changes: stored datasets are keyed by it.
-GENERATOR_VERSION = 3
+DEFAULT_GRAPHS = 1000       # App. F: graph task datasets
+DEFAULT_TARGETS = 500       # App. F: positive targets of a node task
+DEFAULT_POSITIVE_FRACTION = 0.5
 
-Rng = np.random.Generator
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A drawn graph and, for graph tasks, where φ must fire (`None` for node tasks)."""
-
-    graph: Graph
-    label: int | None
-    annotated: frozenset[int] | None
+_KEYS: dict[str | None, tuple[str, ...]] = {
+    None: ("name", "formula", "description", "graphs", "plant", "dataset"),
+    "graphs": ("family", "nodes", "colors", "attributes", "relations", "file", "generator"),
+    "plant": ("motif", "count", "links"),
+    "dataset": ("graphs", "positive_fraction", "targets"),
+}
 
 
-@dataclass(frozen=True)
-class _Seeds:
-    """The three kernel seeds of one candidate, taken off the task's numpy Generator."""
-
-    background: int
-    colours: int
-    motif: int
-
-    @classmethod
-    def draw(cls, rng: Rng) -> _Seeds:
-        background, colours, motif = (int(s) for s in rng.integers(2**31 - 1, size=3))
-        return cls(background, colours, motif)
-
-
-def _background(seeds: _Seeds, num_nodes: int, num_colours: int) -> tuple[IntArray, IntArray]:
-    """A Barabási–Albert graph (attachment 2) and a colour index per node, uniform over
-    the first `num_colours` colours of the task's names."""
-    edges = barabasi_albert_edges(num_nodes, 2, seed=seeds.background)
-    return edges, uniform_colours(num_nodes, num_colours, seed=seeds.colours)
-
-
-def _graph(names: tuple[str, ...], colours: IntArray, background_edges: IntArray,
-           pairs: IntArray | None = None) -> Graph:
-    """The graph: colour indices named, planted `pairs` listed in both directions, and
-    the edges sorted by (target, source).
-
-    The ROBDD's static variable order is the edge order (§4.3), and every modality
-    counts the in-edges of a node: listing each node's in-edges together keeps the
-    diagrams small (on Majority2Hop, hub neighbourhoods blow up under an interleaved
-    order).
-    """
-    edges = background_edges.T
-    if pairs is not None and len(pairs):
-        edges = np.concatenate([edges, pairs, pairs[:, ::-1]], axis=0)
-    edges = edges[np.lexsort((edges[:, 0], edges[:, 1]))]
-    return Graph.from_edges(len(colours), [[names[c]] for c in colours], edges)
-
-
-# Colour names by index; a background draws from the first `len(palette)` of them.
-_RED, _BLUE, _GREEN = 0, 1, 2
-_RED_BLUE_GREEN = ("red", "blue", "green")
-_GREY, _SILVER, _BLACK, _HUB_RED, _HUB_BLUE, _HUB_GREEN = range(6)
-_HUB_NAMES = ("grey", "silver", "black", "red", "blue", "green")
-
-
-def red_blue_leaf(rng: Rng, positive: bool) -> Candidate:
-    """RedBlueLeaf: BA(20) in red/blue/green; positives get the 12-node chain motif (four
-    red cores, each with two blue leaves), its endpoints linked to two background nodes
-    recoloured green. φ must fire on the two interior cores of a positive graph and
-    nowhere on a negative one."""
-    seeds = _Seeds.draw(rng)
-    edges, colours = _background(seeds, 20, 3)
-    if not positive:
-        return Candidate(_graph(_RED_BLUE_GREEN, colours, edges), 0, frozenset())
-    colours, pairs = plant_chains(colours, 1, 4, seeds.motif, core=_RED, leaf=_BLUE,
-                                  anchor=_GREEN)
-    cores = [20 + 3 * i for i in range(4)]
-    return Candidate(_graph(_RED_BLUE_GREEN, colours, edges, pairs), 1, frozenset(cores[1:3]))
-
-
-def _black_hub(rng: Rng, members: list[tuple[int, int]], positive: bool) -> Candidate:
-    """BA(30) in grey/silver; one black node (node 30) joined to `count` new nodes of
-    each `(colour, count)` and to 5 distinct random background nodes."""
-    seeds = _Seeds.draw(rng)
-    edges, colours = _background(seeds, 30, 2)
-    colours, pairs = plant_hub(colours, _BLACK, members, 5, seeds.motif)
-    graph = _graph(_HUB_NAMES, colours, edges, pairs)
-    return Candidate(graph, int(positive), frozenset({30}) if positive else frozenset())
-
-
-def redundancy(rng: Rng, positive: bool) -> Candidate:
-    """Redundancy: the black hub with 6 red neighbours (none in a negative graph)."""
-    return _black_hub(rng, [(_HUB_RED, 6 if positive else 0)], positive)
-
-
-def competing_redundancy(rng: Rng, positive: bool) -> Candidate:
-    """CompetingRedundancy: the black hub with 1 red, 2 blue and 3 green neighbours; a
-    negative graph starves every group, planting one member fewer than its threshold."""
-    short = 0 if positive else 1
-    return _black_hub(rng, [(_HUB_RED, 1 - short), (_HUB_BLUE, 2 - short),
-                            (_HUB_GREEN, 3 - short)], positive)
-
-
-def red_blue_leaf_nc(rng: Rng) -> Candidate:
-    """RedBlueLeaf-NC: BA(300) in red/blue/green with 50 planted units (a path of three
-    red cores with two blue leaves each), each unit's endpoints tied to two background
-    nodes recoloured green (100 distinct anchors): 750 nodes."""
-    seeds = _Seeds.draw(rng)
-    edges, colours = _background(seeds, 300, 3)
-    colours, pairs = plant_chains(colours, 50, 3, seeds.motif, core=_RED, leaf=_BLUE,
-                                  anchor=_GREEN)
-    return Candidate(_graph(_RED_BLUE_GREEN, colours, edges, pairs), None, None)
-
-
-def majority(rng: Rng) -> Candidate:
-    """Majority1Hop / Majority2Hop: BA(500), colours uniform over red, blue, green."""
-    seeds = _Seeds.draw(rng)
-    edges, colours = _background(seeds, 500, 3)
-    return Candidate(_graph(_RED_BLUE_GREEN, colours, edges), None, None)
+class TaskFileError(GracrError):
+    """A task file that cannot be used; the message names the file, line and key."""
 
 
 @dataclass(frozen=True)
 class Task:
-    """A benchmark task: its formula files (main one first) and its generator."""
+    """A benchmark task: its formula files (main one first), its graph source and its
+    dataset size. `origin` is the task file; `key` the content hash its datasets are
+    stored under."""
 
     name: str
-    formula_files: tuple[str, ...]
+    formulas: tuple[Path, ...]
     kind: ir.Kind
-    draw_graph: Callable[[Rng, bool], Candidate] | None = None
-    draw_nodes: Callable[[Rng], Candidate] | None = None
+    source: Source
+    graphs: int = DEFAULT_GRAPHS
+    positive_fraction: float = DEFAULT_POSITIVE_FRACTION
+    targets: int = DEFAULT_TARGETS
+    origin: Path | None = None
+    key: str = ""
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Task:
+        """Read and check a task file; raise `TaskFileError` naming the file, line and key."""
+        return _read_task(Path(path))
+
+    @property
+    def unit(self) -> str:
+        """What the dataset size counts: `graphs` (graph tasks, graph files) or `targets`."""
+        if self.kind is ir.Kind.GRAPH or isinstance(self.source, GraphFile):
+            return "graphs"
+        return "targets"
 
     @property
     def default_size(self) -> int:
-        """1000 graphs (graph tasks) or 500 positive targets (node tasks), App. F."""
-        return 1000 if self.kind is ir.Kind.GRAPH else 500
-
-    def program(self, variant: int = 0) -> Program:
-        return load_formula(self.formula_files[variant])
+        if isinstance(self.source, GraphFile):
+            return len(self.source.graphs)
+        return self.graphs if self.kind is ir.Kind.GRAPH else self.targets
 
     def size_of(self, graphs: int | None, targets: int | None) -> int | None:
-        """The dataset size the command line asks of this task: `--graphs` for a graph task,
-        `--targets` for a node task (`None`: the default size)."""
-        return graphs if self.kind is ir.Kind.GRAPH else targets
+        """The dataset size the command line asks of this task: `--graphs` or `--targets`
+        as the task counts (`None`: the default size)."""
+        return graphs if self.unit == "graphs" else targets
+
+    @property
+    def formula_files(self) -> tuple[str, ...]:
+        return tuple(path.name for path in self.formulas)
+
+    def program(self, variant: int = 0) -> Program:
+        path = self.formulas[variant]
+        return parse(path.read_text(encoding="utf-8"), filename=_shown(path))
 
     def variants(self) -> list[str]:
         """The variants that differ from `main` on this task (plus `main`)."""
@@ -176,16 +126,304 @@ class Task:
         names = ["main", "flat"]
         if uses_comparison(program.classifier):
             names.append("direct")
-        if len(self.formula_files) > 1:
+        if len(self.formulas) > 1:
             names.append("or")
         return names
 
-    def predicate(self) -> Program:
-        """The node predicate φ under the graph task's `exists` (for rejection sampling)."""
+    def predicate(self) -> Program | None:
+        """The node predicate φ of a graph task `exists φ` (for the exact-annotation rule);
+        `None` when the classifier is another graph sentence."""
         program = self.program()
-        assert isinstance(program.classifier, ir.Exists)
-        return Program(program.palette, program.classifier.arg, ir.Kind.NODE,
-                       program.names, program.filename, program.source)
+        if not isinstance(program.classifier, ir.Exists):
+            return None
+        return replace(program, classifier=program.classifier.arg, kind=ir.Kind.NODE)
+
+    def draw(self, rng: Rng, positive: bool) -> Candidate:
+        """One candidate graph (`positive`: the class a graph task's builder wants next)."""
+        source = self.source
+        if isinstance(source, RandomGraphs):
+            return source.draw(rng)
+        if isinstance(source, GraphFile):
+            raise GracrError(f"{self.name}: a graph file source is not drawn from")
+        drawn = source.function(rng, positive) if self.kind is ir.Kind.GRAPH \
+            else source.function(rng)
+        if isinstance(drawn, Graph):
+            drawn = Candidate(drawn)
+        if not isinstance(drawn, Candidate):
+            raise GracrError(f"{self.name}: the generator {source.reference} returned "
+                             f"{type(drawn).__name__}, not a Graph or a Candidate")
+        return drawn
+
+
+def _shown(path: Path) -> str:
+    """How a formula path is shown in messages: relative to the working folder if inside."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+# ---------------------------------------------------------------- reading a task file
+
+
+class _Reader:
+    """Checks one parsed task file; every error names the file, the line and the key."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+
+    def fail(self, table: str | None, key: str | None, message: str) -> TaskFileError:
+        line, column = self._locate(table, key)
+        where = ".".join(part for part in (table, key) if part)
+        return TaskFileError(f"{self.path}:{line}:{column}: {where + ': ' if where else ''}"
+                             f"{message}")
+
+    def _locate(self, table: str | None, key: str | None) -> tuple[int, int]:
+        """The line and column of `key` in `[table]` (or of the table), by a scan of the
+        text: tomllib keeps no positions."""
+        current: str | None = None
+        header_line = 1
+        for number, raw in enumerate(self.lines, start=1):
+            line = raw.strip()
+            header = re.fullmatch(r"\[\[?\s*([\w.-]+)\s*\]\]?.*", line)
+            if header and not line.startswith("#"):
+                current = header.group(1)
+                if current == table:
+                    header_line = number
+                continue
+            if current == table and key is not None:
+                match = re.match(rf"\s*({re.escape(key)})\s*[=.]", raw)
+                if match:
+                    return number, match.start(1) + 1
+        return header_line, 1
+
+    def known(self, table: str | None, values: Mapping[str, Any]) -> None:
+        for key in values:
+            if key not in _KEYS[table]:
+                home = [t for t, keys in _KEYS.items() if t is not None and key in keys]
+                if home and table is None:
+                    raise self.fail(table, key, f"belongs in the [{home[0]}] table")
+                close = difflib.get_close_matches(key, _KEYS[table], n=1)
+                hint = f"; did you mean '{close[0]}'?" if close else \
+                    f"; the keys are {', '.join(_KEYS[table])}"
+                raise self.fail(table, key, f"unknown key{hint}")
+
+    def table(self, data: Mapping[str, Any], name: str) -> dict[str, Any]:
+        value = data.get(name, {})
+        if not isinstance(value, dict):
+            raise self.fail(None, name, "must be a table")
+        self.known(name, value)
+        return value
+
+    def integer(self, table: str | None, values: Mapping[str, Any], key: str, default: int,
+                low: int) -> int:
+        value = values.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or value < low:
+            raise self.fail(table, key, f"must be an integer of at least {low}, got {value!r}")
+        return value
+
+    def between(self, table: str, values: Mapping[str, Any], key: str, default: int,
+                low: int) -> Between:
+        value = values.get(key, default)
+        if isinstance(value, dict):
+            unknown = set(value) - {"min", "max"}
+            if unknown or {"min", "max"} - set(value):
+                raise self.fail(table, key, "write an integer or { min = A, max = B }")
+            first = self.integer(table, value, "min", 0, low)
+            last = self.integer(table, value, "max", 0, low)
+            if last < first:
+                raise self.fail(table, key, f"min {first} is above max {last}")
+            return Between(first, last)
+        single = self.integer(table, values, key, default, low)
+        return Between(single, single)
+
+    def odds(self, table: str, key: str, value: Any, allowed: Sequence[str],
+             what: str, whole: bool) -> Odds:
+        if not isinstance(value, dict) or not value:
+            raise self.fail(table, key, f"write {{ {allowed[0] if allowed else 'name'} = 0.5, "
+                                        "... }: a probability per name")
+        for name, p in value.items():
+            if name not in allowed:
+                raise self.fail(table, key, f"'{name}' is not a {what} of the formula (the "
+                                            f"{what}s are {', '.join(allowed) or 'none'})")
+            if not isinstance(p, (int, float)) or isinstance(p, bool) or not 0 <= p <= 1:
+                raise self.fail(table, key, f"the probability of '{name}' must be a number "
+                                            f"in [0, 1], got {p!r}")
+        total = float(sum(value.values()))
+        if total > 1 + 1e-9 or (whole and not math.isclose(total, 1.0, abs_tol=1e-9)):
+            need = "sum to 1" if whole else "sum to at most 1"
+            raise self.fail(table, key, f"the probabilities must {need}, they sum to {total:g}")
+        return tuple((str(name), float(p)) for name, p in value.items())
+
+    def file(self, table: str, key: str, value: Any) -> Path:
+        if not isinstance(value, str) or not value:
+            raise self.fail(table, key, "must be a file name")
+        path = Path(value) if Path(value).is_absolute() else self.path.parent / value
+        if not path.is_file():
+            raise self.fail(table, key, f"{path}: no such file")
+        return path
+
+
+def _read_task(path: Path) -> Task:
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
+    except FileNotFoundError:
+        raise TaskFileError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise TaskFileError(f"{path}: cannot read the task file ({error})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        at = re.search(r"\(at line (\d+), column (\d+)\)", message)
+        place = f"{at.group(1)}:{at.group(2)}" if at else "1:1"
+        message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
+        raise TaskFileError(f"{path}:{place}: not TOML: {message}") from None
+    reader = _Reader(path, text)
+    reader.known(None, data)
+    for key in ("name", "formula", "graphs"):
+        if key not in data:
+            raise reader.fail(None, None, f"missing '{key}'")
+    name = data["name"]
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][\w.+-]*", name):
+        raise reader.fail(None, "name", "must be a name of letters, digits, '-', '_', '.' or "
+                                        "'+' (it names the task in results and folders)")
+    listed = data["formula"] if isinstance(data["formula"], list) else [data["formula"]]
+    if not listed:
+        raise reader.fail(None, "formula", "name at least one .gml file")
+    formulas = tuple(reader.file(None, "formula", value) for value in listed)  # type: ignore[arg-type]
+    program = parse(formulas[0].read_text(encoding="utf-8"), filename=_shown(formulas[0]))
+    for other in formulas[1:]:
+        if parse(other.read_text(encoding="utf-8"), filename=_shown(other)).kind \
+                is not program.kind:
+            raise reader.fail(None, "formula", f"{other.name} is not the same kind of "
+                                               "classifier as the main formula")
+    graphs = reader.table(data, "graphs")
+    plants = data.get("plant", [])
+    if not isinstance(plants, list) or not all(isinstance(p, dict) for p in plants):
+        raise reader.fail(None, "plant", "write each motif as a [[plant]] table")
+    dataset = reader.table(data, "dataset")
+    hashed = [raw, formulas[0].read_bytes()]
+    source = _read_source(reader, graphs, plants, program, hashed)
+    kind = program.kind
+    wrong = ("targets",) if kind is ir.Kind.GRAPH else ("graphs", "positive_fraction")
+    for key in wrong:
+        if key in dataset:
+            what = "graph" if kind is ir.Kind.GRAPH else "node"
+            raise reader.fail("dataset", key, f"does not apply: the formula is a {what} "
+                                              "classifier")
+    fraction = dataset.get("positive_fraction", DEFAULT_POSITIVE_FRACTION)
+    if not isinstance(fraction, (int, float)) or isinstance(fraction, bool) \
+            or not 0 <= fraction <= 1:
+        raise reader.fail("dataset", "positive_fraction", f"must be in [0, 1], got {fraction!r}")
+    return Task(name, formulas, kind, source,
+                graphs=reader.integer("dataset", dataset, "graphs", DEFAULT_GRAPHS, 1),
+                positive_fraction=float(fraction),
+                targets=reader.integer("dataset", dataset, "targets", DEFAULT_TARGETS, 1),
+                origin=path.resolve(),
+                key=hashlib.sha256(b"\0".join(hashed)).hexdigest()[:12])
+
+
+def _read_source(reader: _Reader, graphs: Mapping[str, Any], plants: list[dict[str, Any]],
+                 program: Program, hashed: list[bytes]) -> Source:
+    chosen = [key for key in ("family", "file", "generator") if key in graphs]
+    if len(chosen) != 1:
+        raise reader.fail("graphs", chosen[1] if len(chosen) > 1 else None,
+                          "say where the graphs come from with exactly one of family, "
+                          "file or generator")
+    kind = chosen[0]
+    extra = [key for key in graphs if key != kind and kind != "family"]
+    if extra:
+        raise reader.fail("graphs", extra[0], f"only applies with family, not with {kind}")
+    if plants and kind != "family":
+        raise reader.fail("plant", None, f"motifs are planted only with family, not {kind}")
+    schema = program.schema
+    if kind == "file":
+        path = reader.file("graphs", "file", graphs["file"])
+        hashed.append(path.read_bytes())
+        return GraphFile(path, tuple(read_graphs(str(path), schema)))
+    if kind == "generator":
+        reference = graphs["generator"]
+        function = _import_generator(reader, reference)
+        module = reference.partition(":")[0]
+        if not module.startswith("gracr."):
+            spec = importlib.util.find_spec(module)
+            if spec is not None and spec.origin and Path(spec.origin).is_file():
+                hashed.append(Path(spec.origin).read_bytes())
+        return PythonGenerator(reference, function)
+    family = graphs["family"]
+    if family not in GRAPH_FAMILIES:
+        close = difflib.get_close_matches(str(family), GRAPH_FAMILIES, n=1)
+        raise reader.fail("graphs", "family", f"unknown family '{family}'"
+                          + (f"; did you mean '{close[0]}'?" if close else "")
+                          + f" (the families are {', '.join(GRAPH_FAMILIES)})")
+    colors = None
+    if schema.palette:
+        colors = reader.odds("graphs", "colors", graphs["colors"], schema.palette, "colour",
+                             False) if "colors" in graphs else \
+            tuple((c, 1 / len(schema.palette)) for c in schema.palette)
+    elif "colors" in graphs:
+        raise reader.fail("graphs", "colors", "the formula has no colours")
+    declared = {f.name: f.values for f in schema.families}
+    given = graphs.get("attributes", {})
+    if not isinstance(given, dict):
+        raise reader.fail("graphs", "attributes", "write { family = { value = p, ... } }")
+    for family_name in given:
+        if family_name not in declared:
+            raise reader.fail("graphs", "attributes", f"'{family_name}' is not an attribute "
+                              f"family of the formula (they are "
+                              f"{', '.join(declared) or 'none'})")
+    attributes = tuple(
+        (f, reader.odds("graphs", "attributes", given[f], values, f"value of {f}", True)
+         if f in given else tuple((v, 1 / len(values)) for v in values))
+        for f, values in declared.items())
+    relations = None
+    if schema.relations:
+        relations = reader.odds("graphs", "relations", graphs["relations"], schema.relations,
+                                "relation", True) if "relations" in graphs else \
+            tuple((r, 1 / len(schema.relations)) for r in schema.relations)
+    elif "relations" in graphs:
+        raise reader.fail("graphs", "relations", "the formula declares no relations")
+    read_plants = []
+    for entry in plants:
+        reader.known("plant", entry)
+        if "motif" not in entry:
+            raise reader.fail("plant", None, "missing 'motif'")
+        motif_path = reader.file("plant", "motif", entry["motif"])
+        hashed.append(motif_path.read_bytes())
+        try:
+            motifs = list(read_graphs(str(motif_path), schema))
+        except GracrError as error:
+            raise reader.fail("plant", "motif", str(error)) from None
+        if len(motifs) != 1 or motifs[0].num_nodes == 0:
+            raise reader.fail("plant", "motif", f"{motif_path} must hold one graph with nodes")
+        if schema.palette and motifs[0].colors is None:
+            raise reader.fail("plant", "motif", f"{motif_path}: the motif needs 'colors'")
+        read_plants.append(Plant(motifs[0], reader.between("plant", entry, "count", 1, 0),
+                                 reader.integer("plant", entry, "links", 1, 0)))
+    return RandomGraphs(family, reader.between("graphs", graphs, "nodes", 25, 1), colors,
+                        attributes, relations, tuple(read_plants))
+
+
+def _import_generator(reader: _Reader, reference: Any) -> Callable[..., Any]:
+    if not isinstance(reference, str) or reference.count(":") != 1:
+        raise reader.fail("graphs", "generator", "write \"package.module:function\"")
+    module_name, function_name = reference.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # any failure of the user's module is theirs to see
+        raise reader.fail("graphs", "generator", f"cannot import {module_name}: "
+                          f"{type(error).__name__}: {error}") from None
+    function = getattr(module, function_name, None)
+    if not callable(function):
+        raise reader.fail("graphs", "generator", f"{module_name} has no function "
+                                                 f"'{function_name}'")
+    return function  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------- variants
 
 
 @dataclass(frozen=True)
@@ -209,28 +447,73 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in [
     Variant("direct", comparison="direct"), Variant("or", formula=1)]}
 
 
+# ---------------------------------------------------------------- the registry
+
+
 def formulas_folder() -> Path:
-    """The `formulas/` folder: beside the package in a checkout, else packaged data."""
-    checkout = Path(__file__).resolve().parents[2] / "formulas"
-    if checkout.is_dir():
-        return checkout
+    """The package's `formulas/` folder: the paper's formulas and task files."""
     return Path(str(resources.files("gracr").joinpath("formulas")))
 
 
 def load_formula(file_name: str) -> Program:
+    """A formula of the package's `formulas/` folder."""
     path = formulas_folder() / file_name
-    return parse(path.read_text(encoding="utf-8"), filename=f"formulas/{file_name}")
+    return parse(path.read_text(encoding="utf-8"), filename=f"gracr/formulas/{file_name}")
 
 
-TASKS: dict[str, Task] = {
-    task.name: task for task in [
-        Task("RedBlueLeaf", ("RedBlueLeaf.gml", "RedBlueLeaf-or.gml"), ir.Kind.GRAPH,
-             draw_graph=red_blue_leaf),
-        Task("Redundancy", ("Redundancy.gml",), ir.Kind.GRAPH, draw_graph=redundancy),
-        Task("CompetingRedundancy", ("CompetingRedundancy.gml",), ir.Kind.GRAPH,
-             draw_graph=competing_redundancy),
-        Task("RedBlueLeaf-NC", ("RedBlueLeaf-NC.gml",), ir.Kind.NODE, draw_nodes=red_blue_leaf_nc),
-        Task("Majority1Hop", ("Majority1Hop.gml",), ir.Kind.NODE, draw_nodes=majority),
-        Task("Majority2Hop", ("Majority2Hop.gml",), ir.Kind.NODE, draw_nodes=majority),
-    ]
-}
+PAPER_TASKS = ("RedBlueLeaf", "Redundancy", "CompetingRedundancy", "RedBlueLeaf-NC",
+               "Majority1Hop", "Majority2Hop")
+
+TASKS: dict[str, Task] = {name: Task.from_file(formulas_folder() / f"{name}.toml")
+                          for name in PAPER_TASKS}
+"""The tasks known by name: the paper's six, then every registered task file."""
+
+
+def register_task(task: Task) -> Task:
+    """Make `task` known by its name (to the CLI's `--tasks`, the runner and its workers).
+    Registering the same task again is harmless; another task under a taken name is an
+    error."""
+    known = TASKS.get(task.name)
+    if known is not None and known.key != task.key:
+        where = known.origin or "gracr"
+        raise GracrError(f"{task.origin}: the task name '{task.name}' is taken by {where}; "
+                         "rename one of them")
+    TASKS[task.name] = task
+    return task
+
+
+def is_task_file(spec: str) -> bool:
+    return spec.endswith(".toml") or "/" in spec or "\\" in spec
+
+
+def task_named(spec: str) -> Task:
+    """A task by name, or a task file (`.toml`), read and registered."""
+    if spec in TASKS:
+        return TASKS[spec]
+    if is_task_file(spec):
+        return register_task(Task.from_file(spec))
+    close = difflib.get_close_matches(spec, TASKS, n=1)
+    raise GracrError(f"unknown task '{spec}'" + (f"; did you mean '{close[0]}'?" if close
+                                                 else "")
+                     + f"; the tasks are {', '.join(TASKS)}, or give a task file (.toml)")
+
+
+def task_files(tasks: Sequence[str]) -> dict[str, str]:
+    """For each named task read from a task file outside the package, that file: what a
+    worker process must read to know the task."""
+    files = {}
+    for name in tasks:
+        origin = task_named(name).origin
+        if origin is not None and origin.parent != formulas_folder().resolve():
+            files[name] = str(origin)
+    return files
+
+
+def task_names(text: str) -> list[str]:
+    """`all` (the paper's six) or a comma list of task names and task files, as names."""
+    if text == "all":
+        return list(PAPER_TASKS)
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if not items:
+        raise GracrError(f"no task in '{text}': name tasks or task files, or 'all'")
+    return [task_named(item).name for item in items]

@@ -5,12 +5,17 @@ scores a trial by the mean F1 over the first `instances` positive instances of t
 held-out seed's dataset (the paper: 50 trials × 50 instances; our default 20 × 20).
 An instance over the CPU budget scores 0. Among the trials that reach the best F1,
 the one with the least CPU time per instance is kept (our choice: the paper does not
-say how it broke ties). The best settings are kept in the
-package as `gracr/bench/tuned/<explainer>.json` (one entry per task, with how it
-was found), so that a benchmark run is reproducible from a checkout. Settings tuned at
-node level (`level="node"`, scored against the node UPI) are kept under `<task>@node`.
-An explainer that must be trained is trained, in each trial, on the instances it is
-scored on (those of the held-out seed: the runner trains on the same ones).
+say how it broke ties).
+
+Tuned settings live in files `<explainer>.json` (one entry per task, with how it was
+found). The settings of the official run ship in the package (`gracr/bench/tuned/`,
+read only); `gracrc tune --write` stores new ones in `--out DIR`, else in the user's
+configuration (`gracr.places.config_folder() / "tuned"`). A benchmark reads, per
+(explainer, task), the first entry found in: the folders it is given (`--tuned DIR`),
+the user's configuration, the package. Settings tuned at node level (`level="node"`,
+scored against the node UPI) are entries of their own, `<task>@node`. An explainer that
+must be trained is trained, in each trial, on the instances it is scored on (those of the
+held-out seed, which the runner trains on too).
 """
 
 from __future__ import annotations
@@ -20,17 +25,22 @@ import json
 import time
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.bench.metric import Level
-from gracr.bench.options import DEFAULT_DATASETS
+from gracr.places import config_folder
 from gracr.errors import GracrError
 
 TUNED_FOLDER = Path(__file__).resolve().parent / "tuned"
 HELD_OUT_SEED = 100   # the official seeds are 0-4
+
+
+def user_tuned_folder() -> Path:
+    """Where `gracrc tune --write` stores settings when not given `--out`."""
+    return config_folder() / "tuned"
 
 
 def tuned_entry(task: str, level: Level = "edge") -> str:
@@ -38,15 +48,45 @@ def tuned_entry(task: str, level: Level = "edge") -> str:
     return task if level == "edge" else f"{task}@{level}"
 
 
-def tuned_settings(explainer: str, task: str, level: Level = "edge") -> dict[str, Any]:
-    """The stored tuned settings of `explainer` on `task` at `level` (empty when never
-    tuned)."""
-    resource = resources.files("gracr").joinpath("bench", "tuned", f"{explainer}.json")
-    if not resource.is_file():
-        return {}
-    entries = json.loads(resource.read_text(encoding="utf-8"))
-    settings: dict[str, Any] = entries.get(tuned_entry(task, level), {}).get("settings", {})
-    return settings
+def tuned_settings(explainer: str, task: str, folders: Sequence[str | Path] = (),
+                   level: Level = "edge") -> dict[str, Any]:
+    """The tuned settings of `explainer` on `task` at `level`: the first entry found in
+    `folders`, the user's configuration, then the package (empty when never tuned)."""
+    entry = tuned_entry(task, level)
+    places: list[Any] = [Path(f) for f in folders] + [user_tuned_folder()]
+    places.append(resources.files("gracr").joinpath("bench", "tuned"))
+    for place in places:
+        resource = place / f"{explainer}.json"
+        if not resource.is_file():
+            continue
+        try:
+            entries = json.loads(resource.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise GracrError(f"{resource}: not a tuned-settings file ({error})") from None
+        if entry in entries:
+            settings: dict[str, Any] = entries[entry].get("settings", {})
+            return settings
+    return {}
+
+
+def ready_explainer(explainer: Any, task_name: str, model: Any,
+                    settings: Mapping[str, Any], seed: int, size: int | None = None,
+                    datasets: str | None = None, level: Level = "edge") -> Any:
+    """`explainer` (a name or an `ExplainerSpec`) ready to explain instances of `task_name`
+    on `model`: as it is, or, if it must be trained (`ExplainerSpec.train`), trained on the
+    first `training_instances` positive instances of the task's held-out seed
+    (`HELD_OUT_SEED`), explained by `model` and seeded with `seed` (the dataset seed of the
+    instances it will explain, so that a rerun trains it the same)."""
+    from gracr.bench.explainers import TRAINING_INSTANCES, trained
+    from gracr.bench.explainers.base import spec_of
+    from gracr.bench.instances import first_subjects
+
+    spec = spec_of(explainer)
+    if spec.train is None:
+        return spec
+    training = first_subjects(task_name, HELD_OUT_SEED, int(settings[TRAINING_INSTANCES]),
+                              size, datasets, model=model, level=level)
+    return trained(spec, [subject for _, subject in training], settings, seed)
 
 
 def _suggest(trial: Any, name: str, space: Any, chosen: Mapping[str, Any]) -> Any:
@@ -97,14 +137,15 @@ def defaults_in_space(defaults: Mapping[str, Any], space: Mapping[str, Any]) -> 
 
 
 def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
-         seed: int = HELD_OUT_SEED, budget: float = DEFAULT_BUDGET, datasets: str = DEFAULT_DATASETS,
+         seed: int = HELD_OUT_SEED, budget: float = DEFAULT_BUDGET, datasets: str | None = None,
          dataset_size: int | None = None, progress: bool = True,
          level: Level = "edge") -> dict[str, Any]:
     """Run one study, scored at `level`; returns the entry stored for (explainer, task)."""
     import optuna
     import torch
 
-    from gracr.bench.datasets import load_or_build, task_named
+    from gracr.bench.datasets import load_or_build
+    from gracr.bench.tasks import task_named
     from gracr.bench.explainers import check_level, explainer_named, explainer_seed, trained
     from gracr.bench.budget import explain
     from gracr.bench.instances import first_subjects, ground_truth
@@ -168,8 +209,10 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
 
 
 def store(explainer: str, task: str, entry: Mapping[str, Any],
-          folder: Path = TUNED_FOLDER, level: Level = "edge") -> Path:
-    """Record `entry` as the tuned settings of (explainer, task) at `level`."""
+          folder: Path | None = None, level: Level = "edge") -> Path:
+    """Record `entry` as the tuned settings of (explainer, task) at `level` in `folder`
+    (default the user's configuration)."""
+    folder = user_tuned_folder() if folder is None else folder
     path = folder / f"{explainer}.json"
     entries = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     entries[tuned_entry(task, level)] = dict(entry)

@@ -8,15 +8,13 @@ Each table or figure is declared in a module of its own (`table8` ... `table11`,
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any, TextIO
 
 from gracr.bench.ablations import fig3, fig4, table8, table9, table10, table11
-from gracr.bench.ablations.common import DEFAULT_OUT_ROOT
 from gracr.bench.ablations.declare import FigureAblation, TableAblation
 from gracr.bench.ablations.run_table import run_table_ablation
-from gracr.bench.options import (DEFAULT_DATASETS, add_budget_option, add_keep_errors_option,
+from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_keep_errors_option,
                                  add_plugin_option)
 from gracr.errors import GracrError
 
@@ -51,13 +49,12 @@ def add_ablate_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="tables: comma list of explainers, or all (default: those the "
                              "paper's table lists)")
     parser.add_argument("--out", default=None, metavar="DIR",
-                        help="results and report folder (default out/ablations/NAME); reruns "
-                             "resume")
+                        help="results and report folder (required, e.g. out/ablations/NAME); "
+                             "reruns resume")
     parser.add_argument("--reuse", action="append", default=[], metavar="DIR",
                         help="tables: copy matching records of DIR/results.jsonl (e.g. the "
                              "official `gracrc bench` run) before running (repeatable)")
-    parser.add_argument("--datasets", default=DEFAULT_DATASETS, metavar="DIR",
-                        help="dataset store (default out/datasets)")
+    parser.add_argument("--datasets", default=None, metavar="DIR", help=DATASETS_HELP)
     parser.add_argument("--graphs", type=int, default=None, metavar="N",
                         help="graph tasks: dataset size (default 1000)")
     parser.add_argument("--targets", type=int, default=None, metavar="N",
@@ -88,7 +85,8 @@ def _fill_defaults(args: argparse.Namespace) -> None:
     if args.limit is None:
         args.limit = figure.default_limit if figure else 100
     if args.out is None:
-        args.out = os.path.join(DEFAULT_OUT_ROOT, args.name)
+        raise GracrError("name the results folder with --out DIR (nothing is written to the "
+                         f"working folder unasked), e.g. --out out/ablations/{args.name}")
     if args.limit <= 0:
         raise GracrError(f"--limit must be positive, got {args.limit}")
     if args.budget <= 0:

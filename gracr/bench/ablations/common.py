@@ -8,11 +8,8 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from gracr.bench.options import DEFAULT_DATASETS
 from gracr.bench.report import MISSING, Stat
 from gracr.errors import GracrError
-
-DEFAULT_OUT_ROOT = "out/ablations"
 
 
 def command_line(args: argparse.Namespace, table: bool, extra: Sequence[str] = ()) -> str:
@@ -29,7 +26,7 @@ def command_line(args: argparse.Namespace, table: bool, extra: Sequence[str] = (
             words += ["--reuse", folder]
     for pair in args.set:
         words += ["--set", pair]
-    if args.datasets != DEFAULT_DATASETS:
+    if args.datasets is not None:
         words += ["--datasets", args.datasets]
     for flag in ("graphs", "targets"):
         if getattr(args, flag, None) is not None:

@@ -31,10 +31,10 @@ from gracr.bench.explainers.base import (
     settings_hash,
     trained,
 )
-from gracr.bench.explainers.library import register_algorithm
+from gracr.bench.explainers.library import BiasedGNNExplainer, register_algorithm
 from gracr.bench.explainers.plugins import load_plugins, loaded_plugins
 
-__all__ = ["EXPLAINERS", "TRAINING_INSTANCES", "ExplainerSpec", "Subject", "check_level",
-           "edge_scores", "explain", "explainer_named", "explainer_seed", "load_plugins",
-           "loaded_plugins", "register", "register_algorithm", "scores", "settings_for",
-           "settings_hash", "trained"]
+__all__ = ["EXPLAINERS", "TRAINING_INSTANCES", "BiasedGNNExplainer", "ExplainerSpec", "Subject",
+           "check_level", "edge_scores", "explain", "explainer_named", "explainer_seed",
+           "load_plugins", "loaded_plugins", "register", "register_algorithm", "scores",
+           "settings_for", "settings_hash", "trained"]

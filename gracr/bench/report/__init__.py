@@ -8,6 +8,8 @@
   paper's, and the marks every table uses.
 - `times`: seconds per explained instance (Table 14).
 - `figures`: precision against recall, ours beside the paper's.
+- `instance_figure`: one positive instance drawn with its UPI and an explainer's scores
+  (`gracrc show`, and the report's figure per explainer from raw records).
 - `write`: `write_report`, what `gracrc report` runs.
 
 The names other modules use are re-exported here.

@@ -88,6 +88,7 @@ class LoadedInputs:
     records: int             # records read from result folders
     duplicates: int          # duplicate records among them (the last one kept)
     files: tuple[str, ...]
+    raw: tuple[Record, ...] = ()   # those records (none when every input is a seeds.csv)
 
 
 def is_seeds_file(path: str) -> bool:
@@ -119,7 +120,7 @@ def load_inputs(paths: Sequence[str]) -> LoadedInputs:
                 f"[{config_hash}] is also in {earlier.place}; give each seed once")
         seeds[summary.key] = summary
     return LoadedInputs(tuple(seeds.values()), len(loaded.records), loaded.duplicates,
-                        tuple(files))
+                        tuple(files), loaded.records)
 
 
 def seeds_csv_rows(summaries: Iterable[SeedSummary]) -> list[list[str]]:

@@ -3,7 +3,8 @@
 The files, into the output folder: `results.csv` (one line per cell), `seeds.csv` (the seed
 summaries, readable as an input again), `table2.md`/`.tex` and `table3.md`/`.tex` (Tables 2
 and 3, variant main), `variants.md`/`.tex` (the other variants and tasks, if any),
-`beside_paper.md`, `times.md` and `times.csv` (Table 14), and `precision_recall.png`.
+`beside_paper.md`, `times.md` and `times.csv` (Table 14), `precision_recall.png`, and, from raw
+records, `instance_<explainer>.png` (one per explainer, `instance_figure`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 
 from gracr.bench.report.aggregation import Cell, CellKey, aggregate_seed_times, aggregate_seeds
 from gracr.bench.report.figures import plot_precision_recall
+from gracr.bench.report.instance_figure import DatasetSource, write_instance_figures
 from gracr.bench.report.inputs import (SEEDS_CSV_COLUMNS, SEEDS_FILE, LoadedInputs, load_inputs,
                                        seeds_csv_rows)
 from gracr.bench.report.tables import (RESULTS_CSV_COLUMNS, Provenance, render_beside_paper,
@@ -55,9 +57,12 @@ def _write_text(path: str, text: str) -> None:
         raise GracrError(f"{path}: cannot write ({error.strerror})") from None
 
 
-def write_report(folders: Sequence[str], out: str | None, command: str, date: str) -> str:
+def write_report(folders: Sequence[str], out: str | None, command: str, date: str,
+                 figures: DatasetSource | None = None) -> str:
     """Read the result folders and seed summaries, write every report file into `out` (default:
-    the first input's folder) and return what the terminal shows."""
+    the first input's folder) and return what the terminal shows. With `figures` (where the
+    bench run's datasets are) and raw records among the inputs, also one instance figure per
+    explainer (`gracr.bench.report.instance_figure`)."""
     loaded = load_inputs(folders)
     cells = aggregate_seeds(loaded.seeds)
     time_cells = aggregate_seed_times(loaded.seeds)
@@ -105,6 +110,10 @@ def write_report(folders: Sequence[str], out: str | None, command: str, date: st
     plot_precision_recall(cells, os.path.join(out, "precision_recall.png"))
     written.append("precision_recall.png")
     tail = report_warnings(loaded, cells)
+    if figures is not None and loaded.raw:
+        drawn, notes = write_instance_figures(loaded.raw, out, figures)
+        written += drawn
+        tail += notes
     tail.append(f"read {len(loaded.seeds)} seed summaries ({loaded.records} records) from "
                 f"{', '.join(loaded.files)}; wrote {', '.join(written)} to {out}")
     return "\n".join(shown + tail) + "\n"
