@@ -10,9 +10,17 @@ included: the paper does not say which of the two it counts), and the wall-clock
 (Algorithm 2) and Extract (Algorithm 3), mean ± std. The mean UPI size is shown
 too (Table 15: 22.0, 6.0, 6.0, 10.7, 2.3, 17.1). The paper's row follows ours.
 
-    .venv/bin/python benchmarks/upi_stages.py                 # Algorithm 1 as written
-    .venv/bin/python benchmarks/upi_stages.py --shortcuts     # with the exact shortcuts
-    .venv/bin/python benchmarks/upi_stages.py --instances 200 --markdown out/table13.md
+    .venv/bin/python benchmarks/upi_stages.py                          # gracr's defaults
+    .venv/bin/python benchmarks/upi_stages.py --no-shortcuts --order edges   # as written
+    .venv/bin/python benchmarks/upi_stages.py --before f22c171 --markdown out/table13.md
+
+The default call is what `gracr.upi` does by default: the exact shortcuts and the
+computation variable order. `--no-shortcuts --order edges` is Algorithm 1 as the paper
+wrote it. `--before REV` also runs, task by task in the same run, the same instances
+under gracr at commit REV (checked out into a temporary `git worktree`, run in a child
+process with `PYTHONPATH=<tree>`) with `--before-flags` (default: that version's
+default call, `--no-shortcuts --order edges`), and prints its row and the ratio of the
+mean totals under ours.
 
 The static variable order is the edge order, and it matters: by default edges are
 sorted by source, as PyG's coalesced `edge_index` is (this reproduces the paper's
@@ -26,9 +34,14 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import multiprocessing
+import os
+import shlex
 import statistics
+import subprocess
 import sys
+import tempfile
 from multiprocessing.connection import Connection
 from typing import Any, Iterator
 
@@ -80,18 +93,22 @@ def instances(task: Task, count: int, rng: np.random.Generator,
     random order, graph after graph (in node order the first ones would all be hubs)."""
     program = task.program()
     produced = 0
+    # Versions before task files drew with `draw_graph(rng, positive)` / `draw_nodes(rng)`.
+    draw = getattr(task, "draw", None) or (
+        (lambda r, positive: task.draw_graph(r, positive)) if task.kind is Kind.GRAPH  # type: ignore[attr-defined]
+        else (lambda r, positive: task.draw_nodes(r)))  # type: ignore[attr-defined]
     if task.kind is Kind.GRAPH:
         fires = task.predicate()
         assert fires is not None
         while produced < count:
-            candidate = task.draw(rng, True)
+            candidate = draw(rng, True)
             firing = np.flatnonzero(np.asarray(fires.evaluate(candidate.graph)))
             if frozenset(int(v) for v in firing) == candidate.annotated:
                 produced += 1
                 yield reorder_edges(candidate.graph, order), None
         return
     while produced < count:
-        graph = reorder_edges(task.draw(rng, True).graph, order)
+        graph = reorder_edges(draw(rng, True).graph, order)
         positives = np.flatnonzero(np.asarray(program.evaluate(graph)))
         chosen = rng.permutation(positives)[:count - produced]
         for target in chosen:
@@ -156,7 +173,8 @@ def run_isolated(prog: gracr.Program, graph: Graph, target: int | None,
 
 
 def measure(task: Task, count: int, seed: int, options: dict[str, Any], edge_order: str,
-            max_run: float) -> tuple[str, ...]:
+            max_run: float) -> tuple[tuple[str, ...], float | None]:
+    """The task's row of the table, and its mean total seconds (None: every run oot)."""
     prog = task.program()
     rng = np.random.default_rng(seed)
     reports: list[UpiReport] = []
@@ -174,7 +192,7 @@ def measure(task: Task, count: int, seed: int, options: dict[str, Any], edge_ord
         reports.append(report)
         sizes.append((graph.num_nodes, graph.num_edges, int(field.sum())))
     if not reports:
-        return (task.name,) + ("-",) * (len(COLUMNS) - 2) + (f"{out_of_time}",)
+        return (task.name,) + ("-",) * (len(COLUMNS) - 2) + (f"{out_of_time}",), None
     nodes = [r.nodes for r in reports]
     held = [r.manager_nodes for r in reports]
     return (
@@ -190,7 +208,22 @@ def measure(task: Task, count: int, seed: int, options: dict[str, Any], edge_ord
         mean_std([r.extract_seconds for r in reports]),
         mean_std([r.total_seconds for r in reports]),
         str(out_of_time),
-    )
+    ), statistics.fmean(r.total_seconds for r in reports)
+
+
+def measure_before(tree: str, revision: str, task: str, args: argparse.Namespace
+                   ) -> tuple[tuple[str, ...], float | None]:
+    """The task's row under the gracr of `tree` (a checkout of `revision`)."""
+    command = [sys.executable, os.path.abspath(__file__), "--json-row", "--tasks", task,
+               "--instances", str(args.instances), "--seed", str(args.seed),
+               "--backend", args.backend, "--edge-order", args.edge_order,
+               "--max-run", str(args.max_run), *shlex.split(args.before_flags)]
+    environment = dict(os.environ, PYTHONPATH=tree)
+    done = subprocess.run(command, env=environment, cwd=tree, capture_output=True, text=True,
+                          check=True)
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    row = tuple(answer["row"])
+    return (f"  ({revision})",) + row[1:], answer["total"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -204,17 +237,32 @@ def main(argv: list[str] | None = None) -> int:
                         help="edge list order: sorted by source as PyG coalesces it "
                              "(default), by target, or as the dataset builder lists them "
                              "(which is by target)")
-    parser.add_argument("--order", default="edges", choices=("edges", "computation"),
-                        help="static variable order: the edge list (default, §4.3) or "
-                             "gracr.bdd.upi.computation_order")
+    parser.add_argument("--order", default="computation", choices=("edges", "computation"),
+                        help="static variable order: gracr.bdd.upi.computation_order "
+                             "(default) or the edge list (§4.3)")
     parser.add_argument("--max-run", type=float, default=30.0,
                         help="seconds before one instance is stopped and counted as oot")
-    parser.add_argument("--shortcuts", action="store_true",
-                        help="use the exact shortcuts (default: Algorithm 1 as written)")
+    parser.add_argument("--no-shortcuts", dest="shortcuts", action="store_false",
+                        help="Algorithm 1 as written (default: with the exact shortcuts)")
+    parser.add_argument("--before", metavar="REV", default=None,
+                        help="also run each task's instances under gracr at commit REV")
+    parser.add_argument("--before-flags", default="--no-shortcuts --order edges",
+                        help="this script's flags for the --before run (default: the "
+                             "paper's Algorithm 1, the defaults before 2026-12)")
+    parser.add_argument("--json-row", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tasks", nargs="*", default=list(TASKS),
                         choices=list(TASKS))
     parser.add_argument("--markdown", help="also write the table to this Markdown file")
     args = parser.parse_args(argv)
+
+    options = {"backend": args.backend, "reorder": args.reorder, "order": args.order,
+               "shortcuts": args.shortcuts}
+    if args.json_row:  # a --before child: one task's row, as JSON
+        (task,) = [TASKS[name] for name in args.tasks]
+        row, total = measure(task, args.instances, args.seed, options, args.edge_order,
+                             args.max_run)
+        print(json.dumps({"row": row, "total": total}))
+        return 0
 
     mode = "with the exact shortcuts" if args.shortcuts else "Algorithm 1 as written"
     engine = (f"{args.backend}, {'dynamic' if args.reorder else 'static'} variable order "
@@ -223,30 +271,48 @@ def main(argv: list[str] | None = None) -> int:
              f"{args.edge_order}; {args.instances} explained instances per task, seed "
              f"{args.seed}; times in seconds, mean ± std over the instances done within "
              f"{args.max_run:g} s (oot: the others)")
+    if args.before:
+        title += (f"; '({args.before})' rows: the same instances under gracr {args.before} "
+                  f"with `{args.before_flags}`, run in turn with ours")
     print(title)
     print(line(COLUMNS))
-    rows: list[tuple[str, ...]] = []
-    for task in TASKS.values():
-        if task.name not in args.tasks:
-            continue
-        options = {"backend": args.backend, "reorder": args.reorder, "order": args.order,
-                   "shortcuts": args.shortcuts}
-        row = measure(task, args.instances, args.seed, options, args.edge_order, args.max_run)
-        rows.append(row)
-        print(line(row))
-        v, e, et, nodes, build, ext, extr, total = PAPER[task.name]
-        print(line(("  (paper)", v, e, et, "", nodes, "", build, ext, extr, total, "")),
-              flush=True)
+    lines: list[tuple[str, ...]] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        tree = os.path.join(scratch, "before")
+        if args.before:
+            subprocess.run(["git", "worktree", "add", "--detach", tree, args.before],
+                           cwd=os.path.dirname(os.path.abspath(__file__)), check=True,
+                           capture_output=True)
+        try:
+            for task in TASKS.values():
+                if task.name not in args.tasks:
+                    continue
+                row, total = measure(task, args.instances, args.seed, options,
+                                     args.edge_order, args.max_run)
+                lines.append(row)
+                print(line(row), flush=True)
+                v, e, et, nodes, build, ext, extr, paper_total = PAPER[task.name]
+                lines.append(("  (paper)", v, e, et, "", nodes, "", build, ext, extr,
+                              paper_total, ""))
+                print(line(lines[-1]), flush=True)
+                if args.before:
+                    before, before_total = measure_before(tree, args.before, task.name, args)
+                    ratio = (f"{before_total / total:.1f}x faster" if before_total and total
+                             else "-")
+                    lines.append(before[:-1] + (f"{before[-1]}; {ratio}",))
+                    print(line(before) + f"   ours {ratio}", flush=True)
+        finally:
+            if args.before:
+                subprocess.run(["git", "worktree", "remove", "--force", tree],
+                               cwd=os.path.dirname(os.path.abspath(__file__)), check=False,
+                               capture_output=True)
 
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as handle:
             handle.write(f"{title}\n\n| " + " | ".join(c.replace("|", "\\|") for c in COLUMNS)
                          + " |\n|" + "---|" * len(COLUMNS) + "\n")
-            for row in rows:
-                handle.write("| " + " | ".join(row) + " |\n")
-                v, e, et, nodes, build, ext, extr, total = PAPER[row[0]]
-                handle.write(f"| (paper) | {v} | {e} | {et} | | {nodes} | | {build} | {ext} | "
-                             f"{extr} | {total} | |\n")
+            for cells in lines:
+                handle.write("| " + " | ".join(cells) + " |\n")
     return 0
 
 

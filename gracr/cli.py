@@ -52,6 +52,14 @@ def _add_compile_options(parser: argparse.ArgumentParser) -> None:
                             "behaves as a deleted node (costs a layer per modal level)")
 
 
+def _add_bdd_budget_option(parser: argparse.ArgumentParser) -> None:
+    from gracr.bdd.backend import MAX_BDD_NODES
+
+    parser.add_argument("--max-bdd-nodes", type=int, default=MAX_BDD_NODES, metavar="N",
+                        help=f"stop an instance whose ROBDD outgrows N nodes (default "
+                             f"{MAX_BDD_NODES:.0e}, a few GB)")
+
+
 def _compile(program: Program, args: argparse.Namespace,
              max_degree: int | None = None) -> CompiledGNN:
     return compile_program(program, disjunction=args.disjunction, comparison=args.comparison,
@@ -207,7 +215,7 @@ def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
     for place, graph in _placed_graphs_for(program, args.graphs):
         try:
             record = upi_json(program, graph, args.node, args.over, backend=args.backend,
-                              order=args.order)
+                              order=args.order, max_nodes=args.max_bdd_nodes)
         except GracrError as error:
             raise GracrError(f"{place}: {error}") from None
         print(json.dumps(record), file=out)
@@ -227,7 +235,8 @@ def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
         seeds = parse_seeds(args.seeds)
         rows = []
         for name in names:
-            per_seed = [size_stats(load_or_build(name, seed, size_for(name), args.out))
+            per_seed = [size_stats(load_or_build(name, seed, size_for(name), args.out,
+                                                 max_bdd_nodes=args.max_bdd_nodes))
                         for seed in seeds]
             graphs = sorted({s.graphs for s in per_seed})
             rows.append([name, str(graphs[0]) if len(graphs) == 1 else f"{graphs[0]}-{graphs[-1]}",
@@ -244,8 +253,9 @@ def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
     if not args.task:
         raise GracrError("name a task (one of " + ", ".join(PAPER_TASKS) + ", or a task file) "
                          "or pass --stats")
-    dataset = load_or_build(task_named(args.task).name, parse_seeds(args.seeds)[0] if args.seed is None else args.seed,
-                            size_for(args.task), args.out)
+    dataset = load_or_build(task_named(args.task).name,
+                            parse_seeds(args.seeds)[0] if args.seed is None else args.seed,
+                            size_for(args.task), args.out, max_bdd_nodes=args.max_bdd_nodes)
     stats = size_stats(dataset)
     print(f"{dataset.task} seed {dataset.seed}: {stats.graphs} graphs, "
           f"{sum(len(i.targets) if i.label is None else 1 for i in dataset.instances)} instances, "
@@ -446,10 +456,11 @@ def build_parser() -> argparse.ArgumentParser:
                          help="what a subgraph removes: edges (default; prints 'mask'), nodes "
                               "with their edges ('node_mask'; a node classifier's target stays) "
                               "or both (both masks)")
-    upi_cmd.add_argument("--order", choices=("edges", "computation"), default="edges",
-                         help="ROBDD variable order: the edge list (default, as in the paper) or "
-                              "the formula's computation (much smaller diagrams around hubs); "
-                              "the mask is the same")
+    upi_cmd.add_argument("--order", choices=("edges", "computation"), default="computation",
+                         help="ROBDD variable order: the formula's computation (default; small "
+                              "diagrams around hubs) or the edge list (the paper's, §4.3); the "
+                              "mask is the same")
+    _add_bdd_budget_option(upi_cmd)
     upi_cmd.set_defaults(run=cmd_upi)
 
     dataset_cmd = commands.add_parser(
@@ -459,6 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
                                   "Majority1Hop, Majority2Hop, or a task file (.toml)")
     dataset_cmd.add_argument("--seed", type=int, default=None, help="the dataset's seed (default 0)")
     dataset_cmd.add_argument("--seeds", default="0", help="seeds for --stats, e.g. 0-4")
+    _add_bdd_budget_option(dataset_cmd)
     dataset_cmd.add_argument("--out", "--datasets", default=None, metavar="DIR",
                              help=DATASETS_HELP)
     dataset_cmd.add_argument("--graphs", type=int, default=None, metavar="N",

@@ -13,6 +13,8 @@ import dd.autoref
 import dd.cudd
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gracr
 from gracr.bdd.backend import BACKENDS, AutorefBackend, CuddBackend, Var, make_backend
@@ -375,13 +377,15 @@ def test_variable_order_changes_sizes_never_masks(backend_name: str) -> None:
 
 
 def test_reordering_gives_the_same_mask() -> None:
-    """On the edge cover of App. D.4 with n = 7, CUDD's sifting fires during Extend and
-    Extract and groups each node's clause: a smaller diagram, the same mask."""
+    """On the edge cover of App. D.4 with n = 7 in the edge-list order, CUDD's sifting
+    fires during Extend and Extract and groups each node's clause: a smaller diagram, the
+    same mask."""
     prog = program("classify exists[0, 0] !<1> true")
     n = 7
     graph = Graph.from_edges(n, [[]] * n, [(s, t) for s in range(n) for t in range(n)])
-    static = upi_report(prog, graph, backend="cudd", shortcuts=False)
-    dynamic = upi_report(prog, graph, backend="cudd", reorder=True, shortcuts=False)
+    static = upi_report(prog, graph, backend="cudd", shortcuts=False, order="edges")
+    dynamic = upi_report(prog, graph, backend="cudd", reorder=True, shortcuts=False,
+                         order="edges")
     assert dynamic.reorder and dynamic.nodes < static.nodes
     assert static.mask.all() and dynamic.mask.all()
 
@@ -522,3 +526,34 @@ def test_brute_force_on_formulas_and_its_limit() -> None:
 ])
 def test_polarity(text: str, expected: Polarity) -> None:
     assert polarity(program("classify " + text).classifier) is expected
+
+
+def _variables_by_walk(graph: Graph, over: str, edges: np.ndarray, nodes: np.ndarray
+                       ) -> list[Var]:
+    """The edge-list walk `_variables` stands for, written as the loop it describes."""
+    found: list[Var] = []
+    placed = ~nodes if over != "edges" else np.ones(graph.num_nodes, dtype=np.bool_)
+    for edge in range(graph.num_edges):
+        for end in (int(graph.targets[edge]), int(graph.sources[edge])):
+            if not placed[end]:
+                placed[end] = True
+                found.append(Var.node(end))
+        if over != "nodes" and edges[edge]:
+            found.append(Var.edge(edge))
+    return found + [Var.node(int(v)) for v in np.flatnonzero(~placed)]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.integers(1, 7), st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)),
+                                   max_size=14),
+       st.sampled_from(["edges", "nodes", "both"]), st.integers(0, 2**20))
+def test_the_vectorised_variable_walk_is_the_loop(n: int, pairs: list[tuple[int, int]],
+                                                  over: str, bits: int) -> None:
+    from gracr.bdd.upi import _variables
+
+    edges = [(s % n, t % n) for s, t in pairs]
+    graph = Graph.from_edges(n, [[]] * n, edges)
+    edge_mask = np.array([(bits >> i) & 1 for i in range(len(edges))], dtype=np.bool_)
+    node_mask = np.array([(bits >> (14 + i)) & 1 for i in range(n)], dtype=np.bool_)
+    assert _variables(graph, over, edge_mask, node_mask) == \
+        _variables_by_walk(graph, over, edge_mask, node_mask)  # type: ignore[arg-type]

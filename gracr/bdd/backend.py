@@ -12,6 +12,15 @@ Variables are declared in the order they are given, which is the static variable
 order (§4.3: "variables are ordered by edge index"). With `reorder=True` the engine
 may permute levels at any time (dynamic sifting), so nothing here keeps a
 variable<->level map: variables are only ever addressed by name.
+
+Every manager has a node budget (`max_nodes`; `MAX_BDD_NODES` by default), so that
+an instance whose diagram explodes stops with `DiagramTooLarge` instead of exhausting
+the machine's memory. CUDD enforces it while it computes, as a hard memory limit of
+`BYTES_PER_NODE` per budgeted node above a floor for its tables (it refuses the
+operation that would pass it), and `check_budget` counts the live nodes exactly
+after each stage (Build, Extend) of Algorithm 1: CUDD's count walks every variable's
+table (17 ms with 6400 variables), too slow to take after each operation. The
+pure-Python engine counts after every operation (its count is a dictionary's length).
 """
 
 from __future__ import annotations
@@ -26,6 +35,22 @@ F = TypeVar("F")
 
 BackendName = Literal["cudd", "autoref"]
 BACKENDS: tuple[BackendName, ...] = ("cudd", "autoref")
+
+MAX_BDD_NODES = 5 * 10**7   # the default node budget of one manager (`--max-bdd-nodes`)
+# CUDD's hard memory limit per budgeted node: a node is 32 bytes, plus its share of the
+# unique table and the computed table.
+BYTES_PER_NODE = 96
+MEMORY_FLOOR = 2**26        # CUDD's tables for the variables and the computed table
+
+
+class DiagramTooLarge(GracrError):
+    """A diagram outgrew the manager's node budget."""
+
+    def __init__(self, max_nodes: int) -> None:
+        super().__init__(f"the ROBDD outgrew its budget of {max_nodes:,} nodes "
+                         "(--max-bdd-nodes); raise the budget if the machine has the memory, "
+                         "or shrink the instance")
+        self.max_nodes = max_nodes
 
 
 @dataclass(frozen=True, order=True)
@@ -119,6 +144,10 @@ class BDDBackend(Protocol[F]):
         """Nodes the manager currently holds for referenced functions."""
         ...
 
+    def check_budget(self) -> None:
+        """Raise `DiagramTooLarge` if the manager holds more nodes than its budget."""
+        ...
+
 
 class _DdBackend:
     """The operations shared by both `dd` engines, which expose the same interface."""
@@ -126,12 +155,29 @@ class _DdBackend:
     _manager: Any
     _name: str
 
-    def __init__(self, manager: Any, name: str, reorder: bool) -> None:
+    def __init__(self, manager: Any, name: str, reorder: bool,
+                 max_nodes: int | None = MAX_BDD_NODES) -> None:
         self._manager = manager
         self._name = name
+        self._max_nodes = max_nodes
         # CUDD turns dynamic reordering on by default: the static order of §4.3
         # needs it off explicitly.
         manager.configure(reordering=reorder)
+
+    def _checked(self, f: Any) -> Any:
+        """`f`, after the budget checks the engine does not make itself."""
+        return f
+
+    def check_budget(self) -> None:
+        """Raise `DiagramTooLarge` if the manager holds more live nodes than its budget."""
+        if self._max_nodes is not None and len(self._manager) > self._max_nodes:
+            raise DiagramTooLarge(self._max_nodes)
+
+    def _failed(self, error: ValueError) -> DiagramTooLarge | ValueError:
+        """dd's error for an operation CUDD refused (its memory limit reached)."""
+        if self._max_nodes is not None and "NULL" in str(error):
+            return DiagramTooLarge(self._max_nodes)
+        return error
 
     @property
     def name(self) -> str:
@@ -168,21 +214,34 @@ class _DdBackend:
         return self.var(Var.node(node))
 
     def conj(self, a: Any, b: Any) -> Any:
-        return a & b
+        try:
+            return self._checked(a & b)
+        except ValueError as error:
+            raise self._failed(error) from None
 
     def disj(self, a: Any, b: Any) -> Any:
-        return a | b
+        try:
+            return self._checked(a | b)
+        except ValueError as error:
+            raise self._failed(error) from None
 
     def neg(self, a: Any) -> Any:
-        return ~a
+        return ~a  # complement edges in CUDD; a copy of the diagram's size in autoref at most
 
     def iff(self, a: Any, b: Any) -> Any:
-        return self._manager.apply("<=>", a, b)
+        try:
+            return self._checked(self._manager.apply("<=>", a, b))
+        except ValueError as error:
+            raise self._failed(error) from None
 
     def restrict(self, f: Any, values: Mapping[Var, bool]) -> Any:
         if not values:
             return f
-        return self._manager.let({v.name: bool(b) for v, b in values.items()}, f)
+        try:
+            return self._checked(self._manager.let({v.name: bool(b) for v, b in values.items()},
+                                                   f))
+        except ValueError as error:
+            raise self._failed(error) from None
 
     def is_false(self, f: Any) -> bool:
         return bool(f == self._manager.false)
@@ -200,16 +259,40 @@ class _DdBackend:
         return len(self._manager)
 
 
+# What CUDD derives from a 1 GiB memory estimate (`dd.cudd.BDD(2**30).configure()`).
+_LOOSE_UP_TO = 6710886
+
+
 class CuddBackend(_DdBackend):
     """`dd.cudd`: CUDD through Cython. Static order unless `reorder=True` (CUDD sifting)."""
 
-    def __init__(self, reorder: bool = False) -> None:
+    def __init__(self, reorder: bool = False, max_nodes: int | None = MAX_BDD_NODES) -> None:
         import dd.cudd
 
-        # A small initial computed-table (CUDD grows it on demand) keeps creating a
-        # manager, which happens once per explained instance, well under a millisecond.
-        super().__init__(dd.cudd.BDD(memory_estimate=2**30, initial_cache_size=2**12),
-                         "cudd", reorder)
+        # A manager is created once per explained instance, so its creation must be
+        # cheap. CUDD's set-up time grows with the memory estimate (1.6 ms at 1 GiB,
+        # 0.02 ms at 4 MiB); the estimate's one lasting effect that matters here, the
+        # node count up to which the unique table grows without collecting garbage
+        # first (`loose_up_to`), is set back to what a 1 GiB estimate gives. A small
+        # initial computed table: CUDD grows it on demand.
+        manager = dd.cudd.BDD(memory_estimate=2**22, initial_cache_size=2**12)
+        manager.configure(loose_up_to=_LOOSE_UP_TO)
+        if max_nodes is not None:
+            manager.configure(max_memory=MEMORY_FLOOR + max_nodes * BYTES_PER_NODE)
+        super().__init__(manager, "cudd", reorder, max_nodes)
+
+    def declare(self, variables: Iterable[Var]) -> None:
+        # CUDD grows its tables once per new variable index; asking for the highest
+        # index first creates all of them in one growth (a few times faster for the
+        # hundred or so variables of an instance). Indices, hence levels, follow the
+        # order given.
+        names = [v.name for v in variables]
+        if not names:
+            return
+        first = len(self._manager.vars)
+        self._manager.add_var(names[-1], first + len(names) - 1)
+        for offset, name in enumerate(names[:-1]):
+            self._manager.add_var(name, first + offset)
 
 
 class AutorefBackend(_DdBackend):
@@ -220,10 +303,14 @@ class AutorefBackend(_DdBackend):
     number of variables.
     """
 
-    def __init__(self, reorder: bool = False) -> None:
+    def __init__(self, reorder: bool = False, max_nodes: int | None = MAX_BDD_NODES) -> None:
         import dd.autoref
 
-        super().__init__(dd.autoref.BDD(), "autoref", reorder)
+        super().__init__(dd.autoref.BDD(), "autoref", reorder, max_nodes)
+
+    def _checked(self, f: Any) -> Any:
+        self.check_budget()  # counting is cheap here: the engine keeps a dict of nodes
+        return f
 
     def declare(self, variables: Iterable[Var]) -> None:
         super().declare(variables)
@@ -232,10 +319,12 @@ class AutorefBackend(_DdBackend):
             sys.setrecursionlimit(needed)
 
 
-def make_backend(name: str, reorder: bool = False) -> CuddBackend | AutorefBackend:
-    """A fresh manager of the named engine (`"cudd"` or `"autoref"`)."""
+def make_backend(name: str, reorder: bool = False, max_nodes: int | None = MAX_BDD_NODES
+                 ) -> CuddBackend | AutorefBackend:
+    """A fresh manager of the named engine (`"cudd"` or `"autoref"`) with a node budget
+    (`None`: none)."""
     if name == "cudd":
-        return CuddBackend(reorder)
+        return CuddBackend(reorder, max_nodes)
     if name == "autoref":
-        return AutorefBackend(reorder)
+        return AutorefBackend(reorder, max_nodes)
     raise GracrError(f"unknown BDD backend {name!r}: use one of {', '.join(BACKENDS)}")

@@ -83,13 +83,12 @@ class Builder(Generic[F]):
         self._formulas: list[Formula] = []
         self._kids: list[tuple[int, ...]] = []
         self._memo: dict[tuple[int, int], F] = {}
-        order = np.argsort(graph.targets, kind="stable")
-        bounds = np.searchsorted(graph.targets[order], np.arange(graph.num_nodes + 1))
-        # in_edges[v]: the (edge, source) pairs of the edges (u, v), in edge-list order.
-        self._in_edges: list[list[tuple[int, int]]] = [
-            [(int(e), int(graph.sources[e])) for e in order[bounds[v]:bounds[v + 1]]]
-            for v in range(graph.num_nodes)
-        ]
+        self._by_target = np.argsort(graph.targets, kind="stable")
+        self._bounds = np.searchsorted(graph.targets[self._by_target],
+                                       np.arange(graph.num_nodes + 1))
+        # The in-edges of the nodes the formula reads, listed when first read: a node
+        # target's diagram reads a few of a large graph's nodes.
+        self._in_edges: dict[int, list[tuple[int, int]]] = {}
         self._presence: dict[int, F] = {}
         self._admitted: dict[ir.Relations, BoolArray] = {}
 
@@ -125,12 +124,18 @@ class Builder(Generic[F]):
 
     def _read(self, v: int, relations: ir.Relations) -> list[tuple[int, int]]:
         """The in-edges `(edge, source)` of `v` that a modality with filter `relations` counts."""
+        listed = self._in_edges.get(v)
+        if listed is None:
+            # The (edge, source) pairs of the edges (u, v), in edge-list order.
+            edges = self._by_target[self._bounds[v]:self._bounds[v + 1]]
+            listed = self._in_edges[v] = list(zip(edges.tolist(),
+                                                  self.graph.sources[edges].tolist()))
         if relations is None:
-            return self._in_edges[v]
+            return listed
         admitted = self._admitted.get(relations)
         if admitted is None:
             admitted = self._admitted[relations] = self.graph.relation_mask(relations)
-        return [(edge, source) for edge, source in self._in_edges[v] if admitted[edge]]
+        return [(edge, source) for edge, source in listed if admitted[edge]]
 
     @property
     def memo_size(self) -> int:

@@ -32,9 +32,12 @@ node of the graph, Extend over every variable, Extract over every variable.
 Each shortcut is checked against the brute-force definition (`gracr.bdd.brute`)
 by the property tests.
 
-The static variable order is the edge-list order (`order="edges"`, §4.3), each
-node's variable just before the first edge it ends. The size of a diagram depends
-on it, the mask never does.
+The paper's static variable order is the edge-list order (`order="edges"`, §4.3),
+each node's variable just before the first edge it ends. The size of a diagram
+depends on it, the mask never does. Our default is `order="computation"` (below):
+on the paper's Table 12 edge cover (N = 12) it takes a few milliseconds where the
+edge-list order takes a few tenths of a second with the shortcuts (and far longer
+without them); `order="edges"` with `shortcuts=False` is Algorithm 1 as written.
 With the in-edge reading of Algorithm 4, the edge list of a graph with hubs can make
 a two-hop classifier's diagram blow up (a Majority2Hop hub: millions of nodes),
 because the per-neighbour counts are read interleaved. `order="computation"`
@@ -56,7 +59,7 @@ from typing import Iterable, Literal, Sequence, overload
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bdd.backend import BDDBackend, F, Var, make_backend
+from gracr.bdd.backend import MAX_BDD_NODES, BDDBackend, F, Var, make_backend
 from gracr.bdd.build import OVER, Builder, Over
 from gracr.bdd.polarity import polarity
 from gracr.dsl import ir
@@ -206,21 +209,29 @@ def _variables(graph: Graph, over: Over, edges: BoolArray, nodes: BoolArray) -> 
     which edges it has counted until it reads their ends (on a graph of 10 nodes and
     24 edges, millions of nodes instead of thousands).
     """
-    found: list[Var] = []
-    placed = ~nodes if over != "edges" else np.ones(graph.num_nodes, dtype=np.bool_)
-    for edge, (source, target) in enumerate(graph.edges):
-        for end in (target, source):
-            if not placed[end]:
-                placed[end] = True
-                found.append(Var.node(end))
-        if over != "nodes" and edges[edge]:
-            found.append(Var.edge(edge))
-    found.extend(Var.node(int(v)) for v in np.flatnonzero(~placed))
-    return found
+    edge_vars = np.flatnonzero(edges) if over != "nodes" else np.zeros(0, dtype=np.int64)
+    if over == "edges":
+        return [Var.edge(int(e)) for e in edge_vars]
+    # Positions in the walk over the edge list: the ends of edge e at 3e (target) and
+    # 3e + 1 (source), its own variable at 3e + 2; a node at its first end.
+    ends = np.stack([graph.targets, graph.sources], axis=1).ravel()
+    seen, first = np.unique(ends, return_index=True)
+    position = np.full(graph.num_nodes, np.iinfo(np.int64).max, dtype=np.int64)
+    position[seen] = 3 * (first // 2) + first % 2
+    wanted = np.flatnonzero(nodes)
+    keys = np.concatenate([3 * edge_vars + 2, position[wanted]])
+    kinds = np.concatenate([np.zeros(len(edge_vars), dtype=np.int64),
+                            np.ones(len(wanted), dtype=np.int64)])
+    indices = np.concatenate([edge_vars, wanted])
+    # Nodes no edge ends come last, in node order (a stable sort keeps it).
+    walk = np.argsort(keys, kind="stable")
+    return [Var.edge(int(indices[i])) if kinds[i] == 0 else Var.node(int(indices[i]))
+            for i in walk]
 
 
 def computation_order(prog: Program, graph: Graph, target: int | None = None,
-                      over: Over = "edges") -> list[Var]:
+                      over: Over = "edges", edges: BoolArray | None = None,
+                      nodes: BoolArray | None = None) -> list[Var]:
     """The variables in the order BuildNode first reaches them, each edge after its source's inputs.
 
     Depth first from the explained node (every node, in order, for a graph
@@ -229,8 +240,11 @@ def computation_order(prog: Program, graph: Graph, target: int | None = None,
     reads, then the variables of the presence of (u, v) not placed yet: `y_v`,
     `y_u`, `x_e` (of the kinds `over` chooses). A graph classifier's root `y_v`
     follows its in-edges (`exists` reads it last). Variables nothing reads come
-    last, in the edge-list order.
+    last, in the edge-list order. Only the variables of the `edges` and `nodes` masks
+    are listed (default: all).
     """
+    edges = np.ones(graph.num_edges, dtype=np.bool_) if edges is None else edges
+    nodes = np.ones(graph.num_nodes, dtype=np.bool_) if nodes is None else nodes
     node = resolve_target(prog, graph, target)
     admitted = [_admitted_mask(graph, level) for level in admitted_by_depth(prog.classifier)]
     depth = len(admitted)
@@ -243,7 +257,7 @@ def computation_order(prog: Program, graph: Graph, target: int | None = None,
         placed_node[node] = True  # the target is never removed: it has no variable
 
     def place_node(v: int) -> None:
-        if over != "edges" and not placed_node[v]:
+        if over != "edges" and not placed_node[v] and nodes[v]:
             placed_node[v] = True
             order.append(Var.node(v))
 
@@ -269,13 +283,13 @@ def computation_order(prog: Program, graph: Graph, target: int | None = None,
                 continue
             place_node(v)
             place_node(source)
-            if over != "nodes" and not placed_edge[edge]:
+            if over != "nodes" and not placed_edge[edge] and edges[edge]:
                 placed_edge[edge] = True
                 order.append(Var.edge(edge))
             stack.append((v, d, i + 1))
         if node is None:
             place_node(root)
-    return order + _variables(graph, over, ~placed_edge, ~placed_node)
+    return order + _variables(graph, over, edges & ~placed_edge, nodes & ~placed_node)
 
 
 # ---------------------------------------------------------------- Algorithms 1-3
@@ -372,7 +386,8 @@ class UpiReport:
 
 def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Over = "edges",
                backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
-               order: VariableOrder = "edges") -> UpiReport:
+               order: VariableOrder = "computation", max_nodes: int | None = MAX_BDD_NODES
+               ) -> UpiReport:
     """UnionPI (Algorithm 1) on one instance, with node counts and per-stage times.
 
     `over` is `"edges"`, `"nodes"` or `"both"`; `backend` is `"cudd"` or
@@ -389,7 +404,7 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Ove
         raise GracrError(f"unknown variable order {order!r}: use 'edges' or 'computation'")
 
     start = time.perf_counter()
-    manager = make_backend(backend, reorder)
+    manager = make_backend(backend, reorder, max_nodes)
     if shortcuts:
         edge_field = _edge_field(graph, node, admitted_by_depth(prog.classifier))
         node_field = _node_field(graph, node, edge_field)
@@ -398,18 +413,18 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Ove
         node_field = np.ones(graph.num_nodes, dtype=np.bool_)
         if node is not None:
             node_field[node] = False  # the target is never removed
-    variables = _variables(graph, over, edge_field, node_field)
     if order == "computation":
-        kept = set(variables)
-        manager.declare(v for v in computation_order(prog, graph, node, over) if v in kept)
+        variables = computation_order(prog, graph, node, over, edge_field, node_field)
     else:
-        manager.declare(variables)
+        variables = _variables(graph, over, edge_field, node_field)
+    manager.declare(variables)
     builder = Builder(manager, graph, over, kept=node)
     f = (builder.build_graph(prog.classifier) if node is None
          else builder.build_node(prog.classifier, node))
     memo_entries = builder.memo_size
     manager_nodes = manager.live_nodes()
     del builder  # release the memo table's diagrams
+    manager.check_budget()
     label = value_at_full_graph(manager, f, variables)  # Algorithm 1, line 4
     instance = f if label else manager.neg(f)  # line 5
     del f
@@ -428,6 +443,7 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Ove
         else:
             extended = extend(manager, instance, sorted(manager.support(instance)))
             how = "support"
+    manager.check_budget()
     extended_at = time.perf_counter()
 
     in_upi = (manager.support(extended) if shortcuts
@@ -462,44 +478,50 @@ def shaped(label: int, mask: BoolArray, node_mask: BoolArray,
 def upi(prog: Program, graph: Graph, target: int | None = None,
         over: Literal["edges", "nodes"] = "edges", backend: str = "cudd",
         reorder: bool = False, shortcuts: bool = True,
-        order: VariableOrder = "edges") -> tuple[int, BoolArray]: ...
+        order: VariableOrder = "computation", max_nodes: int | None = MAX_BDD_NODES
+        ) -> tuple[int, BoolArray]: ...
 
 
 @overload
 def upi(prog: Program, graph: Graph, target: int | None = None, *, over: Literal["both"],
         backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
-        order: VariableOrder = "edges") -> tuple[int, BoolArray, BoolArray]: ...
+        order: VariableOrder = "computation", max_nodes: int | None = MAX_BDD_NODES
+        ) -> tuple[int, BoolArray, BoolArray]: ...
 
 
 @overload
 def upi(prog: Program, graph: Graph, target: int | None = None, over: Over = "edges",
         backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
-        order: VariableOrder = "edges"
+        order: VariableOrder = "computation", max_nodes: int | None = MAX_BDD_NODES
         ) -> tuple[int, BoolArray] | tuple[int, BoolArray, BoolArray]: ...
 
 
 def upi(prog: Program, graph: Graph, target: int | None = None, over: Over = "edges",
         backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
-        order: VariableOrder = "edges") -> tuple[int, BoolArray] | tuple[int, BoolArray, BoolArray]:
+        order: VariableOrder = "computation", max_nodes: int | None = MAX_BDD_NODES
+        ) -> tuple[int, BoolArray] | tuple[int, BoolArray, BoolArray]:
     """The exact ground-truth explanation.
 
     Over edges `(label, mask)`, `mask[e] = 1{e in UPI}`; over nodes
     `(label, node_mask)`, `node_mask[v] = 1{v in UPI}`; over both
     `(label, mask, node_mask)`. `label` is the classifier's value on the whole
     graph (a graph classifier) or at the target node (a node classifier: `target`,
-    else `graph.target`).
+    else `graph.target`). `max_nodes` is the ROBDD's node budget (`None`: none); a
+    diagram that outgrows it raises `DiagramTooLarge`.
     """
     report = upi_report(prog, graph, target, over, backend=backend, reorder=reorder,
-                        shortcuts=shortcuts, order=order)
+                        shortcuts=shortcuts, order=order, max_nodes=max_nodes)
     return shaped(report.label, report.mask, report.node_mask, over)
 
 
 def upi_json(prog: Program, graph: Graph, target: int | None = None, over: Over = "edges",
              backend: str = "cudd", reorder: bool = False,
-             order: VariableOrder = "edges") -> dict[str, int | list[int]]:
+             order: VariableOrder = "computation", max_nodes: int | None = MAX_BDD_NODES
+             ) -> dict[str, int | list[int]]:
     """The `gracrc upi` output for one graph: `{"label": 0|1, "mask": [0|1 per edge]}`
     over edges, `{"label", "node_mask": [0|1 per node]}` over nodes, all three over both."""
-    report = upi_report(prog, graph, target, over, backend=backend, reorder=reorder, order=order)
+    report = upi_report(prog, graph, target, over, backend=backend, reorder=reorder, order=order,
+                        max_nodes=max_nodes)
     record: dict[str, int | list[int]] = {"label": report.label}
     if over != "nodes":
         record["mask"] = [int(m) for m in report.mask]

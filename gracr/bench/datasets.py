@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from tqdm import tqdm
 
+from gracr.bdd.backend import MAX_BDD_NODES, DiagramTooLarge
 from gracr.bdd.upi import receptive_field, upi
 from gracr.bench.options import default_datasets, missing_folders, remove_empty
 from gracr.bench.graph_sources import GraphFile
@@ -238,17 +239,27 @@ def _node_graphs(task: Task, seed: int, size: int) -> list[Graph]:
     return graphs
 
 
-def build_instances(task: Task, seed: int, size: int,
-                    progress: bool = True) -> tuple[list[Instance], dict[str, Any]]:
+def build_instances(task: Task, seed: int, size: int, progress: bool = True,
+                    max_bdd_nodes: int | None = MAX_BDD_NODES
+                    ) -> tuple[list[Instance], dict[str, Any]]:
     """Generate a task's graphs from `seed` and compute the UPI of each instance.
 
     Graph tasks: `size` graphs, `positive_fraction` positive, rejection-sampled (the
     paper's: φ fires only inside the motif of a positive graph and nowhere in a negative
     one); the UPI of every graph's label. Node tasks: graphs accumulated until at least
     `size` positive targets; the UPI of every positive target. A graph file: its first
-    `size` graphs as they are.
+    `size` graphs as they are. An instance whose ROBDD outgrows `max_bdd_nodes` stops
+    the build with an error naming it.
     """
     program = task.program()
+
+    def exact(graph: Graph, index: int, target: int | None = None) -> tuple[int, BoolArray]:
+        try:
+            return upi(program, graph, target, max_nodes=max_bdd_nodes)
+        except DiagramTooLarge as error:
+            where = f"graph {index}" + ("" if target is None else f", target {target}")
+            raise GracrError(f"{task.name} seed {seed}, {where}: {error}") from None
+
     instances: list[Instance] = []
     rejections = 0
     start = time.perf_counter()
@@ -259,10 +270,11 @@ def build_instances(task: Task, seed: int, size: int,
             candidates = list(_graph_instances(task, seed, size, progress))
         generation = time.perf_counter() - start
         start = time.perf_counter()
-        for candidate, rejected in tqdm(candidates, desc=f"{task.name} seed {seed}: UPI",
-                                        disable=not progress, leave=False):
+        for index, (candidate, rejected) in enumerate(tqdm(
+                candidates, desc=f"{task.name} seed {seed}: UPI", disable=not progress,
+                leave=False)):
             rejections += rejected
-            label, mask = upi(program, candidate.graph, order="computation")
+            label, mask = exact(candidate.graph, index)
             assert candidate.label is None or label == candidate.label, \
                 "the formula disagrees with the annotation"
             instances.append(Instance(candidate.graph, label=label, upi=(mask,)))
@@ -275,11 +287,11 @@ def build_instances(task: Task, seed: int, size: int,
         start = time.perf_counter()
         bar = tqdm(total=total, desc=f"{task.name} seed {seed}: UPI", disable=not progress,
                    leave=False)
-        for graph, labels in drawn:
+        for index, (graph, labels) in enumerate(drawn):
             targets = tuple(int(v) for v in np.flatnonzero(labels))
             masks = []
             for target in targets:
-                label, mask = upi(program, graph, target, order="computation")
+                label, mask = exact(graph, index, target)
                 assert label == 1
                 masks.append(mask)
                 bar.update()
@@ -300,7 +312,7 @@ def dataset_folder(out: str, task: Task, seed: int, size: int) -> Path:
 
 
 def load_or_build(task_name: str, seed: int, size: int | None = None, out: str | None = None,
-                  progress: bool = True) -> Dataset:
+                  progress: bool = True, max_bdd_nodes: int | None = MAX_BDD_NODES) -> Dataset:
     """The stored dataset for (task, seed, size), building and storing it on first use.
 
     `task_name` is a task's name or a task file; `out` the store (default
@@ -334,7 +346,7 @@ def load_or_build(task_name: str, seed: int, size: int | None = None, out: str |
         remove_empty(created)
         raise GracrError(f"{folder}: cannot write the dataset there ({error.strerror})") from None
     try:
-        instances, meta = build_instances(task, seed, size, progress)
+        instances, meta = build_instances(task, seed, size, progress, max_bdd_nodes)
         from gracr.version import __version__
 
         meta = {"task": task.name, "seed": seed, "size": size, "task_key": task.key,
