@@ -429,11 +429,22 @@ def test_an_explainer_is_trained_once_per_job_on_the_held_out_seeds_first_instan
     assert {r["status"] for r in _records(tmp_path / "out")} == {"ok"}
     with pytest.raises(GracrError, match="its defaults need 'training_instances'"):
         ExplainerSpec("Untold", lambda s, c, seed: None, {}, train=train)
+
+
+def test_the_fuzzer_refuses_what_it_cannot_run_before_it_starts(forget: list[str]) -> None:
+    from gracr.fuzz.run import FuzzConfig, run_fuzz
+
+    register(ExplainerSpec("NodesOnly", lambda s, c, seed: None, {}, levels=("node",)))
+    register(ExplainerSpec("Trainee", lambda s, c, seed: None, {"training_instances": 2},
+                           train=lambda subjects, c, seed: lambda s, c2, seed2: None))
+    forget.extend(["NodesOnly", "Trainee"])
+    program = gracr.parse("colors red\nclassify <> red")
+    with pytest.raises(GracrError, match="NodesOnly gives node scores only; the fuzzer "
+                                         "compares edge scores"):
+        run_fuzz(FuzzConfig(("NodesOnly",), ("padding",), limit=1), program, progress=False)
     with pytest.raises(GracrError, match="Trainee must be trained before it explains, on a "
                                          "task's held-out seed; fuzz"):
-        from gracr.fuzz.run import FuzzConfig, run_fuzz
-        run_fuzz(FuzzConfig(("Trainee",), ("padding",), limit=1), gracr.parse(
-            "colors red\nclassify <> red"), progress=False)
+        run_fuzz(FuzzConfig(("Trainee",), ("padding",), limit=1), program, progress=False)
 
 
 def test_tuning_at_node_level_scores_the_node_upi_and_stores_apart(tmp_path: Path,
