@@ -22,7 +22,8 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.bench.budget import DEFAULT_BUDGET
-from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_keep_errors_option,
+from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_engine_options,
+                                 add_keep_errors_option,
                                  add_level_option, add_plugin_option, parse_names,
                                  parse_overrides, parse_seeds)
 from gracr.executor.model import compile_program
@@ -336,8 +337,10 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
                      args.level)
     if args.jobs <= 0:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
+    if args.address is not None and args.engine != "ray":
+        raise GracrError("--address needs --engine ray")
     results = run(jobs, args.out, workers=args.jobs, progress=not args.quiet,
-                  keep_errors=args.keep_errors)
+                  keep_errors=args.keep_errors, engine=args.engine, address=args.address)
     print(f"{len(jobs)} jobs; results in {results}", file=out)
     if not args.no_report:
         args.dirs, args.out = [args.out], None
@@ -580,6 +583,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_level_option(bench_cmd)
     add_plugin_option(bench_cmd)
     add_keep_errors_option(bench_cmd)
+    add_engine_options(bench_cmd)
     bench_cmd.add_argument("--no-report", action="store_true",
                            help="do not print the report at the end")
     bench_cmd.add_argument("--no-instance-figures", action="store_true",

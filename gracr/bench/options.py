@@ -43,6 +43,17 @@ def add_plugin_option(parser: argparse.ArgumentParser) -> None:
                              "gracr.explainers are loaded too")
 
 
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """`--engine process|ray` and `--address ADDR`: where the instances run."""
+    parser.add_argument("--engine", choices=("process", "ray"), default="process",
+                        help="run in a process pool (default) or as Ray tasks, one per "
+                             "instance (pip install 'gracr[ray]'); the same records, "
+                             "resumable either way")
+    parser.add_argument("--address", default=None, metavar="ADDR",
+                        help="with --engine ray: an existing Ray cluster (default: a local "
+                             "Ray instance with --jobs CPUs, started and stopped here)")
+
+
 def add_keep_errors_option(parser: argparse.ArgumentParser) -> None:
     """`--keep-errors`: a rerun keeps the instances recorded as errors instead of retrying
     them."""

@@ -16,6 +16,16 @@ than recording an error per instance. Every instance goes through the per-instan
 of `gracr.bench.budget` (a budget of CPU seconds; App. H's semantics: an instance over
 budget is recorded `oot` and the rest of that job is skipped).
 
+With `engine="ray"` the same work runs as Ray tasks instead, one task per instance (not
+per job, so one slow seed never holds a worker for long): on a local Ray instance the
+run starts and stops (`workers` CPUs), or on the cluster at `address`. Records,
+resumption, the CPU budget and App. H's OOT rule are the process pool's: when an instance
+runs out of time, the job's later instances not yet started are cancelled (ones already
+finished keep their records; the report leaves the seed out either way). A worker keeps
+the datasets, models and trained explainers of its last few jobs (`_job_context`), so
+instances of one job cost what they cost in the pool. Ray is an optional extra
+(`pip install 'gracr[ray]'`); a cluster's workers need gracr installed.
+
 Results are appended to `<out>/results.jsonl` (`gracr.bench.record`), one line per
 instance, keyed by (task, variant, explainer, settings hash, level, seed, instance); a
 rerun skips every key already there, so an interrupted run resumes. A key whose last
@@ -27,10 +37,11 @@ from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from pathlib import Path
 from queue import Empty
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Literal, Mapping, Sequence
 
 from tqdm import tqdm
 
@@ -44,6 +55,9 @@ from gracr.bench.record import (RESULTS_FILE, Record, latest_records, read_recor
 from gracr.bench.instances import (PositiveInstance, compile_variant, ground_truth,
                                    positive_instances, subject_for, variant_named)
 from gracr.errors import GracrError
+
+Engine = Literal["process", "ray"]
+ENGINES: tuple[Engine, ...] = ("process", "ray")
 
 # ---------------------------------------------------------------- the worker
 
@@ -112,18 +126,12 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
     """Explain the job's instances not in `done`; send each `Record` to `send` (the
     pool's queue by default). Returns how many records were sent."""
     from gracr.bench.explainers import explainer_seed
-    from gracr.bench.tuning import ready_explainer
 
     emit = send if send is not None else _progress.put
     if job.task_file is not None:
         task_named(job.task_file)
     explainer = _registered_explainer(job)   # before any work, so a failure is quick
-    dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets, progress=False)
-    model = compile_variant(job.task, variant_named(job.variant), dataset)
-    explainer = ready_explainer(explainer, job.task, model, job.settings, job.seed,
-                                job.dataset_size, job.datasets, job.level)
-    program = task_named(job.task).program()
-    modules: dict[str, Any] = {}
+    dataset, model, explainer, program, modules = _job_context(job, explainer)
     todo = list(_until((instance for instance in positive_instances(dataset)
                         if instance.index >= job.start and instance.index not in done),
                        job.limit))
@@ -142,6 +150,50 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
                        level=job.level))
         sent += 1
     return sent
+
+
+# A worker's last few job contexts, by everything they depend on (`_context_key`).
+_CONTEXTS: OrderedDict[tuple[Any, ...], tuple[Any, ...]] = OrderedDict()
+_KEPT_CONTEXTS = 4
+
+
+def _context_key(job: Job) -> tuple[Any, ...]:
+    return (job.task, job.variant, job.seed, job.dataset_size, job.datasets, job.explainer,
+            job.settings_hash, job.level, job.task_file)
+
+
+def _job_context(job: Job, explainer: Any) -> tuple[Any, ...]:
+    """The job's dataset, compiled model, ready (trained) explainer, program and module
+    cache; kept for the job's next instances when the work comes one instance at a time."""
+    from gracr.bench.tuning import ready_explainer
+
+    key = _context_key(job)
+    if key in _CONTEXTS:
+        _CONTEXTS.move_to_end(key)
+        return _CONTEXTS[key]
+    dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets, progress=False)
+    model = compile_variant(job.task, variant_named(job.variant), dataset)
+    explainer = ready_explainer(explainer, job.task, model, job.settings, job.seed,
+                                job.dataset_size, job.datasets, job.level)
+    context: tuple[Any, ...] = (dataset, model, explainer, task_named(job.task).program(), {})
+    _CONTEXTS[key] = context
+    while len(_CONTEXTS) > _KEPT_CONTEXTS:
+        _CONTEXTS.popitem(last=False)
+    return context
+
+
+def explain_instance(job: Job, index: int, plugins: tuple[str, ...]) -> list[Record]:
+    """A Ray task: the record of the job's positive instance `index`."""
+    global _prepared
+    if _prepared != plugins:   # a Ray worker outlives one run: the next may bring plugins
+        _init_worker(None, plugins)
+        _prepared = plugins
+    records: list[Record] = []
+    run_job(replace(job, start=index, limit=index + 1), frozenset(), send=records.append)
+    return records
+
+
+_prepared: tuple[str, ...] | None = None
 
 
 def _until(instances: Iterator[PositiveInstance], limit: int) -> Iterator[PositiveInstance]:
@@ -180,7 +232,8 @@ def read_done(results: Path, keep_errors: bool = False
 
 
 def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
-        keep_errors: bool = False, plugins: Sequence[str] = ()) -> Path:
+        keep_errors: bool = False, plugins: Sequence[str] = (), engine: Engine = "process",
+        address: str | None = None) -> Path:
     """Run `jobs`, appending to `<out>/results.jsonl`; returns the results path.
 
     Error records are retried unless `keep_errors`. `plugins` (modules or `.py` files that
@@ -200,7 +253,7 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
         remove_empty(created)
         raise GracrError(f"{folder}: cannot write results there ({error.strerror})") from None
     try:
-        _run(jobs, results, workers, progress, keep_errors, worker_plugins)
+        _run(jobs, results, workers, progress, keep_errors, worker_plugins, engine, address)
     except BaseException:
         # A run that failed before its first record leaves nothing behind.
         if fresh and not any(True for _ in record_objects(results)):
@@ -211,7 +264,8 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
 
 
 def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_errors: bool,
-         worker_plugins: tuple[str, ...]) -> None:
+         worker_plugins: tuple[str, ...], engine: Engine = "process",
+         address: str | None = None) -> None:
     from gracr.bench.tuning import HELD_OUT_SEED
 
     done, stopped = read_done(results, keep_errors)
@@ -222,13 +276,13 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
         if key not in datasets:
             datasets[key] = load_or_build(job.task, job.seed, job.dataset_size, job.datasets,
                                           progress=progress)
-    pending: list[tuple[Job, frozenset[int], int]] = []
+    pending: list[tuple[Job, frozenset[int], list[int]]] = []
     for job in jobs:
         dataset = datasets[(job.task, job.seed)]
         wanted = job.wanted(sum(1 for _ in positive_instances(dataset)))
         finished = frozenset(done.get(job_key(job), set())) & frozenset(wanted)
         if job_key(job) not in stopped and len(finished) < len(wanted):
-            pending.append((job, finished, len(wanted) - len(finished)))
+            pending.append((job, finished, [i for i in wanted if i not in finished]))
             # The node-level UPI and the held-out training data, likewise made once here.
             if job.level != "edge":
                 ground_truth(dataset, (i for i in positive_instances(dataset)
@@ -237,7 +291,7 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
             if _needs_training(job.explainer):
                 load_or_build(job.task, HELD_OUT_SEED, job.dataset_size, job.datasets,
                               progress=progress)
-    total = sum(left for _, _, left in pending)
+    total = sum(len(left) for _, _, left in pending)
     bar = tqdm(total=total, desc="explaining", unit="instance", disable=not progress,
                dynamic_ncols=True)
     with open(results, "a", encoding="utf-8") as sink:
@@ -249,7 +303,9 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
                           f"{record.seed} instance {record.instance}: {record.status}"
                           + (f" ({record.error})" if record.error else ""))
 
-        if workers <= 1:
+        if engine == "ray":
+            _run_on_ray(pending, write, workers, address, worker_plugins)
+        elif workers <= 1:
             _init_worker(None, worker_plugins)
             for job, finished, _ in pending:
                 run_job(job, finished, send=write)
@@ -286,6 +342,59 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
                     if not future.cancelled():
                         future.result()   # re-raise a worker's failure (not an explainer's)
     bar.close()
+
+
+def _run_on_ray(pending: list[tuple[Job, frozenset[int], list[int]]],
+                write: Callable[[Record], None], workers: int, address: str | None,
+                plugins: tuple[str, ...]) -> None:
+    """`pending`'s instances as Ray tasks, each record written as it arrives."""
+    try:
+        import ray
+    except ImportError:
+        raise GracrError("--engine ray needs Ray: pip install 'gracr[ray]'") from None
+
+    started = not ray.is_initialized()
+    if started:
+        options: dict[str, Any] = {"include_dashboard": False, "configure_logging": False,
+                                   "log_to_driver": False}
+        try:
+            if address is None:
+                ray.init(num_cpus=max(1, workers), **options)
+            else:
+                ray.init(address=address, **options)
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise GracrError(f"cannot start or reach Ray"
+                             f"{'' if address is None else ' at ' + address}: {error}") from None
+    try:
+        task = ray.remote(num_cpus=1, max_retries=0)(explain_instance)
+        running = {task.remote(job, index, plugins): (job, index)
+                   for job, _, left in pending for index in left}
+        while running:
+            ready, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
+            for ref in ready:
+                job, index = running.pop(ref)
+                try:
+                    records = ray.get(ref)
+                except ray.exceptions.TaskCancelledError:
+                    continue
+                except ray.exceptions.RayTaskError as error:
+                    # A worker's failure (not an explainer's) fails the run, as in the pool.
+                    for other in running:
+                        ray.cancel(other)
+                    cause = error.cause if isinstance(error.cause, BaseException) else error
+                    if isinstance(cause, GracrError):
+                        raise GracrError(str(cause)) from None
+                    raise
+                for record in records:
+                    write(record)
+                if any(record.status == "oot" for record in records):
+                    # App. H: the seed halts at its first OOT instance.
+                    for other, (other_job, other_index) in running.items():
+                        if job_key(other_job) == job_key(job) and other_index > index:
+                            ray.cancel(other)
+    finally:
+        if started:
+            ray.shutdown()
 
 
 def _needs_training(explainer: str) -> bool:
