@@ -361,12 +361,18 @@ def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
     for explainer in explainers:
         check_level(EXPLAINERS[explainer], args.level)
     trials, instances = (50, 50) if args.paper else (args.trials, args.instances)
+    if args.address is not None and args.engine != "ray":
+        raise GracrError("--address needs --engine ray")
+    if args.jobs <= 0:
+        raise GracrError(f"--jobs must be positive, got {args.jobs}")
     rows = []
     for explainer in explainers:
         for task in tasks:
             size = task_named(task).size_of(args.graphs, args.targets)
             entry = tune(explainer, task, trials, instances, args.seed, args.budget,
-                         args.datasets, size, progress=not args.quiet, level=args.level)
+                         args.datasets, size, progress=not args.quiet, level=args.level,
+                         engine=args.engine, address=args.address, workers=args.jobs,
+                         plugins=args.plugin)
             where = store(explainer, task, entry, None if args.out is None else Path(args.out),
                           level=args.level) if args.write else None
             rows.append([explainer, task, f"{entry['mean_f1']:.3f}",
@@ -616,6 +622,9 @@ def build_parser() -> argparse.ArgumentParser:
                                "as --tuned DIR)")
     add_level_option(tune_cmd)
     add_plugin_option(tune_cmd)
+    add_engine_options(tune_cmd)
+    tune_cmd.add_argument("--jobs", type=int, default=1, metavar="K",
+                          help="with --engine ray: CPUs of the local Ray instance (default 1)")
     tune_cmd.add_argument("--quiet", action="store_true", help="no progress bars")
     tune_cmd.set_defaults(run=cmd_tune)
 

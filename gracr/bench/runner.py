@@ -50,6 +50,7 @@ from gracr.bench.metric import Level
 from gracr.bench.tasks import task_files, task_named
 from gracr.bench.budget import explain_each
 from gracr.bench.options import missing_folders, remove_empty
+from gracr.bench.ray_session import ray_session
 from gracr.bench.record import (RESULTS_FILE, Record, latest_records, read_records,
                                 record_objects, start_results, write_record)
 from gracr.bench.instances import (PositiveInstance, compile_variant, ground_truth,
@@ -348,24 +349,7 @@ def _run_on_ray(pending: list[tuple[Job, frozenset[int], list[int]]],
                 write: Callable[[Record], None], workers: int, address: str | None,
                 plugins: tuple[str, ...]) -> None:
     """`pending`'s instances as Ray tasks, each record written as it arrives."""
-    try:
-        import ray
-    except ImportError:
-        raise GracrError("--engine ray needs Ray: pip install 'gracr[ray]'") from None
-
-    started = not ray.is_initialized()
-    if started:
-        options: dict[str, Any] = {"include_dashboard": False, "configure_logging": False,
-                                   "log_to_driver": False}
-        try:
-            if address is None:
-                ray.init(num_cpus=max(1, workers), **options)
-            else:
-                ray.init(address=address, **options)
-        except (ConnectionError, RuntimeError, ValueError) as error:
-            raise GracrError(f"cannot start or reach Ray"
-                             f"{'' if address is None else ' at ' + address}: {error}") from None
-    try:
+    with ray_session(workers, address) as ray:
         task = ray.remote(num_cpus=1, max_retries=0)(explain_instance)
         running = {task.remote(job, index, plugins): (job, index)
                    for job, _, left in pending for index in left}
@@ -392,9 +376,6 @@ def _run_on_ray(pending: list[tuple[Job, frozenset[int], list[int]]],
                     for other, (other_job, other_index) in running.items():
                         if job_key(other_job) == job_key(job) and other_index > index:
                             ray.cancel(other)
-    finally:
-        if started:
-            ray.shutdown()
 
 
 def _needs_training(explainer: str) -> bool:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime
 import json
 import time
+from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -31,6 +32,7 @@ import numpy as np
 
 from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.bench.metric import Level
+from gracr.bench.ray_session import ray_session
 from gracr.places import config_folder
 from gracr.errors import GracrError
 
@@ -136,19 +138,69 @@ def defaults_in_space(defaults: Mapping[str, Any], space: Mapping[str, Any]) -> 
     return chosen
 
 
+# A Ray worker's studies: (explainer, its subjects and their ground truth), by study.
+_STUDIES: dict[tuple[Any, ...], tuple[Any, list[tuple[Any, Any]]]] = {}
+
+
+def _study_subjects(explainer: str, task: str, seed: int, instances: int,
+                    dataset_size: int | None, datasets: str | None, level: Level
+                    ) -> tuple[Any, list[tuple[Any, Any]]]:
+    """The explainer's spec and the study's (subject, ground truth) pairs: the first
+    `instances` positives of the held-out seed."""
+    from gracr.bench.datasets import load_or_build
+    from gracr.bench.explainers import explainer_named
+    from gracr.bench.instances import first_subjects, ground_truth
+
+    key = (explainer, task, seed, instances, dataset_size, datasets, level)
+    if key not in _STUDIES:
+        chosen = first_subjects(task, seed, instances, dataset_size, datasets, False,
+                                level=level)
+        truth = ground_truth(load_or_build(task, seed, dataset_size, datasets, progress=False),
+                             [instance for instance, _ in chosen], level, datasets)
+        _STUDIES.clear()   # one study at a time: its subjects hold compiled modules
+        _STUDIES[key] = (explainer_named(explainer),
+                         [(subject, truth[instance.index]) for instance, subject in chosen])
+    return _STUDIES[key]
+
+
+def _trial_instance(study: tuple[Any, ...], chosen: Mapping[str, Any], index: int,
+                    budget: float, plugins: tuple[str, ...]) -> tuple[float | None, str | None,
+                                                                       float]:
+    """A Ray task: one instance of one trial, as (F1, error, CPU seconds)."""
+    import torch
+
+    from gracr.bench.budget import explain
+    from gracr.bench.explainers import explainer_seed, load_plugins, trained
+
+    torch.set_num_threads(1)
+    load_plugins(plugins)
+    spec, subjects = _study_subjects(*study)
+    seed = study[2]
+    # Trained explainers train in each task, on the same instances and seed as in-process.
+    ready = trained(spec, [subject for subject, _ in subjects], chosen, seed)
+    subject, upi_mask = subjects[index]
+    outcome = explain(ready, subject, upi_mask, chosen, explainer_seed(seed, index), budget)
+    return outcome.f1, outcome.error, outcome.cpu_seconds
+
+
 def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
          seed: int = HELD_OUT_SEED, budget: float = DEFAULT_BUDGET, datasets: str | None = None,
          dataset_size: int | None = None, progress: bool = True,
-         level: Level = "edge") -> dict[str, Any]:
-    """Run one study, scored at `level`; returns the entry stored for (explainer, task)."""
+         level: Level = "edge", engine: str = "process", address: str | None = None,
+         workers: int = 1, plugins: Sequence[str] = ()) -> dict[str, Any]:
+    """Run one study, scored at `level`; returns the entry stored for (explainer, task).
+
+    With `engine="ray"` each trial's instances run as Ray tasks (`workers` CPUs on a local
+    Ray, or the cluster at `address`), with the same seeds and so the same scores; a
+    trial's CPU seconds are then the sum of its instances' (training not counted), which
+    only the tie-break between equally good settings reads."""
     import optuna
     import torch
 
-    from gracr.bench.datasets import load_or_build
     from gracr.bench.tasks import task_named
-    from gracr.bench.explainers import check_level, explainer_named, explainer_seed, trained
+    from gracr.bench.explainers import (check_level, explainer_named, explainer_seed,
+                                        load_plugins, trained)
     from gracr.bench.budget import explain
-    from gracr.bench.instances import first_subjects, ground_truth
 
     spec = explainer_named(explainer)
     check_level(spec, level)
@@ -157,12 +209,11 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
     space = {name: s for name, s in spec.space.items()
              if not (name in spec.graph_only and task_named(task).kind.value == "node")}
     torch.set_num_threads(1)
-    chosen_instances = first_subjects(task, seed, instances, dataset_size, datasets, progress,
-                                      level=level)
-    truth = ground_truth(load_or_build(task, seed, dataset_size, datasets, progress=False),
-                         [instance for instance, _ in chosen_instances],
-                         level, datasets)
-    subjects = [(subject, truth[instance.index]) for instance, subject in chosen_instances]
+    loaded = tuple(load_plugins(plugins))
+    spec, subjects = _study_subjects(explainer, task, seed, instances, dataset_size, datasets,
+                                     level)
+
+    study_key = (explainer, task, seed, instances, dataset_size, datasets, level)
 
     def objective(trial: Any) -> float:
         chosen: dict[str, Any] = {}
@@ -170,17 +221,27 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
             chosen[name] = _suggest(trial, name, dimension, chosen)
         scores = []
         errors: list[str] = []
-        start = time.process_time()
-        ready = trained(spec, [subject for subject, _ in subjects], chosen, seed)
-        for index, (subject, upi_mask) in enumerate(subjects):
-            outcome = explain(ready, subject, upi_mask, chosen, explainer_seed(seed, index),
-                              budget)
+        if ray is not None:
+            refs = [remote.remote(study_key, chosen, index, budget, loaded)
+                    for index in range(len(subjects))]
+            results = ray.get(refs)
+            cpu = sum(cpu_seconds for _, _, cpu_seconds in results)
+        else:
+            start = time.process_time()
+            ready = trained(spec, [subject for subject, _ in subjects], chosen, seed)
+            results = []
+            for index, (subject, upi_mask) in enumerate(subjects):
+                outcome = explain(ready, subject, upi_mask, chosen, explainer_seed(seed, index),
+                                  budget)
+                results.append((outcome.f1, outcome.error, outcome.cpu_seconds))
+            cpu = time.process_time() - start
+        for f1, error, _ in results:
             # A setting the explainer cannot run scores 0, as one over budget does, and
             # the study goes on (a crash is a result in the runner too).
-            scores.append(outcome.f1 if outcome.f1 is not None else 0.0)
-            if outcome.error is not None:
-                errors.append(outcome.error)
-        trial.set_user_attr("cpu_seconds", (time.process_time() - start) / len(subjects))
+            scores.append(f1 if f1 is not None else 0.0)
+            if error is not None:
+                errors.append(error)
+        trial.set_user_attr("cpu_seconds", cpu / len(subjects))
         trial.set_user_attr("errors", errors)
         return float(np.mean(scores))
 
@@ -191,7 +252,12 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
     # outside it), so a short study can never hand back settings that score worse
     # on the held-out seed than running the explainer untuned.
     study.enqueue_trial(defaults_in_space(spec.defaults, space))
-    study.optimize(objective, n_trials=trials, show_progress_bar=progress)
+    with ExitStack() as stack:
+        ray: Any = None
+        if engine == "ray":
+            ray = stack.enter_context(ray_session(workers, address))
+            remote = ray.remote(num_cpus=1, max_retries=0)(_trial_instance)
+        study.optimize(objective, n_trials=trials, show_progress_bar=progress)
     # Many settings often reach the same F1 (1.0 on several tasks); among them keep the
     # cheapest, so that tuning does not pick 1000 epochs where 50 do as well.
     finished = [(float(t.value), t) for t in study.trials if t.value is not None]
@@ -205,6 +271,7 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
             "cpu_seconds": round(float(best.user_attrs.get("cpu_seconds", 0.0)), 4),
             "trials": trials, "instances": len(subjects), "seed": seed,
             "failed_trials": sum(1 for _, t in finished if t.user_attrs["errors"]),
+            "trial_f1": [round(value, 4) for value, _ in finished],
             "date": datetime.date.today().isoformat()}
 
 
