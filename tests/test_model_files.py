@@ -1,5 +1,5 @@
-"""Model files: format 2 records families, relations, presence and per-layer aggregations;
-files written by gracr 0.1.0 (format 1) still load and run as compiled today."""
+"""Model files: format 3 checksums format 2, which records families, relations, presence and
+per-layer aggregations; files of formats 1 and 2 still load and run as compiled today."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_a_typed_model_round_trips_through_its_file(presence: bool, tmp_path: Pa
         [[g.relation for g in layer.aggregations] for layer in model.layers]
     with np.load(path, allow_pickle=False) as archive:
         meta = json.loads(str(archive["metadata"]))
-    assert meta["format_version"] == 2
+    assert meta["format_version"] == 3
     assert meta["relations"] == ["single", "double"]
     assert meta["families"] == [{"name": "element", "values": ["C", "N", "O"]}]
     assert meta["features"][-1] == ("present" if presence else "element=O")

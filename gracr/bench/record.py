@@ -14,13 +14,13 @@ standard fields and read back into `extra`.
 from __future__ import annotations
 
 import json
-import math
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 from gracr.bench.budget import Outcome, Status
 from gracr.bench.tables import read_json_lines
+from gracr.data.fields import Fields
 from gracr.errors import GracrError
 
 RECORD_VERSION = 1
@@ -97,7 +97,7 @@ class Record:
         """One record, checked field by field; problems name `place`."""
         if not isinstance(obj, dict):
             raise GracrError(f"{place}: not a JSON object")
-        fields = _Fields(obj, place)
+        fields = Fields(obj, place)
         status = fields.text("status")
         if status not in STATUSES:
             raise fields.bad("status", "one of " + ", ".join(STATUSES))
@@ -123,64 +123,6 @@ class Record:
             cpu_seconds=fields.number("cpu_seconds"), wall_seconds=fields.number("wall_seconds"),
             gracr_version=fields.text("gracr_version"),
             extra={k: v for k, v in obj.items() if k not in FIELDS}, place=place)
-
-
-class _Fields:
-    """Typed access to one JSON object, each problem reported as `file:line: message`."""
-
-    def __init__(self, obj: Mapping[str, object], place: str) -> None:
-        self.obj = obj
-        self.place = place
-
-    def raw(self, name: str) -> object:
-        if name not in self.obj:
-            raise GracrError(f"{self.place}: missing field '{name}'")
-        return self.obj[name]
-
-    def bad(self, name: str, expected: str) -> GracrError:
-        return GracrError(f"{self.place}: field '{name}' should be {expected}, "
-                          f"got {json.dumps(self.obj[name])}")
-
-    def text(self, name: str) -> str:
-        value = self.raw(name)
-        if not isinstance(value, str) or not value:
-            raise self.bad(name, "a non-empty string")
-        return value
-
-    def optional_text(self, name: str) -> str | None:
-        value = self.raw(name)
-        if value is not None and not isinstance(value, str):
-            raise self.bad(name, "a string or null")
-        return value
-
-    def integer(self, name: str) -> int:
-        value = self.raw(name)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.bad(name, "an integer")
-        return value
-
-    def optional_integer(self, name: str) -> int | None:
-        return None if self.raw(name) is None else self.integer(name)
-
-    def number(self, name: str, high: float = math.inf) -> float:
-        """A number in [0, high] (every number of a record is a score, a threshold or seconds)."""
-        value = self.raw(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= high:
-            bounds = "0 or more" if math.isinf(high) else f"in [0, {high:g}]"
-            raise self.bad(name, f"a number {bounds}")
-        return float(value)
-
-    def optional_number(self, name: str, high: float = math.inf) -> float | None:
-        return None if self.raw(name) is None else self.number(name, high)
-
-    def optional_real(self, name: str) -> float | None:
-        """Null or any number (a threshold on explainer scores, which may be negative)."""
-        value = self.raw(name)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-            raise self.bad(name, "a number or null")
-        return float(value)
 
 
 def header() -> dict[str, int]:
