@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 from gracr.bench.budget import Outcome, Status
 from gracr.bench.tables import read_json_lines
 from gracr.data.fields import Fields
+from gracr.data.json_text import JsonError, parse_json
 from gracr.errors import GracrError
 
 RECORD_VERSION = 1
@@ -130,9 +132,88 @@ def header() -> dict[str, int]:
     return {HEADER_KEY: RECORD_VERSION}
 
 
+# ---------------------------------------------------------------- torn last lines
+#
+# A run killed while it appends a line, or a disk that fills up under it, can leave the
+# file's last line cut off. Every line is written whole by one `write` (`write_record`),
+# so only the last line can be cut, and only by the end of the file: a last line without
+# its newline that is not a whole JSON object. Readers skip it; a writer moves it to
+# `<file>.torn` before appending (`start_results`), so the instance it held is recomputed
+# and the file is whole again. Each cut line is reported once on stderr.
+
+TORN_SUFFIX = ".torn"
+_reported: set[tuple[str, int]] = set()
+
+
+@dataclass(frozen=True)
+class _Tail:
+    """The last line of a file that has no newline at its end."""
+
+    offset: int    # where it starts
+    data: bytes
+
+    @property
+    def whole(self) -> bool:
+        """Whether it is a whole JSON object (only its newline was lost)."""
+        try:
+            return isinstance(parse_json(self.data.decode("utf-8")), dict)
+        except (UnicodeDecodeError, JsonError):
+            return False
+
+
+def _unterminated_tail(path: str | os.PathLike[str]) -> _Tail | None:
+    """The last line of `path` if the file does not end with a newline (read from the end)."""
+    with open(path, "rb") as handle:
+        end = handle.seek(0, os.SEEK_END)
+        if end == 0:
+            return None
+        handle.seek(end - 1)
+        if handle.read(1) == b"\n":
+            return None
+        position, data = end, b""
+        while position > 0:
+            step = min(64 * 1024, position)
+            position -= step
+            handle.seek(position)
+            data = handle.read(step) + data
+            newline = data.rfind(b"\n")
+            if newline >= 0:
+                return _Tail(position + newline + 1, data[newline + 1:])
+        return _Tail(0, data)
+
+
+def _torn_tail(path: str | os.PathLike[str]) -> _Tail | None:
+    tail = _unterminated_tail(path) if os.path.isfile(path) else None
+    return None if tail is None or tail.whole else tail
+
+
+def _report_torn(path: str | os.PathLike[str], tail: _Tail, what: str) -> None:
+    key = (os.path.realpath(path), tail.offset)
+    if key in _reported:
+        return
+    _reported.add(key)
+    with open(path, "rb") as handle:
+        line = 1 + sum(chunk.count(b"\n") for chunk in
+                       iter(lambda: handle.read(min(1 << 20, tail.offset - handle.tell())), b""))
+    print(f"gracrc: warning: {os.fspath(path)}:{line}: the last line was cut off (by a killed "
+          f"run or a full disk): {what}", file=sys.stderr)
+
+
 def start_results(path: str | os.PathLike[str]) -> None:
-    """Create `path` with its header line unless it exists (an existing file is appended to
-    as it is, with or without a header)."""
+    """Make `path` ready for appending: a cut last line moved to `<path>.torn` (its
+    instance is then recomputed), a lost final newline restored, and the header line
+    written if the file is new or empty."""
+    if os.path.isfile(path):
+        tail = _unterminated_tail(path)
+        if tail is not None and tail.whole:
+            with open(path, "ab") as handle:
+                handle.write(b"\n")
+        elif tail is not None:
+            with open(os.fspath(path) + TORN_SUFFIX, "ab") as aside:
+                aside.write(tail.data + b"\n")
+            os.truncate(path, tail.offset)
+            _report_torn(path, tail, f"set aside in {os.fspath(path)}{TORN_SUFFIX}; its "
+                                     "instance is recomputed")
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(json.dumps(header(), separators=(",", ":")) + "\n")
@@ -140,8 +221,9 @@ def start_results(path: str | os.PathLike[str]) -> None:
 
 def record_objects(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, Any]]]:
     """The record objects of a results file with their places, the header line skipped and
-    its version checked."""
-    for number, obj in read_json_lines(path):
+    its version checked, and a cut last line left out (reported once)."""
+    tail = _torn_tail(path)
+    for number, obj in read_json_lines(path, end=None if tail is None else tail.offset):
         place = f"{os.fspath(path)}:{number}"
         if HEADER_KEY in obj:
             if obj[HEADER_KEY] != RECORD_VERSION:
@@ -149,6 +231,9 @@ def record_objects(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str
                                  f"gracr reads ({RECORD_VERSION})")
             continue
         yield place, obj
+    if tail is not None:
+        _report_torn(path, tail, "it is left out (a run resuming here sets it aside and "
+                                 "recomputes its instance)")
 
 
 def read_records(path: str | os.PathLike[str]) -> Iterator[Record]:
@@ -158,5 +243,12 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[Record]:
 
 
 def write_record(handle: Any, record: Record) -> None:
-    handle.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
+    """Append `record` as one line with one `write` to the file under `handle` (opened for
+    appending), whatever its buffer holds flushed first: a kill leaves the line whole or
+    absent, or at worst cut at the end of the file, where `start_results` finds it."""
+    line = (json.dumps(record.to_json(), separators=(",", ":")) + "\n").encode("utf-8")
     handle.flush()
+    written = os.write(handle.fileno(), line)
+    if written != len(line):
+        raise GracrError(f"{handle.name}: only {written} of the {len(line)} bytes of a record "
+                         "were written (is the disk full?); a rerun resumes from here")
