@@ -179,7 +179,7 @@ def load_network(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Network:
     from format 3 on, with its checksum) is a `ModelFileError` that says what is wrong:
     never a wrong model that loads. Arrays over `max_bytes` are refused unread.
     """
-    arrays = _read_arrays(path, max_bytes)
+    arrays = read_arrays(path, max_bytes)
     meta_array = arrays.pop("metadata", None)
     if meta_array is None or meta_array.dtype.kind != "U" or meta_array.shape != ():
         raise ModelFileError(f"{path}: not a gracr model file (no JSON metadata in it)")
@@ -207,8 +207,9 @@ def load_network(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Network:
 _ZIP_MAGIC = b"PK\x03\x04"
 
 
-def _read_arrays(path: str, max_bytes: int) -> dict[str, npt.NDArray[Any]]:
-    """The arrays of an `.npz` archive, each header read and checked before its data."""
+def read_arrays(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, npt.NDArray[Any]]:
+    """The arrays of an `.npz` archive, each header read and checked before its data (the
+    first half of `load_network`; `ModelFileError` for a file that is no such archive)."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(len(_ZIP_MAGIC))

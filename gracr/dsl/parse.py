@@ -639,11 +639,16 @@ def parse(text: str, filename: str = "<string>") -> Program:
 
     Raises `GmlError` listing every problem found, each as `file:line:col: message`.
     """
+    return check_tree(syntax_tree(text, filename), filename, text)
+
+
+def syntax_tree(text: str, filename: str = "<string>") -> SyntaxTree:
+    """The first half of `parse`: `.gml` text to its syntax tree (`GmlError` at the first
+    syntax error)."""
     try:
-        tree = _parser().parse(text, start="file")
+        return _parser().parse(text, start="file")
     except lark.exceptions.UnexpectedInput as error:
         raise GmlError([_syntax_problem(error, filename, text)], text) from None
-    return _check(tree, filename, text)
 
 
 def parse_file(path: str) -> Program:
@@ -656,7 +661,9 @@ def parse_file(path: str) -> Program:
     return parse(text, filename=path)
 
 
-def _check(tree: SyntaxTree, filename: str, source: str) -> Program:
+def check_tree(tree: SyntaxTree, filename: str, source: str) -> Program:
+    """The second half of `parse`: a syntax tree of `source` to its checked `Program`
+    (`GmlError` listing every problem)."""
     too_deep = _nesting_problems(tree, filename)
     if too_deep:
         raise GmlError(too_deep, source)
