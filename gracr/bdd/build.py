@@ -84,13 +84,11 @@ class Builder(Generic[F]):
         self._kids: list[tuple[int, ...]] = []
         self._memo: dict[tuple[int, int], F] = {}
         self._sentences: dict[Formula, F] = {}
-        order = np.argsort(graph.targets, kind="stable")
-        bounds = np.searchsorted(graph.targets[order], np.arange(graph.num_nodes + 1))
-        # in_edges[v]: the (edge, source) pairs of the edges (u, v), in edge-list order.
-        self._in_edges: list[list[tuple[int, int]]] = [
-            [(int(e), int(graph.sources[e])) for e in order[bounds[v]:bounds[v + 1]]]
-            for v in range(graph.num_nodes)
-        ]
+        self._by_target = np.argsort(graph.targets, kind="stable")
+        self._sorted_targets = graph.targets[self._by_target]
+        # in_edges[v]: the (edge, source) pairs of the edges (u, v), in edge-list order,
+        # listed when v is first read: a node classifier reads its receptive field only.
+        self._in_edges: dict[int, list[tuple[int, int]]] = {}
         self._presence: dict[int, F] = {}
         self._admitted: dict[ir.Relations, BoolArray] = {}
 
@@ -126,12 +124,17 @@ class Builder(Generic[F]):
 
     def _read(self, v: int, relations: ir.Relations) -> list[tuple[int, int]]:
         """The in-edges `(edge, source)` of `v` that a modality with filter `relations` counts."""
+        edges = self._in_edges.get(v)
+        if edges is None:
+            start, end = np.searchsorted(self._sorted_targets, (v, v + 1))
+            edges = self._in_edges[v] = [(int(e), int(self.graph.sources[e]))
+                                         for e in self._by_target[start:end]]
         if relations is None:
-            return self._in_edges[v]
+            return edges
         admitted = self._admitted.get(relations)
         if admitted is None:
             admitted = self._admitted[relations] = self.graph.relation_mask(relations)
-        return [(edge, source) for edge, source in self._in_edges[v] if admitted[edge]]
+        return [(edge, source) for edge, source in edges if admitted[edge]]
 
     @property
     def memo_size(self) -> int:
