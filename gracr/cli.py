@@ -179,7 +179,7 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     if args.file.endswith(".gml"):
         model = _compile(parse_file(args.file), args)
     else:
-        model = load(args.file)
+        model = load(args.file, args.max_weights_bytes)
     print(inspect_model(model), file=out)
     return 0
 

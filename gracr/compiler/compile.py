@@ -79,6 +79,33 @@ def _over_budget(size: str, shape: str, budget: int, options: CompileOptions,
                       f"--max-weights-bytes {format_bytes(budget)}{remedy}")
 
 
+def _check_bound(program: Program, options: CompileOptions, budget: int) -> None:
+    """Refuse an Eq. 6 bound whose expansion alone is over `budget`, before expanding it:
+    with bound n it gives at least 3n columns (<m> f, <m> g and a clause per m), four
+    layers deep."""
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
+        raise GracrError(f"max_weights_bytes must be a positive number of bytes, got {budget!r}")
+    if options.comparison != "expanded" or options.max_degree is None or \
+            not uses_comparison(program.classifier):
+        return
+    width = 3 * options.max_degree
+    least = 4 * 4 * (2 * width * width + width)
+    if least > budget:
+        raise _over_budget(f"at least {format_bytes(least)}", f"at least 4 layers x {width} "
+                           "columns", budget, options, compares=True)
+
+
+def _check_weights(program: Program, options: CompileOptions, hidden: Schedule,
+                   readout: Schedule | None, budget: int) -> None:
+    """Refuse a scheduled network whose weights would exceed `budget`, before allocating."""
+    features = program.schema.num_features + (1 if options.presence else 0)
+    size = weights_bytes(hidden, len(layer_relations(hidden, program.relations)), features,
+                         readout)
+    if size > budget:
+        raise _over_budget(format_bytes(size), f"{hidden.num_layers} layers x {hidden.width} "
+                           "columns", budget, options, uses_comparison(program.classifier))
+
+
 def compile_network(program: Program, disjunction: Disjunction = "demorgan",
                     comparison: Comparison = "expanded",
                     max_degree: int | None = None, presence: bool = False,
@@ -91,20 +118,7 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
     `max_weights_bytes` is refused (`GracrError`) before they are allocated.
     """
     options = CompileOptions(disjunction, comparison, max_degree, presence)
-    if isinstance(max_weights_bytes, bool) or not isinstance(max_weights_bytes, int) or \
-            max_weights_bytes <= 0:
-        raise GracrError(f"max_weights_bytes must be a positive number of bytes, got "
-                         f"{max_weights_bytes!r}")
-    compares = uses_comparison(program.classifier)
-    if compares and comparison == "expanded" and max_degree is not None:
-        # Eq. 6 with bound n gives at least 3n columns (<m> f, <m> g and a clause per
-        # m) four layers deep: refuse a bound that is over budget before expanding it.
-        least_width = 3 * max_degree
-        least = 4 * 4 * (2 * least_width * least_width + least_width)
-        if least > max_weights_bytes:
-            raise _over_budget(f"at least {format_bytes(least)}",
-                               f"at least 4 layers x {least_width} columns", max_weights_bytes,
-                               options, compares)
+    _check_bound(program, options, max_weights_bytes)
     desugarer = Desugarer(options)
     if program.kind is Kind.GRAPH:
         core = desugarer.sentence(program.classifier)
@@ -113,17 +127,11 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
     used = subformulas(program.classifier)
     names = {desugarer.node(f): name for name, f in reversed(program.names) if f in used}
     if program.kind is Kind.NODE:
-        hidden = schedule((core,))
-        readout_schedule = None
+        hidden, readout_schedule = schedule((core,)), None
     else:
         hidden = schedule(_counted_predicates(core))
         readout_schedule = schedule((core,), stop_at_node_count=True)
-    features = program.schema.num_features + (1 if presence else 0)
-    size = weights_bytes(hidden, len(layer_relations(hidden, program.relations)), features,
-                         readout_schedule)
-    if size > max_weights_bytes:
-        raise _over_budget(format_bytes(size), f"{hidden.num_layers} layers x {hidden.width} "
-                           "columns", max_weights_bytes, options, compares)
+    _check_weights(program, options, hidden, readout_schedule, max_weights_bytes)
     columns = _describe(hidden, names, "h")
     if readout_schedule is None:
         readout_columns: tuple[Column, ...] = ()

@@ -229,7 +229,7 @@ def read_arrays(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, npt.
             declared = sum(member.file_size for member in members)
             if declared > max_bytes:
                 raise ModelFileError(f"{path}: its arrays would take {format_bytes(declared)}, "
-                                     f"over the budget of {format_bytes(max_bytes)}")
+                                     f"over --max-weights-bytes {format_bytes(max_bytes)}")
             for member in members:
                 name = member.filename.removesuffix(".npy")
                 if name == member.filename or name in arrays:

@@ -104,6 +104,7 @@ def compile_program(program: Program, disjunction: Disjunction = "demorgan",
                                           presence, max_weights_bytes))
 
 
-def load(path: str) -> CompiledGNN:
-    """Read a model file (`Network.save`); never unpickles anything."""
-    return CompiledGNN.of(load_network(path))
+def load(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> CompiledGNN:
+    """Read a model file (`Network.save`); never unpickles anything, and refuses one whose
+    arrays would exceed `max_bytes` before reading them."""
+    return CompiledGNN.of(load_network(path, max_bytes))

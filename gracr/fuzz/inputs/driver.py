@@ -36,7 +36,6 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-import gracr
 from gracr.errors import GracrError
 from gracr.fuzz.inputs.kinds import KINDS, STAGES, Finding, InputKind, Payload, Reached
 
@@ -105,7 +104,7 @@ class InputsReport:
 def _cli_problem(kind: InputKind, payload: Payload, reached: Reached,
                  time_limit: float) -> tuple[str, str] | None:
     """Run `gracrc` on the input laid out as files: the finding, if any."""
-    package_root = os.path.dirname(os.path.dirname(os.path.abspath(gracr.__file__)))
+    package_root = str(Path(__file__).resolve().parents[3])  # the folder holding gracr/
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [package_root, *filter(None, [os.environ.get("PYTHONPATH")])])}
     with tempfile.TemporaryDirectory() as folder:
