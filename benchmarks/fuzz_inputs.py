@@ -45,7 +45,8 @@ def main() -> int:
     kinds = tuple(name for name in args.kinds.split(",") if name)
     unknown = [name for name in kinds if name not in KINDS]
     if unknown or args.count <= 0 or args.jobs <= 0:
-        parser.error(f"unknown kinds {unknown}" if unknown else "--count and --jobs must be positive")
+        parser.error(f"unknown kinds {unknown}" if unknown
+                     else "--count and --jobs must be positive")
     report = fuzz_inputs(FuzzInputsConfig(args.count, args.seed, args.jobs, args.time_limit,
                                           args.cli_every, args.out, kinds,
                                           progress=not args.quiet))
@@ -53,7 +54,7 @@ def main() -> int:
     print(f"\nInput fuzzer, {args.count} inputs, seed {args.seed}\n")
     print(table)
     if args.markdown:
-        command = shlex.join([os.path.relpath(sys.executable), *sys.argv])
+        command = shlex.join([".venv/bin/python", *sys.argv])
         machine = (f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} "
                    f"{platform.release()}, Python {platform.python_version()}")
         os.makedirs(os.path.dirname(os.path.abspath(args.markdown)), exist_ok=True)

@@ -1,20 +1,21 @@
 """The limits gracr puts on its input, each in one place, and the byte counts its messages print.
 
-`MAX_NESTING`: a formula nests at most this many operators deep. Every stage walks a
-formula by recursion over its syntax (checker, evaluator, printer, desugarer, BDD
-build, pickling) and spends at most a few Python frames per level, so at this depth
-they all fit in Python's default recursion limit (1000) with room left for the
-caller's own frames. The limit counts the IR, so a `let` name counts the depth of its
-body, and a chain `a & b & c ...` one level per operator (the parser nests it to the
-left); grouping a chain in parentheses, `(a & b) & (c & d)`, halves its depth.
+`MAX_NESTING`: a formula nests at most this many operators deep. The checker, the
+evaluator, the desugarer, the BDD build and pickling walk a formula by recursion over
+its syntax, at most a few Python frames a level, so at this depth they all fit in
+Python's default recursion limit (1000) with room left for the caller's own frames (the
+walks over the core IR and the printer use explicit stacks). The limit counts the IR,
+so a `let` name counts the depth of its body, and a chain `a & b & c ...` one level per
+operator (the parser nests it to the left); grouping a chain in parentheses,
+`(a & b & c) & (d & e & f)`, makes it shallower.
 
 `MAX_COUNT`: the largest count a modality or `exists` may name. Weights are float32,
 whose integers are exact up to 2**24; a threshold beyond it would be rounded.
 
-`DEFAULT_MAX_BYTES`: the default budget for one dense array gracr is asked to build
-from its input (a model's weights, the features or hidden states of one graph). It is
-checked from sizes known beforehand, so an input over it is refused before anything is
-allocated.
+`DEFAULT_MAX_BYTES`: the default budget for the dense arrays gracr builds for one model
+(its weights) or one graph (its features, the numpy forward pass, the evaluation, the
+ROBDD build). Each is estimated from sizes known beforehand, so an input over budget is
+refused before anything is allocated.
 """
 
 from __future__ import annotations

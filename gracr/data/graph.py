@@ -184,8 +184,8 @@ class Graph:
             allowed = set(family.values)
             for node, value in enumerate(values):
                 if value not in allowed:
-                    raise GraphError(f"{where}: node {node} has {family.name}={quoted(value)}, which "
-                                     f"is not declared (the values are "
+                    raise GraphError(f"{where}: node {node} has {family.name}={quoted(value)}, "
+                                     f"which is not declared (the values are "
                                      f"{', '.join(family.values)})")
 
     def check_edges(self, schema: Schema, where: str = "graph") -> None:
@@ -198,8 +198,8 @@ class Graph:
             allowed = set(schema.relations)
             for edge, relation in enumerate(self.relations):
                 if relation not in allowed:
-                    raise GraphError(f"{where}: edge {edge} has relation {quoted(relation)}, which is "
-                                     f"not declared (the relations are "
+                    raise GraphError(f"{where}: edge {edge} has relation {quoted(relation)}, "
+                                     f"which is not declared (the relations are "
                                      f"{', '.join(schema.relations)})")
 
     def check_palette(self, palette: Sequence[str], where: str = "graph") -> None:
@@ -210,8 +210,8 @@ class Graph:
         for node, node_colors in enumerate(self.colors):
             unknown = sorted(node_colors - allowed)
             if unknown:
-                raise GraphError(f"{where}: node {node} has colour {quoted(unknown[0])}, which is not "
-                                 f"in the palette ({', '.join(palette) or 'empty'})")
+                raise GraphError(f"{where}: node {node} has colour {quoted(unknown[0])}, "
+                                 f"which is not in the palette ({', '.join(palette) or 'empty'})")
 
     def features(self, schema: Schema | Sequence[str], presence: bool = False,
                  where: str = "graph", max_bytes: int = DEFAULT_MAX_BYTES) -> FloatArray:
@@ -337,8 +337,9 @@ class Graph:
                 # Checked here, before the int64 array: 2**70 would not fit in it.
                 if not 0 <= end < num_nodes:
                     raise GraphError(
-                        f"{where}: edge {index} {shown_json(edge)} has {name} {shown_json(end)}, out "
-                        f"of range for {num_nodes} nodes (nodes are 0..{num_nodes - 1})")
+                        f"{where}: edge {index} {shown_json(edge)} has {name} "
+                        f"{shown_json(end)}, out of range for {num_nodes} nodes "
+                        f"(nodes are 0..{num_nodes - 1})")
         target = obj.get("target")
         if target is not None and (not isinstance(target, int) or isinstance(target, bool)):
             raise GraphError(f"{where}: 'target' must be an integer node index, "

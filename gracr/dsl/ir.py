@@ -49,7 +49,9 @@ def frozen_node(cls: type[_T]) -> type[_T]:
     def __eq__(self: Any, other: object) -> bool:
         if self is other:
             return True
-        if other.__class__ is not self.__class__ or self._hash != other._hash:  # type: ignore[attr-defined]
+        if other.__class__ is not self.__class__:
+            return False
+        if self._hash != other._hash:  # type: ignore[attr-defined]
             return False
         return field_eq(self, other)
 
