@@ -203,6 +203,33 @@ def test_an_array_header_claiming_more_than_its_bytes_is_refused_unread(tmp_path
         gracr.load(str(path))
 
 
+def _archive(path: Path, name: str, member: bytes) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(f"{name}.npy", member)
+
+
+def _header(array: np.ndarray) -> bytes:  # type: ignore[type-arg]
+    member = io.BytesIO()
+    np.lib.format.write_array_header_1_0(member, np.lib.format.header_data_from_array_1_0(array))
+    return member.getvalue()
+
+
+@pytest.mark.parametrize("member,message", [
+    # numpy reads the header as Python text: a damaged one raises tokenize.TokenError
+    (_header(np.array("x")).replace(b"}", b"("), "has a damaged header"),
+    (_header(np.zeros(2, dtype=np.float64)) + bytes(16), "is of type float64"),
+    (_header(np.zeros(2, dtype="V0")), "is of type"),
+])
+def test_a_damaged_or_foreign_array_header_is_named(tmp_path: Path, member: bytes,
+                                                    message: str) -> None:
+    path = tmp_path / "model.npz"
+    _archive(path, "metadata", member)
+    with pytest.raises(ModelFileError, match=message):
+        gracr.load(str(path))
+
+
 @pytest.mark.parametrize("content,message", [
     (b"", "it is empty"),
     (b"my notes\n", "it is not an .npz archive"),

@@ -257,11 +257,17 @@ def _read_array(stream: IO[bytes], size: int, path: str, name: str) -> npt.NDArr
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
         else:
             raise ValueError(f"npy format version {version}")
-    except ValueError as error:
-        raise ModelFileError(f"{path}: array '{name}' has a damaged header ({error})") from None
+    except Exception as error:  # numpy parses the header text: ValueError, SyntaxError,
+        # tokenize.TokenError and more, whatever a damaged header makes of it
+        raise ModelFileError(f"{path}: array '{name}' has a damaged header "
+                             f"({type(error).__name__})") from None
     if dtype.hasobject:
         raise ModelFileError(f"{path}: array '{name}' holds Python objects (a pickle), which "
                              "gracr never loads")
+    if not (dtype == np.float32 or (dtype.kind == "U" and dtype.isnative)) or \
+            not dtype.itemsize:
+        raise ModelFileError(f"{path}: array '{name}' is of type {dtype}; a model file holds "
+                             "float32 weights and text metadata")
     count = math.prod(shape)
     if count * dtype.itemsize > size:
         raise ModelFileError(f"{path}: array '{name}' claims shape {shape}, more than its "
