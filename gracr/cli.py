@@ -31,8 +31,9 @@ from gracr.compiler.desugar import uses_comparison
 from gracr.executor.model import CompiledGNN, load
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program, parse_file
-from gracr.errors import GmlError, GracrError
+from gracr.errors import GmlError, GracrError, os_error_message
 from gracr.data.graph import Graph, read_placed_graphs
+from gracr.limits import DEFAULT_MAX_BYTES, format_bytes, parse_bytes
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 70  # sysexits.h EX_SOFTWARE
@@ -51,6 +52,18 @@ def _add_compile_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--presence", action="store_true",
                        help="add the presence bit: a node whose features are zeroed then "
                             "behaves as a deleted node (costs a layer per modal level)")
+    group.add_argument("--max-weights-bytes", type=_byte_count, default=DEFAULT_MAX_BYTES,
+                       metavar="SIZE",
+                       help="refuse, before allocating, a model whose dense weights or a "
+                            "graph whose features and hidden states would exceed SIZE "
+                            f"(e.g. 8GiB; default {format_bytes(DEFAULT_MAX_BYTES)})")
+
+
+def _byte_count(text: str) -> int:
+    try:
+        return parse_bytes(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _add_bdd_budget_option(parser: argparse.ArgumentParser) -> None:
@@ -65,7 +78,7 @@ def _compile(program: Program, args: argparse.Namespace,
              max_degree: int | None = None) -> CompiledGNN:
     return compile_program(program, disjunction=args.disjunction, comparison=args.comparison,
                            max_degree=args.max_degree if max_degree is None else max_degree,
-                           presence=args.presence)
+                           presence=args.presence, max_weights_bytes=args.max_weights_bytes)
 
 
 def _needs_degree_bound(program: Program, args: argparse.Namespace) -> bool:
@@ -177,7 +190,7 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     if args.file.endswith(".gml"):
         model = _compile(parse_file(args.file), args)
     else:
-        model = load(args.file)
+        model = load(args.file, args.max_weights_bytes)
     print(inspect_model(model), file=out)
     return 0
 
@@ -188,23 +201,23 @@ def _placed_graphs_for(program: Program, path: str) -> list[tuple[str, Graph]]:
     return list(read_placed_graphs(path, program.schema))
 
 
-def _graphs_for(program: Program, path: str) -> list[Graph]:
-    return [graph for _, graph in _placed_graphs_for(program, path)]
-
-
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     program = parse_file(args.file)
-    graphs = _graphs_for(program, args.graphs)
+    graphs = _placed_graphs_for(program, args.graphs)
     fixed = None if _needs_degree_bound(program, args) else _compile(program, args)
     models: dict[int, CompiledGNN] = {}
-    for graph in graphs:
-        model = fixed
-        if model is None:
-            # Eq. 6 is exact once its bound reaches the largest in-degree: use that.
-            bound = int(graph.in_degrees().max(initial=0))
-            model = models.get(bound) or models.setdefault(bound, _compile(program, args, bound))
-        record = {"formula": _as_bits(program.evaluate(graph)),
-                  "gnn": _as_bits(model.predict(graph))}
+    for place, graph in graphs:
+        try:
+            model = fixed
+            if model is None:
+                # Eq. 6 is exact once its bound reaches the largest in-degree: use that.
+                bound = graph.max_in_degree()
+                model = models.get(bound) or models.setdefault(bound,
+                                                                _compile(program, args, bound))
+            record = {"formula": _as_bits(program.evaluate(graph, args.max_weights_bytes)),
+                      "gnn": _as_bits(model.predict(graph, args.max_weights_bytes))}
+        except GracrError as error:
+            raise GracrError(f"{place}: {error}") from None
         print(json.dumps(record), file=out)
     return 0
 
@@ -684,18 +697,24 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         return int(exit_.code or 0)
     try:
         code: int = args.run(args, out)
+        out.flush()
         return code
+    except BrokenPipeError:
+        # The reader went away (`gracrc inspect model.npz | head -1`): what it wanted is
+        # printed. Later writes, and Python's own flush at exit, go to /dev/null.
+        if out is sys.stdout:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except GmlError as error:
         print(error, file=err)
         return EXIT_BAD_INPUT
     except GracrError as error:
         print(f"gracrc: error: {error}", file=err)
         return EXIT_BAD_INPUT
-    except FileNotFoundError as error:
-        print(f"gracrc: error: {error.filename}: no such file", file=err)
-        return EXIT_BAD_INPUT
-    except IsADirectoryError as error:
-        print(f"gracrc: error: {error.filename}: is a directory", file=err)
+    except OSError as error:  # the machine's answer (a missing folder, a full disk)
+        message = (str(error.strerror or error) if error.filename is None
+                   else os_error_message(error, os.fsdecode(error.filename)))
+        print(f"gracrc: error: {message}", file=err)
         return EXIT_BAD_INPUT
     except UnicodeDecodeError:
         print(f"gracrc: error: {getattr(args, 'file', '?')}: not a UTF-8 text file", file=err)
