@@ -103,9 +103,10 @@ def test_an_out_of_time_instance_halts_its_seed(tmp_path: Path, local_ray: None)
             assert value[0] == "oot"
             by_job.setdefault(key[:-1], []).append(key[-1])
         # Each seed halts at its first instance; of the later ones, only those already
-        # running when it ran out of time are recorded (two workers: at most one more).
+        # dispatched when its out-of-time record arrived are recorded (two workers: a
+        # few, never all six).
         assert len(by_job) == 2
-        assert all(0 in found and len(found) <= 2 for found in by_job.values()), by_job
+        assert all(0 in found and len(found) <= 4 for found in by_job.values()), by_job
         # A rerun, on either engine, explains nothing more of a stopped job.
         run(jobs, str(tmp_path / "oot"), workers=2, progress=False, engine="process")
         run(jobs, str(tmp_path / "oot"), workers=2, progress=False, engine="ray")
