@@ -231,6 +231,24 @@ def _jsonable(payload: Payload) -> Any:
     return payload
 
 
+def _payload(saved: Any) -> Any:
+    """A payload back from its JSON (`_jsonable`)."""
+    if isinstance(saved, dict):
+        if set(saved) == {"base64"}:
+            return base64.b64decode(saved["base64"])
+        return {key: _payload(value) for key, value in saved.items()}
+    if isinstance(saved, list):
+        return [_payload(value) for value in saved]
+    return saved
+
+
+def replay(path: str, time_limit: float = 10.0, with_cli: bool = True) -> dict[str, Any]:
+    """Run a saved input (a finding, `slowest.json`) again, in this process: what
+    `run_one` says of it now."""
+    saved = json.loads(Path(path).read_text())
+    return run_one(KINDS[saved["kind"]], _payload(saved["input"]), with_cli, time_limit)
+
+
 class _Run:
     """The parent's side of a run: the workers, the tally, the findings on disk."""
 
