@@ -1,8 +1,10 @@
 """Driving the input fuzzer: Hypothesis draws inputs, worker processes run them under a
 time limit, a sample also runs through `gracrc`, and the tally becomes a table.
 
-The parent draws every input (seeded: a run is a function of `--seed` and the code) and
-hands each to a free worker over a pipe. A worker runs it through its kind's API stages
+The parent draws every input and hands each to a free worker over a pipe. The seed fixes
+where Hypothesis starts, but its generation adapts to what it has drawn, so two runs of
+one seed can differ in a few inputs; a finding is saved with its input, and `replay`
+runs it again exactly. A worker runs it through its kind's API stages
 (`InputKind.run`); every `cli_every`-th input it also lays out as files and runs
 `python -m gracr.cli` on them in a subprocess. An input whose worker has not answered
 within the time limit is a finding: the worker is killed and replaced, so a hang costs
