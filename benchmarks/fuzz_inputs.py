@@ -4,6 +4,7 @@ mutated, thrown at the Python API and (a sample) at `gracrc`, each within a time
     .venv/bin/python benchmarks/fuzz_inputs.py --count 100000 [--seed 0] [--jobs 2]
         [--time-limit 10] [--cli-every 100] [--kinds gml,graph-json,model-file]
         [--out out/fuzz_inputs] [--markdown docs/results/fuzz_inputs.md]
+    .venv/bin/python benchmarks/fuzz_inputs.py --replay out/fuzz_inputs/findings/*.json
 
 Target (issue "Hostile input"): 0 findings at 10^5 inputs. A finding is anything that is
 neither a refusal with a `GracrError` (exit 2 from `gracrc`, one message, no traceback) nor
@@ -22,7 +23,7 @@ import platform
 import shlex
 import sys
 
-from gracr.fuzz.inputs import KINDS, FuzzInputsConfig, fuzz_inputs, report_table
+from gracr.fuzz.inputs import KINDS, FuzzInputsConfig, fuzz_inputs, replay, report_table
 
 
 def main() -> int:
@@ -41,7 +42,20 @@ def main() -> int:
     parser.add_argument("--markdown", default=None, metavar="FILE",
                         help="also write the table, with the command, date and machine")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--replay", nargs="+", default=None, metavar="FINDING.json",
+                        help="run saved inputs (findings, slowest.json) again and say how "
+                             "each ends now, instead of fuzzing")
     args = parser.parse_args()
+    if args.replay:
+        findings = 0
+        for path in args.replay:
+            result = replay(path, args.time_limit)
+            findings += result["finding"] is not None
+            ending = (f"finding: {result['finding'][0]}" if result["finding"] else
+                      f"refused after {result['stages'] or 'no stage'}" if result["refused"]
+                      else f"passed {result['stages']}")
+            print(f"{path}: {ending} ({result['seconds']:.2f} s)")
+        return 1 if findings else 0
     kinds = tuple(name for name in args.kinds.split(",") if name)
     unknown = [name for name in kinds if name not in KINDS]
     if unknown or args.count <= 0 or args.jobs <= 0:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from gracr.errors import GracrError
 from gracr.fuzz.inputs import (KINDS, Finding, FuzzInputsConfig, InputKind, fuzz_inputs,
-                               register_kind, report_table)
+                               register_kind, replay, report_table)
 from gracr.fuzz.inputs.kinds import STAGES, CliRun, Payload, Reached
 
 BUILT_IN = ("gml", "graph-json", "model-file")
@@ -85,6 +85,9 @@ def test_planted_crashes_and_inconsistencies_are_findings_saved_with_their_input
     assert len(saved) == tally.findings == len(report.findings)
     assert {entry["input"]["fault"] for entry in saved} == {"crash", "inconsistent"}
     assert any("ValueError: a bug" in entry["detail"] for entry in saved)
+    for path in (tmp_path / "findings").iterdir():     # a saved input replays to its finding
+        again = replay(str(path), with_cli=False)
+        assert again["finding"][0] == json.loads(path.read_text())["problem"]
 
 
 @pytest.mark.parametrize("kind,problem", [

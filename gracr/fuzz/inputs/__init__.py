@@ -11,11 +11,12 @@ It draws with Hypothesis, a test dependency (`pip install -e ".[test]"`).
 """
 
 from gracr.fuzz.inputs import gml, graph_json, model_file
-from gracr.fuzz.inputs.driver import FuzzInputsConfig, InputsReport, fuzz_inputs, report_table
+from gracr.fuzz.inputs.driver import (FuzzInputsConfig, InputsReport, fuzz_inputs, replay,
+                                      report_table)
 from gracr.fuzz.inputs.kinds import KINDS, Finding, InputKind, register_kind
 
 for _kind in (gml.KIND, graph_json.KIND, model_file.KIND):
     register_kind(_kind)
 
 __all__ = ["FuzzInputsConfig", "Finding", "InputKind", "InputsReport", "KINDS", "fuzz_inputs",
-           "register_kind", "report_table"]
+           "register_kind", "replay", "report_table"]

@@ -1,8 +1,10 @@
 """Driving the input fuzzer: Hypothesis draws inputs, worker processes run them under a
 time limit, a sample also runs through `gracrc`, and the tally becomes a table.
 
-The parent draws every input (seeded: a run is a function of `--seed` and the code) and
-hands each to a free worker over a pipe. A worker runs it through its kind's API stages
+The parent draws every input and hands each to a free worker over a pipe. The seed fixes
+where Hypothesis starts, but its generation adapts to what it has drawn, so two runs of
+one seed can differ in a few inputs; a finding is saved with its input, and `replay`
+runs it again exactly. A worker runs it through its kind's API stages
 (`InputKind.run`); every `cli_every`-th input it also lays out as files and runs
 `python -m gracr.cli` on them in a subprocess. An input whose worker has not answered
 within the time limit is a finding: the worker is killed and replaced, so a hang costs
@@ -229,6 +231,24 @@ def _jsonable(payload: Payload) -> Any:
     if isinstance(payload, float) and payload != payload:
         return "NaN"
     return payload
+
+
+def _payload(saved: Any) -> Any:
+    """A payload back from its JSON (`_jsonable`)."""
+    if isinstance(saved, dict):
+        if set(saved) == {"base64"}:
+            return base64.b64decode(saved["base64"])
+        return {key: _payload(value) for key, value in saved.items()}
+    if isinstance(saved, list):
+        return [_payload(value) for value in saved]
+    return saved
+
+
+def replay(path: str, time_limit: float = 10.0, with_cli: bool = True) -> dict[str, Any]:
+    """Run a saved input (a finding, `slowest.json`) again, in this process: what
+    `run_one` says of it now."""
+    saved = json.loads(Path(path).read_text())
+    return run_one(KINDS[saved["kind"]], _payload(saved["input"]), with_cli, time_limit)
 
 
 class _Run:
