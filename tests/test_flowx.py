@@ -50,18 +50,24 @@ def all_flows(graph: LayeredGraph) -> list[Flow]:
 
 
 def brute_force_credit(graph: LayeredGraph, layers: np.ndarray, indices: np.ndarray,
-                       drops: np.ndarray) -> tuple[np.ndarray, float]:
-    """FlowX's rule on listed flows: each step's drop shared equally by the flows it kills."""
-    alive = set(all_flows(graph))
+                       drops: np.ndarray, sharing: str = "killed"
+                       ) -> tuple[np.ndarray, float]:
+    """FlowX's rule on listed flows: each step's drop shared equally by the flows it kills
+    (`sharing="killed"`) or by every flow through the removed layer-edge (`"through"`);
+    a drop with no such flow is left out."""
+    flows = all_flows(graph)
+    alive = set(flows)
     flow_credit: dict[Flow, float] = {}
     orphan = 0.0
     for layer, index, drop in zip(layers, indices, drops):
         killed = [flow for flow in alive if flow[layer] == index]
         alive.difference_update(killed)
-        if drop and not killed:
+        sharers = killed if sharing == "killed" else [flow for flow in flows
+                                                      if flow[layer] == index]
+        if drop and not sharers:
             orphan += float(drop)
-        for flow in killed:
-            flow_credit[flow] = float(drop) / len(killed)
+        for flow in sharers:
+            flow_credit[flow] = flow_credit.get(flow, 0.0) + float(drop) / len(sharers)
     credit = np.zeros((graph.num_layers, graph.width))
     for flow, value in flow_credit.items():
         for layer, index in enumerate(flow):
@@ -97,8 +103,9 @@ def test_flow_counts_equal_enumeration_under_removals(data: st.DataObject) -> No
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.data())
-def test_credits_equal_equal_sharing_among_enumerated_flows(data: st.DataObject) -> None:
+@given(st.data(), st.sampled_from(["killed", "through"]))
+def test_credits_equal_equal_sharing_among_enumerated_flows(data: st.DataObject,
+                                                            sharing: str) -> None:
     graph = data.draw(layered_graphs())
     steps = graph.num_layers * graph.width
     order = np.array(data.draw(st.permutations(range(steps))), dtype=np.int64)
@@ -106,13 +113,68 @@ def test_credits_equal_equal_sharing_among_enumerated_flows(data: st.DataObject)
     # Integer drops: many zeros (skipped steps), negative ones (the output rising).
     drops = np.array(data.draw(st.lists(st.integers(-2, 2), min_size=steps, max_size=steps)),
                      dtype=np.float64)
-    result = credit_permutation(graph, layers, indices, drops)
-    expected, orphan = brute_force_credit(graph, layers, indices, drops)
+    result = credit_permutation(graph, layers, indices, drops, sharing)  # type: ignore[arg-type]
+    expected, orphan = brute_force_credit(graph, layers, indices, drops, sharing)
     np.testing.assert_allclose(result.credit, expected, atol=1e-12)
     assert result.orphan_drop == pytest.approx(orphan)
+    if sharing == "through":
+        # Only a layer-edge on no flow at all leaves its drop uncredited.
+        carrying = flows_through(graph, graph.all_alive()) > 0
+        assert orphan == pytest.approx(float(drops[~carrying[layers, indices]].sum()))
     # Efficiency: every layer's credits add up to the credited drops.
     credited = drops.sum() - orphan
     np.testing.assert_allclose(result.credit.sum(axis=1), credited, atol=1e-12)
+
+
+def test_the_original_shares_a_drop_among_every_flow_through_its_layer_edge() -> None:
+    # Edges 1 -> 0 (layer-edge 0) and 2 -> 0 (1), self-loops of nodes 0, 1, 2 (2, 3, 4),
+    # two layers, flows end at node 0. The five flows (layer 0, layer 1): (3, 0), (4, 1),
+    # and (0, 2), (1, 2), (2, 2) through node 0's layer-1 self-loop.
+    graph = LayeredGraph.build(np.array([[1, 2], [0, 0]]), 3, 2, 0)
+    assert flows_through(graph, graph.all_alive()).sum(axis=1).tolist() == [5.0, 5.0]
+
+    def credits(order: list[tuple[int, int]], drops: list[float], sharing: str
+                ) -> tuple[np.ndarray, float]:
+        layers, indices = (np.array(side) for side in zip(*order))
+        result = credit_permutation(graph, layers, indices, np.array(drops),
+                                    sharing)  # type: ignore[arg-type]
+        return result.credit, result.orphan_drop
+
+    # One dead flow: (1, self-loop 0) goes first, then (0, edge 1 -> 0) drops 1. Its only
+    # flow, (0, 2), died with the self-loop: killed flows, none (the drop is left out);
+    # flows through it, that one, whose two layer-edges take the whole drop.
+    order = [(1, 2), (0, 0)]
+    credit, orphan = credits(order, [0.0, 1.0], "killed")
+    assert orphan == 1.0 and not credit.any()
+    credit, orphan = credits(order, [0.0, 1.0], "through")
+    expected = np.zeros((2, 5))
+    expected[0, 0] = expected[1, 2] = 1.0
+    np.testing.assert_array_equal(credit, expected)
+    assert orphan == 0.0
+    # (0, edge 1 -> 0) and (0, edge 2 -> 0) go, then (1, self-loop 0) drops 3. It kills
+    # (2, 2) only (the other two flows through it are dead): "killed" gives that flow 3;
+    # "through" gives 1 to each of (0, 2), (1, 2), (2, 2).
+    order = [(0, 0), (0, 1), (1, 2)]
+    credit, orphan = credits(order, [0.0, 0.0, 3.0], "killed")
+    expected = np.zeros((2, 5))
+    expected[0, 2] = expected[1, 2] = 3.0
+    np.testing.assert_array_equal(credit, expected)
+    credit, orphan = credits(order, [0.0, 0.0, 3.0], "through")
+    expected = np.zeros((2, 5))
+    expected[0, :3] = 1.0
+    expected[1, 2] = 3.0
+    np.testing.assert_array_equal(credit, expected)
+    assert orphan == 0.0
+    # "through" credits a flow at every dropping step on it, dead or alive: after
+    # (1, edge 1 -> 0) drops 2, (0, self-loop 1) drops 1 more: flow (3, 0) takes both.
+    credit, orphan = credits([(1, 0), (0, 3)], [2.0, 1.0], "through")
+    expected = np.zeros((2, 5))
+    expected[0, 3] = expected[1, 0] = 3.0
+    np.testing.assert_array_equal(credit, expected)
+    credit, orphan = credits([(1, 0), (0, 3)], [2.0, 1.0], "killed")
+    expected[0, 3] = expected[1, 0] = 2.0
+    np.testing.assert_array_equal(credit, expected)
+    assert orphan == 1.0
 
 
 def test_deep_flows_are_counted_without_enumeration() -> None:
@@ -332,24 +394,26 @@ def _redundancy_subject() -> Subject:
 def test_inert_self_loops_credit_the_red_edges_on_a_redundancy_graph() -> None:
     # Two layers: layer 1 counts red in-neighbours (A ≠ 0) and carries `black` by C,
     # layer 2 forms black & <1>red by C alone (A = 0). With inert self-loops the output
-    # falls only when the later of the two layer-1 red -> 0 layer-edges goes. The flows
-    # it kills continue through one of node 0's four layer-2 out-layer-edges (its
-    # self-loop, 0 -> 1, 0 -> 2, 0 -> 3) still alive; if none is, the drop is orphaned.
-    # By hand, over the 6! orders of these six players: each red edge is the later red
-    # with probability 1/2, and some out-layer-edge follows it with probability
-    # 1 - 2/6 = 2/3, so each red -> 0 scores 1/3 and the orphan drop is 1/3; the four
-    # out-layer-edges share 2/3 symmetrically: 1/6 each. grey -> 0 never lies on a flow
-    # killed by a drop: exactly 0.
+    # falls by 1 only when the later of the two layer-1 red -> 0 layer-edges goes. The
+    # four flows through it continue through node 0's four layer-2 out-layer-edges (its
+    # self-loop, 0 -> 1, 0 -> 2, 0 -> 3), and, every layer crossed, the drop is shared by
+    # all four, alive or not, as the original FlowX does. By hand: each red edge is the
+    # later red with probability 1/2 and then takes the whole drop: 1/2 each; each
+    # out-layer-edge takes 1/4 in every permutation (the self-loop's is dropped).
+    # grey -> 0 never lies on a flow through a dropping step: exactly 0. (Sharing among
+    # the killed flows only gave 1/3, 1/6, and left a third of the drop uncredited when
+    # the out-layer-edges had all gone first.)
     subject = _redundancy_subject()
     layers = subject.compiled.layers
     assert subject.compiled.num_layers == 2 and not layers[1].aggregations[0].A.any()
     result = flowx_scores(subject, samples=600, seed=0)
-    np.testing.assert_allclose(result.edge, [1 / 3, 1 / 3, 0, 1 / 6, 1 / 6, 1 / 6], atol=0.06)
+    np.testing.assert_allclose(result.edge, [1 / 2, 1 / 2, 0, 1 / 4, 1 / 4, 1 / 4], atol=0.06)
+    np.testing.assert_allclose(result.edge[3:], 1 / 4, atol=1e-12)
     assert result.edge[2] == 0.0
     assert min(result.edge[:2]) > max(result.edge[2:])
-    assert result.orphan_drop == pytest.approx(1 / 3, abs=0.06)
-    # Efficiency: each layer's credits + the orphan drop = f(all) - f(none) = 1.
-    np.testing.assert_allclose(result.layer_edge.sum(axis=1) + result.orphan_drop, 1.0)
+    assert result.orphan_drop == 0.0
+    # Efficiency: each layer's credits = f(all) - f(none) = 1, nothing left over.
+    np.testing.assert_allclose(result.layer_edge.sum(axis=1), 1.0)
     upi = np.array([True, True, False, False, False, False])
     assert plausibility(result.edge, upi).f1 == 1.0
 
@@ -371,15 +435,18 @@ def test_inert_self_loops_on_a_node_task() -> None:
     # falls at the later of the layer-1 blue -> 0 layer-edges; the one flow it kills
     # (blue -> 0, then 0's layer-2 self-loop) is alive only if that self-loop comes
     # after it. Over the 3! orders of {1 -> 0, 2 -> 0, self-loop}: each blue edge is
-    # the later one with the self-loop last in 1 order of 6: score 1/6 each, the
-    # orphan drop 2/3, and every other edge exactly 0.
+    # the later one; dead or alive, it is the one flow through that layer-edge and takes
+    # the whole drop, as in the original FlowX. So the later blue edge takes it every
+    # time: 1/2 each, every other edge exactly 0. (Sharing among killed flows only gave
+    # 1/6 each and left 2/3 of the drop uncredited.)
     graph = gracr.Graph.from_edges(5, [["red"], ["blue"], ["blue"], ["green"], ["blue"]],
                                    [(1, 0), (2, 0), (3, 0), (4, 3), (0, 1)])
     subject = _subject("colors red, blue, green\nclassify red & <> blue", graph, 0)
     result = flowx_scores(subject, samples=600, seed=1)
-    np.testing.assert_allclose(result.edge, [1 / 6, 1 / 6, 0, 0, 0], atol=0.05)
+    np.testing.assert_allclose(result.edge, [1 / 2, 1 / 2, 0, 0, 0], atol=0.05)
+    np.testing.assert_allclose(result.edge[:2].sum(), 1.0)
     assert np.all(result.edge[2:] == 0.0)
-    assert result.orphan_drop == pytest.approx(2 / 3, abs=0.06)
+    assert result.orphan_drop == 0.0
     # Zeroing self terms instead credits the green edge too (through 0's layer-2
     # self-loop, whose removal drops the output).
     self_term = flowx_scores(subject, samples=300, seed=1, self_loops="self-term")
@@ -445,10 +512,11 @@ def test_flowx_credits_only_the_double_bond_on_a_typed_model() -> None:
     np.testing.assert_array_equal(scores, result.edge)
     upi = np.array([True, False, False, False, False, False])
     assert plausibility(scores, upi).f1 == 1.0
-    # Every layer: the decisive drop is shared with the flows through node 0's layer-2
-    # self-loop (`inert`: alive half of the time), still on O1 -> C0 alone.
+    # Every layer: the one flow through the decisive layer-edge goes on through node 0's
+    # layer-2 self-loop (`inert`); alive or not, it takes the whole drop (as in the
+    # original, which shares a drop among all the flows through the removed layer-edge).
     every_layer = flowx_scores(subject, samples=200, seed=0, flow_layers="all")
-    assert np.all(every_layer.edge[1:] == 0.0) and abs(every_layer.edge[0] - 0.5) < 0.1
+    np.testing.assert_array_equal(every_layer.edge, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
 
 
 def test_flowx_is_registered_seeded_and_scores_every_edge() -> None:

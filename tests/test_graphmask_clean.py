@@ -19,7 +19,7 @@ from gracr.bench.explainers import graphmask_clean
 from gracr.dsl.ir import Kind
 from gracr.errors import GracrError
 from gracr.executor.plan import layer_plans
-from gracr.executor.torch_backend import CompiledLayer, CompiledModule
+from gracr.executor.torch_backend import CompiledLayer, CompiledModule, TargetConeModule
 from strategies import graph_sentences, graphs, node_formulas, program_for
 from tiny_models import subject_of as _subject, graph_subject, node_subject
 
@@ -176,22 +176,29 @@ def test_a_closed_gate_sends_the_baseline_instead() -> None:
         assert float(output) == pytest.approx(expected)
 
 
-def test_training_runs_through_the_shared_modules_hooks(monkeypatch: Any) -> None:
-    # Every training step is one call of the shared module with gates and baselines:
-    # epochs x (1 + 2) steps for the two message-passing layers of `<> <> red`.
+@pytest.mark.parametrize("gated_module", [CompiledModule, TargetConeModule])
+def test_training_runs_through_the_executors_hooks(monkeypatch: Any,
+                                                   gated_module: type) -> None:
+    # Every training step is one call of the executor's module with gates and baselines:
+    # epochs x (1 + 2) steps for the two message-passing layers of `<> <> red`. A graph
+    # task's gated passes run the shared module, a node task's its target cone.
     calls: list[tuple[int, int]] = []
-    original = CompiledModule.hidden_states
+    original = gated_module.hidden_states if gated_module is CompiledModule else gated_module.forward
 
-    def spy(self: CompiledModule, *args: Any, **kwargs: Any) -> list[torch.Tensor]:
+    def spy(self: Any, *args: Any, **kwargs: Any) -> Any:
         weights = kwargs.get("layer_edge_weights") or []
         baselines = kwargs.get("layer_baselines") or []
         calls.append((sum(w is not None for w in weights), sum(b is not None for b in baselines)))
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(CompiledModule, "hidden_states", spy)
+    monkeypatch.setattr(gated_module, "hidden_states" if gated_module is CompiledModule
+                        else "forward", spy)
     graph = gracr.Graph.from_edges(4, [["grey"], ["red"], ["red"], ["red"]],
                                    [(2, 1), (1, 0), (3, 0)])
-    subject = _subject("colors grey, red\nclassify <> <> red", graph, 0)
+    if gated_module is CompiledModule:
+        subject = _subject("colors grey, red\nclassify exists <> <> red", graph, None)
+    else:
+        subject = _subject("colors grey, red\nclassify <> <> red", graph, 0)
     edge_scores("GraphMask-clean", subject, {"epochs": 4}, seed=0)
     gated = [call for call in calls if call != (0, 0)]
     assert gated == [(1, 1)] * 4 + [(2, 2)] * 4

@@ -138,3 +138,31 @@ def target_cone(network: Network, edge_index: npt.ArrayLike, target: int,
         columns.insert(0, np.flatnonzero(reads).astype(np.int64))
     return rows, columns
 
+
+
+@dataclass(frozen=True)
+class ConeSubgraph:
+    """The subgraph that the nodes of a target's cone induce (`cone_subgraph`).
+
+    `nodes` are its nodes (ascending, whole-graph ids), `edge_index` its `[2, E']` edges
+    in local ids, `edges` the whole-graph positions of those edges (ascending, so the
+    edge order is kept), `target` the target's local id.
+    """
+
+    nodes: IntArray
+    edge_index: IntArray
+    edges: IntArray
+    target: int
+
+
+def cone_subgraph(network: Network, edge_index: npt.ArrayLike, target: int,
+                  edge_type: npt.ArrayLike | None = None) -> ConeSubgraph:
+    """The subgraph induced by `rows[0]` of `target_cone`: the target's output on it is
+    its output on the whole graph, and so is every state of the cone (each one's
+    in-edges that a channel sums over come from the cone's previous rows)."""
+    sources, targets = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
+    nodes = target_cone(network, edge_index, target, edge_type)[0][0]
+    inside = np.isin(sources, nodes) & np.isin(targets, nodes)
+    local = np.searchsorted(nodes, np.stack([sources[inside], targets[inside]]))
+    return ConeSubgraph(nodes, local.astype(np.int64), np.flatnonzero(inside).astype(np.int64),
+                        int(np.searchsorted(nodes, target)))

@@ -103,7 +103,10 @@ def _weight(array: np.ndarray[Any, Any]) -> nn.Parameter:
 def _times(h: Tensor, weight: Tensor) -> Tensor:
     """`h @ W` for a weight made by `_weight` (sparse weights are stored transposed)."""
     if weight.is_sparse:
-        product: Tensor = torch.sparse.mm(weight, h.t()).t()
+        # Both transposes are made contiguous: the sparse product reads `h^T` row by
+        # row, and the sums that follow it add row-major tensors; on strided views
+        # each of those ran 2-4x slower (the same numbers either way).
+        product: Tensor = torch.sparse.mm(weight, h.t().contiguous()).t().contiguous()
         return product
     return h @ weight
 
@@ -162,6 +165,13 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         # message through `propagate`, where PyG's explainers hook in.
         channels = [c for c in plan.channels if c.A.any()] or list(plan.channels[:1])
         self.channels = tuple(channels)
+        # Terms that are zero throughout are left out of the sum (adding 0 changes no
+        # value): a zero self term (`C = 0`, the first layer's in a cone) or an all-zero
+        # kept channel (a message-free layer) — most of a restricted layer's work, on the
+        # batched cone's many copies.
+        self.self_term = bool(np.any(plan.C))
+        self.silent = [not channel.A.any() for channel in channels]
+        self.passes_messages = not all(self.silent)
         self.A = nn.ParameterList()
         self.aggregate_first: list[bool] = []
         for number, channel in enumerate(channels):
@@ -182,6 +192,17 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         # buffers: the state dict stays that of the weights).
         self.written = [torch.as_tensor(np.isin(np.arange(self.out_channels), channel.columns),
                                         dtype=torch.float32) for channel in channels]
+
+    def node_wise(self, h: Tensor, rows: int | None = None) -> Tensor:
+        """The layer of a plan that passes no message (`passes_messages` false) on the
+        first `rows` nodes (all by default): σ(h C + b), what `forward` computes for it
+        without the all-zero messages. For modules whose other layers give PyG's edge
+        masks their messages (a mask must reach some layer), and for inference."""
+        own = h if rows is None else h[:rows]
+        z = _times(own, self.C) if self.self_term else own.new_zeros(own.shape[0],
+                                                                      self.out_channels)
+        result: Tensor = self.act(z + self.b)
+        return result
 
     def kept(self, number: int) -> Tensor:
         buffer: Tensor = getattr(self, f"kept{number}")
@@ -251,7 +272,9 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         if not self.narrow:
             parts = [_times(h, A) for A in self.A]
         else:
-            parts = [h[:, self.kept(n)] if first else _times(h, self.A[n])
+            # `index_select`, not `h[:, kept]`: the same gather, without torch's generic
+            # advanced-indexing kernel (a fifth of a batched cone's first layer).
+            parts = [h.index_select(1, self.kept(n)) if first else _times(h, self.A[n])
                      for n, first in enumerate(self.aggregate_first)]
         widths = [int(part.shape[1]) for part in parts]
         x = parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
@@ -266,17 +289,23 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         blocks = [summed] if len(parts) == 1 else list(torch.split(summed, widths, dim=1))
         aggregated: Tensor | None = None
         for n, block in enumerate(blocks):
+            if self.silent[n]:
+                continue
             if self.aggregate_first[n]:
                 part = _times(block, self.A[n])
             else:
                 part = own.new_zeros(own.shape[0], self.out_channels).index_copy(
                     1, self.kept(n), block)
             aggregated = part if aggregated is None else aggregated + part
-        assert aggregated is not None
         if baseline is not None and edge_weight is not None:
-            aggregated = aggregated + self._baseline_term(own, edge_index, edge_weight, admission,
-                                                          baseline)
-        result = self.act(_times(own, self.C) + aggregated + self.b)
+            term = self._baseline_term(own, edge_index, edge_weight, admission, baseline)
+            aggregated = term if aggregated is None else aggregated + term
+        if aggregated is None:
+            z = _times(own, self.C) if self.self_term else own.new_zeros(own.shape[0],
+                                                                          self.out_channels)
+        else:
+            z = _times(own, self.C) + aggregated if self.self_term else aggregated
+        result = self.act(z + self.b)
         return result
 
     def message(self, x_j: Tensor, edge_weight: Tensor | None,
@@ -390,9 +419,13 @@ class TargetConeModule(nn.Module):
     target's value, and its gradient with respect to `x` and to every edge mask, are
     those of `CompiledModule`.
 
-    `forward(x, edge_index, *, edge_type=None)` takes the graph it was built for and
-    returns `[N, 1]` with the target's output in the target's row and NaN elsewhere:
-    it does not compute the other nodes.
+    `forward(x, edge_index, *, edge_type=None, layer_edge_weights=None,
+    layer_baselines=None)` takes the graph it was built for and returns `[N, 1]` with
+    the target's output in the target's row and NaN elsewhere: it does not compute
+    the other nodes. A layer without PyG's edge mask (no `explain` flag: our own
+    per-layer weights and baselines, or none) passes only the edges it hears — those
+    into the rows the next layer reads that one of its channels sums over; the others
+    only add zeros to the target's cone or feed rows nothing reads.
     """
 
     rows: Tensor
@@ -418,19 +451,50 @@ class TargetConeModule(nn.Module):
         self.convs = nn.ModuleList(
             CompiledLayer(plan.restricted(live[depth], live[depth + 1]), surrogate)
             for depth, plan in enumerate(layer_plans(compiled)))
+        self.passes_messages = any(conv.passes_messages for conv in self.convs)
+        # The columns kept at each layer boundary and the edges each layer hears (plain
+        # tensors: the state dict stays that of the weights).
+        self.live = [torch.as_tensor(columns) for columns in live]
+        sources, targets = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
+        types = None if edge_type is None else np.asarray(edge_type, dtype=np.int64)
+        self.heard = [torch.as_tensor(np.flatnonzero(
+                          conv_plan.admitted(types, self.num_edges)
+                          & np.isin(targets, reach[depth + 1])))
+                      for depth, conv_plan in enumerate(
+                          plan.restricted(live[depth], live[depth + 1])
+                          for depth, plan in enumerate(layer_plans(compiled)))]
         self.model_config = {"mode": "binary_classification", "task_level": "node",
                              "return_type": "raw"}
 
     def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None, *,
-                edge_type: Tensor | None = None) -> Tensor:
+                edge_type: Tensor | None = None,
+                layer_edge_weights: Sequence[Tensor | None] | None = None,
+                layer_baselines: Sequence[Tensor | None] | None = None) -> Tensor:
+        """`layer_edge_weights` and `layer_baselines` are `CompiledModule.forward`'s
+        (a baseline has the whole layer's width; the cone takes the columns it keeps)."""
         if x.shape[0] != self.num_nodes or edge_index.shape[1] != self.num_edges:
             raise ValueError("TargetConeModule runs on the graph it was built for")
         outside = x.new_zeros(1, x.shape[1])
         h = torch.cat([x.index_select(0, self.rows), outside]) @ self.input_matrix
         h = h + self.input_bias
         local_edges = self.row_of[edge_index]
-        for conv in self.convs:
-            h = conv(h, local_edges, None, edge_type)
+        weights = layer_edge_weights or [None] * len(self.convs)
+        baselines = layer_baselines or [None] * len(self.convs)
+        for conv, weight, baseline, columns, heard in zip(
+                self.convs, weights, baselines, self.live[1:], self.heard, strict=True):
+            kept = None if baseline is None else baseline.index_select(0, columns)
+            assert isinstance(conv, CompiledLayer)
+            if not conv.passes_messages and kept is None and self.passes_messages:
+                # Its messages are all zero: no mask's gradient comes from them, and the
+                # layers that do pass messages still use PyG's mask.
+                h = conv.node_wise(h)
+                continue
+            if conv.explain:      # PyG's edge mask: one entry per edge of the graph
+                h = conv(h, local_edges, weight, edge_type, kept)
+                continue
+            h = conv(h, local_edges.index_select(1, heard),
+                     None if weight is None else weight.index_select(0, heard),
+                     None if edge_type is None else edge_type.index_select(0, heard), kept)
         value = h[self.target_row:self.target_row + 1, :1]
         unknown = value.new_full((self.num_nodes, 1), float("nan"))
         return unknown.index_put((torch.tensor([self.target]),), value)
@@ -456,6 +520,13 @@ class TargetConeBatch(nn.Module):
     output, `rows[ℓ + 1]`, are a prefix of its input; `CompiledLayer`'s `rows` hook
     computes only those. `widest` (the largest cone times the widest column set) is
     the size of one copy's largest state, for choosing B.
+
+    `remember=True` keeps, across calls, the output reached from each state at the
+    first layer boundary where the cone narrows (`narrowing`): there many inputs meet
+    in few states (SubgraphX on Majority2Hop: 73 input rows, 5 rows after the first
+    layer, about one copy in ten reaching a state not seen before), and the layers
+    after it, a function of that state alone, run once per state. The state is the
+    key byte for byte, so a remembered output is the one the layers compute from it.
     """
 
     input_nodes: Tensor
@@ -464,7 +535,7 @@ class TargetConeBatch(nn.Module):
     input_bias: Tensor
 
     def __init__(self, compiled: Network, edge_index: np.ndarray[Any, Any], target: int,
-                 edge_type: np.ndarray[Any, Any] | None = None) -> None:
+                 edge_type: np.ndarray[Any, Any] | None = None, remember: bool = False) -> None:
         super().__init__()
         if compiled.kind is not Kind.NODE:
             raise ValueError("TargetConeBatch explains a node classifier")
@@ -493,21 +564,68 @@ class TargetConeBatch(nn.Module):
             self.edges.append((torch.as_tensor(position[sources[heard]]),
                                torch.as_tensor(position[targets[heard]]),
                                None if types is None else torch.as_tensor(types[heard])))
+        self.narrowing = next((level for level in range(1, len(self.sizes))
+                               if self.sizes[level] < self.sizes[level - 1]), len(self.sizes) - 1)
+        self.remembered: dict[bytes, float] | None = {} if remember else None
+
+    def _layers(self, h: Tensor, copies: int, start: int, stop: int) -> Tensor:
+        """Layers `start … stop − 1` on the node-major state `h` of `copies` copies at
+        boundary `start`: the state at boundary `stop`."""
+        offsets = torch.arange(copies)
+        for depth in range(start, stop):
+            layer = self.convs[depth]
+            assert isinstance(layer, CompiledLayer)
+            if not layer.passes_messages:
+                h = layer.node_wise(h, self.sizes[depth + 1] * copies)
+                continue
+            sources, targets, types = self.edges[depth]
+            edge_index = torch.stack([(sources[:, None] * copies + offsets).reshape(-1),
+                                      (targets[:, None] * copies + offsets).reshape(-1)])
+            edge_type = None if types is None else types.repeat_interleave(copies)
+            h = self.convs[depth](h, edge_index, None, edge_type, None,
+                                  self.sizes[depth + 1] * copies)
+        return h
 
     @torch.no_grad()
     def forward(self, x: Tensor) -> Tensor:
         copies = int(x.shape[0])
-        offsets = torch.arange(copies)
-        ordered = x.index_select(1, self.order).transpose(0, 1).reshape(-1, x.shape[2])
-        h = ordered @ self.input_matrix + self.input_bias
-        for conv, (sources, targets, types), rows in zip(self.convs, self.edges,
-                                                           self.sizes[1:], strict=True):
-            edge_index = torch.stack([(sources[:, None] * copies + offsets).reshape(-1),
-                                      (targets[:, None] * copies + offsets).reshape(-1)])
-            edge_type = None if types is None else types.repeat_interleave(copies)
-            h = conv(h, edge_index, None, edge_type, None, rows * copies)
-        output: Tensor = h[:, 0]
-        return output
+        # The input map is node-wise: applied before the reordering, which then moves the
+        # (narrower) live columns only.
+        mapped = (x @ self.input_matrix).index_select(1, self.order)
+        h = mapped.transpose(0, 1).reshape(-1, mapped.shape[2]) + self.input_bias
+        if self.remembered is None:
+            output: Tensor = self._layers(h, copies, 0, len(self.convs))[:, 0]
+            return output
+        level, rows = self.narrowing, self.sizes[self.narrowing]
+        h = self._layers(h, copies, 0, level)
+        width = int(h.shape[1])
+        states = h.reshape(rows, copies, width)
+        keys = _state_keys(states.transpose(0, 1).reshape(copies, -1).numpy())
+        first: dict[bytes, int] = {}
+        for copy, key in enumerate(keys):
+            if key not in self.remembered and key not in first:
+                first[key] = copy
+        if first:
+            new = list(first)
+            chosen = torch.as_tensor(list(first.values()))
+            reached = self._layers(states.index_select(1, chosen).reshape(-1, width),
+                                   len(new), level, len(self.convs))[:, 0]
+            self.remembered.update(zip(new, reached.tolist()))
+        return torch.tensor([self.remembered[key] for key in keys], dtype=h.dtype)
+
+
+def _state_keys(states: np.ndarray[Any, Any]) -> list[bytes]:
+    """One key per row of `states` `[B, k]`, equal for two rows exactly when their
+    values are: the bits of rows whose every value is 0 or 1 (compiled states on
+    Boolean inputs; 32x shorter keys), else their bytes."""
+    if states.shape[1] == 0:
+        return [b""] * states.shape[0]
+    boolean = (states == 0) | (states == 1)
+    # A bit key is 32x shorter than the byte key of the same row, so the two never meet.
+    rows = (np.packbits(states != 0, axis=1) if boolean.all()
+            else np.ascontiguousarray(states))
+    keys: list[bytes] = rows.view(f"V{rows.shape[1] * rows.itemsize}").ravel().tolist()
+    return keys
 
 
 class _FusedLayer(nn.Module):

@@ -55,7 +55,8 @@ How each step of the paper is realised, with our choices where it leaves one:
   in one layer; a mean would dilute it by the layers where closing it costs
   nothing). Edges outside the receptive field score 0.
 * Node tasks train on the target's L-hop in-neighbourhood (L = the number of
-  layers), which leaves its output unchanged.
+  layers), which leaves its output unchanged; every gated pass runs on the
+  target's cone within it (`TargetConeModule`: the same output and gradients).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ from gracr.bench.explainers.base import (
 )
 from gracr.errors import GracrError
 from gracr.executor.plan import LayerPlan, layer_plans, message_layers
-from gracr.executor.torch_backend import CompiledLayer, CompiledModule
+from gracr.executor.torch_backend import CompiledLayer, CompiledModule, TargetConeModule
 
 # Hard-concrete constants of Louizos et al. (2018): temperature and stretch.
 BETA = 2.0 / 3.0
@@ -101,11 +102,12 @@ class LayerGating:
     baseline: Tensor
 
 
-def gated_output(module: CompiledModule, problem: Problem,
+def gated_output(module: nn.Module, problem: Problem,
                  gating: Sequence[LayerGating | None]) -> Tensor:
     """The explained output (a scalar) with layer ℓ's messages gated by `gating[ℓ]`:
-    the shared module itself, through `CompiledLayer`'s per-layer `edge_weight` and
-    `baseline` hooks, so there is no second copy of the layer to drift from it."""
+    the shared module itself, or its `TargetConeModule` on a node task, through
+    `CompiledLayer`'s per-layer `edge_weight` and `baseline` hooks, so there is no
+    second copy of the layer to drift from it."""
     weights = [None if gate is None else gate.gates for gate in gating]
     baselines = [None if gate is None else gate.baseline for gate in gating]
     output: Tensor = module(problem.x, problem.edge_index, edge_type=problem.edge_type,
@@ -275,12 +277,20 @@ def graphmask_gates(subject: Subject, settings: Mapping[str, Any], seed: int) ->
     descent = torch.optim.Adam(gates.parameters(), lr=settings["lr"])
     ascent = torch.optim.Adam([multiplier_logit], lr=MULTIPLIER_LR)
     steps = int(settings["epochs"]) if num_edges else 0
+    # The gated output at a target reads only its cone: the same value and gradients
+    # (`TargetConeModule`), a fraction of the work. The gates stay those of every edge
+    # of the problem: the penalty is their mean, and the gate networks are shared.
+    gated_module: nn.Module = module
+    if problem.target is not None:
+        gated_module = TargetConeModule(
+            subject.compiled, problem.edge_index.numpy(), int(problem.x.shape[0]),
+            problem.target, surrogate=True, edge_type=types).eval()
     enabled: list[int] = []
     for index in reversed(layers):               # layer by layer, from the top
         enabled.append(index)
         for _ in range(steps):
             gating, penalty = gates.sample(enabled, len(plans))
-            output = gated_output(module, problem, gating)
+            output = gated_output(gated_module, problem, gating)
             multiplier = nn.functional.softplus(multiplier_logit)
             loss = (settings["penalty_scaling"] * penalty
                     + multiplier * ((output - original).abs() - settings["allowance"]))

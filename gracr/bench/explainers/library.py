@@ -103,16 +103,21 @@ def _mask_types(level: Level) -> dict[str, str | None]:
 
 
 def _run_captum(subject: Subject, method: str, derivative: str,
-                settings: Mapping[str, Any]) -> Any:
+                settings: Mapping[str, Any], cone: bool = False) -> Any:
     """Captum's `method` through PyG: at edge level its attribution of the edge mask; at
     node level, on its own, its attribution of the node features (PyG's "attributes" node
-    mask, `[N, F]`, which `scores` sums over each node's features)."""
+    mask, `[N, F]`, which `scores` sums over each node's features). With `cone`, the edge
+    level runs on the target's cone (node tasks): IG's every step is one forward and
+    backward pass to the target's output only, which the cone computes (the same value
+    and gradients)."""
     from torch_geometric.explain.algorithm import CaptumExplainer
 
     algorithm = CaptumExplainer(method, **settings)
     if subject.level == "edge":
-        explanation = _run_pyg(subject, algorithm, subject.module(derivative),  # type: ignore[arg-type]
-                               subject.model_config())
+        model = (subject.fresh_target_module(derivative)  # type: ignore[arg-type]
+                 if cone and subject.target is not None
+                 else subject.module(derivative))  # type: ignore[arg-type]
+        explanation = _run_pyg(subject, algorithm, model, subject.model_config())
         return explanation.edge_mask
     return _run_pyg(subject, algorithm, subject.module(derivative),  # type: ignore[arg-type]
                     subject.model_config(), node_mask_type="attributes", edge_mask_type=None)
@@ -139,7 +144,7 @@ register(ExplainerSpec("GuidedBP", _captum("GuidedBackprop", "surrogate"), {},
 def _integrated_gradients(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
     options = dict(settings)
     derivative = options.pop("derivative")
-    return _run_captum(subject, "IntegratedGradients", derivative, options)
+    return _run_captum(subject, "IntegratedGradients", derivative, options, cone=True)
 
 
 register(ExplainerSpec("IG", _integrated_gradients, {"n_steps": 50, "derivative": "exact"},
@@ -224,10 +229,14 @@ def graph_mask(subject: Subject, settings: Mapping[str, Any], seed: int,
     """PyG's GraphMask on `subject`, told that the model's output is `return_type`: the
     benchmark's `"raw"` (module docstring), or `"probs"`, under which the prediction term
     has no gradient and only the sparsity penalty trains the gates."""
-    from torch_geometric.explain.algorithm import GraphMaskExplainer
+    from gracr.bench.explainers.graphmask_pyg import (MemoisedUngatedModel,
+                                                       RowSharingGraphMaskExplainer, SharedRows)
 
-    algorithm = GraphMaskExplainer(num_layers=subject.num_layers, log=False, **settings)
-    model = subject.fresh_module("surrogate", narrow=False)
+    # PyG's algorithm, minus the work it repeats every epoch (`graphmask_pyg`).
+    shared: dict[int, SharedRows] = {}
+    algorithm = RowSharingGraphMaskExplainer(shared, num_layers=subject.num_layers, log=False,
+                                             **settings)
+    model = MemoisedUngatedModel(subject.fresh_module("surrogate", narrow=False), shared)
     explanation = _run_pyg(subject, algorithm, model, subject.model_config(return_type),
                            node_mask_type="attributes")
     scores: Tensor = explanation.edge_mask

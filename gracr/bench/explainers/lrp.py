@@ -60,7 +60,7 @@ from gracr.bench.explainers.base import ExplainerSpec, Subject, register
 from gracr.dsl.ir import Kind
 from gracr.executor import numpy_backend
 from gracr.executor.model import CompiledGNN
-from gracr.executor.plan import layer_plans
+from gracr.executor.plan import cone_subgraph, layer_plans
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -190,10 +190,22 @@ def lrp_relevance(compiled: CompiledGNN, x: npt.ArrayLike, edge_index: npt.Array
 
 
 def _lrp(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
-    result = lrp_relevance(subject.compiled, subject.x.numpy(), subject.edge_index.numpy(),
-                           subject.target, float(settings["epsilon"]),
-                           None if subject.edge_type is None else subject.edge_type.numpy())
-    return torch.as_tensor(result.edge)
+    edge_type = None if subject.edge_type is None else subject.edge_type.numpy()
+    if subject.target is None:
+        return torch.as_tensor(lrp_relevance(subject.compiled, subject.x.numpy(),
+                                             subject.edge_index.numpy(), None,
+                                             float(settings["epsilon"]), edge_type).edge)
+    # Node task: relevance only ever reaches the target's cone, and every state it
+    # reads there is the same on the subgraph the cone's nodes induce; an edge outside
+    # it carries no relevance (score 0).
+    cone = cone_subgraph(subject.compiled, subject.edge_index.numpy(), subject.target,
+                         edge_type)
+    result = lrp_relevance(subject.compiled, subject.x.numpy()[cone.nodes], cone.edge_index,
+                           cone.target, float(settings["epsilon"]),
+                           None if edge_type is None else edge_type[cone.edges])
+    scores = np.zeros(subject.num_edges)
+    scores[cone.edges] = result.edge
+    return torch.as_tensor(scores)
 
 
 register(ExplainerSpec(

@@ -216,7 +216,7 @@ class CoalitionValue:
         else:
             edge_type = None if graph.edge_type is None else graph.edge_type.numpy()
             self.target_forward = TargetConeBatch(compiled, graph.edge_index.numpy(),
-                                                  graph.target, edge_type)
+                                                  graph.target, edge_type, remember=True)
             self.relevant = self.target_forward.input_nodes.numpy()
             floats_per_copy = self.target_forward.widest
         self.relevant_x = graph.x[torch.as_tensor(self.relevant)]
