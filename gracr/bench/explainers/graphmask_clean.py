@@ -239,10 +239,13 @@ class Gates:
         return gating, penalty
 
 
-def graphmask_gates(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+def graphmask_gates(subject: Subject, settings: Mapping[str, Any], seed: int,
+                    cone: bool = True) -> Tensor:
     """Train the gates; return P(open) per (layer, edge of the graph): `[L, E]`,
     zero for layers without messages, for the edges a layer's aggregations do not sum
-    over (typed edges) and for edges outside the trained subgraph."""
+    over (typed edges) and for edges outside the trained subgraph. `cone=False` runs
+    the gated passes of a node task on the shared module too (the same gates, more
+    work: what the tests compare the cone with)."""
     if settings["baseline"] not in BASELINES:
         raise GracrError(f"GraphMask-clean has no baseline '{settings['baseline']}'; the "
                          f"baselines are {', '.join(BASELINES)}")
@@ -281,7 +284,7 @@ def graphmask_gates(subject: Subject, settings: Mapping[str, Any], seed: int) ->
     # (`TargetConeModule`), a fraction of the work. The gates stay those of every edge
     # of the problem: the penalty is their mean, and the gate networks are shared.
     gated_module: nn.Module = module
-    if problem.target is not None:
+    if problem.target is not None and cone:
         gated_module = TargetConeModule(
             subject.compiled, problem.edge_index.numpy(), int(problem.x.shape[0]),
             problem.target, surrogate=True, edge_type=types).eval()

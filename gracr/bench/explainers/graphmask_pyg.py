@@ -31,8 +31,8 @@ product gives a row the same result whatever the other rows are, once the left
 factor has at least `MIN_PRODUCT_ROWS` rows (below that MKL takes another path; the
 distinct rows are padded up to it), and `Xᵀ G` restricted to some columns of `X` is
 those columns of the full product. Both are facts about the BLAS, not guarantees:
-`tests/test_graphmask_pyg.py` checks them on this machine, and the fixture test
-checks the explanations themselves.
+`tests/test_cone_explainers.py` checks them on the machine it runs on, and the
+explanations themselves against plain PyG; the explainer fixture checks them too.
 
 Why the target cone cannot help (node tasks): PyG's GraphMask explains a different
 model from ours — every message goes through a layer norm, and a closed gate sends a
