@@ -4,7 +4,7 @@ Bad input of any kind (syntax, unknown names, type mixes, malformed graph JSON, 
 colour outside the palette, a target out of range) is reported as one clear
 message naming the place, with exit status 2 — never a traceback.
 
-Its size (~660 lines) is one command line: a short function per subcommand and its
+Its size (~680 lines) is one command line: a short function per subcommand and its
 argparse declaration; the work happens in the packages they call.
 """
 
@@ -22,15 +22,18 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.bench.budget import DEFAULT_BUDGET
-from gracr.bench.options import (DATASETS_HELP, add_budget_option, parse_names,
+from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_engine_options,
+                                 add_keep_errors_option,
+                                 add_level_option, add_plugin_option, parse_names,
                                  parse_overrides, parse_seeds)
 from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
 from gracr.executor.model import CompiledGNN, load
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program, parse_file
-from gracr.errors import GmlError, GracrError
+from gracr.errors import GmlError, GracrError, os_error_message
 from gracr.data.graph import Graph, read_placed_graphs
+from gracr.limits import DEFAULT_MAX_BYTES, format_bytes, parse_bytes
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 70  # sysexits.h EX_SOFTWARE
@@ -49,6 +52,18 @@ def _add_compile_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--presence", action="store_true",
                        help="add the presence bit: a node whose features are zeroed then "
                             "behaves as a deleted node (costs a layer per modal level)")
+    group.add_argument("--max-weights-bytes", type=_byte_count, default=DEFAULT_MAX_BYTES,
+                       metavar="SIZE",
+                       help="refuse, before allocating, a model whose dense weights or a "
+                            "graph whose features and hidden states would exceed SIZE "
+                            f"(e.g. 8GiB; default {format_bytes(DEFAULT_MAX_BYTES)})")
+
+
+def _byte_count(text: str) -> int:
+    try:
+        return parse_bytes(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _add_bdd_budget_option(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +78,7 @@ def _compile(program: Program, args: argparse.Namespace,
              max_degree: int | None = None) -> CompiledGNN:
     return compile_program(program, disjunction=args.disjunction, comparison=args.comparison,
                            max_degree=args.max_degree if max_degree is None else max_degree,
-                           presence=args.presence)
+                           presence=args.presence, max_weights_bytes=args.max_weights_bytes)
 
 
 def _needs_degree_bound(program: Program, args: argparse.Namespace) -> bool:
@@ -175,7 +190,7 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     if args.file.endswith(".gml"):
         model = _compile(parse_file(args.file), args)
     else:
-        model = load(args.file)
+        model = load(args.file, args.max_weights_bytes)
     print(inspect_model(model), file=out)
     return 0
 
@@ -186,23 +201,23 @@ def _placed_graphs_for(program: Program, path: str) -> list[tuple[str, Graph]]:
     return list(read_placed_graphs(path, program.schema))
 
 
-def _graphs_for(program: Program, path: str) -> list[Graph]:
-    return [graph for _, graph in _placed_graphs_for(program, path)]
-
-
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     program = parse_file(args.file)
-    graphs = _graphs_for(program, args.graphs)
+    graphs = _placed_graphs_for(program, args.graphs)
     fixed = None if _needs_degree_bound(program, args) else _compile(program, args)
     models: dict[int, CompiledGNN] = {}
-    for graph in graphs:
-        model = fixed
-        if model is None:
-            # Eq. 6 is exact once its bound reaches the largest in-degree: use that.
-            bound = int(graph.in_degrees().max(initial=0))
-            model = models.get(bound) or models.setdefault(bound, _compile(program, args, bound))
-        record = {"formula": _as_bits(program.evaluate(graph)),
-                  "gnn": _as_bits(model.predict(graph))}
+    for place, graph in graphs:
+        try:
+            model = fixed
+            if model is None:
+                # Eq. 6 is exact once its bound reaches the largest in-degree: use that.
+                bound = graph.max_in_degree()
+                model = models.get(bound) or models.setdefault(bound,
+                                                                _compile(program, args, bound))
+            record = {"formula": _as_bits(program.evaluate(graph, args.max_weights_bytes)),
+                      "gnn": _as_bits(model.predict(graph, args.max_weights_bytes))}
+        except GracrError as error:
+            raise GracrError(f"{place}: {error}") from None
         print(json.dumps(record), file=out)
     return 0
 
@@ -273,6 +288,10 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 
     from gracr.bench.report.instance_figure import DatasetSource
 
+    if args.plugin:   # the explainers an instance figure re-runs (without: no torch here)
+        from gracr.bench.explainers import load_plugins
+
+        load_plugins(args.plugin)
     command = shlex.join(["gracrc", "report", *args.dirs]
                          + ([] if args.out is None else ["--out", args.out]))
     figures = None if args.no_instance_figures else \
@@ -285,8 +304,10 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.datasets import load_or_build
     from gracr.bench.tasks import task_named
     from gracr.bench.report.instance_figure import draw_instance, explained_view
+    from gracr.bench.explainers import load_plugins
     from gracr.bench.runner import plan_jobs
 
+    load_plugins(args.plugin)
     if args.instance < 0:
         raise GracrError(f"--instance must be at least 0, got {args.instance}")
     if args.set and not args.explainer:
@@ -307,27 +328,32 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
         # No job: the variant does not apply to the task, which explained_view reports.
         settings = jobs[0].settings if jobs else None
     view = explained_view(dataset, args.instance, args.variant, args.explainer, settings,
-                          args.budget)
+                          args.budget, args.datasets)
     draw_instance(view, args.output)
     print(f"{args.output}: {view.summary()}", file=out)
     return 0
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.bench.explainers import EXPLAINERS
+    from gracr.bench.explainers import EXPLAINERS, load_plugins
     from gracr.bench.runner import plan_jobs, run
     from gracr.bench.tasks import VARIANTS, task_named, task_names
 
+    load_plugins(args.plugin)
     tasks = task_names(args.tasks)
     explainers = parse_names(args.explainers, list(EXPLAINERS), "explainer")
     variants = parse_names(args.variant, list(VARIANTS), "variant")
     overrides = parse_overrides(args.set, explainers)
     sizes = {name: task_named(name).size_of(args.graphs, args.targets) for name in tasks}
     jobs = plan_jobs(tasks, variants, explainers, parse_seeds(args.seeds), args.limit, args.budget,
-                     sizes, args.datasets, args.settings, overrides, args.start, args.tuned)
+                     sizes, args.datasets, args.settings, overrides, args.start, args.tuned,
+                     args.level)
     if args.jobs <= 0:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
-    results = run(jobs, args.out, workers=args.jobs, progress=not args.quiet)
+    if args.address is not None and args.engine != "ray":
+        raise GracrError("--address needs --engine ray")
+    results = run(jobs, args.out, workers=args.jobs, progress=not args.quiet,
+                  keep_errors=args.keep_errors, engine=args.engine, address=args.address)
     print(f"{len(jobs)} jobs; results in {results}", file=out)
     if not args.no_report:
         args.dirs, args.out = [args.out], None
@@ -336,23 +362,32 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.bench.explainers import EXPLAINERS
+    from gracr.bench.explainers import EXPLAINERS, check_level, load_plugins
     from gracr.bench.tables import render_table
     from gracr.bench.tasks import task_named, task_names
     from gracr.bench.tuning import store, tune
 
+    load_plugins(args.plugin)
     tasks = task_names(args.tasks)
     tunable = [name for name, spec in EXPLAINERS.items() if spec.space]
     explainers = parse_names(args.explainers, tunable, "tunable explainer")
+    for explainer in explainers:
+        check_level(EXPLAINERS[explainer], args.level)
     trials, instances = (50, 50) if args.paper else (args.trials, args.instances)
+    if args.address is not None and args.engine != "ray":
+        raise GracrError("--address needs --engine ray")
+    if args.jobs <= 0:
+        raise GracrError(f"--jobs must be positive, got {args.jobs}")
     rows = []
     for explainer in explainers:
         for task in tasks:
             size = task_named(task).size_of(args.graphs, args.targets)
             entry = tune(explainer, task, trials, instances, args.seed, args.budget,
-                         args.datasets, size, progress=not args.quiet)
-            where = store(explainer, task, entry, None if args.out is None else Path(args.out)) \
-                if args.write else None
+                         args.datasets, size, progress=not args.quiet, level=args.level,
+                         engine=args.engine, address=args.address, workers=args.jobs,
+                         plugins=args.plugin)
+            where = store(explainer, task, entry, None if args.out is None else Path(args.out),
+                          level=args.level) if args.write else None
             rows.append([explainer, task, f"{entry['mean_f1']:.3f}",
                          json.dumps(entry["settings"], sort_keys=True),
                          str(where) if where else "(not stored: pass --write)"])
@@ -363,7 +398,7 @@ def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_fuzz(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.bench.explainers import EXPLAINERS
+    from gracr.bench.explainers import EXPLAINERS, load_plugins
     from tqdm import tqdm
 
     from gracr.fuzz.rewrites import alternative, parse_families
@@ -371,6 +406,7 @@ def cmd_fuzz(args: argparse.Namespace, out: TextIO) -> int:
         Failure, FuzzConfig, describe_failure, run_fuzz, summary_table, write_outputs,
     )
 
+    load_plugins(args.plugin)
     explainers = parse_names(args.explainers, list(EXPLAINERS), "explainer")
     overrides = parse_overrides(args.set, explainers)
     if args.per_family <= 0:
@@ -494,6 +530,7 @@ def build_parser() -> argparse.ArgumentParser:
                                        f"explainer (default {DEFAULT_BUDGET:g})")
     figures.add_argument("--no-instance-figures", action="store_true",
                          help="draw no instance figures")
+    add_plugin_option(report_cmd)
     report_cmd.set_defaults(run=cmd_report)
 
     show_cmd = commands.add_parser(
@@ -521,6 +558,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_budget_option(show_cmd)
     show_cmd.add_argument("-o", "--output", required=True, metavar="FIGURE",
                           help="the image file to write (.png, .pdf, .svg)")
+    add_plugin_option(show_cmd)
     show_cmd.set_defaults(run=cmd_show)
 
     bench_cmd = commands.add_parser(
@@ -561,6 +599,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench_cmd.add_argument("--set", action="append", default=[], metavar="EXPLAINER.KEY=VALUE",
                            help="override one setting, e.g. GNNExplainer.edge_size=0.01 "
                                 "(repeatable)")
+    add_level_option(bench_cmd)
+    add_plugin_option(bench_cmd)
+    add_keep_errors_option(bench_cmd)
+    add_engine_options(bench_cmd)
     bench_cmd.add_argument("--no-report", action="store_true",
                            help="do not print the report at the end")
     bench_cmd.add_argument("--no-instance-figures", action="store_true",
@@ -591,6 +633,11 @@ def build_parser() -> argparse.ArgumentParser:
     tune_cmd.add_argument("--out", default=None, metavar="DIR",
                           help="with --write: the folder to store them in (give it to bench "
                                "as --tuned DIR)")
+    add_level_option(tune_cmd)
+    add_plugin_option(tune_cmd)
+    add_engine_options(tune_cmd)
+    tune_cmd.add_argument("--jobs", type=int, default=1, metavar="K",
+                          help="with --engine ray: CPUs of the local Ray instance (default 1)")
     tune_cmd.add_argument("--quiet", action="store_true", help="no progress bars")
     tune_cmd.set_defaults(run=cmd_tune)
 
@@ -625,6 +672,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "(default 30)")
     fuzz_cmd.add_argument("--set", action="append", default=[], metavar="EXPLAINER.KEY=VALUE",
                           help="override one setting, e.g. GNNExplainer.epochs=20 (repeatable)")
+    add_plugin_option(fuzz_cmd)
     fuzz_cmd.add_argument("--out", default=None, metavar="DIR",
                           help="write models.csv, summary.csv, summary.md, failures.md and "
                                "failures.jsonl there")
@@ -649,18 +697,24 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         return int(exit_.code or 0)
     try:
         code: int = args.run(args, out)
+        out.flush()
         return code
+    except BrokenPipeError:
+        # The reader went away (`gracrc inspect model.npz | head -1`): what it wanted is
+        # printed. Later writes, and Python's own flush at exit, go to /dev/null.
+        if out is sys.stdout:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except GmlError as error:
         print(error, file=err)
         return EXIT_BAD_INPUT
     except GracrError as error:
         print(f"gracrc: error: {error}", file=err)
         return EXIT_BAD_INPUT
-    except FileNotFoundError as error:
-        print(f"gracrc: error: {error.filename}: no such file", file=err)
-        return EXIT_BAD_INPUT
-    except IsADirectoryError as error:
-        print(f"gracrc: error: {error.filename}: is a directory", file=err)
+    except OSError as error:  # the machine's answer (a missing folder, a full disk)
+        message = (str(error.strerror or error) if error.filename is None
+                   else os_error_message(error, os.fsdecode(error.filename)))
+        print(f"gracrc: error: {message}", file=err)
         return EXIT_BAD_INPUT
     except UnicodeDecodeError:
         print(f"gracrc: error: {getattr(args, 'file', '?')}: not a UTF-8 text file", file=err)

@@ -14,7 +14,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gracr"
 # The layer of each part of the package, bottom first. `gracr` itself is the public API
 # (re-exports everything), so it sits on top with the CLI.
 LAYERS = {
-    "gracr.errors": 0, "gracr.version": 0, "gracr.places": 0, "gracr.data": 0,
+    "gracr.errors": 0, "gracr.version": 0, "gracr.places": 0, "gracr.limits": 0,
+    "gracr.data": 0,
     "gracr.dsl": 1,
     "gracr.compiler": 2,
     "gracr.executor": 3,

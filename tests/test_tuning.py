@@ -55,8 +55,8 @@ def test_bench_uses_tuned_settings_unless_told_not_to(monkeypatch: pytest.Monkey
     import gracr.bench.tuning as tuning
 
     monkeypatch.setattr(tuning, "tuned_settings",
-                        lambda explainer, task, folders=(): {"sharpness": 0.75}
-                        if explainer == knob else {})
+                        lambda explainer, task, folders=(), level="edge": {"sharpness": 0.75}
+                        if explainer == knob and level == "edge" else {})
     sizes = {"Redundancy": 6}
     tuned = plan_jobs(["Redundancy"], ["main"], [knob], [0], 1, 10.0, sizes)
     default = plan_jobs(["Redundancy"], ["main"], [knob], [0], 1, 10.0, sizes,

@@ -83,11 +83,11 @@ class Builder(Generic[F]):
         self._formulas: list[Formula] = []
         self._kids: list[tuple[int, ...]] = []
         self._memo: dict[tuple[int, int], F] = {}
+        self._sentences: dict[Formula, F] = {}
         self._by_target = np.argsort(graph.targets, kind="stable")
-        self._bounds = np.searchsorted(graph.targets[self._by_target],
-                                       np.arange(graph.num_nodes + 1))
-        # The in-edges of the nodes the formula reads, listed when first read: a node
-        # target's diagram reads a few of a large graph's nodes.
+        self._sorted_targets = graph.targets[self._by_target]
+        # in_edges[v]: the (edge, source) pairs of the edges (u, v), in edge-list order,
+        # listed when v is first read: a node classifier reads its receptive field only.
         self._in_edges: dict[int, list[tuple[int, int]]] = {}
         self._presence: dict[int, F] = {}
         self._admitted: dict[ir.Relations, BoolArray] = {}
@@ -124,18 +124,17 @@ class Builder(Generic[F]):
 
     def _read(self, v: int, relations: ir.Relations) -> list[tuple[int, int]]:
         """The in-edges `(edge, source)` of `v` that a modality with filter `relations` counts."""
-        listed = self._in_edges.get(v)
-        if listed is None:
-            # The (edge, source) pairs of the edges (u, v), in edge-list order.
-            edges = self._by_target[self._bounds[v]:self._bounds[v + 1]]
-            listed = self._in_edges[v] = list(zip(edges.tolist(),
-                                                  self.graph.sources[edges].tolist()))
+        edges = self._in_edges.get(v)
+        if edges is None:
+            start, end = np.searchsorted(self._sorted_targets, (v, v + 1))
+            edges = self._in_edges[v] = [(int(e), int(self.graph.sources[e]))
+                                         for e in self._by_target[start:end]]
         if relations is None:
-            return listed
+            return edges
         admitted = self._admitted.get(relations)
         if admitted is None:
             admitted = self._admitted[relations] = self.graph.relation_mask(relations)
-        return [(edge, source) for edge, source in listed if admitted[edge]]
+        return [(edge, source) for edge, source in edges if admitted[edge]]
 
     @property
     def memo_size(self) -> int:
@@ -183,15 +182,16 @@ class Builder(Generic[F]):
             case ir.Iff():
                 f = b.iff(self._node(kids[0], v), self._node(kids[1], v))
             case ir.AtLeast(count, _, relations):  # lines 16-26
-                f = self._thresholds(kids[0], v, count, relations)[count]
+                f = self._at(self._thresholds(kids[0], v, count, relations), count)
             case ir.AtMost(count, _, relations):
-                f = b.neg(self._thresholds(kids[0], v, count + 1, relations)[count + 1])
+                c = self._thresholds(kids[0], v, count + 1, relations)
+                f = b.neg(self._at(c, count + 1))
             case ir.Exactly(count, _, relations):
                 c = self._thresholds(kids[0], v, count + 1, relations)
-                f = b.conj(c[count], b.neg(c[count + 1]))
+                f = b.conj(self._at(c, count), b.neg(self._at(c, count + 1)))
             case ir.Between(low, high, _, relations):
                 c = self._thresholds(kids[0], v, high + 1, relations)
-                f = b.conj(c[low], b.neg(c[high + 1]))
+                f = b.conj(self._at(c, low), b.neg(self._at(c, high + 1)))
             case ir.Box(_, relations):
                 f = self._box(kids[0], v, relations)
             case ir.More(_, _, relations):
@@ -207,20 +207,28 @@ class Builder(Generic[F]):
         """Algorithm 4, lines 17-25: `C_k` = "at least k in-edges (u, v) present with phi(u)",
         counting only the in-edges of `relations`.
 
-        Returns `[C_0, ..., C_top]`.
+        Returns `[C_0, ..., C_m]` for m = min(top, number of in-edges read): `C_k` for
+        a larger k is the constant 0 (fewer edges than k can be counted), which `_at`
+        reads, so a count far above every degree costs nothing.
         """
         b = self.backend
-        counters = [b.true] + [b.false] * top
+        edges = self._read(v, relations)
+        counting = min(top, len(edges))
+        counters = [b.true] + [b.false] * counting
         if top == 0:
             return counters  # `<0> phi` holds everywhere: no edge needs to be read
-        for edge, source in self._read(v, relations):
+        for edge, source in edges:
             phi_u = self._node(fid, source)
             if b.is_false(phi_u):
                 continue  # this edge can never be counted
             t = b.conj(self._present(edge, source, v), phi_u)  # line 21
-            for k in range(top, 0, -1):  # line 22-23, downwards so C_{k-1} is the old one
+            for k in range(counting, 0, -1):  # line 22-23, downwards so C_{k-1} is the old one
                 counters[k] = b.disj(counters[k], b.conj(counters[k - 1], t))
         return counters
+
+    def _at(self, counters: list[F], k: int) -> F:
+        """`C_k` of `_thresholds`' counters (0 past their end)."""
+        return counters[k] if k < len(counters) else self.backend.false
 
     def _box(self, fid: int, v: int, relations: ir.Relations) -> F:
         """`[] phi` at v: every present in-edge (u, v) of `relations` has phi(u), i.e.
@@ -281,7 +289,15 @@ class Builder(Generic[F]):
     # ------------------------------------------------------------ Algorithm 5
 
     def build_graph(self, sentence: Formula) -> F:
-        """BuildGraph(Phi, G) (Algorithm 5), for `exists[lo, hi]` and Boolean combinations."""
+        """BuildGraph(Phi, G) (Algorithm 5), for `exists[lo, hi]` and Boolean combinations.
+
+        A sentence shared through `let` is built once (`_sentences`)."""
+        known = self._sentences.get(sentence)
+        if known is None:
+            known = self._sentences[sentence] = self._graph(sentence)
+        return known
+
+    def _graph(self, sentence: Formula) -> F:
         b = self.backend
         match sentence:
             case ir.Exists(low, high, arg):

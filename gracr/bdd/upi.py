@@ -141,6 +141,7 @@ def _edge_field(graph: Graph, node: int | None, levels: list[Admitted]) -> BoolA
     depth d - 1. At depth d only the in-edges of `at` that `levels[d - 1]` admits are
     read.
     """
+    graph.require_budget("the receptive field", 2, 2)
     field = np.zeros(graph.num_edges, dtype=np.bool_)
     at = np.zeros(graph.num_nodes, dtype=np.bool_)
     if node is None:
@@ -397,6 +398,9 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Ove
     module docstring for `shortcuts`.
     """
     node = resolve_target(prog, graph, target)
+    # BuildNode keeps each node's in-edge list, and its memo a diagram per
+    # (subformula, node) pair: Python objects, a few hundred bytes each.
+    graph.require_budget("the ROBDD build", 256, 256)
     graph.check_schema(prog.schema)
     if over not in OVER:
         raise GracrError(f"unknown removal {over!r}: explain over {', '.join(OVER)}")

@@ -6,8 +6,9 @@ busy machine does not make an explainer look slow). It installs its SIGPROF hand
 on entry and puts the previous one back on exit: nothing else in gracr touches
 signals.
 
-`explain` runs one explainer on one instance under the budget and scores it
-(`plausibility`), turning an out-of-time run and an explainer's crash into results;
+`explain` runs one explainer on one instance under the budget and scores it at the
+subject's level (`plausibility_at`: edge scores against the edge UPI, node scores against
+the node UPI), turning an out-of-time run and an explainer's crash into results;
 `explain_each` runs it over instances in order and stops after the first out-of-time
 one (App. H: a seed halts at its first OOT instance). The runner, the tuner, the
 figure ablations and the fuzzer all explain through these two.
@@ -27,11 +28,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Ma
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bench.metric import plausibility
+from gracr.bench.metric import plausibility_at
 from gracr.errors import GracrError
 
 if TYPE_CHECKING:
-    from gracr.bench.explainers.base import Subject
+    from gracr.bench.explainers.base import ExplainerSpec, Subject
 
 Status = Literal["ok", "oot", "error"]
 BoolArray = npt.NDArray[np.bool_]
@@ -94,15 +95,16 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}{where}"
 
 
-def explain(explainer: str, subject: Subject, upi_mask: BoolArray,
+def explain(explainer: str | ExplainerSpec, subject: Subject, upi_mask: BoolArray,
             settings: Mapping[str, Any] | None, seed: int, budget: float | None) -> Outcome:
-    """Run `explainer` on `subject` within `budget` CPU seconds and score it against the UPI.
+    """Run `explainer` on `subject` within `budget` CPU seconds and score it against the UPI
+    at the subject's level (`upi_mask`: the edge UPI, or at node level the node UPI).
 
     The compiled model must predict the instance positive (it always does on GracrBench
     instances; anything else is reported as an error). An explainer that raises is a
     result (`status="error"`), not a failure of the run.
     """
-    from gracr.bench.explainers.base import edge_scores
+    from gracr.bench.explainers.base import scores as explainer_scores
 
     cpu, wall = time.process_time(), time.perf_counter()
     status: Status = "ok"
@@ -113,8 +115,8 @@ def explain(explainer: str, subject: Subject, upi_mask: BoolArray,
         if subject.prediction < 0.5:
             raise GracrError("the compiled model does not predict this positive instance")
         with cpu_budget(budget):
-            scores = edge_scores(explainer, subject, settings, seed=seed).numpy()
-        point = plausibility(scores, upi_mask)
+            scores = explainer_scores(explainer, subject, settings, seed=seed).numpy()
+        point = plausibility_at(subject.level, scores, upi_mask, subject.target)
     except OutOfTime:
         status = "oot"
     except Exception as raised:  # an explainer crash is a result, not a run failure
@@ -127,14 +129,15 @@ def explain(explainer: str, subject: Subject, upi_mask: BoolArray,
                    round(time.process_time() - cpu, 4), round(time.perf_counter() - wall, 4))
 
 
-def explain_each(items: Iterable[_T], explainer: str, settings: Mapping[str, Any] | None,
+def explain_each(items: Iterable[_T], explainer: str | ExplainerSpec,
+                 settings: Mapping[str, Any] | None,
                  budget: float | None, subject_of: Callable[[_T], Subject],
                  upi_of: Callable[[_T], BoolArray], seed_of: Callable[[_T], int]
                  ) -> Iterator[tuple[_T, Outcome]]:
     """`explain` over `items` in order, stopping after the first out-of-time one.
 
     `subject_of(item)`, `upi_of(item)` and `seed_of(item)` give each item's subject, UPI
-    mask and explainer seed.
+    mask (at the subject's level) and explainer seed.
     """
     for item in items:
         outcome = explain(explainer, subject_of(item), upi_of(item), settings, seed_of(item),

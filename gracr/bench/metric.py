@@ -5,16 +5,24 @@ value τ is a candidate threshold selecting the edges scored ≥ τ; the thresho
 the highest F1 against the UPI mask is kept, and its precision and recall are
 reported. Equal scores therefore select every edge together (precision |UPI|/|E|,
 as Table 2's 0.04 = 6/134 for an explainer that cannot tell edges apart).
+
+At node level (`plausibility_at("node", ...)`) the same metric scores one score per node
+against the node-level UPI (`gracr.upi(..., over="nodes")`, deletion semantics).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from gracr.errors import GracrError
+
+# What an explanation scores and is scored on: its edges (the paper's benchmark) or its nodes.
+Level = Literal["edge", "node"]
+LEVELS: tuple[Level, ...] = ("edge", "node")
 
 
 @dataclass(frozen=True)
@@ -62,3 +70,23 @@ def plausibility(scores: npt.ArrayLike, upi_mask: npt.ArrayLike) -> Plausibility
     best = int(np.argmax(f1))  # first maximum = highest threshold among equals
     return Plausibility(float(precision[best]), float(recall[best]), float(f1[best]),
                         float(sorted_scores[run_ends[best]]))
+
+
+def plausibility_at(level: Level, scores: npt.ArrayLike, truth: npt.ArrayLike,
+                    target: int | None = None) -> Plausibility:
+    """`plausibility` of edge scores against the edge UPI, or of node scores against the
+    node UPI.
+
+    At node level the explained node of a node classifier (`target`) is left out of both:
+    it is never deleted, so the node UPI never holds it and says nothing about it, and an
+    explainer that credits the target with its own prediction is neither right nor wrong.
+    """
+    if level == "edge" or target is None:
+        return plausibility(scores, truth)
+    score_array = np.asarray(scores, dtype=np.float64).reshape(-1)
+    truth_array = np.asarray(truth, dtype=np.bool_).reshape(-1)
+    if score_array.shape != truth_array.shape:
+        raise GracrError(f"the explanation scores {score_array.size} nodes but the node UPI "
+                         f"mask has {truth_array.size}")
+    others = np.arange(score_array.size) != target
+    return plausibility(score_array[others], truth_array[others])

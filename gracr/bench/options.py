@@ -1,5 +1,6 @@
 """Command-line values shared by `gracrc bench`, `tune`, `fuzz` and `ablate`: seed lists,
 name lists and `--set Explainer.key=value` overrides, parsed one way everywhere; the
+options they share (`--budget`, `--plugin`, `--keep-errors`, `--level`), declared once; the
 default dataset store (in `gracr.places`' cache folder); and the clean-up of folders a
 failed command created."""
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gracr.bench.budget import DEFAULT_BUDGET
+from gracr.bench.metric import LEVELS
 from gracr.errors import GracrError
 from gracr.places import CACHE_VARIABLE, cache_folder
 
@@ -30,6 +32,43 @@ def add_budget_option(parser: argparse.ArgumentParser, help: str | None = None) 
     parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
                         help=help or f"CPU seconds per instance before OOT "
                                      f"(default {DEFAULT_BUDGET:g}, App. H)")
+
+
+def add_plugin_option(parser: argparse.ArgumentParser) -> None:
+    """`--plugin MODULE_OR_FILE.py` (repeatable): import it before the explainers are named,
+    in this process and in every worker."""
+    parser.add_argument("--plugin", action="append", default=[], metavar="MODULE_OR_FILE.py",
+                        help="a module or .py file that registers explainers, imported here "
+                             "and in every worker (repeatable); entry points of the group "
+                             "gracr.explainers are loaded too")
+
+
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """`--engine process|ray` and `--address ADDR`: where the instances run."""
+    parser.add_argument("--engine", choices=("process", "ray"), default="process",
+                        help="run in a process pool (default) or as Ray tasks, one per "
+                             "instance (pip install 'gracr[ray]'); the same records, "
+                             "resumable either way")
+    parser.add_argument("--address", default=None, metavar="ADDR",
+                        help="with --engine ray: an existing Ray cluster (default: a local "
+                             "Ray instance with --jobs CPUs, started and stopped here)")
+
+
+def add_keep_errors_option(parser: argparse.ArgumentParser) -> None:
+    """`--keep-errors`: a rerun keeps the instances recorded as errors instead of retrying
+    them."""
+    parser.add_argument("--keep-errors", action="store_true",
+                        help="on a rerun, keep instances recorded as errors (default: retry "
+                             "them)")
+
+
+def add_level_option(parser: argparse.ArgumentParser) -> None:
+    """`--level edge|node`: score edge scores against the edge UPI (the paper's benchmark),
+    or node scores against the node UPI."""
+    parser.add_argument("--level", choices=LEVELS, default=LEVELS[0],
+                        help="what is scored: edge scores against the UPI over edges "
+                             "(default, the paper's), or node scores against the UPI over "
+                             "nodes (deletion semantics)")
 
 
 def parse_seeds(text: str) -> list[int]:

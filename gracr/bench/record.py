@@ -4,7 +4,12 @@ The runner writes `Record`s; the report, the tuner, the figure ablations and the
 fuzzer read them. A results file written by this version starts with a header line,
 `{"gracr-results": RECORD_VERSION}`. A file without one is read as version 1, the
 layout of the records no header announces, so results files that carry none stay
-readable.
+readable. Version 2 added `level` (what was scored: `"edge"` or `"node"`); a record
+without it, as every version-1 record, was scored at edge level.
+
+A rerun appends a new record for an instance it explains again (an error retried), so
+of several records with one key the last one is the instance's result: `latest_records`
+is that rule, for every reader.
 
 `extra` carries the fields a study adds to the standard ones (the figure ablations'
 L1 strength or recolouring step, their mean scores); they are written beside the
@@ -14,16 +19,20 @@ standard fields and read back into `extra`.
 from __future__ import annotations
 
 import json
-import math
 import os
+import sys
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from gracr.bench.budget import Outcome, Status
+from gracr.bench.metric import LEVELS, Level
 from gracr.bench.tables import read_json_lines
+from gracr.data.fields import Fields
+from gracr.data.json_text import JsonError, parse_json
 from gracr.errors import GracrError
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 HEADER_KEY = "gracr-results"
 RESULTS_FILE = "results.jsonl"
 STATUSES: tuple[Status, ...] = ("ok", "oot", "error")
@@ -33,7 +42,8 @@ SCORES: tuple[str, ...] = ("precision", "recall", "f1")
 # The standard fields, in the order they are written.
 FIELDS = ("task", "variant", "explainer", "config", "config_hash", "seed", "instance", "graph",
           "target", "status", "error", *SCORES, "threshold", "upi_edges", "edges", "cpu_seconds",
-          "wall_seconds", "gracr_version")
+          "wall_seconds", "gracr_version", "level")
+RecordKey = tuple[str, str, str, str, str, int, int]
 
 
 @dataclass(frozen=True)
@@ -66,25 +76,26 @@ class Record:
     gracr_version: str
     extra: Mapping[str, Any] = field(default_factory=dict)
     place: str = field(default="", compare=False)
+    level: Level = "edge"
 
     @property
-    def key(self) -> tuple[str, str, str, str, int, int]:
+    def key(self) -> RecordKey:
         """Two records with the same key explain the same instance: the later one wins."""
-        return (self.task, self.variant, self.explainer, self.config_hash, self.seed,
-                self.instance)
+        return (self.task, self.variant, self.explainer, self.config_hash, self.level,
+                self.seed, self.instance)
 
     @classmethod
     def of(cls, outcome: Outcome, *, task: str, variant: str, explainer: str,
            config: Mapping[str, Any], config_hash: str, seed: int, instance: int, graph: int,
            target: int | None, upi_edges: int, edges: int,
-           extra: Mapping[str, Any] | None = None) -> Record:
+           extra: Mapping[str, Any] | None = None, level: Level = "edge") -> Record:
         """The record of one `Outcome` of the per-instance loop."""
         from gracr.version import __version__
 
         return cls(task, variant, explainer, dict(config), config_hash, seed, instance, graph,
                    target, outcome.status, outcome.error, outcome.precision, outcome.recall,
                    outcome.f1, outcome.threshold, upi_edges, edges, outcome.cpu_seconds,
-                   outcome.wall_seconds, __version__, dict(extra or {}))
+                   outcome.wall_seconds, __version__, dict(extra or {}), level=level)
 
     def to_json(self) -> dict[str, Any]:
         obj = {name: getattr(self, name) for name in FIELDS}
@@ -97,7 +108,7 @@ class Record:
         """One record, checked field by field; problems name `place`."""
         if not isinstance(obj, dict):
             raise GracrError(f"{place}: not a JSON object")
-        fields = _Fields(obj, place)
+        fields = Fields(obj, place)
         status = fields.text("status")
         if status not in STATUSES:
             raise fields.bad("status", "one of " + ", ".join(STATUSES))
@@ -109,6 +120,9 @@ class Record:
         config = fields.raw("config")
         if not isinstance(config, dict):
             raise fields.bad("config", "a JSON object")
+        level = obj.get("level", "edge")
+        if level not in LEVELS:
+            raise fields.bad("level", "one of " + ", ".join(LEVELS))
         return cls(
             task=fields.text("task"), variant=fields.text("variant"),
             explainer=fields.text("explainer"), config=config,
@@ -122,65 +136,7 @@ class Record:
             upi_edges=fields.integer("upi_edges"), edges=fields.integer("edges"),
             cpu_seconds=fields.number("cpu_seconds"), wall_seconds=fields.number("wall_seconds"),
             gracr_version=fields.text("gracr_version"),
-            extra={k: v for k, v in obj.items() if k not in FIELDS}, place=place)
-
-
-class _Fields:
-    """Typed access to one JSON object, each problem reported as `file:line: message`."""
-
-    def __init__(self, obj: Mapping[str, object], place: str) -> None:
-        self.obj = obj
-        self.place = place
-
-    def raw(self, name: str) -> object:
-        if name not in self.obj:
-            raise GracrError(f"{self.place}: missing field '{name}'")
-        return self.obj[name]
-
-    def bad(self, name: str, expected: str) -> GracrError:
-        return GracrError(f"{self.place}: field '{name}' should be {expected}, "
-                          f"got {json.dumps(self.obj[name])}")
-
-    def text(self, name: str) -> str:
-        value = self.raw(name)
-        if not isinstance(value, str) or not value:
-            raise self.bad(name, "a non-empty string")
-        return value
-
-    def optional_text(self, name: str) -> str | None:
-        value = self.raw(name)
-        if value is not None and not isinstance(value, str):
-            raise self.bad(name, "a string or null")
-        return value
-
-    def integer(self, name: str) -> int:
-        value = self.raw(name)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.bad(name, "an integer")
-        return value
-
-    def optional_integer(self, name: str) -> int | None:
-        return None if self.raw(name) is None else self.integer(name)
-
-    def number(self, name: str, high: float = math.inf) -> float:
-        """A number in [0, high] (every number of a record is a score, a threshold or seconds)."""
-        value = self.raw(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= high:
-            bounds = "0 or more" if math.isinf(high) else f"in [0, {high:g}]"
-            raise self.bad(name, f"a number {bounds}")
-        return float(value)
-
-    def optional_number(self, name: str, high: float = math.inf) -> float | None:
-        return None if self.raw(name) is None else self.number(name, high)
-
-    def optional_real(self, name: str) -> float | None:
-        """Null or any number (a threshold on explainer scores, which may be negative)."""
-        value = self.raw(name)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-            raise self.bad(name, "a number or null")
-        return float(value)
+            extra={k: v for k, v in obj.items() if k not in FIELDS}, place=place, level=level)
 
 
 def header() -> dict[str, int]:
@@ -188,9 +144,88 @@ def header() -> dict[str, int]:
     return {HEADER_KEY: RECORD_VERSION}
 
 
+# ---------------------------------------------------------------- torn last lines
+#
+# A run killed while it appends a line, or a disk that fills up under it, can leave the
+# file's last line cut off. Every line is written whole by one `write` (`write_record`),
+# so only the last line can be cut, and only by the end of the file: a last line without
+# its newline that is not a whole JSON object. Readers skip it; a writer moves it to
+# `<file>.torn` before appending (`start_results`), so the instance it held is recomputed
+# and the file is whole again. Each cut line is reported once on stderr.
+
+TORN_SUFFIX = ".torn"
+_reported: set[tuple[str, int]] = set()
+
+
+@dataclass(frozen=True)
+class _Tail:
+    """The last line of a file that has no newline at its end."""
+
+    offset: int    # where it starts
+    data: bytes
+
+    @property
+    def whole(self) -> bool:
+        """Whether it is a whole JSON object (only its newline was lost)."""
+        try:
+            return isinstance(parse_json(self.data.decode("utf-8")), dict)
+        except (UnicodeDecodeError, JsonError):
+            return False
+
+
+def _unterminated_tail(path: str | os.PathLike[str]) -> _Tail | None:
+    """The last line of `path` if the file does not end with a newline (read from the end)."""
+    with open(path, "rb") as handle:
+        end = handle.seek(0, os.SEEK_END)
+        if end == 0:
+            return None
+        handle.seek(end - 1)
+        if handle.read(1) == b"\n":
+            return None
+        position, data = end, b""
+        while position > 0:
+            step = min(64 * 1024, position)
+            position -= step
+            handle.seek(position)
+            data = handle.read(step) + data
+            newline = data.rfind(b"\n")
+            if newline >= 0:
+                return _Tail(position + newline + 1, data[newline + 1:])
+        return _Tail(0, data)
+
+
+def _torn_tail(path: str | os.PathLike[str]) -> _Tail | None:
+    tail = _unterminated_tail(path) if os.path.isfile(path) else None
+    return None if tail is None or tail.whole else tail
+
+
+def _report_torn(path: str | os.PathLike[str], tail: _Tail, what: str) -> None:
+    key = (os.path.realpath(path), tail.offset)
+    if key in _reported:
+        return
+    _reported.add(key)
+    with open(path, "rb") as handle:
+        line = 1 + sum(chunk.count(b"\n") for chunk in
+                       iter(lambda: handle.read(min(1 << 20, tail.offset - handle.tell())), b""))
+    print(f"gracrc: warning: {os.fspath(path)}:{line}: the last line was cut off (by a killed "
+          f"run or a full disk): {what}", file=sys.stderr)
+
+
 def start_results(path: str | os.PathLike[str]) -> None:
-    """Create `path` with its header line unless it exists (an existing file is appended to
-    as it is, with or without a header)."""
+    """Make `path` ready for appending: a cut last line moved to `<path>.torn` (its
+    instance is then recomputed), a lost final newline restored, and the header line
+    written if the file is new or empty."""
+    if os.path.isfile(path):
+        tail = _unterminated_tail(path)
+        if tail is not None and tail.whole:
+            with open(path, "ab") as handle:
+                handle.write(b"\n")
+        elif tail is not None:
+            with open(os.fspath(path) + TORN_SUFFIX, "ab") as aside:
+                aside.write(tail.data + b"\n")
+            os.truncate(path, tail.offset)
+            _report_torn(path, tail, f"set aside in {os.fspath(path)}{TORN_SUFFIX}; its "
+                                     "instance is recomputed")
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(json.dumps(header(), separators=(",", ":")) + "\n")
@@ -198,15 +233,19 @@ def start_results(path: str | os.PathLike[str]) -> None:
 
 def record_objects(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, Any]]]:
     """The record objects of a results file with their places, the header line skipped and
-    its version checked."""
-    for number, obj in read_json_lines(path):
+    its version checked, and a cut last line left out (reported once)."""
+    tail = _torn_tail(path)
+    for number, obj in read_json_lines(path, end=None if tail is None else tail.offset):
         place = f"{os.fspath(path)}:{number}"
         if HEADER_KEY in obj:
-            if obj[HEADER_KEY] != RECORD_VERSION:
+            if obj[HEADER_KEY] not in READABLE_VERSIONS:
                 raise GracrError(f"{place}: results version {obj[HEADER_KEY]!r} is not one this "
-                                 f"gracr reads ({RECORD_VERSION})")
+                                 f"gracr reads ({', '.join(map(str, READABLE_VERSIONS))})")
             continue
         yield place, obj
+    if tail is not None:
+        _report_torn(path, tail, "it is left out (a run resuming here sets it aside and "
+                                 "recomputes its instance)")
 
 
 def read_records(path: str | os.PathLike[str]) -> Iterator[Record]:
@@ -215,6 +254,25 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[Record]:
         yield Record.from_json(obj, place)
 
 
+def latest_records(records: Iterable[Record]) -> tuple[list[Record], list[Record]]:
+    """Of several records with the same key, the last one; returns the kept records (each
+    where its key last occurred) and the earlier ones they replaced."""
+    latest: dict[RecordKey, Record] = {}
+    replaced: list[Record] = []
+    for record in records:
+        if record.key in latest:
+            replaced.append(latest.pop(record.key))
+        latest[record.key] = record
+    return list(latest.values()), replaced
+
+
 def write_record(handle: Any, record: Record) -> None:
-    handle.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
+    """Append `record` as one line with one `write` to the file under `handle` (opened for
+    appending), whatever its buffer holds flushed first: a kill leaves the line whole or
+    absent, or at worst cut at the end of the file, where `start_results` finds it."""
+    line = (json.dumps(record.to_json(), separators=(",", ":")) + "\n").encode("utf-8")
     handle.flush()
+    written = os.write(handle.fileno(), line)
+    if written != len(line):
+        raise GracrError(f"{handle.name}: only {written} of the {len(line)} bytes of a record "
+                         "were written (is the disk full?); a rerun resumes from here")

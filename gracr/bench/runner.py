@@ -1,40 +1,64 @@
 """The GracrBench runner: explainers × tasks × compile variants × seeds (§5, App. H).
 
-A job is one (task, variant, explainer, settings, seed). It explains the first
+A job is one (task, variant, explainer, settings, level, seed). It explains the first
 `limit` positive instances of the seed's dataset in dataset order (graph tasks:
 the positive graphs; node tasks: each positive target of each graph in turn) and
-scores each against its stored UPI with `plausibility`.
+scores each against its UPI at the job's level (`plausibility_at`: edge scores against
+the stored UPI, node scores against the node UPI). An explainer that must be trained
+(`ExplainerSpec.train`) is trained once per job, first, on the first positive instances
+of the task's held-out tuning seed (`HELD_OUT_SEED`), explained by the job's model.
 
-Jobs run in a process pool, one torch thread per worker. Every instance goes through
-the per-instance loop of `gracr.bench.budget` (a budget of CPU seconds; App. H's
-semantics: an instance over budget is recorded `oot` and the rest of that job is
-skipped).
+Jobs run in a process pool, one torch thread per worker. The workers are spawned, so
+they see only the explainers registered on import: each one loads the plugins the parent
+loaded (`gracr.bench.explainers.plugins`) before it runs a job, and a job whose explainer
+a worker still cannot find fails the run (a `GracrError`, re-raised in the parent) rather
+than recording an error per instance. Every instance goes through the per-instance loop
+of `gracr.bench.budget` (a budget of CPU seconds; App. H's semantics: an instance over
+budget is recorded `oot` and the rest of that job is skipped).
+
+With `engine="ray"` the same work runs as Ray tasks instead, one task per instance (not
+per job, so one slow seed never holds a worker for long): on a local Ray instance the
+run starts and stops (`workers` CPUs), or on the cluster at `address`. Records,
+resumption, the CPU budget and App. H's OOT rule are the process pool's: when an instance
+runs out of time, the job's later instances not yet started are cancelled (ones already
+finished keep their records; the report leaves the seed out either way). A worker keeps
+the datasets, models and trained explainers of its last few jobs (`_job_context`), so
+instances of one job cost what they cost in the pool. Ray is an optional extra
+(`pip install 'gracr[ray]'`); a cluster's workers need gracr installed.
 
 Results are appended to `<out>/results.jsonl` (`gracr.bench.record`), one line per
-instance, keyed by
-(task, variant, explainer, settings hash, seed, instance); a rerun skips every
-key already there, so an interrupted run resumes. Only the parent writes the file.
+instance, keyed by (task, variant, explainer, settings hash, level, seed, instance); a
+rerun skips every key already there, so an interrupted run resumes. A key whose last
+record is an error counts as not done, so a rerun retries it (`keep_errors=True` keeps it
+instead); readers take each key's last record. Only the parent writes the file.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from pathlib import Path
 from queue import Empty
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Literal, Mapping, Sequence
 
 from tqdm import tqdm
 
 from gracr.bench.datasets import load_or_build
+from gracr.bench.metric import Level
 from gracr.bench.tasks import task_files, task_named
 from gracr.bench.budget import explain_each
 from gracr.bench.options import missing_folders, remove_empty
-from gracr.bench.record import RESULTS_FILE, Record, record_objects, start_results, write_record
-from gracr.bench.instances import (PositiveInstance, compile_variant, positive_instances,
-                                   subject_for, variant_named)
+from gracr.bench.ray_session import ray_session
+from gracr.bench.record import (RESULTS_FILE, Record, latest_records, read_records,
+                                record_objects, start_results, write_record)
+from gracr.bench.instances import (PositiveInstance, compile_variant, ground_truth,
+                                   positive_instances, subject_for, variant_named)
 from gracr.errors import GracrError
+
+Engine = Literal["process", "ray"]
+ENGINES: tuple[Engine, ...] = ("process", "ray")
 
 # ---------------------------------------------------------------- the worker
 
@@ -57,6 +81,7 @@ class Job:
     # The task file of a task that is not the package's: a spawned worker reads it to
     # know the task by name.
     task_file: str | None = None
+    level: Level = "edge"
 
     def wanted(self, positives: int) -> range:
         """The instance indices this job explains, of a dataset with `positives`."""
@@ -64,14 +89,38 @@ class Job:
 
 
 _progress: Any = None
+_worker_failure: GracrError | None = None
 
 
-def _init_worker(progress: Any) -> None:
+def _init_worker(progress: Any, plugins: tuple[str, ...] = ()) -> None:
     import torch
 
-    global _progress
+    from gracr.bench.explainers import load_plugins
+
+    global _progress, _worker_failure
     _progress = progress
     torch.set_num_threads(1)
+    try:
+        load_plugins(plugins)
+    except GracrError as error:
+        # Raised by the first job instead: a failing initializer only breaks the pool,
+        # and its message would never reach the user.
+        _worker_failure = error
+
+
+def _registered_explainer(job: Job) -> Any:
+    """The job's explainer, or a `GracrError` if this process does not know it."""
+    from gracr.bench.explainers import explainer_named
+
+    if _worker_failure is not None:
+        raise _worker_failure
+    try:
+        return explainer_named(job.explainer)
+    except GracrError:
+        raise GracrError(
+            f"explainer '{job.explainer}' is not registered in the worker process that runs "
+            f"{job.task} seed {job.seed}: register it in a plugin that every worker imports "
+            f"(--plugin MODULE_OR_FILE.py, or `plugins` of gracr.bench.runner.run)") from None
 
 
 def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
@@ -82,24 +131,70 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
     emit = send if send is not None else _progress.put
     if job.task_file is not None:
         task_named(job.task_file)
-    dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets, progress=False)
-    model = compile_variant(job.task, variant_named(job.variant), dataset)
-    program = task_named(job.task).program()
-    modules: dict[str, Any] = {}
-    todo = (instance for instance in positive_instances(dataset)
-            if instance.index >= job.start and instance.index not in done)
+    explainer = _registered_explainer(job)   # before any work, so a failure is quick
+    dataset, model, explainer, program, modules = _job_context(job, explainer)
+    todo = list(_until((instance for instance in positive_instances(dataset)
+                        if instance.index >= job.start and instance.index not in done),
+                       job.limit))
+    truth = ground_truth(dataset, todo, job.level, job.datasets)
     sent = 0
     for instance, outcome in explain_each(
-            _until(todo, job.limit), job.explainer, job.settings, job.budget,
-            subject_of=lambda i: subject_for(dataset, program, model, i, modules),
-            upi_of=lambda i: i.upi, seed_of=lambda i: explainer_seed(job.seed, i.index)):
+            todo, explainer, job.settings, job.budget,
+            subject_of=lambda i: subject_for(dataset, program, model, i, modules, job.level),
+            upi_of=lambda i: truth[i.index],
+            seed_of=lambda i: explainer_seed(job.seed, i.index)):
         graph = dataset.instances[instance.graph].graph
         emit(Record.of(outcome, task=job.task, variant=job.variant, explainer=job.explainer,
                        config=job.settings, config_hash=job.settings_hash, seed=job.seed,
                        instance=instance.index, graph=instance.graph, target=instance.target,
-                       upi_edges=int(instance.upi.sum()), edges=graph.num_edges))
+                       upi_edges=int(instance.upi.sum()), edges=graph.num_edges,
+                       level=job.level))
         sent += 1
     return sent
+
+
+# A worker's last few job contexts, by everything they depend on (`_context_key`).
+_CONTEXTS: OrderedDict[tuple[Any, ...], tuple[Any, ...]] = OrderedDict()
+_KEPT_CONTEXTS = 4
+
+
+def _context_key(job: Job) -> tuple[Any, ...]:
+    return (job.task, job.variant, job.seed, job.dataset_size, job.datasets, job.explainer,
+            job.settings_hash, job.level, job.task_file)
+
+
+def _job_context(job: Job, explainer: Any) -> tuple[Any, ...]:
+    """The job's dataset, compiled model, ready (trained) explainer, program and module
+    cache; kept for the job's next instances when the work comes one instance at a time."""
+    from gracr.bench.tuning import ready_explainer
+
+    key = _context_key(job)
+    if key in _CONTEXTS:
+        _CONTEXTS.move_to_end(key)
+        return _CONTEXTS[key]
+    dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets, progress=False)
+    model = compile_variant(job.task, variant_named(job.variant), dataset)
+    explainer = ready_explainer(explainer, job.task, model, job.settings, job.seed,
+                                job.dataset_size, job.datasets, job.level)
+    context: tuple[Any, ...] = (dataset, model, explainer, task_named(job.task).program(), {})
+    _CONTEXTS[key] = context
+    while len(_CONTEXTS) > _KEPT_CONTEXTS:
+        _CONTEXTS.popitem(last=False)
+    return context
+
+
+def explain_instance(job: Job, index: int, plugins: tuple[str, ...]) -> list[Record]:
+    """A Ray task: the record of the job's positive instance `index`."""
+    global _prepared
+    if _prepared != plugins:   # a Ray worker outlives one run: the next may bring plugins
+        _init_worker(None, plugins)
+        _prepared = plugins
+    records: list[Record] = []
+    run_job(replace(job, start=index, limit=index + 1), frozenset(), send=records.append)
+    return records
+
+
+_prepared: tuple[str, ...] | None = None
 
 
 def _until(instances: Iterator[PositiveInstance], limit: int) -> Iterator[PositiveInstance]:
@@ -114,34 +209,40 @@ def _until(instances: Iterator[PositiveInstance], limit: int) -> Iterator[Positi
 
 
 def job_key(job: Job) -> tuple[Any, ...]:
-    return (job.task, job.variant, job.explainer, job.settings_hash, job.seed)
+    """The key of the job's records, less the instance (`Record.key[:-1]`)."""
+    return (job.task, job.variant, job.explainer, job.settings_hash, job.level, job.seed)
 
 
-def _record_key(record: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (record["task"], record["variant"], record["explainer"], record["config_hash"],
-            record["seed"])
-
-
-def read_done(results: Path) -> tuple[dict[tuple[Any, ...], set[int]], set[tuple[Any, ...]]]:
-    """Which instances of which jobs already have a record, and which jobs stopped at OOT."""
+def read_done(results: Path, keep_errors: bool = False
+              ) -> tuple[dict[tuple[Any, ...], set[int]], set[tuple[Any, ...]]]:
+    """Which instances of which jobs are done, and which jobs stopped at OOT, by each key's
+    last record. An instance whose last record is an error is not done (a rerun retries it)
+    unless `keep_errors`."""
     done: dict[tuple[Any, ...], set[int]] = {}
     stopped: set[tuple[Any, ...]] = set()
     if not results.exists():
         return done, stopped
-    for place, record in record_objects(results):
-        try:
-            key = _record_key(record)
-            instance = int(record["instance"])
-        except (KeyError, TypeError, ValueError):
-            raise GracrError(f"{place}: not a GracrBench result line") from None
-        done.setdefault(key, set()).add(instance)
-        if record.get("status") == "oot":
-            stopped.add(key)
+    latest, _ = latest_records(read_records(results))
+    for record in latest:
+        job = record.key[:-1]
+        if record.status != "error" or keep_errors:
+            done.setdefault(job, set()).add(record.instance)
+        if record.status == "oot":
+            stopped.add(job)
     return done, stopped
 
 
-def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> Path:
-    """Run `jobs`, appending to `<out>/results.jsonl`; returns the results path."""
+def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
+        keep_errors: bool = False, plugins: Sequence[str] = (), engine: Engine = "process",
+        address: str | None = None) -> Path:
+    """Run `jobs`, appending to `<out>/results.jsonl`; returns the results path.
+
+    Error records are retried unless `keep_errors`. `plugins` (modules or `.py` files that
+    register explainers) are loaded here and, with every plugin loaded before, in each
+    worker process."""
+    from gracr.bench.explainers import load_plugins
+
+    worker_plugins = tuple(load_plugins(plugins))
     folder = Path(out)
     results = folder / RESULTS_FILE
     created = missing_folders(folder)
@@ -153,7 +254,7 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> P
         remove_empty(created)
         raise GracrError(f"{folder}: cannot write results there ({error.strerror})") from None
     try:
-        _run(jobs, results, workers, progress)
+        _run(jobs, results, workers, progress, keep_errors, worker_plugins, engine, address)
     except BaseException:
         # A run that failed before its first record leaves nothing behind.
         if fresh and not any(True for _ in record_objects(results)):
@@ -163,23 +264,35 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True) -> P
     return results
 
 
-def _run(jobs: list[Job], results: Path, workers: int, progress: bool) -> None:
-    done, stopped = read_done(results)
+def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_errors: bool,
+         worker_plugins: tuple[str, ...], engine: Engine = "process",
+         address: str | None = None) -> None:
+    from gracr.bench.tuning import HELD_OUT_SEED
+
+    done, stopped = read_done(results, keep_errors)
     # Build every dataset once, here: workers building the same one would race.
-    sizes: dict[tuple[str, int], int] = {}
+    datasets: dict[tuple[str, int], Any] = {}
     for job in jobs:
         key = (job.task, job.seed)
-        if key not in sizes:
-            dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets,
-                                    progress=progress)
-            sizes[key] = sum(1 for _ in positive_instances(dataset))
-    pending: list[tuple[Job, frozenset[int], int]] = []
+        if key not in datasets:
+            datasets[key] = load_or_build(job.task, job.seed, job.dataset_size, job.datasets,
+                                          progress=progress)
+    pending: list[tuple[Job, frozenset[int], list[int]]] = []
     for job in jobs:
-        wanted = job.wanted(sizes[(job.task, job.seed)])
+        dataset = datasets[(job.task, job.seed)]
+        wanted = job.wanted(sum(1 for _ in positive_instances(dataset)))
         finished = frozenset(done.get(job_key(job), set())) & frozenset(wanted)
         if job_key(job) not in stopped and len(finished) < len(wanted):
-            pending.append((job, finished, len(wanted) - len(finished)))
-    total = sum(left for _, _, left in pending)
+            pending.append((job, finished, [i for i in wanted if i not in finished]))
+            # The node-level UPI and the held-out training data, likewise made once here.
+            if job.level != "edge":
+                ground_truth(dataset, (i for i in positive_instances(dataset)
+                                       if i.index in wanted and i.index not in finished),
+                             job.level, job.datasets)
+            if _needs_training(job.explainer):
+                load_or_build(job.task, HELD_OUT_SEED, job.dataset_size, job.datasets,
+                              progress=progress)
+    total = sum(len(left) for _, _, left in pending)
     bar = tqdm(total=total, desc="explaining", unit="instance", disable=not progress,
                dynamic_ncols=True)
     with open(results, "a", encoding="utf-8") as sink:
@@ -191,23 +304,34 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool) -> None:
                           f"{record.seed} instance {record.instance}: {record.status}"
                           + (f" ({record.error})" if record.error else ""))
 
-        if workers <= 1:
-            _init_worker(None)
+        if engine == "ray":
+            _run_on_ray(pending, write, workers, address, worker_plugins)
+        elif workers <= 1:
+            _init_worker(None, worker_plugins)
             for job, finished, _ in pending:
                 run_job(job, finished, send=write)
         else:
             context = multiprocessing.get_context("spawn")
             queue = context.Manager().Queue()
             with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                     initializer=_init_worker, initargs=(queue,)) as pool:
+                                     initializer=_init_worker,
+                                     initargs=(queue, worker_plugins)) as pool:
                 futures: list[Future[int]] = [pool.submit(run_job, job, finished)
                                               for job, finished, _ in pending]
+                failed = False
                 while True:
                     try:
                         write(queue.get(timeout=0.5))
                         continue
                     except Empty:
                         pass
+                    if not failed and any(f.done() and not f.cancelled() and f.exception()
+                                          for f in futures):
+                        # A worker's failure fails the run: start no further job, but let
+                        # the running ones finish, and keep their records.
+                        failed = True
+                        for future in futures:
+                            future.cancel()
                     if all(future.done() for future in futures):
                         break
                 while True:
@@ -216,20 +340,62 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool) -> None:
                     except Empty:
                         break
                 for future in futures:
-                    future.result()   # re-raise a worker's failure (not an explainer's)
+                    if not future.cancelled():
+                        future.result()   # re-raise a worker's failure (not an explainer's)
     bar.close()
+
+
+def _run_on_ray(pending: list[tuple[Job, frozenset[int], list[int]]],
+                write: Callable[[Record], None], workers: int, address: str | None,
+                plugins: tuple[str, ...]) -> None:
+    """`pending`'s instances as Ray tasks, each record written as it arrives."""
+    with ray_session(workers, address) as ray:
+        task = ray.remote(num_cpus=1, max_retries=0)(explain_instance)
+        running = {task.remote(job, index, plugins): (job, index)
+                   for job, _, left in pending for index in left}
+        while running:
+            ready, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
+            for ref in ready:
+                job, index = running.pop(ref)
+                try:
+                    records = ray.get(ref)
+                except ray.exceptions.TaskCancelledError:
+                    continue
+                except ray.exceptions.RayTaskError as error:
+                    # A worker's failure (not an explainer's) fails the run, as in the pool.
+                    for other in running:
+                        ray.cancel(other)
+                    cause = error.cause if isinstance(error.cause, BaseException) else error
+                    if isinstance(cause, GracrError):
+                        raise GracrError(str(cause)) from None
+                    raise
+                for record in records:
+                    write(record)
+                if any(record.status == "oot" for record in records):
+                    # App. H: the seed halts at its first OOT instance.
+                    for other, (other_job, other_index) in running.items():
+                        if job_key(other_job) == job_key(job) and other_index > index:
+                            ray.cancel(other)
+
+
+def _needs_training(explainer: str) -> bool:
+    from gracr.bench.explainers import explainer_named
+
+    return explainer_named(explainer).train is not None
 
 
 def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seeds: list[int],
               limit: int, budget: float, dataset_size: Mapping[str, int | None],
               datasets: str | None = None, settings: str = "tuned",
               overrides: Mapping[str, Mapping[str, Any]] | None = None,
-              start: int = 0, tuned: Sequence[str] = ()) -> list[Job]:
+              start: int = 0, tuned: Sequence[str] = (), level: Level = "edge") -> list[Job]:
     """Every (task, variant, explainer, seed) job, with each explainer's settings for
-    the task: its defaults, then its tuned settings (`settings="tuned"`; read from the
-    `tuned` folders first), then `overrides[explainer]`. Variants that do not apply to a task are skipped. Each job
-    explains positive instances `start` to `limit - 1`."""
-    from gracr.bench.explainers import explainer_named, settings_for, settings_hash
+    the task: its defaults, then its tuned settings (`settings="tuned"`, at `level`; read
+    from the `tuned` folders first), then `overrides[explainer]`. Variants that do not
+    apply to a task are skipped. Each job explains positive instances `start` to
+    `limit - 1`, scored at `level`; an explainer that gives no scores at `level` is an
+    error here, before anything runs."""
+    from gracr.bench.explainers import check_level, explainer_named, settings_for, settings_hash
     from gracr.bench.tuning import tuned_settings
 
     if limit <= 0:
@@ -248,13 +414,14 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
                 continue
             for name in explainers:
                 spec = explainer_named(name)
+                check_level(spec, level)
                 chosen: dict[str, Any] = {}
                 if settings == "tuned":
-                    chosen.update(tuned_settings(name, task, tuned))
+                    chosen.update(tuned_settings(name, task, tuned, level))
                 chosen.update((overrides or {}).get(name, {}))
                 merged = settings_for(spec, chosen)
                 for seed in seeds:
                     jobs.append(Job(task, variant_name, name, merged, settings_hash(merged),
                                     seed, limit, budget, dataset_size.get(task), datasets,
-                                    start, files.get(task)))
+                                    start, files.get(task), level))
     return jobs

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import csv
-import json
 import os
 from typing import Any, Iterator, Sequence
 
+from gracr.data.json_text import JsonError, parse_json
 from gracr.errors import GracrError
 
 
@@ -45,12 +45,18 @@ def print_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]
         write_table(markdown, headers, rows)
 
 
-def read_json_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_json_lines(path: str | os.PathLike[str], end: int | None = None
+                    ) -> Iterator[tuple[int, dict[str, Any]]]:
     """The JSON objects of a JSON Lines file (results, figure logs), with their line numbers;
-    blank lines are skipped, anything else that is not a JSON object is a clear error."""
+    blank lines are skipped, anything else that is not a JSON object is a clear error. With
+    `end`, only the lines before that byte offset are read."""
     try:
         with open(path, "rb") as handle:
+            offset = 0
             for number, raw in enumerate(handle, start=1):
+                if end is not None and offset >= end:
+                    return
+                offset += len(raw)
                 place = f"{os.fspath(path)}:{number}"
                 try:
                     line = raw.decode("utf-8").strip()
@@ -59,10 +65,11 @@ def read_json_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[st
                 if not line:
                     continue
                 try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise GracrError(f"{place}: not a JSON line ({error.msg} at column "
-                                     f"{error.colno})") from None
+                    obj = parse_json(line)
+                except JsonError as error:
+                    raise GracrError(f"{place}: not a JSON line ({error.message}"
+                                     + (f" at column {error.column})" if error.line else ")")
+                                     ) from None
                 if not isinstance(obj, dict):
                     raise GracrError(f"{place}: not a JSON object")
                 yield number, obj

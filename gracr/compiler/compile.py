@@ -7,47 +7,52 @@ weights (Table 1, Eq. 7, Eq. 8) -> `Network` (the executors run it: `gracr.execu
 from __future__ import annotations
 
 from gracr.compiler.core import CNodeCount, Core, core_children, show_core
-from gracr.compiler.desugar import CompileOptions, Comparison, Desugarer, Disjunction
+from gracr.compiler.desugar import (
+    CompileOptions, Comparison, Desugarer, Disjunction, uses_comparison,
+)
 from gracr.compiler.network import Column, Network
 from gracr.compiler.weights import (
-    DenseLayer, Schedule, input_map, message_passing_layers, readout_layers, schedule,
+    DenseLayer, Schedule, input_map, layer_relations, message_passing_layers, readout_layers,
+    schedule, weights_bytes,
 )
-from gracr.dsl.ir import Kind, subformulas
+from gracr.dsl.ir import Kind, postorder, subformulas
 from gracr.dsl.parse import Program
 from gracr.dsl.show import show_formula
+from gracr.errors import GracrError
+from gracr.limits import DEFAULT_MAX_BYTES, format_bytes
 from gracr.version import __version__
 
 
 def _counted_predicates(sentence: Core) -> tuple[Core, ...]:
     """The node formulas a readout counts, in order of first appearance (post-order)."""
-    found: list[Core] = []
+    def below(formula: Core) -> tuple[Core, ...]:
+        return () if isinstance(formula, CNodeCount) else core_children(formula)
 
-    def visit(formula: Core) -> None:
-        if isinstance(formula, CNodeCount):
-            if formula.arg not in found:
-                found.append(formula.arg)
-            return
-        for child in core_children(formula):
-            visit(child)
-
-    visit(sentence)
-    return tuple(found)
+    return tuple(dict.fromkeys(formula.arg for formula in postorder([sentence], below)
+                               if isinstance(formula, CNodeCount)))
 
 
 # Arguments whose text is longer than this are shown by their column (`h12`).
 _INLINE_LIMIT = 48
+# The model file keeps the classifier's text up to this length: a formula sharing
+# subformulas through `let` can have a text exponentially longer than itself.
+_FORMULA_TEXT_LIMIT = 100_000
 
 
 def _describe(columns: Schedule, names: dict[Core, str], prefix: str) -> tuple[Column, ...]:
-    """Each column's meaning, arguments by `let` name, in full, or by column when long."""
+    """Each column's meaning, arguments by `names` (`let` names, or the meanings of the
+    hidden columns a readout counts), in full, or by column when long.
+
+    Arguments come before the columns that read them, so every text is built from
+    texts already made: no walk of the formula, whatever its depth or sharing."""
     index = {f: i for i, f in enumerate(columns.columns)}
     texts: dict[Core, str] = {}
 
     def child_text(child: Core) -> str:
         if child in names:
             return names[child]
-        text = texts.get(child) or show_core(child, child_text)
-        if len(text) > _INLINE_LIMIT and child in index:
+        text = texts[child]
+        if len(text) > _INLINE_LIMIT:
             return f"{prefix}{index[child]}"
         return text
 
@@ -58,16 +63,63 @@ def _describe(columns: Schedule, names: dict[Core, str], prefix: str) -> tuple[C
     return tuple(described)
 
 
+def _over_budget(size: str, shape: str, budget: int, options: CompileOptions,
+                 compares: bool) -> GracrError:
+    """The refusal of a model whose weights would exceed `budget`, naming what shrinks it."""
+    shrink = []
+    if compares and options.comparison == "expanded":
+        shrink.append(f"--comparison direct (Eq. 8: one column per comparison; Eq. 6 spends "
+                      f"3 or more per unit of --max-degree) or a lower --max-degree (now "
+                      f"{options.max_degree})")
+    if options.presence:
+        shrink.append("no --presence (it adds a layer per modal level)")
+    remedy = ("; use " + " or ".join(shrink)) if shrink else \
+        "; the formula itself is that large: split it, or raise the budget if the memory is there"
+    return GracrError(f"the compiled model would hold {size} of dense weights ({shape}), over "
+                      f"--max-weights-bytes {format_bytes(budget)}{remedy}")
+
+
+def _check_bound(program: Program, options: CompileOptions, budget: int) -> None:
+    """Refuse an Eq. 6 bound whose expansion alone is over `budget`, before expanding it:
+    with bound n it gives at least 3n columns (<m> f, <m> g and a clause per m), four
+    layers deep."""
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
+        raise GracrError(f"max_weights_bytes must be a positive number of bytes, got {budget!r}")
+    if options.comparison != "expanded" or options.max_degree is None or \
+            not uses_comparison(program.classifier):
+        return
+    width = 3 * options.max_degree
+    least = 4 * 4 * (2 * width * width + width)
+    if least > budget:
+        raise _over_budget(f"at least {format_bytes(least)}", f"at least 4 layers x {width} "
+                           "columns", budget, options, compares=True)
+
+
+def _check_weights(program: Program, options: CompileOptions, hidden: Schedule,
+                   readout: Schedule | None, budget: int) -> None:
+    """Refuse a scheduled network whose weights would exceed `budget`, before allocating."""
+    features = program.schema.num_features + (1 if options.presence else 0)
+    size = weights_bytes(hidden, len(layer_relations(hidden, program.relations)), features,
+                         readout)
+    if size > budget:
+        raise _over_budget(format_bytes(size), f"{hidden.num_layers} layers x {hidden.width} "
+                           "columns", budget, options, uses_comparison(program.classifier))
+
+
 def compile_network(program: Program, disjunction: Disjunction = "demorgan",
                     comparison: Comparison = "expanded",
-                    max_degree: int | None = None, presence: bool = False) -> Network:
+                    max_degree: int | None = None, presence: bool = False,
+                    max_weights_bytes: int = DEFAULT_MAX_BYTES) -> Network:
     """Compile a checked program into the weights of a GNN that agrees with it on every graph.
 
     `comparison="expanded"` is exact when `max_degree` is at least the largest
     in-degree of the graphs it runs on (App. C.2). `presence=True` adds the presence
-    bit (see `gracr.compiler.desugar`).
+    bit (see `gracr.compiler.desugar`). A model whose weights would exceed
+    `max_weights_bytes` is refused (`GracrError`) before they are allocated.
     """
-    desugarer = Desugarer(CompileOptions(disjunction, comparison, max_degree, presence))
+    options = CompileOptions(disjunction, comparison, max_degree, presence)
+    _check_bound(program, options, max_weights_bytes)
+    desugarer = Desugarer(options)
     if program.kind is Kind.GRAPH:
         core = desugarer.sentence(program.classifier)
     else:
@@ -75,15 +127,20 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
     used = subformulas(program.classifier)
     names = {desugarer.node(f): name for name, f in reversed(program.names) if f in used}
     if program.kind is Kind.NODE:
-        hidden = schedule((core,))
+        hidden, readout_schedule = schedule((core,)), None
+    else:
+        hidden = schedule(_counted_predicates(core))
+        readout_schedule = schedule((core,), stop_at_node_count=True)
+    _check_weights(program, options, hidden, readout_schedule, max_weights_bytes)
+    columns = _describe(hidden, names, "h")
+    if readout_schedule is None:
         readout_columns: tuple[Column, ...] = ()
         readout: tuple[DenseLayer, ...] = ()
         output_column = hidden.index(core)
     else:
-        hidden = schedule(_counted_predicates(core))
-        readout_schedule = schedule((core,), stop_at_node_count=True)
         readout = readout_layers(readout_schedule, hidden)
-        readout_columns = _describe(readout_schedule, {}, "r")
+        readout_columns = _describe(readout_schedule, {
+            formula: column.meaning for formula, column in zip(hidden.columns, columns)}, "r")
         output_column = readout_schedule.index(core)
     input_matrix, input_bias = input_map(hidden, program.schema, presence)
     return Network(
@@ -93,13 +150,12 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
         input_bias=input_bias,
         layers=message_passing_layers(hidden, program.relations),
         readout=readout,
-        columns=_describe(hidden, names, "h"),
+        columns=columns,
         readout_columns=readout_columns,
         output_column=output_column,
         options=desugarer.options,
-        formula=show_formula(program.classifier),
+        formula=show_formula(program.classifier, max_chars=_FORMULA_TEXT_LIMIT),
         version=__version__,
         families=program.families,
         relations=program.relations,
     )
-

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Callable, Union
 
-from gracr.dsl.ir import Relations, frozen_node
+from gracr.dsl.ir import Relations, frozen_node, postorder
 
 
 @frozen_node
@@ -135,14 +135,15 @@ def core_depth(formula: Core, memo: dict[Core, int] | None = None) -> int:
     For the readout, `CNodeCount` is an atom of the readout circuit (depth 0 there).
     """
     memo = {} if memo is None else memo
-    if formula in memo:
-        return memo[formula]
-    if isinstance(formula, ATOMS + (CNodeCount,)):
-        depth = 0
-    else:
-        depth = 1 + max((core_depth(c, memo) for c in core_children(formula)), default=0)
-    memo[formula] = depth
-    return depth
+
+    def below(sub: Core) -> tuple[Core, ...]:
+        return () if sub in memo or isinstance(sub, CNodeCount) else core_children(sub)
+
+    for sub in postorder([formula], below):
+        if sub not in memo:
+            memo[sub] = 0 if isinstance(sub, ATOMS + (CNodeCount,)) else \
+                1 + max((memo[c] for c in core_children(sub)), default=0)
+    return memo[formula]
 
 
 def show_core(formula: Core, child_text: Callable[[Core], str] | None = None) -> str:

@@ -48,7 +48,7 @@ from typing import Literal
 
 from gracr.compiler.core import (
     CAll, CAnd, CAtLeast, CAttribute, CBottom, CColor, CMore, CNodeCount, CNot, COr, Core,
-    CPresent, CTop,
+    CPresent, CTop, core_children,
 )
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
@@ -80,9 +80,7 @@ class CompileOptions:
 
 def uses_comparison(formula: Formula) -> bool:
     """Whether `formula` contains `more` or `same` (so `expanded` needs `max_degree`)."""
-    if isinstance(formula, (ir.More, ir.Same)):
-        return True
-    return any(uses_comparison(child) for child in ir.children(formula))
+    return any(isinstance(sub, (ir.More, ir.Same)) for sub in ir.postorder([formula], ir.children))
 
 
 @dataclass(frozen=True)
@@ -97,6 +95,7 @@ class Desugarer:
     # identical object, so later equality tests stop at `is`.
     memo: dict[Formula, Core] = field(default_factory=dict)
     present_memo: dict[Core, Core] = field(default_factory=dict)
+    sentence_memo: dict[Formula, Core] = field(default_factory=dict)
 
     @property
     def flat(self) -> bool:
@@ -178,35 +177,35 @@ class Desugarer:
 
     def present_everywhere(self, formula: Core) -> Core:
         """`present ∧ φ` at every subformula φ (see the module docstring), `true` as `present`."""
-        known = self.present_memo.get(formula)
-        if known is not None:
-            return known
-        p = self.present_everywhere
+        for sub in ir.postorder([formula], core_children):
+            if sub not in self.present_memo:
+                self.present_memo[sub] = self._present(sub)
+        return self.present_memo[formula]
+
+    def _present(self, formula: Core) -> Core:
+        """`present_everywhere` of `formula`, its children's already made."""
+        p = self.present_memo.__getitem__
         present = CPresent()
-        result: Core
         match formula:
             case CTop():
-                result = present
+                return present
             case CBottom():
-                result = formula
+                return formula
             case CColor() | CAttribute():
-                result = CAnd((present, formula))
+                return CAnd((present, formula))
             case CNot(arg):
-                result = CAnd((present, CNot(p(arg))))
+                return CAnd((present, CNot(p(arg))))
             case CAnd(args):
-                result = CAnd(tuple(p(a) for a in args))
+                return CAnd(tuple(p(a) for a in args))
             case COr(args):
-                result = COr(tuple(p(a) for a in args))
+                return COr(tuple(p(a) for a in args))
             case CAtLeast(count, arg, relations):
-                result = CAnd((present, CAtLeast(count, p(arg), relations)))
+                return CAnd((present, CAtLeast(count, p(arg), relations)))
             case CMore(a, b, relations):
-                result = CAnd((present, CMore(p(a), p(b), relations)))
+                return CAnd((present, CMore(p(a), p(b), relations)))
             case CAll(arg, relations):
-                result = CAnd((present, CAll(p(arg), relations, present)))
-            case _:
-                raise TypeError(f"not a node formula: {formula!r}")
-        self.present_memo[formula] = result
-        return result
+                return CAnd((present, CAll(p(arg), relations, present)))
+        raise TypeError(f"not a node formula: {formula!r}")
 
     def _node(self, formula: Formula) -> Core:
         match formula:
@@ -254,6 +253,11 @@ class Desugarer:
 
     def sentence(self, formula: Formula) -> Core:
         """A graph sentence as a readout circuit over `CNodeCount` atoms."""
+        if formula not in self.sentence_memo:
+            self.sentence_memo[formula] = self._sentence(formula)
+        return self.sentence_memo[formula]
+
+    def _sentence(self, formula: Formula) -> Core:
         match formula:
             case ir.Exists(low, high, arg):
                 predicate = self.node(arg)

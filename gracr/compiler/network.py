@@ -4,17 +4,26 @@ input feature, and a safe model file (npz arrays + JSON metadata, no pickle).
 Running it is the executors' job (`gracr.executor`): `CompiledGNN` there is this
 network with its forward passes.
 
-Model files: format version 2 records the attribute families, the relations, the
-presence option and each layer's aggregations (`layer{n}_A{k}`, k indexing the
-layer's `aggregations` in the metadata). Version 1 files (gracr 0.1.0: colours only,
-one aggregation `layer{n}_A` per layer) still load.
+Model files: format version 3 adds a `checksum` of the weights and the metadata to
+version 2, which records the attribute families, the relations, the presence option and
+each layer's aggregations (`layer{n}_A{k}`, k indexing the layer's `aggregations` in the
+metadata). Version 2 files (no checksum) and version 1 files (gracr 0.1.0: colours only,
+one aggregation `layer{n}_A` per layer) still load. Reading checks every array's header
+before its data and every shape against the metadata, so a damaged or edited file is an
+error that says what is wrong.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
+import os
+import re
+import zipfile
+import zlib
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import IO, Any, Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -23,11 +32,14 @@ from gracr.compiler.desugar import CompileOptions
 from gracr.compiler.weights import Aggregation, DenseLayer, Layer, Matrix, Vector
 from gracr.data.schema import Family, Schema
 from gracr.dsl.ir import Kind
-from gracr.errors import ModelFileError
+from gracr.data.fields import Fields, shown_json
+from gracr.data.json_text import JsonError, parse_json
+from gracr.errors import GracrError, ModelFileError, os_error_message, quoted
+from gracr.limits import DEFAULT_MAX_BYTES, format_bytes
 
 FORMAT_NAME = "gracr-model"
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 
 Array = npt.NDArray[np.float64]
 
@@ -110,10 +122,9 @@ class Network:
             "aggregations": [[a.relation for a in layer.aggregations] for layer in self.layers],
         }
 
-    def save(self, path: str) -> None:
-        """Write weights and metadata to `path` (a `.npz` archive; JSON metadata inside)."""
-        arrays: dict[str, npt.NDArray[Any]] = {
-            "metadata": np.array(json.dumps(self.metadata())),
+    def arrays(self) -> dict[str, Matrix | Vector]:
+        """The weights by their names in the model file."""
+        arrays: dict[str, Matrix | Vector] = {
             "input_matrix": self.input_matrix,
             "input_bias": self.input_bias,
         }
@@ -125,57 +136,256 @@ class Network:
         for number, dense in enumerate(self.readout, start=1):
             arrays[f"readout{number}_W"] = dense.W
             arrays[f"readout{number}_b"] = dense.b
-        with open(path, "wb") as handle:
-            np.savez_compressed(handle, **arrays)  # type: ignore[arg-type]
+        return arrays
+
+    def save(self, path: str) -> None:
+        """Write weights and metadata to `path` (a `.npz` archive; JSON metadata inside).
+
+        The archive is written beside `path` and moved onto it, so that a run killed
+        while saving leaves the old file or the new one, never half of one."""
+        arrays = self.arrays()
+        meta = self.metadata()
+        meta["checksum"] = checksum(arrays, meta)
+        folder, name = os.path.split(os.path.abspath(path))
+        partial = os.path.join(folder, f".{name}.{os.getpid()}.partial")
+        try:
+            with open(partial, "wb") as handle:
+                np.savez_compressed(handle, metadata=np.array(json.dumps(meta)),
+                                    **arrays)  # type: ignore[arg-type]
+            os.replace(partial, path)
+        except OSError as error:
+            if os.path.exists(partial):
+                os.unlink(partial)
+            raise GracrError(os_error_message(error, path)) from None
 
 
-def load_network(path: str) -> Network:
-    """Read a model file written by `Network.save` (never unpickles anything)."""
+def checksum(arrays: Mapping[str, npt.NDArray[Any]], meta: Mapping[str, Any]) -> str:
+    """`sha256:` of the metadata (but its `checksum`) and of every array's name, dtype,
+    shape and bytes: any change to a model file shows."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps({k: v for k, v in meta.items() if k != "checksum"},
+                             sort_keys=True).encode())
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}:{array.dtype.str}:{array.shape}".encode())
+        digest.update(array.tobytes())
+    return "sha256:" + digest.hexdigest()
+
+
+def load_network(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Network:
+    """Read a model file written by `Network.save` (never unpickles anything).
+
+    A file that is not one, is damaged, or whose arrays disagree with its metadata (or,
+    from format 3 on, with its checksum) is a `ModelFileError` that says what is wrong:
+    never a wrong model that loads. Arrays over `max_bytes` are refused unread.
+    """
+    arrays = read_arrays(path, max_bytes)
+    meta_array = arrays.pop("metadata", None)
+    if meta_array is None or meta_array.dtype.kind != "U" or meta_array.shape != ():
+        raise ModelFileError(f"{path}: not a gracr model file (no JSON metadata in it)")
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {key: archive[key] for key in archive.files}
-    except (OSError, ValueError) as error:
-        raise ModelFileError(f"{path}: not a gracr model file ({error})") from None
+        meta = parse_json(str(meta_array))
+    except JsonError as error:
+        raise ModelFileError(f"{path}: the metadata is not JSON ({error.message})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        raise ModelFileError(f"{path}: not a gracr model file (its metadata does not say "
+                             f"format {FORMAT_NAME!r})")
+    version = meta.get("format_version")
+    if isinstance(version, bool) or version not in READABLE_VERSIONS:
+        raise ModelFileError(f"{path}: model format version {shown_json(version)} is not "
+                             f"supported (this gracr reads "
+                             f"{', '.join(map(str, READABLE_VERSIONS))})")
+    if version >= 3:
+        stored = meta.get("checksum")
+        if stored != checksum(arrays, meta):
+            raise ModelFileError(f"{path}: checksum mismatch: the file is damaged or was "
+                                 f"edited (stored {shown_json(stored)}, its contents give "
+                                 f"{checksum(arrays, meta)})")
+    return _network(arrays, Fields(meta, f"{path}: metadata", ModelFileError), version, path)
+
+
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def read_arrays(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, npt.NDArray[Any]]:
+    """The arrays of an `.npz` archive, each header read and checked before its data (the
+    first half of `load_network`; `ModelFileError` for a file that is no such archive)."""
     try:
-        meta = json.loads(str(arrays["metadata"]))
-        if meta.get("format") != FORMAT_NAME:
-            raise ModelFileError(f"{path}: not a gracr model file")
-        version = meta.get("format_version")
-        if version not in READABLE_VERSIONS:
-            raise ModelFileError(f"{path}: model format version {version} is not supported "
-                                 f"(this gracr reads {', '.join(map(str, READABLE_VERSIONS))})")
-        layers = tuple(
-            Layer(arrays[f"layer{n}_C"], _aggregations(arrays, meta, n, version),
-                  arrays[f"layer{n}_b"])
-            for n in range(1, meta["num_layers"] + 1))
-        readout = tuple(
-            DenseLayer(arrays[f"readout{n}_W"], arrays[f"readout{n}_b"])
-            for n in range(1, sum(1 for k in arrays if k.endswith("_W")) + 1))
-        return Network(
-            palette=tuple(meta["palette"]),
-            kind=Kind(meta["kind"]),
-            input_matrix=arrays["input_matrix"],
-            input_bias=arrays["input_bias"],
-            layers=layers,
-            readout=readout,
-            columns=tuple(Column(**c) for c in meta["columns"]),
-            readout_columns=tuple(Column(**c) for c in meta["readout_columns"]),
-            output_column=int(meta["output_column"]),
-            options=CompileOptions(**meta["options"]),
-            formula=meta["formula"],
-            version=meta["gracr_version"],
-            families=tuple(Family(f["name"], tuple(f["values"]))
-                           for f in meta.get("families", [])),
-            relations=tuple(meta.get("relations", [])),
-        )
-    except KeyError as missing:
-        raise ModelFileError(f"{path}: model file is missing {missing}") from None
+        with open(path, "rb") as handle:
+            head = handle.read(len(_ZIP_MAGIC))
+    except OSError as error:
+        raise ModelFileError(f"{path}: cannot read: {error.strerror}") from None
+    if head != _ZIP_MAGIC:
+        what = ("it is empty" if not head else
+                "it is a single .npy array" if head.startswith(b"\x93NUM") else
+                "it is not an .npz archive")
+        raise ModelFileError(f"{path}: not a gracr model file: {what} (a model file is the "
+                             ".npz archive `gracrc compile -o` writes)")
+    arrays: dict[str, npt.NDArray[Any]] = {}
+    name = "?"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+            declared = sum(member.file_size for member in members)
+            if declared > max_bytes:
+                raise ModelFileError(f"{path}: its arrays would take {format_bytes(declared)}, "
+                                     f"over --max-weights-bytes {format_bytes(max_bytes)}")
+            for member in members:
+                name = member.filename.removesuffix(".npy")
+                if name == member.filename or name in arrays:
+                    raise ModelFileError(f"{path}: unexpected archive member "
+                                         f"{quoted(member.filename)}")
+                with archive.open(member) as stream:
+                    arrays[name] = _read_array(stream, member.file_size, path, name)
+    except zipfile.BadZipFile as error:
+        raise ModelFileError(f"{path}: damaged archive ({error})") from None
+    except (EOFError, zlib.error, NotImplementedError) as error:
+        raise ModelFileError(f"{path}: damaged archive member '{name}' "
+                             f"({type(error).__name__}: {error})") from None
+    except OSError as error:
+        raise ModelFileError(f"{path}: cannot read: {error.strerror or error}") from None
+    return arrays
 
 
-def _aggregations(arrays: dict[str, npt.NDArray[Any]], meta: dict[str, Any], n: int,
-                  version: int) -> tuple[Aggregation, ...]:
+def _read_array(stream: IO[bytes], size: int, path: str, name: str) -> npt.NDArray[Any]:
+    """One `.npy` member of `size` bytes: its header checked, then exactly its data."""
+    try:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            raise ValueError(f"npy format version {version}")
+    except Exception as error:  # numpy parses the header text: ValueError, SyntaxError,
+        # tokenize.TokenError and more, whatever a damaged header makes of it
+        raise ModelFileError(f"{path}: array '{name}' has a damaged header "
+                             f"({type(error).__name__})") from None
+    if dtype.hasobject:
+        raise ModelFileError(f"{path}: array '{name}' holds Python objects (a pickle), which "
+                             "gracr never loads")
+    if not (dtype == np.float32 or (dtype.kind == "U" and dtype.isnative)) or \
+            not dtype.itemsize:
+        raise ModelFileError(f"{path}: array '{name}' is of type {dtype}; a model file holds "
+                             "float32 weights and text metadata")
+    count = math.prod(shape)
+    if count * dtype.itemsize > size:
+        raise ModelFileError(f"{path}: array '{name}' claims shape {shape}, more than its "
+                             f"{size} bytes hold")
+    data = stream.read(count * dtype.itemsize)
+    if len(data) != count * dtype.itemsize:
+        raise ModelFileError(f"{path}: array '{name}' is cut short")
+    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
+
+
+def _network(arrays: dict[str, npt.NDArray[Any]], meta: Fields, version: int,
+             path: str) -> Network:
+    """The network of a model file, each part checked against the others."""
+    def problem(message: str) -> ModelFileError:
+        return ModelFileError(f"{path}: {message}")
+
+    kind = Kind(meta.choice("kind", [k.value for k in Kind]))
+    palette = meta.texts("palette")
+    families = tuple(Family(f.text("name"), f.texts("values")) for f in meta.objects("families")) \
+        if version >= 2 else ()
+    relations = meta.texts("relations") if version >= 2 else ()
+    names = [*palette, *(f.name for f in families), *relations]
+    if len(set(names)) != len(names) or any(len(set(f.values)) != len(f.values) for f in families):
+        raise problem("a name is declared twice in the palette, families or relations")
+    options_fields = meta.object("options")
+    try:
+        options = CompileOptions(
+            options_fields.choice("disjunction", ("demorgan", "flat")),  # type: ignore[arg-type]
+            options_fields.choice("comparison", ("expanded", "direct")),  # type: ignore[arg-type]
+            options_fields.optional_integer("max_degree", 0),
+            options_fields.boolean("presence") if version >= 2 else False)
+    except ModelFileError:
+        raise
+    except GracrError as error:
+        raise problem(f"bad compile options ({error})") from None
+    schema = Schema(palette, families, relations)
+    if version >= 2 and meta.texts("features") != schema.feature_names(options.presence):
+        raise problem("the feature names disagree with the palette, families and presence")
+    num_layers = meta.integer("num_layers", 0)
+    width = meta.integer("width", 0)
+    columns = tuple(_column(c, num_layers) for c in meta.objects("columns"))
+    readout_columns = tuple(_column(c, None) for c in meta.objects("readout_columns"))
+    if len(columns) != width:
+        raise problem(f"{len(columns)} column meanings for a width of {width}")
+    depths = [c.depth for c in columns]
+    if depths != sorted(depths):
+        raise problem("the columns are not in depth order")
+    per_layer = _aggregations(meta, version, num_layers, relations)
+    readout_count = sum(1 for key in arrays if re.fullmatch(r"readout\d+_W", key))
+    readout_width = len(readout_columns)
+    expected: dict[str, tuple[int, ...]] = {
+        "input_matrix": (schema.num_features + (1 if options.presence else 0), width),
+        "input_bias": (width,)}
+    for n, kinds in enumerate(per_layer, start=1):
+        expected[f"layer{n}_C"] = (width, width)
+        for k in range(len(kinds)):
+            expected[f"layer{n}_A" if version == 1 else f"layer{n}_A{k}"] = (width, width)
+        expected[f"layer{n}_b"] = (width,)
+    for n in range(1, readout_count + 1):
+        expected[f"readout{n}_W"] = (width if n == 1 else readout_width, readout_width)
+        expected[f"readout{n}_b"] = (readout_width,)
+    missing = sorted(set(expected) - set(arrays))
+    unexpected = sorted(set(arrays) - set(expected))
+    if missing or unexpected:
+        raise problem("its arrays disagree with its metadata ("
+                      + "; ".join(([f"missing {', '.join(missing)}"] if missing else [])
+                                  + ([f"unexpected {', '.join(unexpected)}"] if unexpected
+                                     else [])) + ")")
+    for key, shape in expected.items():
+        array = arrays[key]
+        if array.shape != shape or array.dtype != np.float32:
+            raise problem(f"array '{key}' is {array.dtype}{list(array.shape)}, the metadata "
+                          f"makes it float32{list(shape)}")
+        if not np.isfinite(array).all():
+            raise problem(f"array '{key}' holds a value that is not a finite number")
+    output_column = meta.integer("output_column", 0)
+    if kind is Kind.NODE:
+        if readout_count or readout_columns:
+            raise problem("a node classifier with a readout")
+        if output_column >= width:
+            raise problem(f"output column {output_column} of a width of {width}")
+    else:
+        if not readout_count or output_column >= readout_width:
+            raise problem(f"a graph classifier's output column {output_column} is not one of "
+                          f"its {readout_width} readout columns")
+    layers = tuple(
+        Layer(arrays[f"layer{n}_C"],
+              tuple(Aggregation(relation, arrays[f"layer{n}_A" if version == 1
+                                                 else f"layer{n}_A{k}"])
+                    for k, relation in enumerate(kinds)),
+              arrays[f"layer{n}_b"])
+        for n, kinds in enumerate(per_layer, start=1))
+    return Network(
+        palette=palette, kind=kind, input_matrix=arrays["input_matrix"],
+        input_bias=arrays["input_bias"], layers=layers,
+        readout=tuple(DenseLayer(arrays[f"readout{n}_W"], arrays[f"readout{n}_b"])
+                      for n in range(1, readout_count + 1)),
+        columns=columns, readout_columns=readout_columns, output_column=output_column,
+        options=options, formula=meta.text("formula"),
+        version=meta.text("gracr_version"), families=families, relations=relations)
+
+
+def _column(fields: Fields, layers: int | None) -> Column:
+    depth = fields.integer("depth", 0)
+    if layers is not None and depth > layers:
+        raise fields.bad("depth", f"at most the {layers} layers")
+    return Column(fields.text("meaning"), depth, fields.optional_text("name"))
+
+
+def _aggregations(meta: Fields, version: int, num_layers: int,
+                  relations: tuple[str, ...]) -> list[tuple[str | None, ...]]:
+    """Each layer's aggregations: the relation each sums over (`None`: every edge)."""
     if version == 1:
-        return (Aggregation(None, arrays[f"layer{n}_A"]),)
-    return tuple(Aggregation(relation, arrays[f"layer{n}_A{k}"])
-                 for k, relation in enumerate(meta["aggregations"][n - 1]))
-
+        return [(None,)] * num_layers
+    raw = meta.raw("aggregations")
+    if not isinstance(raw, list) or len(raw) != num_layers or not all(
+            isinstance(kinds, list) and len(set(kinds)) == len(kinds)
+            and all(kind is None or kind in relations for kind in kinds) for kinds in raw):
+        raise meta.bad("aggregations", f"{num_layers} lists of distinct declared relations "
+                                       "(or null), one per layer")
+    return [tuple(kinds) for kinds in raw]

@@ -24,7 +24,7 @@ from gracr.compiler.core import (
     COr, Core, CPresent, CTop, core_children, core_depth,
 )
 from gracr.data.schema import Schema
-from gracr.dsl.ir import Relations
+from gracr.dsl.ir import Relations, postorder
 
 Matrix = npt.NDArray[np.float32]
 Vector = npt.NDArray[np.float32]
@@ -55,20 +55,12 @@ def schedule(roots: tuple[Core, ...], *, stop_at_node_count: bool = False) -> Sc
     With `stop_at_node_count`, `CNodeCount` is a leaf (the readout's atoms) and its
     node formula is not part of this schedule.
     """
-    order: list[Core] = []
-    seen: set[Core] = set()
+    def below(formula: Core) -> tuple[Core, ...]:
+        if stop_at_node_count and isinstance(formula, CNodeCount):
+            return ()
+        return core_children(formula)
 
-    def visit(formula: Core) -> None:
-        if formula in seen:
-            return
-        if not (stop_at_node_count and isinstance(formula, CNodeCount)):
-            for child in core_children(formula):
-                visit(child)
-        seen.add(formula)
-        order.append(formula)
-
-    for root in roots:
-        visit(root)
+    order = postorder(roots, below)
     depth_memo: dict[Core, int] = {}
     depths = {f: core_depth(f, depth_memo) for f in order}
     ranked = sorted(range(len(order)), key=lambda i: (depths[order[i]], i))
@@ -186,6 +178,20 @@ def layer_relations(schedule_: Schedule, relations: tuple[str, ...]) -> tuple[st
     named = {r for f in filters if f is not None for r in f}
     unfiltered: tuple[str | None, ...] = (None,) if None in filters or not filters else ()
     return unfiltered + tuple(r for r in relations if r in named)
+
+
+def weights_bytes(hidden: Schedule, aggregations: int, features: int,
+                  readout: Schedule | None = None) -> int:
+    """The bytes of float32 weights a network of these schedules holds, known before any
+    is allocated: the input map (`features` × width), each layer's C, its
+    `aggregations` A matrices and b, and the readout's dense layers."""
+    width = hidden.width
+    total = features * width + width
+    total += hidden.num_layers * ((1 + aggregations) * width * width + width)
+    if readout is not None:
+        total += width * readout.width + readout.width
+        total += readout.num_layers * (readout.width * readout.width + readout.width)
+    return 4 * total
 
 
 def message_passing_layers(schedule_: Schedule, relations: tuple[str, ...] = ()

@@ -8,15 +8,17 @@ are indexed by position in this list.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from gracr.data.fields import shown_json
+from gracr.data.json_text import JsonError, parse_json
 from gracr.data.schema import Schema
-from gracr.errors import GraphError
+from gracr.errors import GraphError, quoted
+from gracr.limits import DEFAULT_MAX_BYTES, format_bytes
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -111,6 +113,23 @@ class Graph:
     def in_degrees(self) -> IntArray:
         return np.bincount(self.targets, minlength=self.num_nodes).astype(np.int64)
 
+    def max_in_degree(self) -> int:
+        """The largest in-degree, from the edges alone (no array per node)."""
+        if not self.num_edges:
+            return 0
+        return int(np.unique(self.targets, return_counts=True)[1].max())
+
+    def require_budget(self, what: str, bytes_per_node: int, bytes_per_edge: int,
+                       max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        """Raise `GraphError` if `what` would take more than `max_bytes` on this graph, at
+        `bytes_per_node` and `bytes_per_edge`: checked before the arrays are allocated, so
+        a graph that declares a billion nodes in a few bytes of JSON is refused at once."""
+        size = self.num_nodes * bytes_per_node + self.num_edges * bytes_per_edge
+        if size > max_bytes:
+            raise GraphError(f"{what} would take {format_bytes(size)} on this graph "
+                             f"({self.num_nodes} nodes, {self.num_edges} edges), over "
+                             f"--max-weights-bytes {format_bytes(max_bytes)}")
+
     def node_colors(self, node: int) -> frozenset[str]:
         return frozenset() if self.colors is None else self.colors[node]
 
@@ -164,8 +183,8 @@ class Graph:
             allowed = set(family.values)
             for node, value in enumerate(values):
                 if value not in allowed:
-                    raise GraphError(f"{where}: node {node} has {family.name}={value!r}, which "
-                                     f"is not declared (the values are "
+                    raise GraphError(f"{where}: node {node} has {family.name}={quoted(value)}, "
+                                     f"which is not declared (the values are "
                                      f"{', '.join(family.values)})")
 
     def check_edges(self, schema: Schema, where: str = "graph") -> None:
@@ -178,8 +197,8 @@ class Graph:
             allowed = set(schema.relations)
             for edge, relation in enumerate(self.relations):
                 if relation not in allowed:
-                    raise GraphError(f"{where}: edge {edge} has relation {relation!r}, which is "
-                                     f"not declared (the relations are "
+                    raise GraphError(f"{where}: edge {edge} has relation {quoted(relation)}, "
+                                     f"which is not declared (the relations are "
                                      f"{', '.join(schema.relations)})")
 
     def check_palette(self, palette: Sequence[str], where: str = "graph") -> None:
@@ -190,20 +209,22 @@ class Graph:
         for node, node_colors in enumerate(self.colors):
             unknown = sorted(node_colors - allowed)
             if unknown:
-                raise GraphError(f"{where}: node {node} has colour '{unknown[0]}', which is not "
-                                 f"in the palette ({', '.join(palette) or 'empty'})")
+                raise GraphError(f"{where}: node {node} has colour {quoted(unknown[0])}, "
+                                 f"which is not in the palette ({', '.join(palette) or 'empty'})")
 
     def features(self, schema: Schema | Sequence[str], presence: bool = False,
-                 where: str = "graph") -> FloatArray:
+                 where: str = "graph", max_bytes: int = DEFAULT_MAX_BYTES) -> FloatArray:
         """The feature matrix `x`: colours (multi-hot), then each family's one-hot block,
-        then the presence column if asked (see `gracr.data.schema`).
+        then the presence column if asked (see `gracr.data.schema`); refused
+        (`require_budget`) when it would exceed `max_bytes`.
 
         A bare palette (a sequence of colour names) is a schema with only colours.
         """
         if not isinstance(schema, Schema):
             schema = Schema(palette=tuple(schema))
-        self.check_nodes(schema, where)
         width = schema.num_features + (1 if presence else 0)
+        self.require_budget("its features", 4 * width, 0, max_bytes)
+        self.check_nodes(schema, where)
         x = np.zeros((self.num_nodes, width), dtype=np.float32)
         for column, color in enumerate(schema.palette):
             x[:, column] = self.color_mask(color)
@@ -283,7 +304,7 @@ class Graph:
             if key not in GRAPH_KEYS and key not in DATASET_KEYS and \
                     not str(key).startswith(USER_KEY_PREFIX):
                 raise GraphError(
-                    f"{where}: unknown key {json.dumps(key)}; a graph has "
+                    f"{where}: unknown key {shown_json(key)}; a graph has "
                     f"{', '.join(GRAPH_KEYS)} (datasets add {', '.join(DATASET_KEYS)}); "
                     f"a key of your own must start with '{USER_KEY_PREFIX}'")
         for key in ("num_nodes", "edges"):
@@ -292,7 +313,7 @@ class Graph:
         num_nodes = obj["num_nodes"]
         if not isinstance(num_nodes, int) or isinstance(num_nodes, bool) or num_nodes < 0:
             raise GraphError(f"{where}: 'num_nodes' must be a non-negative integer, "
-                             f"got {json.dumps(num_nodes)}")
+                             f"got {shown_json(num_nodes)}")
         raw_edges = obj["edges"]
         if not isinstance(raw_edges, list):
             raise GraphError(f"{where}: 'edges' must be a list of [source, target] pairs")
@@ -310,11 +331,18 @@ class Graph:
             if (not isinstance(edge, list) or len(edge) != 2 or
                     not all(isinstance(v, int) and not isinstance(v, bool) for v in edge)):
                 raise GraphError(f"{where}: edge {index} must be a [source, target] pair of "
-                                 f"integers, got {json.dumps(edge)}")
+                                 f"integers, got {shown_json(edge)}")
+            for name, end in zip(("source", "target"), edge):
+                # Checked here, before the int64 array: 2**70 would not fit in it.
+                if not 0 <= end < num_nodes:
+                    raise GraphError(
+                        f"{where}: edge {index} {shown_json(edge)} has {name} "
+                        f"{shown_json(end)}, out of range for {num_nodes} nodes "
+                        f"(nodes are 0..{num_nodes - 1})")
         target = obj.get("target")
         if target is not None and (not isinstance(target, int) or isinstance(target, bool)):
             raise GraphError(f"{where}: 'target' must be an integer node index, "
-                             f"got {json.dumps(target)}")
+                             f"got {shown_json(target)}")
         pairs = np.asarray(raw_edges, dtype=np.int64).reshape(-1, 2)
         graph = cls(num_nodes, colors, np.ascontiguousarray(pairs[:, 0]),
                     np.ascontiguousarray(pairs[:, 1]), target, attributes, relations)
@@ -364,7 +392,7 @@ def _read_colors(obj: dict[str, Any], num_nodes: int,
             entry = [entry]
         if not isinstance(entry, list) or not all(isinstance(c, str) for c in entry):
             raise GraphError(f"{where}: colors of node {node} must be a list of colour "
-                             f"names, got {json.dumps(entry)}")
+                             f"names, got {shown_json(entry)}")
         colors.append(frozenset(entry))
     return tuple(colors)
 
@@ -416,20 +444,27 @@ def read_placed_graphs(path: str, schema: Schema | None = None
             text = handle.read()
     except OSError as error:
         raise GraphError(f"{path}: cannot read: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise GraphError(f"{path}: not UTF-8 text (byte {error.start})") from None
+    yield from placed_graphs_in(text, path, schema)
+
+
+def placed_graphs_in(text: str, path: str, schema: Schema | None = None
+                     ) -> Iterator[tuple[str, Graph]]:
+    """The graphs of the text of a graph file named `path` (`read_placed_graphs`)."""
     try:
-        whole = json.loads(text)
-    except json.JSONDecodeError as whole_error:
+        whole = parse_json(text)
+    except JsonError as whole_error:
         lines = [(number, line) for number, line in enumerate(text.splitlines(), start=1)
                  if line.strip()]
         if len(lines) <= 1:
-            raise GraphError(f"{path}:{whole_error.lineno}:{whole_error.colno}: invalid JSON: "
-                             f"{whole_error.msg}") from None
+            raise GraphError(whole_error.at(path)) from None
         for number, line in lines:
             try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise GraphError(f"{path}:{number}:{error.colno}: invalid JSON: "
-                                 f"{error.msg}") from None
+                obj = parse_json(line)
+            except JsonError as error:
+                where = f"{path}:{number}" + (f":{error.column}" if error.line else "")
+                raise GraphError(f"{where}: invalid JSON: {error.message}") from None
             place = f"{path}:{number}"
             yield place, Graph.from_json(obj, where=place, schema=schema)
         return

@@ -15,6 +15,7 @@ import numpy.typing as npt
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
 from gracr.data.graph import Graph
+from gracr.limits import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
     from gracr.dsl.parse import Program
@@ -90,28 +91,49 @@ def evaluate_node(formula: Formula, graph: Graph,
 
 
 def evaluate_sentence(formula: Formula, graph: Graph,
-                      memo: dict[Formula, NodeValues] | None = None) -> bool:
-    """The truth value of a graph sentence on `graph`."""
+                      memo: dict[Formula, NodeValues] | None = None,
+                      sentences: dict[Formula, bool] | None = None) -> bool:
+    """The truth value of a graph sentence on `graph` (`sentences` memoises the
+    sentences met, so one shared through `let` is evaluated once)."""
     memo = {} if memo is None else memo
+    sentences = {} if sentences is None else sentences
+    known = sentences.get(formula)
+    if known is not None:
+        return known
+
+    def sub(child: Formula) -> bool:
+        return evaluate_sentence(child, graph, memo, sentences)
+
+    value: bool
     match formula:
         case ir.Exists(low, high, arg):
             satisfied = int(evaluate_node(arg, graph, memo).sum())
-            return low <= satisfied and (high is None or satisfied <= high)
+            value = low <= satisfied and (high is None or satisfied <= high)
         case ir.Not(arg):
-            return not evaluate_sentence(arg, graph, memo)
+            value = not sub(arg)
         case ir.And(a, b):
-            return evaluate_sentence(a, graph, memo) and evaluate_sentence(b, graph, memo)
+            value = sub(a) and sub(b)
         case ir.Or(a, b):
-            return evaluate_sentence(a, graph, memo) or evaluate_sentence(b, graph, memo)
+            value = sub(a) or sub(b)
         case ir.Implies(a, b):
-            return (not evaluate_sentence(a, graph, memo)) or evaluate_sentence(b, graph, memo)
+            value = (not sub(a)) or sub(b)
         case ir.Iff(a, b):
-            return evaluate_sentence(a, graph, memo) == evaluate_sentence(b, graph, memo)
-    raise TypeError(f"not a graph sentence: {formula!r}")
+            value = sub(a) == sub(b)
+        case _:
+            raise TypeError(f"not a graph sentence: {formula!r}")
+    sentences[formula] = value
+    return value
 
 
-def evaluate_program(program: Program, graph: Graph) -> NodeValues | bool:
-    """A bool per node for a node classifier, one bool for a graph classifier."""
+def evaluate_program(program: Program, graph: Graph,
+                     max_bytes: int = DEFAULT_MAX_BYTES) -> NodeValues | bool:
+    """A bool per node for a node classifier, one bool for a graph classifier. A graph on
+    which the evaluation would exceed `max_bytes` is refused (`GraphError`)."""
+    # One bool per node for each distinct subformula (the memo), and the int64 counts
+    # and weights a modality builds per node and per edge.
+    graph.require_budget("evaluating the formula",
+                         len(ir.postorder([program.classifier], ir.children)) + 24, 16,
+                         max_bytes)
     graph.check_schema(program.schema)
     if program.kind is ir.Kind.GRAPH:
         return evaluate_sentence(program.classifier, graph)

@@ -13,34 +13,54 @@ meaning; desugaring into the core of Eq. 1 happens later, in
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar, Union, dataclass_transform
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, Iterable, Iterator, TypeVar, Union, dataclass_transform
 
 from gracr.errors import Span
 
 _T = TypeVar("_T")
+_N = TypeVar("_N")
 
 
 @dataclass_transform(frozen_default=True)
 def frozen_node(cls: type[_T]) -> type[_T]:
-    """A frozen dataclass whose hash is computed once.
+    """A frozen dataclass whose hash is computed once, when the node is built.
 
     IR trees are hashed constantly (deduplication, memo tables) and can be deep (the
-    expansion of Eq. 6 nests 50 clauses under every comparison): the default
-    dataclass hash walks the whole tree each time.
+    expansion of Eq. 6 nests 50 clauses under every comparison). A node is built after
+    its children, so its hash is a hash of the children's stored hashes: never a walk
+    of the tree, whatever its depth. Equality looks at the stored hashes first, and a
+    node pickles as its constructor call, so the hash is recomputed in the process that
+    unpickles it (string hashes differ between processes).
     """
+    def __post_init__(self: Any) -> None:
+        object.__setattr__(self, "_hash", field_hash(self))
+
+    cls.__post_init__ = __post_init__  # type: ignore[attr-defined]
     built = dataclass(frozen=True)(cls)
     field_hash: Callable[[Any], int] = built.__hash__
+    field_eq: Callable[[Any, Any], bool] = built.__eq__
+    names = tuple(f.name for f in fields(built))  # type: ignore[arg-type]
 
-    def cached_hash(self: Any) -> int:
-        try:
-            value: int = self.__dict__["_hash"]
-        except KeyError:
-            value = field_hash(self)
-            object.__setattr__(self, "_hash", value)
+    def __hash__(self: Any) -> int:
+        value: int = self._hash
         return value
 
-    built.__hash__ = cached_hash  # type: ignore[method-assign]
+    def __eq__(self: Any, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return False
+        if self._hash != other._hash:  # type: ignore[attr-defined]
+            return False
+        return field_eq(self, other)
+
+    def __reduce__(self: Any) -> tuple[Any, tuple[Any, ...]]:
+        return type(self), tuple(getattr(self, name) for name in names)
+
+    built.__hash__ = __hash__  # type: ignore[method-assign]
+    built.__eq__ = __eq__  # type: ignore[method-assign]
+    built.__reduce__ = __reduce__  # type: ignore[method-assign]
     return built
 
 
@@ -230,30 +250,57 @@ def children(formula: Formula) -> tuple[Formula, ...]:
     raise TypeError(f"not a formula: {formula!r}")
 
 
+def postorder(roots: Iterable[_N], children_of: Callable[[_N], Iterable[_N]]) -> list[_N]:
+    """The distinct nodes under `roots`, each after its children: the order of a
+    recursive depth-first walk that visits children left to right and skips what it
+    has seen, walked with an explicit stack (no recursion, whatever the depth).
+
+    One walk for every pass over a formula DAG: a subformula shared through `let` is
+    visited once, so no pass is exponential in the nesting of shared names."""
+    order: list[_N] = []
+    seen: set[_N] = set()
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack: list[tuple[_N, Iterator[_N]]] = [(root, iter(children_of(root)))]
+        while stack:
+            node, pending = stack[-1]
+            for child in pending:
+                if child not in seen:
+                    seen.add(child)
+                    stack.append((child, iter(children_of(child))))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    return order
+
+
 def modal_depth(formula: Formula) -> int:
     """The deepest nesting of modalities: the number of hops the formula looks at."""
-    below = max((modal_depth(child) for child in children(formula)), default=0)
-    is_modal = isinstance(formula, COUNTING_MODALITIES + COMPARATIVE_MODALITIES)
-    return below + 1 if is_modal else below
+    depth: dict[Formula, int] = {}
+    for sub in postorder([formula], children):
+        below = max((depth[child] for child in children(sub)), default=0)
+        depth[sub] = below + 1 if isinstance(sub, COUNTING_MODALITIES + COMPARATIVE_MODALITIES) \
+            else below
+    return depth[formula]
+
+
+def nesting(formula: Formula) -> int:
+    """The deepest nesting of operators (atoms 0): what `gracr.limits.MAX_NESTING` bounds."""
+    depth: dict[Formula, int] = {}
+    for sub in postorder([formula], children):
+        kids = children(sub)
+        depth[sub] = 1 + max(depth[child] for child in kids) if kids else 0
+    return depth[formula]
 
 
 def colors_used(formula: Formula) -> frozenset[str]:
     """The colour atoms occurring in `formula`."""
-    if isinstance(formula, Color):
-        return frozenset({formula.name})
-    used: frozenset[str] = frozenset()
-    for child in children(formula):
-        used |= colors_used(child)
-    return used
+    return frozenset(sub.name for sub in postorder([formula], children) if isinstance(sub, Color))
 
 
 def subformulas(formula: Formula) -> frozenset[Formula]:
     """Every subformula of `formula`, itself included."""
-    found: set[Formula] = set()
-    stack = [formula]
-    while stack:
-        current = stack.pop()
-        if current not in found:
-            found.add(current)
-            stack.extend(children(current))
-    return frozenset(found)
+    return frozenset(postorder([formula], children))

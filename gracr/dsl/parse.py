@@ -10,6 +10,8 @@ names over several modules.
 
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -23,7 +25,8 @@ SyntaxTree = Tree[Token]
 from gracr.data.schema import Family, Schema
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind, Relations
-from gracr.errors import GmlError, Problem, Span
+from gracr.errors import GmlError, GracrError, Problem, Span, quoted
+from gracr.limits import DEFAULT_MAX_BYTES, MAX_COUNT, MAX_NESTING
 
 
 @cache
@@ -97,7 +100,73 @@ def _describe_expected(expected: set[str]) -> str:
 def _describe_token(token: Token) -> str:
     if token.type == "$END":
         return "the end of the input"
-    return f"'{token.value}'"
+    return quoted(str(token.value))
+
+
+# Every word the grammar reserves, for `did you mean ...?`.
+_KEYWORDS = ("colors", "attribute", "relations", "let", "classify", "true", "false", "Col",
+             "not", "atleast", "atmost", "exactly", "between", "box", "exists", "more", "same",
+             "inf")
+# Symbols of other notations for the same operators.
+_FOREIGN_SYMBOLS = {"∧": "&", "∨": "|", "¬": "!", "~": "!", "→": "->", "⇒": "->", "↔": "<->",
+                    "⇔": "<->", "□": "[]", "◇": "<>", "◊": "<>", "∃": "exists"}
+_UNCLOSED_DIAMOND = re.compile(r"<\s*-?\s*[0-9]+")
+
+
+def closest_word(word: str, candidates: Sequence[str], cutoff: float = 0.6) -> str | None:
+    """The candidate `word` is most likely a misspelling of, if one is close enough
+    (difflib's similarity ratio at least `cutoff`)."""
+    if word in candidates:
+        return None
+    matches = difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)
+    return matches[0] if matches else None
+
+
+def _place(source: str, position: int) -> tuple[int, int]:
+    """The 1-based line and column of a character offset."""
+    line = source.count("\n", 0, position) + 1
+    return line, position - (source.rfind("\n", 0, position) + 1) + 1
+
+
+def _misspelt_keyword(source: str, token: Token) -> tuple[int, str, str] | None:
+    """A misspelt keyword at or just before the unexpected `token`: its offset, the word
+    and the keyword. A misspelt keyword lexes as a name, so the parser stumbles on it
+    (`clasify red`) or on what follows it (`atlest 2 red`)."""
+    words: list[tuple[int, str]] = []
+    if token.type == "NAME" and token.start_pos is not None:
+        words.append((token.start_pos, str(token.value)))
+    end = len(source) if token.start_pos is None else token.start_pos
+    start = max(0, end - 80)  # a keyword is short: look at the last few words only
+    previous = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*$", source[start:end])
+    if previous and (previous.start(1) > 0 or start == 0):  # not a word cut by the window
+        words.append((start + previous.start(1), previous.group(1)))
+    for offset, word in words:
+        # Any word before a syntax error is looked at, so only a close match counts.
+        keyword = closest_word(word, _KEYWORDS, cutoff=0.75)
+        if keyword is not None:
+            return offset, word, keyword
+    return None
+
+
+def _character_problem(source: str, position: int) -> tuple[str, int]:
+    """What is wrong where the lexer stopped: the message and how many characters."""
+    char = source[position] if position < len(source) else "?"
+    if char == "<":
+        unclosed = _UNCLOSED_DIAMOND.match(source, position)
+        if unclosed:
+            written = " ".join(unclosed.group().split())
+            count = "".join(unclosed.group()[1:].split())
+            return (f"unclosed modality {quoted(written)}: write '<{count}> f' "
+                    f"(or 'atleast {count} f')", len(unclosed.group()))
+        if source.startswith("<-", position):
+            return "unexpected '<-'; did you mean '<->'?", 2
+        return "unexpected '<': a modality is written '<2> f' or '<> f', an iff 'f <-> g'", 1
+    if char in _FOREIGN_SYMBOLS:
+        return (f"unexpected character '{char}': gracr writes it "
+                f"'{_FOREIGN_SYMBOLS[char]}'", 1)
+    if char == "=" and source.startswith("=>", position):
+        return "unexpected '=>'; did you mean '->'?", 2
+    return f"unexpected character {quoted(char)}", 1
 
 
 def _syntax_problem(error: lark.exceptions.UnexpectedInput, filename: str, source: str) -> Problem:
@@ -107,13 +176,18 @@ def _syntax_problem(error: lark.exceptions.UnexpectedInput, filename: str, sourc
     column = raw_column if raw_column is not None and raw_column > 0 else 1
     if isinstance(error, lark.exceptions.UnexpectedCharacters):
         position: int | None = error.pos_in_stream
-        char = source[position] if position is not None and position < len(source) else "?"
-        message = f"unexpected character '{char}'"
-        width = 1
+        message, width = _character_problem(source, position if position is not None
+                                            else len(source))
     elif isinstance(error, lark.exceptions.UnexpectedToken):
         token = error.token
         expected = _describe_expected(set(error.expected))
-        if token.type == "$END":
+        misspelt = _misspelt_keyword(source, token)
+        if misspelt is not None:
+            offset, word, keyword = misspelt
+            line, column = _place(source, offset)
+            message = f"unknown word {quoted(word)}; did you mean '{keyword}'?"
+            width = len(word)
+        elif token.type == "$END":
             lines = source.splitlines() or [""]
             line = len(lines)
             column = len(lines[-1].expandtabs(1)) + 1
@@ -165,11 +239,12 @@ class Program:
                 return name
         return None
 
-    def evaluate(self, graph: "Graph") -> "NodeValues | bool":
-        """The reference semantics: a bool per node, or one bool for a graph classifier."""
+    def evaluate(self, graph: "Graph", max_bytes: int = DEFAULT_MAX_BYTES) -> "NodeValues | bool":
+        """The reference semantics: a bool per node, or one bool for a graph classifier
+        (a graph on which that would take more than `max_bytes` is refused)."""
         from gracr.dsl.evaluate import evaluate_program
 
-        return evaluate_program(self, graph)
+        return evaluate_program(self, graph, max_bytes)
 
     def show(self) -> str:
         from gracr.dsl.show import show_formula
@@ -222,18 +297,29 @@ class _Checker:
     def count(self, tree: SyntaxTree) -> int | None:
         token = tree.children[0]
         assert isinstance(token, Token)
-        value = int(token.value)
-        if value < 0:
-            self.problem(token, f"a count must not be negative (got {value})")
-            return None
-        return value
+        return self.number(token, str(token.value))
 
     def diamond_count(self, token: Token) -> int | None:
-        value = int(token.value.strip("<> \t\n").replace(" ", ""))
-        if value < 0:
-            self.problem(token, f"a count must not be negative (got {value})")
+        return self.number(token, str(token.value)[1:-1])
+
+    def number(self, token: Token, text: str) -> int | None:
+        """The count written `text` at `token`: `None`, with a problem, unless it lies in
+        0..MAX_COUNT. Digits are counted before converting, so a number of a million
+        digits costs nothing."""
+        digits = "".join(text.split())
+        negative = digits.startswith("-")
+        magnitude = digits.lstrip("-").lstrip("0") or "0"
+        if negative and magnitude != "0":
+            shown = f"-{magnitude}" if len(magnitude) <= 20 else \
+                f"a number of {len(magnitude)} digits"
+            self.problem(token, f"a count must not be negative (got {shown})")
             return None
-        return value
+        if len(magnitude) > len(str(MAX_COUNT)) or int(magnitude) > MAX_COUNT:
+            shown = magnitude if len(magnitude) <= 20 else f"a number of {len(magnitude)} digits"
+            self.problem(token, f"a count must be at most {MAX_COUNT} (2**24: float32 weights "
+                                f"hold integers exactly up to there), got {shown}")
+            return None
+        return int(magnitude)
 
     def node_argument(self, checked: tuple[Formula, Kind] | None, operand: SyntaxTree | Token,
                       operator: str) -> Formula | None:
@@ -261,7 +347,11 @@ class _Checker:
                 return None
             known = ("neither a 'let', a declared colour nor an attribute value" if self.families
                      else "neither a 'let' nor a declared colour")
-            self.problem(name_token, f"unknown name '{name}': {known}")
+            values = [value for family in self.families for value in family.values]
+            meant = (closest_word(name, [*self.lets, *self.palette, *values])
+                     or closest_word(name, _KEYWORDS))
+            hint = f"; did you mean '{meant}'?" if meant else ""
+            self.problem(name_token, f"unknown name {quoted(name)}: {known}{hint}")
         else:
             self.problem(name_token, f"undeclared colour '{name}': the 'colors' line lists "
                                      f"{', '.join(self.palette) or 'no colours'}")
@@ -446,10 +536,8 @@ class _Checker:
             if bound_token.type == "INF":
                 high = None
             else:
-                high = int(bound_token.value)
-                if high < 0:
-                    self.problem(bound_token, f"a count must not be negative (got {high})")
-                    ok = False
+                high = self.number(bound_token, str(bound_token.value))
+                ok = high is not None
             if low is None:
                 ok = False
             elif ok and high is not None and low > high:
@@ -481,26 +569,104 @@ def _palette_from_col_uses(tree: SyntaxTree) -> tuple[str, ...]:
     return tuple(dict.fromkeys(str(token.value) for token in uses))
 
 
+# The rules of the grammar whose trees are formulas (the rest are declarations, counts,
+# bounds, relation filters and values).
+_FORMULA_RULES = frozenset({
+    "iff_op", "implies_op", "or_op", "and_op", "not_op", "diamond_op", "some_op",
+    "atleast_op", "atmost_op", "exactly_op", "between_op", "box_op", "exists_op",
+    "exists_range_op", "true_atom", "false_atom", "col_atom", "attribute_atom", "name_atom",
+    "more_op", "same_op",
+})
+
+
+def _formula_kids(tree: SyntaxTree) -> list[SyntaxTree]:
+    return [kid for kid in tree.children if isinstance(kid, Tree) and kid.data in _FORMULA_RULES]
+
+
+def _nesting(body: SyntaxTree, let_depths: dict[str, int]) -> int:
+    """How many operators deep the IR of `body` nests (atoms 0), a `let` name counting
+    the depth of its body: walked with an explicit stack, since the checker, which
+    recurses, must not see a formula deeper than `MAX_NESTING`."""
+    depth: dict[int, int] = {}
+    stack: list[tuple[SyntaxTree, bool]] = [(body, False)]
+    while stack:
+        tree, expanded = stack.pop()
+        kids = _formula_kids(tree)
+        if not expanded and kids:
+            stack.append((tree, True))
+            stack.extend((kid, False) for kid in kids)
+            continue
+        if tree.data == "name_atom":
+            depth[id(tree)] = let_depths.get(str(tree.children[0]), 0)
+        else:
+            depth[id(tree)] = 1 + max(depth[id(kid)] for kid in kids) if kids else 0
+    return depth[id(body)]
+
+
+def _nesting_problems(tree: SyntaxTree, filename: str) -> list[Problem]:
+    """One problem for each formula of the file nested deeper than `MAX_NESTING`, at
+    its start."""
+    let_depths: dict[str, int] = {}
+    problems: list[Problem] = []
+    for child in tree.children:
+        if not isinstance(child, Tree):
+            continue
+        name: str | None = None
+        if child.data in _FORMULA_RULES:
+            body: SyntaxTree | Token = child
+        elif child.data == "let_stmt":
+            name, body = str(child.children[0]), child.children[1]
+        elif child.data == "classify_stmt":
+            body = child.children[0]
+        else:
+            continue
+        assert isinstance(body, Tree)
+        depth = _nesting(body, let_depths)
+        if name is not None:
+            let_depths.setdefault(name, depth)
+        if depth > MAX_NESTING:
+            start = _span_of(body, filename)
+            problems.append(Problem(
+                Span(filename, start.line, start.column, start.line, start.column + 1),
+                f"formula nested {depth} levels deep, over gracr's limit of {MAX_NESTING}: "
+                f"every operator is a level (a chain 'a & b & c' one per '&'), and a 'let' "
+                f"name counts the depth of its body"))
+    return problems
+
+
 def parse(text: str, filename: str = "<string>") -> Program:
     """Parse and check `.gml` text (statements, or one bare formula) into a `Program`.
 
     Raises `GmlError` listing every problem found, each as `file:line:col: message`.
     """
+    return check_tree(syntax_tree(text, filename), filename, text)
+
+
+def syntax_tree(text: str, filename: str = "<string>") -> SyntaxTree:
+    """The first half of `parse`: `.gml` text to its syntax tree (`GmlError` at the first
+    syntax error)."""
     try:
-        tree = _parser().parse(text, start="file")
+        return _parser().parse(text, start="file")
     except lark.exceptions.UnexpectedInput as error:
         raise GmlError([_syntax_problem(error, filename, text)], text) from None
-    return _check(tree, filename, text)
 
 
 def parse_file(path: str) -> Program:
     """Read and parse a `.gml` file; errors name the file."""
     with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+        try:
+            text = handle.read()
+        except UnicodeDecodeError as error:
+            raise GracrError(f"{path}: not UTF-8 text (byte {error.start})") from None
     return parse(text, filename=path)
 
 
-def _check(tree: SyntaxTree, filename: str, source: str) -> Program:
+def check_tree(tree: SyntaxTree, filename: str, source: str) -> Program:
+    """The second half of `parse`: a syntax tree of `source` to its checked `Program`
+    (`GmlError` listing every problem)."""
+    too_deep = _nesting_problems(tree, filename)
+    if too_deep:
+        raise GmlError(too_deep, source)
     statements = [child for child in tree.children if isinstance(child, Tree) and
                   child.data in ("colors_stmt", "attribute_stmt", "relations_stmt",
                                  "let_stmt", "classify_stmt")]

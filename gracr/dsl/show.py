@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Optional, Union
+
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
 
@@ -25,52 +27,78 @@ def _level(formula: Formula) -> int:
     return _PREFIX
 
 
-def _wrap(formula: Formula, at_least: int) -> str:
-    text = show_formula(formula)
-    return f"({text})" if _level(formula) < at_least else text
-
-
 def _filter(relations: ir.Relations) -> str:
     return "" if relations is None else "{" + ", ".join(relations) + "}"
 
 
-def show_formula(formula: Formula) -> str:
-    """The `.gml` text of a surface formula."""
+# One piece of text: a literal, or a subformula to print in parentheses when it binds
+# more loosely than the level given (`None`: never).
+_Piece = Union[str, tuple[Formula, Optional[int]]]
+
+
+def _pieces(formula: Formula) -> list[_Piece]:
+    """The text of `formula` one level down: literals and the subformulas in between."""
     match formula:
         case ir.Top():
-            return "true"
+            return ["true"]
         case ir.Bottom():
-            return "false"
+            return ["false"]
         case ir.Color(name):
-            return name
+            return [name]
         case ir.Attribute(family, value):
-            return f"{family}={value}"
+            return [f"{family}={value}"]
         case ir.Not(arg):
-            return "!" + _wrap(arg, _PREFIX)
+            return ["!", (arg, _PREFIX)]
         case ir.And(a, b):
-            return f"{_wrap(a, _AND)} & {_wrap(b, _PREFIX)}"
+            return [(a, _AND), " & ", (b, _PREFIX)]
         case ir.Or(a, b):
-            return f"{_wrap(a, _OR)} | {_wrap(b, _AND)}"
+            return [(a, _OR), " | ", (b, _AND)]
         case ir.Implies(a, b):
-            return f"{_wrap(a, _OR)} -> {_wrap(b, _IMPLIES)}"
+            return [(a, _OR), " -> ", (b, _IMPLIES)]
         case ir.Iff(a, b):
-            return f"{_wrap(a, _IFF)} <-> {_wrap(b, _IMPLIES)}"
+            return [(a, _IFF), " <-> ", (b, _IMPLIES)]
         case ir.AtLeast(k, arg, relations):
-            return f"<{k}>{_filter(relations)} {_wrap(arg, _PREFIX)}"
+            return [f"<{k}>{_filter(relations)} ", (arg, _PREFIX)]
         case ir.AtMost(k, arg, relations):
-            return f"atmost{_filter(relations)} {k} {_wrap(arg, _PREFIX)}"
+            return [f"atmost{_filter(relations)} {k} ", (arg, _PREFIX)]
         case ir.Exactly(k, arg, relations):
-            return f"exactly{_filter(relations)} {k} {_wrap(arg, _PREFIX)}"
+            return [f"exactly{_filter(relations)} {k} ", (arg, _PREFIX)]
         case ir.Between(low, high, arg, relations):
-            return f"between{_filter(relations)} {low} {high} {_wrap(arg, _PREFIX)}"
+            return [f"between{_filter(relations)} {low} {high} ", (arg, _PREFIX)]
         case ir.Box(arg, relations):
-            return f"[]{_filter(relations)} {_wrap(arg, _PREFIX)}"
+            return [f"[]{_filter(relations)} ", (arg, _PREFIX)]
         case ir.More(a, b, relations):
-            return f"more{_filter(relations)}({show_formula(a)}, {show_formula(b)})"
+            return [f"more{_filter(relations)}(", (a, None), ", ", (b, None), ")"]
         case ir.Same(a, b, relations):
-            return f"same{_filter(relations)}({show_formula(a)}, {show_formula(b)})"
+            return [f"same{_filter(relations)}(", (a, None), ", ", (b, None), ")"]
         case ir.Exists(low, high, arg):
             bound = "inf" if high is None else str(high)
             prefix = "exists" if (low, high) == (1, None) else f"exists[{low}, {bound}]"
-            return f"{prefix} {_wrap(arg, _PREFIX)}"
+            return [f"{prefix} ", (arg, _PREFIX)]
     raise TypeError(f"not a formula: {formula!r}")
+
+
+def show_formula(formula: Formula, max_chars: int | None = None) -> str:
+    """The `.gml` text of a surface formula.
+
+    Printed with an explicit stack, so any depth prints. A formula that shares
+    subformulas (through `let`) can have a text exponentially longer than itself:
+    with `max_chars`, the text stops there and ends in `…`.
+    """
+    out: list[str] = []
+    length = 0
+    stack: list[_Piece] = [(formula, None)]
+    while stack:
+        piece = stack.pop()
+        if isinstance(piece, str):
+            out.append(piece)
+            length += len(piece)
+            if max_chars is not None and length > max_chars:
+                return "".join(out)[:max_chars] + "…"
+            continue
+        sub, at_least = piece
+        parts = _pieces(sub)
+        if at_least is not None and _level(sub) < at_least:
+            parts = ["(", *parts, ")"]
+        stack.extend(reversed(parts))
+    return "".join(out)

@@ -20,6 +20,7 @@ from gracr.data.graph import Graph
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
 from gracr.executor import numpy_backend
+from gracr.limits import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
     import torch
@@ -41,9 +42,10 @@ class CompiledGNN(Network):
         """The numpy forward pass: `[N, 1]` (node classifier) or `[B, 1]` (graph)."""
         return numpy_backend.forward(self, x, edge_index, edge_type, batch)
 
-    def features(self, graph: Graph, where: str = "graph") -> npt.NDArray[np.float32]:
+    def features(self, graph: Graph, where: str = "graph",
+                 max_bytes: int = DEFAULT_MAX_BYTES) -> npt.NDArray[np.float32]:
         """`x` for `graph`: colours, attribute one-hots, presence (`gracr.data.schema`)."""
-        return graph.features(self.schema, self.presence, where)
+        return graph.features(self.schema, self.presence, where, max_bytes)
 
     def edge_types(self, graph: Graph, where: str = "graph") -> npt.NDArray[np.int64] | None:
         """`edge_type` for `graph` (relation index per edge), or None without relations."""
@@ -61,9 +63,14 @@ class CompiledGNN(Network):
             data.edge_type = torch.as_tensor(edge_type, dtype=torch.long)
         return data
 
-    def predict(self, graph: Graph) -> npt.NDArray[np.bool_] | bool:
-        """The network's answer on `graph`: a bool per node, or one bool."""
-        output = self.forward(self.features(graph), graph.edge_index,
+    def predict(self, graph: Graph, max_bytes: int = DEFAULT_MAX_BYTES
+                ) -> npt.NDArray[np.bool_] | bool:
+        """The network's answer on `graph`: a bool per node, or one bool. A graph whose
+        features or hidden states would exceed `max_bytes` is refused (`GraphError`)."""
+        # The numpy pass holds h, its product with C, the aggregate and the
+        # pre-activation per node, and one message per edge, each `width` float64 wide.
+        graph.require_budget("the forward pass", 4 * 8 * self.width, 8 * self.width, max_bytes)
+        output = self.forward(self.features(graph, max_bytes=max_bytes), graph.edge_index,
                               edge_type=self.edge_types(graph))
         if self.kind is Kind.NODE:
             return output[:, 0] > 0.5
@@ -88,13 +95,16 @@ class CompiledGNN(Network):
 
 def compile_program(program: Program, disjunction: Disjunction = "demorgan",
                     comparison: Comparison = "expanded", max_degree: int | None = None,
-                    presence: bool = False) -> CompiledGNN:
+                    presence: bool = False,
+                    max_weights_bytes: int = DEFAULT_MAX_BYTES) -> CompiledGNN:
     """Compile a checked program into a GNN that agrees with it on every graph
-    (`gracr.compiler.compile.compile_network`, ready to run)."""
+    (`gracr.compiler.compile.compile_network`, ready to run); a model whose weights
+    would exceed `max_weights_bytes` is refused before they are allocated."""
     return CompiledGNN.of(compile_network(program, disjunction, comparison, max_degree,
-                                          presence))
+                                          presence, max_weights_bytes))
 
 
-def load(path: str) -> CompiledGNN:
-    """Read a model file (`Network.save`); never unpickles anything."""
-    return CompiledGNN.of(load_network(path))
+def load(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> CompiledGNN:
+    """Read a model file (`Network.save`); never unpickles anything, and refuses one whose
+    arrays would exceed `max_bytes` before reading them."""
+    return CompiledGNN.of(load_network(path, max_bytes))

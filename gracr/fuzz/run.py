@@ -269,7 +269,14 @@ def run_fuzz(config: FuzzConfig, program: Program | None = None,
     import gracr.bench.explainers  # noqa: F401  (registers the explainers)
 
     for name in config.explainers:
-        explainer_named(name)
+        spec = explainer_named(name)
+        if spec.train is not None:
+            # Training needs a task's held-out seed; a fuzzed formula has no dataset.
+            raise GracrError(f"{name} must be trained before it explains, on a task's "
+                             "held-out seed; fuzz runs formulas without one (benchmark it "
+                             "with gracrc bench)")
+        if "edge" not in spec.levels:
+            raise GracrError(f"{name} gives node scores only; the fuzzer compares edge scores")
     if config.limit <= 0:
         raise GracrError(f"--limit must be positive, got {config.limit}")
     if config.budget <= 0:

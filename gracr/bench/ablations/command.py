@@ -14,7 +14,8 @@ from typing import Any, TextIO
 from gracr.bench.ablations import fig3, fig4, table8, table9, table10, table11
 from gracr.bench.ablations.declare import FigureAblation, TableAblation
 from gracr.bench.ablations.run_table import run_table_ablation
-from gracr.bench.options import DATASETS_HELP, add_budget_option
+from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_engine_options,
+                                 add_keep_errors_option, add_plugin_option)
 from gracr.errors import GracrError
 
 TABLE_ABLATIONS: dict[str, TableAblation] = {
@@ -67,6 +68,9 @@ def add_ablate_parser(subparsers: Any) -> argparse.ArgumentParser:
                              "paper does not list its grid)")
     parser.add_argument("--max-k", type=int, default=None, metavar="K",
                         help="fig4: recolour at most K nodes per graph (default: all eligible)")
+    add_plugin_option(parser)
+    add_keep_errors_option(parser)
+    add_engine_options(parser)
     parser.add_argument("--strict", action="store_true",
                         help="tables: exit with status 1 when a direction check fails")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -88,9 +92,13 @@ def _fill_defaults(args: argparse.Namespace) -> None:
         raise GracrError(f"--limit must be positive, got {args.limit}")
     if args.budget <= 0:
         raise GracrError(f"--budget must be positive, got {args.budget}")
+    if args.address is not None and args.engine != "ray":
+        raise GracrError("--address needs --engine ray")
     if figure is not None:
         for flag, value in (("--explainers", args.explainers), ("--reuse", args.reuse or None),
-                            ("--jobs", None if args.jobs == 1 else args.jobs)):
+                            ("--jobs", None if args.jobs == 1 else args.jobs),
+                            ("--engine", None if args.engine == "process" else args.engine),
+                            ("--address", args.address)):
             if value is not None:
                 raise GracrError(f"{flag} applies to the table ablations, not to {args.name}")
     if args.name != "fig3" and args.strengths is not None:

@@ -93,7 +93,7 @@ def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
     seeds, strengths = parse_seeds(args.seeds), parse_strengths(args.strengths)
     base = figure_settings(EXPLAINER, TASK, args.settings, parse_overrides(args.set, [EXPLAINER]))
     folder = Path(args.out)
-    log = FigureLog(folder / "fig3.jsonl", KEY_FIELDS, TASK, EXPLAINER)
+    log = FigureLog(folder / "fig3.jsonl", KEY_FIELDS, TASK, EXPLAINER, args.keep_errors)
     program = TASKS[TASK].program()
     started = time.perf_counter()
     work = []

@@ -118,7 +118,7 @@ def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
                                parse_overrides(args.set, [EXPLAINER]))
     config_hash = settings_hash(settings)
     folder = Path(args.out)
-    log = FigureLog(folder / "fig4.jsonl", KEY_FIELDS, TASK, EXPLAINER)
+    log = FigureLog(folder / "fig4.jsonl", KEY_FIELDS, TASK, EXPLAINER, args.keep_errors)
     program = TASKS[TASK].program()
     started = time.perf_counter()
     plans = []

@@ -38,10 +38,12 @@ class FigureLog:
     without the standard fields (a figure log holding only the figure's own fields) reads
     with them filled in from the figure: its task and explainer, the `main` variant, no
     target, error or threshold, and 0 for the edge counts and seconds it does not hold.
+    Of several lines with one key the last one counts; an error record counts as not
+    logged, so a rerun retries it, unless `keep_errors`.
     """
 
     def __init__(self, path: Path, key_fields: Sequence[str], task: str,
-                 explainer: str) -> None:
+                 explainer: str, keep_errors: bool = False) -> None:
         self.path = path
         self.key_fields = tuple(key_fields)
         self._defaults: dict[str, Any] = {
@@ -54,7 +56,10 @@ class FigureLog:
                 if "task" not in obj:
                     obj = {**self._defaults, **obj}
                 record = Record.from_json(obj, place)
-                self.records[self.key(record)] = record
+                if record.status == "error" and not keep_errors:
+                    self.records.pop(self.key(record), None)
+                else:
+                    self.records[self.key(record)] = record
 
     def key(self, record: Record) -> LogKey:
         try:

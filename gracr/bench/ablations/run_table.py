@@ -23,7 +23,7 @@ from gracr.bench.ablations.render import ArmKey, Shape, render_table_ablation
 from gracr.bench.datasets import load_or_build
 from gracr.bench.instances import compile_variant, positive_instances, variant_named
 from gracr.bench.options import parse_names, parse_overrides, parse_seeds
-from gracr.bench.record import RESULTS_FILE, record_objects, start_results
+from gracr.bench.record import RESULTS_FILE, Record, read_records, record_objects, start_results
 from gracr.bench.report import Provenance, aggregate, load_results
 from gracr.bench.runner import Job, job_key, plan_jobs, run
 from gracr.bench.tables import write_table
@@ -85,8 +85,8 @@ class Reused:
 
 def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reused:
     """Copy into `out/results.jsonl` every record of the `sources` folders whose key matches a
-    planned job (task, variant, explainer, config hash, seed) and an instance within its limit,
-    unless `out` has it already; a rerun then skips those instances (the runner resumes).
+    planned job (task, variant, explainer, config hash, level, seed) and an instance within its
+    limit, unless `out` has it already; a rerun then skips those instances (the runner resumes).
 
     A record is copied only if it describes the same instance of our dataset (its graph,
     target and number of UPI edges): a folder run on datasets of another size is not reused.
@@ -95,8 +95,8 @@ def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reu
     target = out / RESULTS_FILE
     have: set[tuple[Any, ...]] = set()
     if target.exists():
-        for _, obj in record_objects(target):
-            have.add(_full_key(obj))
+        for record in read_records(target):
+            have.add(record.key)
     instances: dict[tuple[str, int], list[tuple[int, int | None, int]]] = {}
     copied = mismatched = 0
     used: list[str] = []
@@ -110,11 +110,8 @@ def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reu
             continue
         used.append(str(path))
         for place, obj in record_objects(path):
-            try:
-                key = _full_key(obj)
-            except (KeyError, TypeError):
-                raise GracrError(f"{place}: not a GracrBench result line") from None
-            job = planned.get(key[:5])
+            key = Record.from_json(obj, place).key
+            job = planned.get(key[:-1])
             if job is None or key in have or int(obj["instance"]) >= job.limit:
                 continue
             where = (job.task, job.seed)
@@ -142,11 +139,6 @@ def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reu
     return Reused(copied, mismatched, tuple(used))
 
 
-def _full_key(obj: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (obj["task"], obj["variant"], obj["explainer"], obj["config_hash"], int(obj["seed"]),
-            int(obj["instance"]))
-
-
 def model_shapes(ablation: TableAblation, seed: int, sizes: Mapping[str, int | None],
                  datasets: str) -> dict[tuple[str, Side], Shape]:
     """Both arms' compiled sizes per task, compiled as the runner does on the first seed's
@@ -164,6 +156,9 @@ def model_shapes(ablation: TableAblation, seed: int, sizes: Mapping[str, int | N
 
 def run_table_ablation(ablation: TableAblation, args: argparse.Namespace, out: TextIO) -> int:
     """Plan both arms, copy reusable records, run what is missing, render and write."""
+    from gracr.bench.explainers import load_plugins
+
+    load_plugins(args.plugin)
     seeds = parse_seeds(args.seeds)
     explainers = explainer_list(args.explainers, ablation)
     overrides = parse_overrides(args.set, explainers)
@@ -179,7 +174,8 @@ def run_table_ablation(ablation: TableAblation, args: argparse.Namespace, out: T
         print(f"reused {reused.copied} records from {', '.join(reused.sources) or 'nothing'}"
               + (f"; {reused.mismatched} left out (another dataset size?)"
                  if reused.mismatched else ""), file=out)
-    results = run(jobs, str(folder), workers=args.jobs, progress=not args.quiet)
+    results = run(jobs, str(folder), workers=args.jobs, progress=not args.quiet,
+                  keep_errors=args.keep_errors, engine=args.engine, address=args.address)
     shapes = model_shapes(ablation, seeds[0], sizes, args.datasets)
     planned = {(job.task, job.variant, job.explainer, job.settings_hash) for job in jobs}
     loaded = load_results([str(results)])

@@ -2,7 +2,9 @@
 
 Importing this package registers the explainers (library ones from PyG/Captum in
 `library`, our own in `flowx`, `lrp`, ...); `EXPLAINERS` maps their names (those of the
-paper's Tables 2 and 3) to `ExplainerSpec`s.
+paper's Tables 2 and 3) to `ExplainerSpec`s. Explainers of your own: `register` a
+function, `register_algorithm` a PyG `ExplainerAlgorithm`, and `load_plugins` (the CLI's
+`--plugin`) the modules or files that do so.
 """
 
 from gracr.bench.explainers import (  # noqa: F401  (register on import)
@@ -15,18 +17,24 @@ from gracr.bench.explainers import (  # noqa: F401  (register on import)
 )
 from gracr.bench.explainers.base import (
     EXPLAINERS,
+    TRAINING_INSTANCES,
     ExplainerSpec,
     Subject,
+    check_level,
     edge_scores,
     explain,
     explainer_named,
     explainer_seed,
     register,
+    scores,
     settings_for,
     settings_hash,
+    trained,
 )
-from gracr.bench.explainers.library import BiasedGNNExplainer
+from gracr.bench.explainers.library import BiasedGNNExplainer, register_algorithm
+from gracr.bench.explainers.plugins import load_plugins, loaded_plugins
 
-__all__ = ["EXPLAINERS", "BiasedGNNExplainer", "ExplainerSpec", "Subject", "edge_scores",
-           "explain", "explainer_named", "explainer_seed", "register", "settings_for",
-           "settings_hash"]
+__all__ = ["EXPLAINERS", "TRAINING_INSTANCES", "BiasedGNNExplainer", "ExplainerSpec", "Subject",
+           "check_level", "edge_scores", "explain", "explainer_named", "explainer_seed",
+           "load_plugins", "loaded_plugins", "register", "register_algorithm", "scores",
+           "settings_for", "settings_hash", "trained"]

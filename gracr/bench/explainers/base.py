@@ -1,15 +1,23 @@
 """The explainer interface of GracrBench and its registry.
 
 An explainer is given a `Subject` — the compiled model (as PyG modules with the
-surrogate derivative of Eq. 9 and with the exact one), one graph and one target —
-and returns one float score per directed edge of the whole graph. `explain` wraps
-that into a PyG `Explanation` (`edge_mask`), after merging the explainer's default
-settings with the given ones and seeding every random generator, so a result is a
-function of (explainer, settings, subject, seed).
+surrogate derivative of Eq. 9 and with the exact one), one graph, one target and the
+level asked (`"edge"` or `"node"`) — and returns scores of the whole graph: a float
+tensor of one score per directed edge, or an `Explanation` (PyG's, or any object with
+the attributes) whose `edge_mask` and/or `node_mask` hold them. `scores` takes the
+asked level's scores, after merging the explainer's default settings with the given
+ones and seeding every random generator, so a result is a function of (explainer,
+settings, subject, seed); `explain` wraps them into a PyG `Explanation`.
+
+An `ExplainerSpec` declares the levels it gives (edge only by default), so that asking
+an explainer for node scores it cannot give fails before a run starts. An explainer that
+learns before it explains (PGExplainer) has a `train` step, which the runner and the
+tuner call once on the held-out seed's instances (`trained`).
 
 Explainers register under the names the paper's Tables 2 and 3 give them (our
 variants, such as `GraphMask-clean`, under names of their own); `register` is also how a user
-plugs in an explainer of their own (see the README).
+plugs in an explainer of their own (see the README), and `library.register_algorithm`
+registers any PyG `ExplainerAlgorithm`.
 """
 
 from __future__ import annotations
@@ -17,9 +25,9 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Callable, Literal, Mapping, Union
+from typing import Any, Callable, Literal, Mapping, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +35,8 @@ import torch
 from torch import Tensor, nn
 
 from gracr.executor.model import CompiledGNN
-from gracr.bdd.upi import receptive_field
+from gracr.bdd.upi import node_receptive_field, receptive_field
+from gracr.bench.metric import LEVELS, Level
 from gracr.data.graph import Graph
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
@@ -45,7 +54,10 @@ class Subject:
     directed edges, `edge_type` their relation indices when the model declares
     relations, `target` the explained node (node classifiers) or `None` (graph
     classifiers). `receptive_field` is the bool-per-edge mask of the edges that can
-    change the target's value (`gracr.receptive_field`).
+    change the target's value (`gracr.receptive_field`), `node_receptive_field` the
+    bool-per-node mask of the nodes whose deletion can (`gracr.node_receptive_field`).
+    `level` is what the explanation is scored on: `"edge"` asks for edge scores,
+    `"node"` for node scores (an explainer that can give both may compute only that).
     """
 
     compiled: CompiledGNN
@@ -56,17 +68,23 @@ class Subject:
     modules: dict[str, CompiledModule] = field(default_factory=dict, compare=False,
                                                repr=False)
     edge_type: Tensor | None = None
+    node_receptive_field: BoolArray | None = None
+    level: Level = "edge"
 
     @classmethod
     def of(cls, compiled: CompiledGNN, program: Program, graph: Graph, target: int | None,
-           modules: dict[str, CompiledModule] | None = None) -> Subject:
-        """The subject of `graph` (and `target`) for `compiled`, the model of `program`."""
+           modules: dict[str, CompiledModule] | None = None, level: Level = "edge") -> Subject:
+        """The subject of `graph` (and `target`) for `compiled`, the model of `program`,
+        asking for scores at `level`."""
+        if level not in LEVELS:
+            raise GracrError(f"unknown level '{level}'; the levels are {', '.join(LEVELS)}")
         edge_type = compiled.edge_types(graph)
         return cls(compiled, torch.as_tensor(compiled.features(graph)),
                    torch.as_tensor(graph.edge_index), target,
                    receptive_field(program, graph, target),
                    {} if modules is None else modules,
-                   None if edge_type is None else torch.as_tensor(edge_type))
+                   None if edge_type is None else torch.as_tensor(edge_type),
+                   node_receptive_field(program, graph, target), level)
 
     @property
     def model_kwargs(self) -> dict[str, Tensor]:
@@ -76,6 +94,10 @@ class Subject:
     @property
     def num_edges(self) -> int:
         return int(self.edge_index.shape[1])
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.x.shape[0])
 
     @property
     def num_layers(self) -> int:
@@ -158,15 +180,25 @@ class IntRange:
 
 
 Space = Union[Choice, LogUniform, Uniform, IntRange]
-ExplainFn = Callable[[Subject, Mapping[str, Any], int], Tensor]
+# An explainer's run: a float tensor of edge scores, or an `Explanation`-like object with
+# `edge_mask` and/or `node_mask`.
+ExplainFn = Callable[[Subject, Mapping[str, Any], int], Any]
+# An explainer's training: (the training subjects, the settings, a seed) -> the trained run.
+TrainFn = Callable[[Sequence[Subject], Mapping[str, Any], int], ExplainFn]
+# The setting of an explainer with a `train` step that says on how many instances it trains.
+TRAINING_INSTANCES = "training_instances"
 
 
 @dataclass(frozen=True)
 class ExplainerSpec:
     """A registered explainer: how to run it, its defaults and its tuning space.
 
-    `run(subject, settings, seed)` returns a float tensor of one score per edge.
-    `graph_only` names settings that exist only for graph tasks.
+    `run(subject, settings, seed)` returns a float tensor of one score per edge, or an
+    `Explanation` with `edge_mask` (`[E]`) and/or `node_mask` (`[N]`, `[N, 1]`, or
+    `[N, F]`, summed over features); `levels` says which of the two it can give.
+    `graph_only` names settings that exist only for graph tasks. `train`, if given, is
+    called before the explainer explains anything (`trained`); its `run` may then refuse
+    to explain untrained, and its settings must include `training_instances`.
     """
 
     name: str
@@ -175,6 +207,20 @@ class ExplainerSpec:
     space: Mapping[str, Space] = field(default_factory=dict)
     source: str = ""
     graph_only: frozenset[str] = frozenset()
+    levels: frozenset[Level] = frozenset({"edge"})
+    train: TrainFn | None = None
+
+    def __post_init__(self) -> None:
+        levels = frozenset(self.levels)
+        unknown = sorted(set(levels) - set(LEVELS))
+        if unknown or not levels:
+            raise GracrError(f"explainer {self.name}: levels must be some of "
+                             f"{', '.join(LEVELS)}, got {sorted(levels)}")
+        object.__setattr__(self, "levels", levels)
+        if self.train is not None and TRAINING_INSTANCES not in self.defaults:
+            raise GracrError(f"explainer {self.name} has a train step, so its defaults need "
+                             f"'{TRAINING_INSTANCES}' (how many held-out instances it "
+                             f"trains on)")
 
 
 EXPLAINERS: dict[str, ExplainerSpec] = {}
@@ -187,10 +233,54 @@ def register(spec: ExplainerSpec) -> ExplainerSpec:
 
 
 def explainer_named(name: str) -> ExplainerSpec:
+    """The registered explainer `name`; the `gracr.explainers` entry points are loaded
+    first if it is not (yet) registered."""
+    if name not in EXPLAINERS:
+        from gracr.bench.explainers.plugins import load_entry_points
+
+        load_entry_points()
     if name not in EXPLAINERS:
         raise GracrError(f"unknown explainer '{name}'; the explainers are "
                          f"{', '.join(EXPLAINERS)}")
     return EXPLAINERS[name]
+
+
+def spec_of(explainer: str | ExplainerSpec) -> ExplainerSpec:
+    """A registered explainer by name, or the spec itself (e.g. a `trained` one)."""
+    return explainer if isinstance(explainer, ExplainerSpec) else explainer_named(explainer)
+
+
+def check_level(spec: ExplainerSpec, level: str) -> None:
+    """Raise the user's error unless `spec` gives scores at `level`."""
+    if level not in LEVELS:
+        raise GracrError(f"unknown level '{level}'; the levels are {', '.join(LEVELS)}")
+    if level not in spec.levels:
+        given = " and ".join(sorted(spec.levels))
+        raise GracrError(f"{spec.name} gives {given} scores only; score it with --level "
+                         f"{sorted(spec.levels)[0]}, or choose an explainer that gives "
+                         f"{level} scores")
+
+
+def trained(explainer: str | ExplainerSpec, subjects: Sequence[Subject],
+            settings: Mapping[str, Any] | None, seed: int) -> ExplainerSpec:
+    """The explainer ready to explain: itself if it has no `train` step, else the spec
+    whose `run` is what `train` returned on `subjects` (seeded with `seed`)."""
+    spec = spec_of(explainer)
+    if spec.train is None:
+        return spec
+    if not subjects:
+        raise GracrError(f"{spec.name} must be trained, and there are no instances to "
+                         f"train it on")
+    merged = settings_for(spec, settings)
+    seed_everything(seed)
+    try:
+        run = spec.train(subjects, merged, seed)
+    except GracrError:
+        raise
+    except Exception as error:  # the user's explainer: say which one failed and how
+        raise GracrError(f"training {spec.name} failed: {type(error).__name__}: "
+                         f"{error}") from None
+    return replace(spec, run=run, train=None)
 
 
 def settings_for(spec: ExplainerSpec, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -224,26 +314,53 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def edge_scores(name: str, subject: Subject, settings: Mapping[str, Any] | None = None,
-                seed: int = 0) -> Tensor:
-    """Run explainer `name` on `subject`: a float tensor `[E]`, one score per edge."""
-    spec = explainer_named(name)
+def scores(explainer: str | ExplainerSpec, subject: Subject,
+           settings: Mapping[str, Any] | None = None, seed: int = 0) -> Tensor:
+    """Run `explainer` on `subject`: a float tensor of its scores at `subject.level`,
+    `[E]` (one per edge) or `[N]` (one per node)."""
+    spec = spec_of(explainer)
+    check_level(spec, subject.level)
     merged = settings_for(spec, settings)
     seed_everything(seed)
-    scores = spec.run(subject, merged, seed)
-    scores = torch.as_tensor(scores).detach().to(torch.float64).reshape(-1)
-    if scores.numel() != subject.num_edges:
-        raise GracrError(f"{name} returned {scores.numel()} edge scores for a graph with "
-                         f"{subject.num_edges} edges")
-    return scores
+    returned = spec.run(subject, merged, seed)
+    wanted = f"{subject.level}_mask"
+    if not (hasattr(returned, "edge_mask") or hasattr(returned, "node_mask")):
+        if subject.level != "edge":
+            raise GracrError(f"{spec.name} returned a tensor (edge scores) where node scores "
+                             f"were asked: return an Explanation with a node_mask")
+        values = returned                  # a plain tensor: edge scores
+    else:
+        values = getattr(returned, wanted, None)
+        if values is None:
+            raise GracrError(f"{spec.name} returned an explanation without a {wanted} where "
+                             f"{subject.level} scores were asked")
+    result = torch.as_tensor(values).detach().to(torch.float64)
+    if subject.level == "node" and result.dim() == 2:
+        result = result.sum(dim=1)         # [N, 1] (PyG's "object" mask) or [N, F]
+    result = result.reshape(-1)
+    count = subject.num_edges if subject.level == "edge" else subject.num_nodes
+    if result.numel() != count:
+        raise GracrError(f"{spec.name} returned {result.numel()} {subject.level} scores for "
+                         f"a graph with {count} {subject.level}s")
+    return result
 
 
-def explain(name: str, subject: Subject, settings: Mapping[str, Any] | None = None,
-            seed: int = 0) -> Any:
-    """Run explainer `name` on `subject` and return a PyG `Explanation` whose
-    `edge_mask` holds the edge scores."""
+def edge_scores(explainer: str | ExplainerSpec, subject: Subject,
+                settings: Mapping[str, Any] | None = None, seed: int = 0) -> Tensor:
+    """Run `explainer` on `subject` (asked at edge level): a float tensor `[E]`, one score
+    per edge."""
+    if subject.level != "edge":
+        raise GracrError(f"edge_scores explains at edge level; this subject asks for "
+                         f"{subject.level} scores (use `scores`)")
+    return scores(explainer, subject, settings, seed)
+
+
+def explain(explainer: str | ExplainerSpec, subject: Subject,
+            settings: Mapping[str, Any] | None = None, seed: int = 0) -> Any:
+    """Run `explainer` on `subject` and return a PyG `Explanation` whose `edge_mask` (or
+    at node level `node_mask`, `[N]`) holds the scores."""
     from torch_geometric.explain import Explanation
 
-    scores = edge_scores(name, subject, settings, seed)
-    return Explanation(x=subject.x, edge_index=subject.edge_index, edge_mask=scores,
-                       index=subject.target)
+    values = scores(explainer, subject, settings, seed)
+    return Explanation(x=subject.x, edge_index=subject.edge_index, index=subject.target,
+                       **{f"{subject.level}_mask": values})

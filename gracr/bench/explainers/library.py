@@ -15,6 +15,9 @@ Choices made here, where the paper is silent:
   1, gradient σ(1) − 1 ≠ 0.
 * Saliency takes absolute gradients (Captum's default; the paper's, App. C.3).
 * IG's baseline is every message off (edge mask 0), 50 steps (Captum's defaults).
+* At node level the four Captum explainers attribute the node features instead (PyG's
+  "attributes" node mask; IG's baseline all features 0), a node's score the sum over its
+  feature columns. The edge-level path is unchanged.
 * GNNExplainer: PyG's, with the mask logits initialised at `init_bias` plus PyG's
   random init (App. H.1: σ(m) ≈ 1, so neighbour counts hold at the start) and with
   PyG's hard mask switched off: PyG zeroes every edge whose first gradient is 0,
@@ -29,14 +32,25 @@ Choices made here, where the paper is silent:
 * PGMExplainer: PyG contrib. It reads class probabilities with a softmax over the
   output columns, so it is shown the two columns [1 − p, p]; edge score
   1 − max(p_u, p_v) over its nodes' p-values (App. H.1), untested nodes p = 1.
-* Rnd: uniform {0, 1} on the edges of the target's receptive field, 0 elsewhere.
+* Rnd: uniform {0, 1} on the edges of the target's receptive field, 0 elsewhere; at
+  node level, on the nodes of its node receptive field (`gracr.node_receptive_field`).
+
+`register_algorithm` registers any PyG `ExplainerAlgorithm` subclass as an explainer:
+it runs through PyG's `Explainer` with the compiled module's own `model_config`, on a
+fresh module per instance (an algorithm may leave state on the model it explains), with
+an edge or a node mask of type "object" as the level asks. The levels it is offered at
+are those PyG's `supports()` accepts, at node and graph task level alike. An algorithm
+that overrides `nn.Module.train` (PyG's training protocol, e.g. `PGExplainer`) is trained
+before it explains: `epochs` times over the training instances, one `train(epoch, model,
+x, edge_index, target=..., index=...)` step each, against the model's own prediction.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import warnings
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -44,8 +58,10 @@ from torch import Tensor, nn
 from torch_geometric.explain.algorithm import GNNExplainer
 
 from gracr.bench.explainers.base import (
+    TRAINING_INSTANCES,
     Choice,
     ExplainerSpec,
+    ExplainFn,
     IntRange,
     LogUniform,
     Space,
@@ -53,6 +69,12 @@ from gracr.bench.explainers.base import (
     Uniform,
     register,
 )
+from gracr.bench.metric import LEVELS, Level
+from gracr.errors import GracrError
+
+# How many held-out instances an algorithm that needs training trains on, unless its
+# defaults say otherwise (the tuner's default sample).
+DEFAULT_TRAINING_INSTANCES = 20
 
 
 def _run_pyg(subject: Subject, algorithm: Any, model: nn.Module,
@@ -65,54 +87,72 @@ def _run_pyg(subject: Subject, algorithm: Any, model: nn.Module,
                           node_mask_type=node_mask_type, edge_mask_type=edge_mask_type,
                           model_config=dict(model_config))
     if explanation_type == "phenomenon":
-        with torch.no_grad():
-            output = model(subject.x, subject.edge_index, **subject.model_kwargs)
-        label = output.argmax(dim=-1)
+        # The phenomenon explained is the model's own prediction, as PyG reads it.
+        label = explainer.get_target(explainer.get_prediction(
+            subject.x, subject.edge_index, **subject.model_kwargs))
         return explainer(subject.x, subject.edge_index, target=label, index=subject.target,
                          **subject.model_kwargs)
     return explainer(subject.x, subject.edge_index, index=subject.target, **subject.model_kwargs)
 
 
+def _mask_types(level: Level) -> dict[str, str | None]:
+    """PyG's mask types for scores at `level`: one mask, of type "object" (a score per
+    edge or per node)."""
+    return {"edge_mask_type": "object" if level == "edge" else None,
+            "node_mask_type": "object" if level == "node" else None}
+
+
 # ---------------------------------------------------------------- Captum through PyG
 
 
-def _captum(method: str, derivative: str) -> Any:
-    def run(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
-        from torch_geometric.explain.algorithm import CaptumExplainer
+def _run_captum(subject: Subject, method: str, derivative: str,
+                settings: Mapping[str, Any], cone: bool = False) -> Any:
+    """Captum's `method` through PyG: at edge level its attribution of the edge mask; at
+    node level, on its own, its attribution of the node features (PyG's "attributes" node
+    mask, `[N, F]`, which `scores` sums over each node's features). With `cone`, the edge
+    level runs on the target's cone (node tasks): IG's every step is one forward and
+    backward pass to the target's output only, which the cone computes (the same value
+    and gradients)."""
+    from torch_geometric.explain.algorithm import CaptumExplainer
 
-        algorithm = CaptumExplainer(method, **settings)
-        explanation = _run_pyg(subject, algorithm, subject.module(derivative),  # type: ignore[arg-type]
-                               subject.model_config())
-        scores: Tensor = explanation.edge_mask
-        return scores
+    algorithm = CaptumExplainer(method, **settings)
+    if subject.level == "edge":
+        model = (subject.fresh_target_module(derivative)  # type: ignore[arg-type]
+                 if cone and subject.target is not None
+                 else subject.module(derivative))  # type: ignore[arg-type]
+        explanation = _run_pyg(subject, algorithm, model, subject.model_config())
+        return explanation.edge_mask
+    return _run_pyg(subject, algorithm, subject.module(derivative),  # type: ignore[arg-type]
+                    subject.model_config(), node_mask_type="attributes", edge_mask_type=None)
+
+
+def _captum(method: str, derivative: str) -> Any:
+    def run(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
+        return _run_captum(subject, method, derivative, settings)
     return run
 
 
+_EDGES_AND_NODES: frozenset[Level] = frozenset({"edge", "node"})
+
 register(ExplainerSpec("Saliency", _captum("Saliency", "surrogate"), {"abs": True},
-                       source="Captum Saliency via PyG CaptumExplainer"))
+                       source="Captum Saliency via PyG CaptumExplainer", levels=_EDGES_AND_NODES))
 register(ExplainerSpec("Deconv", _captum("Deconvolution", "surrogate"), {},
-                       source="Captum Deconvolution via PyG CaptumExplainer"))
+                       source="Captum Deconvolution via PyG CaptumExplainer",
+                       levels=_EDGES_AND_NODES))
 register(ExplainerSpec("GuidedBP", _captum("GuidedBackprop", "surrogate"), {},
-                       source="Captum GuidedBackprop via PyG CaptumExplainer"))
+                       source="Captum GuidedBackprop via PyG CaptumExplainer",
+                       levels=_EDGES_AND_NODES))
 
 
-def _integrated_gradients(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
-    from torch_geometric.explain.algorithm import CaptumExplainer
-
+def _integrated_gradients(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
     options = dict(settings)
     derivative = options.pop("derivative")
-    algorithm = CaptumExplainer("IntegratedGradients", **options)
-    # Each of the steps is one forward and backward pass to the target's output only:
-    # on node tasks its cone computes that (the same value and gradients).
-    model = (subject.module(derivative) if subject.target is None
-             else subject.fresh_target_module(derivative))
-    explanation = _run_pyg(subject, algorithm, model, subject.model_config())
-    scores: Tensor = explanation.edge_mask
-    return scores
+    return _run_captum(subject, "IntegratedGradients", derivative, options, cone=True)
 
 
 register(ExplainerSpec("IG", _integrated_gradients, {"n_steps": 50, "derivative": "exact"},
-                       source="Captum IntegratedGradients via PyG CaptumExplainer"))
+                       source="Captum IntegratedGradients via PyG CaptumExplainer",
+                       levels=_EDGES_AND_NODES))
 
 
 # ---------------------------------------------------------------- GNNExplainer
@@ -278,11 +318,146 @@ register(ExplainerSpec(
 # ---------------------------------------------------------------- Rnd
 
 
-def _random(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+def _random(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
+    from torch_geometric.explain import Explanation
+
     rng = np.random.default_rng(seed)
-    coins = rng.integers(0, 2, size=subject.num_edges)
-    return torch.as_tensor(np.where(subject.receptive_field, coins, 0).astype(np.float64))
+    if subject.level == "edge":
+        coins = rng.integers(0, 2, size=subject.num_edges)
+        return torch.as_tensor(np.where(subject.receptive_field, coins, 0).astype(np.float64))
+    if subject.node_receptive_field is None:
+        raise GracrError("Rnd at node level needs the subject's node receptive field "
+                         "(Subject.of computes it)")
+    coins = rng.integers(0, 2, size=subject.num_nodes)
+    return Explanation(node_mask=torch.as_tensor(
+        np.where(subject.node_receptive_field, coins, 0).astype(np.float64)))
 
 
 register(ExplainerSpec("Rnd", _random, {},
-                       source="uniform {0, 1} on the receptive field, 0 elsewhere (§5)"))
+                       source="uniform {0, 1} on the receptive field, 0 elsewhere (§5)",
+                       levels=frozenset({"edge", "node"})))
+
+
+# ---------------------------------------------------------------- any PyG ExplainerAlgorithm
+
+
+def _supported_levels(algorithm: Any, explanation_type: str) -> frozenset[Level]:
+    """The levels at which PyG's `supports()` accepts `algorithm`, at both task levels."""
+    from torch_geometric.explain.config import ExplainerConfig, ModelConfig
+
+    offered: set[Level] = set()
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)   # `supports()` logs an error for each refusal
+    try:
+        for level in LEVELS:
+            try:
+                for task_level in ("node", "graph"):
+                    algorithm.connect(
+                        ExplainerConfig(explanation_type=explanation_type, **_mask_types(level)),
+                        ModelConfig(mode="binary_classification", task_level=task_level,
+                                    return_type="raw"))
+            except ValueError:
+                continue
+            offered.add(level)
+    finally:
+        logging.disable(previous)
+    return frozenset(offered)
+
+
+def register_algorithm(name: str, algorithm: type[Any],
+                       defaults: Mapping[str, Any] | None = None,
+                       space: Mapping[str, Space] | None = None, *,
+                       levels: Sequence[Level] | None = None,
+                       explanation_type: str = "model",
+                       derivative: str = "surrogate",
+                       needs_training: bool | None = None,
+                       source: str = "") -> ExplainerSpec:
+    """Register PyG `ExplainerAlgorithm` subclass `algorithm` as explainer `name`.
+
+    Each instance is explained by `Explainer(model, algorithm(**settings),
+    explanation_type, model_config=model.model_config, edge_mask_type="object")` at edge
+    level, `node_mask_type="object"` at node level, on a fresh module with the surrogate
+    (or `derivative="exact"`) derivative. `defaults` are the constructor's keyword
+    arguments (the settings), `space` their Table-16-style tuning space. `levels`
+    defaults to those PyG's `supports()` accepts. `explanation_type="phenomenon"`
+    (required by e.g. `PGExplainer`) explains the model's own prediction.
+
+    An algorithm that overrides `nn.Module.train` needs training (`needs_training`
+    overrides that guess): it must have an `epochs` attribute, and it is trained on the
+    first `training_instances` (a setting, default 20) positive instances of the task's
+    held-out seed before it explains (module docstring).
+    """
+    from torch_geometric.explain import Explainer
+    from torch_geometric.explain.algorithm import ExplainerAlgorithm
+
+    if not (isinstance(algorithm, type) and issubclass(algorithm, ExplainerAlgorithm)):
+        raise GracrError(f"register_algorithm('{name}', ...): {algorithm!r} is not a subclass "
+                         "of torch_geometric.explain.algorithm.ExplainerAlgorithm")
+    if derivative not in ("surrogate", "exact"):
+        raise GracrError(f"register_algorithm('{name}', ...): derivative must be 'surrogate' "
+                         f"or 'exact', got {derivative!r}")
+    training = (algorithm.train is not nn.Module.train) if needs_training is None \
+        else needs_training
+    settings = dict(defaults or {})
+    if training:
+        settings.setdefault(TRAINING_INSTANCES, DEFAULT_TRAINING_INSTANCES)
+
+    def construct(chosen: Mapping[str, Any]) -> Any:
+        return algorithm(**{k: v for k, v in chosen.items() if k != TRAINING_INSTANCES})
+
+    if levels is None:
+        try:
+            probe = construct(settings)
+        except Exception as error:
+            raise GracrError(f"register_algorithm('{name}', ...): {algorithm.__name__}"
+                             f"(**defaults) raised {type(error).__name__}: {error}") from None
+        levels = sorted(_supported_levels(probe, explanation_type))
+        if not levels:
+            raise GracrError(f"register_algorithm('{name}', ...): PyG's {algorithm.__name__} "
+                             f"supports neither edge nor node masks with "
+                             f"explanation_type='{explanation_type}'")
+
+    def explain_with(instance: Any, subject: Subject) -> Any:
+        model = subject.fresh_module(derivative)  # type: ignore[arg-type]
+        return _run_pyg(subject, instance, model, model.model_config,
+                        explanation_type=explanation_type, **_mask_types(subject.level))
+
+    def run(subject: Subject, chosen: Mapping[str, Any], seed: int) -> Any:
+        if training:
+            raise GracrError(f"{name} must be trained before it explains; the benchmark "
+                             "and the tuner train it on the task's held-out seed")
+        return explain_with(construct(chosen), subject)
+
+    def train(subjects: Sequence[Subject], chosen: Mapping[str, Any], seed: int) -> ExplainFn:
+        instance = construct(chosen)
+        epochs = getattr(instance, "epochs", None)
+        if not isinstance(epochs, int) or epochs <= 0:
+            raise GracrError(f"{name}: an algorithm that needs training must have a positive "
+                             f"integer `epochs`, got {epochs!r}")
+        # The training subjects share one compiled model, so one module serves them all.
+        model = subjects[0].fresh_module(derivative)  # type: ignore[arg-type]
+        steps = []
+        for subject in subjects:
+            explainer = Explainer(model=model, algorithm=instance,
+                                  explanation_type=explanation_type,
+                                  model_config=model.model_config, **_mask_types(subject.level))
+            target = explainer.get_target(explainer.get_prediction(
+                subject.x, subject.edge_index, **subject.model_kwargs))
+            steps.append((subject, target))
+        with warnings.catch_warnings():
+            # PyG's PGExplainer returns `float(loss)` of a tensor that requires grad: one
+            # warning per run, PyG's to fix, the loss unaffected.
+            warnings.filterwarnings("ignore", message="Converting a tensor with requires_grad")
+            for epoch in range(epochs):
+                for subject, target in steps:
+                    instance.train(epoch, model, subject.x, subject.edge_index, target=target,
+                                   index=subject.target, **subject.model_kwargs)
+
+        def run_trained(subject: Subject, chosen: Mapping[str, Any], seed: int) -> Any:
+            return explain_with(instance, subject)
+        return run_trained
+
+    return register(ExplainerSpec(
+        name, run, settings, space=dict(space or {}),
+        source=source or f"PyG {algorithm.__module__}.{algorithm.__name__} via register_algorithm",
+        levels=frozenset(levels), train=train if training else None))

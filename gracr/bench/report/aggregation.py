@@ -1,6 +1,8 @@
 """Aggregation as the paper does it (§5, App. E, App. H), from one summary per seed.
 
-Records are grouped by (task, variant, explainer, config hash) and, inside that, by seed:
+Records are grouped by (task, variant, explainer, config hash) and, inside that, by seed.
+Records scored at node level are reported under the variant `V@node` (`scored_variant`), so
+that they form tables of their own and never mix with the edge-level cells of the paper:
 
 - A seed with any 'oot' record ran out of time: App. H halts it, so it is left out of the means.
 - Each remaining seed contributes the mean over its 'ok' records of precision, recall and F1
@@ -189,12 +191,20 @@ def cell_rank(key: CellKey) -> tuple[tuple[int, str], tuple[int, str], tuple[int
     return task_rank(task), variant_rank(variant), explainer_rank(explainer), config_hash
 
 
+def scored_variant(variant: str, level: str) -> str:
+    """The report's variant of a record: its compile variant, with `@node` when it was
+    scored at node level (an edge-level record's variant is unchanged, so reports of
+    edge-level records, and their `seeds.csv`, read as before)."""
+    return variant if level == "edge" else f"{variant}@{level}"
+
+
 def summarise_seeds(records: Iterable[Record]) -> list[SeedSummary]:
-    """One summary per (task, variant, explainer, config hash, seed) of the records."""
+    """One summary per (task, variant, explainer, config hash, seed) of the records, the
+    variant marked with a non-edge level (`scored_variant`)."""
     by_seed: dict[SeedKey, list[Record]] = defaultdict(list)
     for record in records:
-        by_seed[(record.task, record.variant, record.explainer, record.config_hash,
-                 record.seed)].append(record)
+        by_seed[(record.task, scored_variant(record.variant, record.level), record.explainer,
+                 record.config_hash, record.seed)].append(record)
     summaries = []
     for key, group in by_seed.items():
         done = [r for r in group if r.status == "ok"]

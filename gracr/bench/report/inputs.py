@@ -2,7 +2,7 @@
 
 A result folder holds the runner's `results.jsonl`, read as `Record`s by
 `gracr.bench.record.read_records` (the record format is defined there and only there); of
-several records of one instance the last one is kept.
+several records of one instance the last one is kept (`gracr.bench.record.latest_records`).
 
 The report needs only one summary per seed (`gracr.bench.report.aggregation`), so
 `gracrc report` also writes them as `seeds.csv`, a few KB that can be committed, and reads such
@@ -21,7 +21,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from gracr.bench.record import RESULTS_FILE, SCORES, Record, read_records
+from gracr.bench.record import RESULTS_FILE, SCORES, Record, latest_records, read_records
 from gracr.bench.report.aggregation import (Moments, SeedKey, SeedSummary, cell_rank,
                                             summarise_seeds)
 from gracr.errors import GracrError
@@ -34,7 +34,8 @@ SEEDS_CSV_COLUMNS: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class LoadedResults:
-    """The records of several output folders, duplicates resolved (the last one kept)."""
+    """The records of several output folders, duplicates resolved (the last one kept);
+    `duplicates` does not count retried error records."""
 
     records: tuple[Record, ...]
     duplicates: int
@@ -62,19 +63,15 @@ def _read_file(path: str) -> list[Record]:
 
 def load_results(folders: Sequence[str]) -> LoadedResults:
     """Every record of `FOLDER/results.jsonl` for each folder, in order; of several records with
-    the same key (task, variant, explainer, config hash, seed, instance) the last one is kept."""
+    the same key (task, variant, explainer, config hash, level, seed, instance) the last one is
+    kept."""
     if not folders:
         raise GracrError("name at least one results folder")
     files = tuple(results_file(folder) for folder in folders)
-    latest: dict[tuple[str, str, str, str, int, int], Record] = {}
-    duplicates = 0
-    for path in files:
-        for record in _read_file(path):
-            if record.key in latest:
-                duplicates += 1
-                del latest[record.key]
-            latest[record.key] = record
-    return LoadedResults(tuple(latest.values()), duplicates, files)
+    latest, replaced = latest_records(record for path in files for record in _read_file(path))
+    # An error record replaced by a later one is a retry (what a rerun does), not a duplicate.
+    duplicates = sum(record.status != "error" for record in replaced)
+    return LoadedResults(tuple(latest), duplicates, files)
 
 
 def read_results(folders: Sequence[str]) -> list[Record]:

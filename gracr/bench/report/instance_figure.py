@@ -15,8 +15,9 @@ its score (light grey to black), and the edges selected at the best-F1 threshold
 the others dashed.
 
 `gracrc report` draws one figure per explainer found in raw records: the explainer's first
-finished ('ok') record in the report's order (task, then variant, then seed, then instance),
-re-run with that record's settings. Its dataset must be stored already (the report never
+finished ('ok') edge-level record in the report's order (task, then variant, then seed, then
+instance), re-run with that record's settings (an explainer that must be trained is trained
+as the runner trained it). Its dataset must be stored already (the report never
 builds one); an instance that does not match its record, or a re-run that fails, is said in
 one line instead of a figure.
 
@@ -45,6 +46,7 @@ from gracr.bench.instances import (PositiveInstance, compile_variant, positive_i
 from gracr.bench.metric import Plausibility
 from gracr.bench.record import Record
 from gracr.bench.report.aggregation import task_rank, variant_rank
+from gracr.bench.tuning import HELD_OUT_SEED, ready_explainer
 from gracr.errors import GracrError
 
 _UPI_HALO = "#f5a623"
@@ -134,10 +136,12 @@ def instance_view(dataset: Dataset, index: int, variant: str = "main",
 
 def explained_view(dataset: Dataset, index: int, variant: str = "main",
                    explainer: str | None = None, settings: Mapping[str, Any] | None = None,
-                   budget: float | None = DEFAULT_BUDGET) -> InstanceView:
+                   budget: float | None = DEFAULT_BUDGET,
+                   datasets: str | None = None) -> InstanceView:
     """`instance_view` with `explainer` run on the instance now (with `settings`, under
-    `budget` CPU seconds, with the runner's explainer seed for it); without an explainer,
-    the instance and its UPI alone."""
+    `budget` CPU seconds, with the runner's explainer seed for it; an explainer that must be
+    trained is trained first on the held-out seed's dataset in the store `datasets`, as the
+    runner trains it); without an explainer, the instance and its UPI alone."""
     if explainer is None:
         return instance_view(dataset, index, variant)
     from gracr.bench.explainers import explainer_named, explainer_seed, settings_for
@@ -146,7 +150,10 @@ def explained_view(dataset: Dataset, index: int, variant: str = "main",
     instance = _positive(dataset, index)
     model = compile_variant(dataset.task, variant_named(variant), dataset)
     subject = subject_for(dataset, task_named(dataset.task).program(), model, instance, {})
-    outcome = explain(explainer, subject, instance.upi, merged,
+    # Trained, if it must be, as the runner trains it for this dataset's job.
+    ready = ready_explainer(explainer, dataset.task, model, merged, dataset.seed,
+                            int(dataset.meta.get("size", len(dataset.instances))), datasets)
+    outcome = explain(ready, subject, instance.upi, merged,
                       explainer_seed(dataset.seed, index), budget)
     if outcome.status == "oot":
         raise GracrError(f"{explainer} ran out of its budget ({budget:g} CPU s) on "
@@ -273,9 +280,10 @@ class DatasetSource:
 
 
 def figure_records(records: Iterable[Record]) -> dict[str, Record]:
-    """Each explainer's record to draw: its first 'ok' one by (task, variant, seed, instance)."""
+    """Each explainer's record to draw: its first 'ok' one by (task, variant, seed, instance),
+    of those scored at edge level (the figure draws edge scores)."""
     chosen: dict[str, Record] = {}
-    for record in sorted((r for r in records if r.status == "ok"),
+    for record in sorted((r for r in records if r.status == "ok" and r.level == "edge"),
                          key=lambda r: (task_rank(r.task), variant_rank(r.variant), r.seed,
                                         r.instance)):
         chosen.setdefault(record.explainer, record)
@@ -305,8 +313,15 @@ def _recorded_view(record: Record, source: DatasetSource) -> InstanceView:
             record.graph, record.target, record.edges, record.upi_edges):
         raise GracrError(f"{which} does not hold the instance of {record.place}: pass the "
                          "--datasets, --graphs and --targets of the bench run")
+    from gracr.bench.explainers import explainer_named
+
+    if explainer_named(record.explainer).train is not None:
+        held_out = dataset_folder(store, task, HELD_OUT_SEED, size) / "dataset.jsonl"
+        if not held_out.exists():
+            raise GracrError(f"{record.explainer} trains on the held-out seed {HELD_OUT_SEED}, "
+                             f"whose dataset is not stored under {store}")
     return explained_view(dataset, record.instance, record.variant, record.explainer,
-                          record.config, source.budget)
+                          record.config, source.budget, source.datasets)
 
 
 def write_instance_figures(records: Iterable[Record], out: str,

@@ -1,0 +1,54 @@
+"""The limits gracr puts on its input, each in one place, and the byte counts its messages print.
+
+`MAX_NESTING`: a formula nests at most this many operators deep. The checker, the
+evaluator, the desugarer, the BDD build and pickling walk a formula by recursion over
+its syntax, at most a few Python frames a level, so at this depth they all fit in
+Python's default recursion limit (1000) with room left for the caller's own frames (the
+walks over the core IR and the printer use explicit stacks). The limit counts the IR,
+so a `let` name counts the depth of its body, and a chain `a & b & c ...` one level per
+operator (the parser nests it to the left); grouping a chain in parentheses,
+`(a & b & c) & (d & e & f)`, makes it shallower.
+
+`MAX_COUNT`: the largest count a modality or `exists` may name. Weights are float32,
+whose integers are exact up to 2**24; a threshold beyond it would be rounded.
+
+`DEFAULT_MAX_BYTES`: the default budget for the dense arrays gracr builds for one model
+(its weights) or one graph (its features, the numpy forward pass, the evaluation, the
+ROBDD build). Each is estimated from sizes known beforehand, so an input over budget is
+refused before anything is allocated.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_NESTING = 100
+MAX_COUNT = 2**24
+DEFAULT_MAX_BYTES = 4 * 2**30
+
+
+def format_bytes(size: int) -> str:
+    """`size` bytes in binary units: `596 GiB`, `4 GiB`, `1.5 MiB`, `12 bytes`."""
+    if size < 1024:
+        return f"{size} bytes"
+    value = float(size)
+    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        value /= 1024
+        if value < 1024 or unit == "EiB":
+            break
+    return f"{value:.3g} {unit}" if value < 1000 else f"{value:.0f} {unit}"
+
+
+_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
+def parse_bytes(text: str) -> int:
+    """A byte count as a user writes it: `4294967296`, `4GiB`, `4G`, `512MiB`, `1.5g`
+    (units binary); `ValueError` naming the text otherwise."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(?:i?[bB])?\s*", text)
+    if match is None or len(match.group(1)) > 30:
+        raise ValueError(f"not a byte count: {text!r} (write e.g. 4294967296, 4GiB or 512MiB)")
+    size = int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+    if size <= 0:
+        raise ValueError(f"a byte count must be positive, got {text!r}")
+    return size

@@ -1,0 +1,2 @@
+colors red
+classify <16777217> red & exists[0, 99999999999999999999999999999] red

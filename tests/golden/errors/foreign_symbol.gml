@@ -1,0 +1,2 @@
+colors red
+classify red ∧ !red

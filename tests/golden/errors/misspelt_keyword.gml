@@ -1,0 +1,2 @@
+colors red, fed
+classify atlest 2 fed

@@ -1,0 +1,2 @@
+colors red, blue
+classify <2 blue
