@@ -310,6 +310,25 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         result = self.act(z + self.b)
         return result
 
+    # The positions, in the whole graph's edge list, of the edges passed to this call,
+    # when they are a subset of it: PyG's edge mask has one entry per edge of the graph,
+    # and `explain_message` then scales each message by its own edge's entry.
+    # `TargetConeModule` sets it around a call; `None` (all edges, in order) otherwise.
+    explained_edges: Tensor | None = None
+
+    def explain_message(self, inputs: Tensor, dim_size: int | None) -> Tensor:
+        """PyG's `MessagePassing.explain_message` for a call on some of the graph's edges
+        (`explained_edges`): the mask (through its sigmoid, as PyG's) taken at those
+        edges; the same product, entry for entry, as on the whole edge list."""
+        if self.explained_edges is None:
+            result: Tensor = super().explain_message(inputs, dim_size)
+            return result
+        edge_mask: Tensor = self._edge_mask
+        if self._apply_sigmoid:
+            edge_mask = edge_mask.sigmoid()
+        chosen = edge_mask.index_select(0, self.explained_edges)
+        return inputs * chosen.view(-1, *([1] * (inputs.dim() - 1)))
+
     def message(self, x_j: Tensor, edge_weight: Tensor | None,
                 admission: list[Tensor | None], widths: list[int]) -> Tensor:
         if any(mask is not None for mask in admission):
@@ -411,27 +430,30 @@ class TargetConeModule(nn.Module):
     target's output reads (node classifiers; an explainer's speed-up, e.g.
     GNNExplainer on Majority2Hop: 500 x 715 states per layer otherwise).
 
-    Rows: the nodes of `gracr.executor.plan.target_cone`, plus one "outside" row
-    standing for every other node. Columns: at each layer, those that a later layer
-    or the output reads. Each layer is a `CompiledLayer` on those rows and columns,
-    so the surrogate or exact derivative and PyG's edge masks work as in
-    `CompiledModule`: every edge of the graph still carries a message (edges from or
-    to nodes outside the cone use the outside row), so a mask has one entry per edge,
-    and the edges the target cannot hear get a zero gradient, as they do there. The
-    target's value, and its gradient with respect to `x` and to every edge mask, are
-    those of `CompiledModule`.
+    Rows: layer ℓ computes the new states of `rows[ℓ + 1]` of
+    `gracr.executor.plan.target_cone` only (after Majority2Hop's second message
+    layer, the target's alone). The nodes are ordered by the last layer boundary
+    whose cone holds them, the target first, so that those rows are a prefix of the
+    layer's input (`CompiledLayer`'s `rows` hook), as in `TargetConeBatch`. Columns:
+    at each layer, those that a later layer or the output reads. Edges: each layer
+    passes the edges it hears, those into its output rows that one of its channels
+    sums over; every other edge only adds zeros to the cone or feeds a state nothing
+    reads. Each layer is a `CompiledLayer` on those rows, columns and edges, so the
+    surrogate or exact derivative works as in `CompiledModule`, and so does PyG's edge
+    mask, which keeps one entry per edge of the graph: a layer's heard edges take
+    their own entries (`CompiledLayer.explained_edges`), and the edges the target
+    cannot hear get a zero gradient, as they do there. The target's value, and its
+    gradient with respect to `x` and to every edge mask, are those of
+    `CompiledModule`.
 
     `forward(x, edge_index, *, edge_type=None, layer_edge_weights=None,
     layer_baselines=None)` takes the graph it was built for and returns `[N, 1]` with
     the target's output in the target's row and NaN elsewhere: it does not compute
-    the other nodes. A layer without PyG's edge mask (no `explain` flag: our own
-    per-layer weights and baselines, or none) passes only the edges it hears — those
-    into the rows the next layer reads that one of its channels sums over; the others
-    only add zeros to the target's cone or feed rows nothing reads.
+    the other nodes. PyG's edge mask and `layer_edge_weights` in one layer are not
+    supported (no explainer combines them).
     """
 
     rows: Tensor
-    row_of: Tensor
 
     def __init__(self, compiled: Network, edge_index: np.ndarray[Any, Any], num_nodes: int,
                  target: int, surrogate: bool = True,
@@ -440,13 +462,15 @@ class TargetConeModule(nn.Module):
         if compiled.kind is not Kind.NODE:
             raise ValueError("TargetConeModule explains a node classifier")
         reach, live = target_cone(compiled, edge_index, target, edge_type)
-        rows = reach[0]
-        row_of = np.full(num_nodes, len(rows), dtype=np.int64)  # len(rows): outside
-        row_of[rows] = np.arange(len(rows))
-        self.register_buffer("rows", torch.as_tensor(rows))
-        self.register_buffer("row_of", torch.as_tensor(row_of))
+        # Cones are nested (each boundary's rows hold the next one's): a node's last
+        # boundary orders it, the target first.
+        last = {int(node): depth for depth, nodes in enumerate(reach) for node in nodes}
+        order = sorted(last, key=lambda node: (-last[node], node))
+        position = np.full(num_nodes, -1, dtype=np.int64)
+        position[order] = np.arange(len(order))
+        self.register_buffer("rows", torch.as_tensor(np.asarray(order, dtype=np.int64)))
+        self.sizes = [len(nodes) for nodes in reach]
         self.target = target
-        self.target_row = int(row_of[target])
         self.num_nodes, self.num_edges = num_nodes, int(np.asarray(edge_index).shape[1])
         self.input_matrix = _frozen(compiled.input_matrix[:, live[0]])
         self.input_bias = _frozen(compiled.input_bias[live[0]])
@@ -454,14 +478,19 @@ class TargetConeModule(nn.Module):
                       for depth, plan in enumerate(layer_plans(compiled))]
         self.convs = nn.ModuleList(CompiledLayer(plan, surrogate) for plan in restricted)
         self.passes_messages = any(conv.passes_messages for conv in self.convs)
-        # The columns kept at each layer boundary and the edges each layer hears (plain
-        # tensors: the state dict stays that of the weights).
+        # The columns kept at each layer boundary, the edges each layer hears (positions
+        # in the graph's edge list) and those edges in local rows (plain tensors: the
+        # state dict stays that of the weights).
         self.live = [torch.as_tensor(columns) for columns in live]
-        targets = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)[1]
+        sources, targets = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
         types = None if edge_type is None else np.asarray(edge_type, dtype=np.int64)
-        self.heard = [torch.as_tensor(np.flatnonzero(plan.admitted(types, self.num_edges)
-                                                     & np.isin(targets, reach[depth + 1])))
-                      for depth, plan in enumerate(restricted)]
+        heard = [np.flatnonzero(plan.admitted(types, self.num_edges)
+                                & np.isin(targets, reach[depth + 1]))
+                 for depth, plan in enumerate(restricted)]
+        self.heard = [torch.as_tensor(edges) for edges in heard]
+        self.local_edges = [torch.as_tensor(np.stack([position[sources[edges]],
+                                                      position[targets[edges]]]))
+                            for edges in heard]
         self.model_config = {"mode": "binary_classification", "task_level": "node",
                              "return_type": "raw"}
 
@@ -473,28 +502,32 @@ class TargetConeModule(nn.Module):
         (a baseline has the whole layer's width; the cone takes the columns it keeps)."""
         if x.shape[0] != self.num_nodes or edge_index.shape[1] != self.num_edges:
             raise ValueError("TargetConeModule runs on the graph it was built for")
-        outside = x.new_zeros(1, x.shape[1])
-        h = torch.cat([x.index_select(0, self.rows), outside]) @ self.input_matrix
-        h = h + self.input_bias
-        local_edges = self.row_of[edge_index]
+        h = x.index_select(0, self.rows) @ self.input_matrix + self.input_bias
         weights = layer_edge_weights or [None] * len(self.convs)
         baselines = layer_baselines or [None] * len(self.convs)
-        for conv, weight, baseline, columns, heard in zip(
-                self.convs, weights, baselines, self.live[1:], self.heard, strict=True):
-            kept = None if baseline is None else baseline.index_select(0, columns)
+        for depth, (conv, weight, baseline, columns) in enumerate(zip(
+                self.convs, weights, baselines, self.live[1:], strict=True)):
             assert isinstance(conv, CompiledLayer)
+            rows = self.sizes[depth + 1]
+            kept = None if baseline is None else baseline.index_select(0, columns)
             if not conv.passes_messages and kept is None and self.passes_messages:
                 # Its messages are all zero: no mask's gradient comes from them, and the
                 # layers that do pass messages still use PyG's mask.
-                h = conv.node_wise(h)
+                h = conv.node_wise(h, rows)
                 continue
-            if conv.explain:      # PyG's edge mask: one entry per edge of the graph
-                h = conv(h, local_edges, weight, edge_type, kept)
-                continue
-            h = conv(h, local_edges.index_select(1, heard),
-                     None if weight is None else weight.index_select(0, heard),
-                     None if edge_type is None else edge_type.index_select(0, heard), kept)
-        value = h[self.target_row:self.target_row + 1, :1]
+            heard = self.heard[depth]
+            if conv.explain and weight is not None:
+                raise ValueError("TargetConeModule: PyG's edge mask and layer_edge_weights "
+                                 "in one layer")
+            conv.explained_edges = heard if conv.explain else None
+            try:
+                h = conv(h, self.local_edges[depth],
+                         None if weight is None else weight.index_select(0, heard),
+                         None if edge_type is None else edge_type.index_select(0, heard),
+                         kept, rows)
+            finally:
+                conv.explained_edges = None
+        value = h[:1, :1]
         unknown = value.new_full((self.num_nodes, 1), float("nan"))
         return unknown.index_put((torch.tensor([self.target]),), value)
 
