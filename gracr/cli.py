@@ -292,6 +292,11 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
         from gracr.bench.explainers import load_plugins
 
         load_plugins(args.plugin)
+    if args.tasks:
+        from gracr.bench.tasks import task_named
+
+        for spec in args.tasks.split(","):
+            task_named(spec)
     command = shlex.join(["gracrc", "report", *args.dirs]
                          + ([] if args.out is None else ["--out", args.out]))
     figures = None if args.no_instance_figures else \
@@ -526,6 +531,10 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the bench run's graph-task dataset size (default 1000)")
     figures.add_argument("--targets", type=int, default=None, metavar="N",
                          help="the bench run's node-task dataset size (default 500)")
+    figures.add_argument("--tasks", default=None, metavar="FILES",
+                         help="the bench run's task files (comma list of .toml): records "
+                              "name their task only, so a figure of a task defined in a "
+                              "file needs that file")
     add_budget_option(report_cmd, help="instance figures: CPU seconds for each re-run "
                                        f"explainer (default {DEFAULT_BUDGET:g})")
     figures.add_argument("--no-instance-figures", action="store_true",

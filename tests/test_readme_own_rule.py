@@ -61,5 +61,6 @@ def test_the_commands_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyP
         outputs.append(out.getvalue())
     assert outputs[0].startswith("TwoRedNoGreen seed 0: 40 graphs, 40 instances")
     assert "| TwoRedNoGreen precision |" in outputs[2] and "| Rnd " in outputs[2]
+    assert "instance_Saliency.png" in outputs[2] and "note:" not in outputs[2]
     records = (tmp_path / "out" / "own" / "results.jsonl").read_text().splitlines()
     assert len(records) == 1 + 2 * 2 * 5

@@ -281,3 +281,28 @@ def test_a_failed_bench_leaves_no_results_file(tmp_path: Path) -> None:
                        "--quiet")
     assert code == 2 and "the dataset size must be positive" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_separate_report_draws_a_task_file_s_instance_when_given_the_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "example"
+    shutil.copytree(EXAMPLE.parent, folder)
+    store, results = str(tmp_path / "store"), tmp_path / "bench"
+    task_file = str(folder / EXAMPLE.name)
+    code, _, err = run("bench", "--tasks", task_file, "--explainers", "Saliency", "--seeds", "0",
+                       "--limit", "1", "--graphs", "20", "--datasets", store, "--out",
+                       str(results), "--quiet", "--no-report")
+    assert code == 0, err
+    # A later `gracrc report` is a new process: the task file's task is not registered.
+    monkeypatch.delitem(TASKS, "TwoRedNoGreen")
+    options = ("--datasets", store, "--graphs", "20")
+    code, out, err = run("report", str(results), "--out", str(tmp_path / "plain"), *options)
+    assert (code, err) == (0, "")
+    assert not list((tmp_path / "plain").glob("instance_*"))
+    assert ("note: no instance figure for Saliency: the task TwoRedNoGreen is not one of "
+            "gracr's: pass its task file with --tasks") in out
+    code, out, err = run("report", str(results), "--out", str(tmp_path / "drawn"), *options,
+                         "--tasks", task_file)
+    assert (code, err) == (0, "")
+    assert [p.name for p in (tmp_path / "drawn").glob("instance_*")] == ["instance_Saliency.png"]
+    assert "note:" not in out

@@ -40,7 +40,7 @@ from gracr.bdd.upi import receptive_field
 from gracr.bench.budget import DEFAULT_BUDGET, explain
 from gracr.bench.datasets import Dataset, dataset_folder, load_or_build
 from gracr.bench.options import default_datasets
-from gracr.bench.tasks import task_named
+from gracr.bench.tasks import TASKS, task_named
 from gracr.bench.instances import (PositiveInstance, compile_variant, positive_instances,
                                    subject_for, variant_named, variant_program)
 from gracr.bench.metric import Plausibility
@@ -296,6 +296,9 @@ def figure_name(explainer: str) -> str:
 
 
 def _recorded_view(record: Record, source: DatasetSource) -> InstanceView:
+    if record.task not in TASKS:
+        raise GracrError(f"the task {record.task} is not one of gracr's: pass its task file "
+                         "with --tasks")
     task = task_named(record.task)
     size = task.size_of(source.graphs, source.targets) or task.default_size
     store = source.datasets or default_datasets()
