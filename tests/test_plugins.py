@@ -617,3 +617,16 @@ def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
     drawn = {p.name for p in (tmp_path / "out" / "mine").glob("instance_*.png")}
     assert drawn == {"instance_Occlusion.png", "instance_PGExplainer.png"}
     assert "note:" not in done.stdout
+
+
+def test_one_pgexplainer_s_settings_never_become_the_next_one_s_defaults() -> None:
+    # PyG keeps PGExplainer's coefficients in a class-level dict that `__init__` updates
+    # (PyG's documented defaults: edge_size 0.05, edge_ent 1.0, temp [5, 2], bias 0.01).
+    from gracr.bench.explainers.library import pyg_algorithm
+
+    swept = pyg_algorithm(PGExplainer, epochs=1, edge_size=0.5, bias=0.2)
+    plain = pyg_algorithm(PGExplainer, epochs=1)
+    assert (swept.coeffs["edge_size"], swept.coeffs["bias"]) == (0.5, 0.2)
+    assert plain.coeffs == {"edge_size": 0.05, "edge_ent": 1.0, "temp": [5.0, 2.0],
+                            "bias": 0.01}
+    assert PGExplainer.coeffs == plain.coeffs and PGExplainer.coeffs is not plain.coeffs

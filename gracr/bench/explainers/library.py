@@ -95,6 +95,28 @@ def _run_pyg(subject: Subject, algorithm: Any, model: nn.Module,
     return explainer(subject.x, subject.edge_index, index=subject.target, **subject.model_kwargs)
 
 
+def pyg_algorithm(algorithm: type[Any], *args: Any, **kwargs: Any) -> Any:
+    """`algorithm(*args, **kwargs)`, with loss coefficients of its own.
+
+    Some PyG algorithms (`PGExplainer`, `GraphMaskExplainer`) keep their coefficients in
+    a class-level `coeffs` dict that `__init__` updates with its keyword arguments: one
+    instance's settings would become the defaults of every later instance in the
+    process (the next job, instance or tuning trial). The instance gets its own copy,
+    with its arguments applied, and the class's dict is left as it was."""
+    shared = getattr(algorithm, "coeffs", None)
+    before = dict(shared) if isinstance(shared, dict) else None
+    try:
+        made = algorithm(*args, **kwargs)
+    finally:
+        if before is not None and isinstance(shared, dict):
+            applied = dict(shared)
+            shared.clear()
+            shared.update(before)
+    if before is not None and getattr(made, "coeffs", None) is shared:
+        made.coeffs = applied
+    return made
+
+
 def _mask_types(level: Level) -> dict[str, str | None]:
     """PyG's mask types for scores at `level`: one mask, of type "object" (a score per
     edge or per node)."""
@@ -237,8 +259,8 @@ def graph_mask(subject: Subject, settings: Mapping[str, Any], seed: int,
 
     # PyG's algorithm, minus the work it repeats every epoch (`graphmask_pyg`).
     shared: dict[int, SharedRows] = {}
-    algorithm = RowSharingGraphMaskExplainer(shared, num_layers=subject.num_layers, log=False,
-                                             **settings)
+    algorithm = pyg_algorithm(RowSharingGraphMaskExplainer, shared,
+                              num_layers=subject.num_layers, log=False, **settings)
     model = MemoisedUngatedModel(subject.fresh_module("surrogate", narrow=False), shared)
     explanation = _run_pyg(subject, algorithm, model, subject.model_config(return_type),
                            node_mask_type="attributes")
@@ -403,7 +425,8 @@ def register_algorithm(name: str, algorithm: type[Any],
         settings.setdefault(TRAINING_INSTANCES, DEFAULT_TRAINING_INSTANCES)
 
     def construct(chosen: Mapping[str, Any]) -> Any:
-        return algorithm(**{k: v for k, v in chosen.items() if k != TRAINING_INSTANCES})
+        return pyg_algorithm(algorithm,
+                             **{k: v for k, v in chosen.items() if k != TRAINING_INSTANCES})
 
     if levels is None:
         try:
