@@ -200,7 +200,10 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         first `rows` nodes (all by default): σ(h C + b), what `forward` computes for it
         without the all-zero messages. For modules whose other layers give PyG's edge
         masks their messages (a mask must reach some layer), and for inference."""
-        own = h if rows is None else h[:rows]
+        # No slice when every row is kept: a slice node in the autograd graph changes the
+        # order in which the gradients of `h`'s several uses are summed (GraphMask-clean's
+        # gates read `h` too), and so their last bits.
+        own = h if rows is None or rows >= h.shape[0] else h[:rows]
         z = _times(own, self.C) if self.self_term else own.new_zeros(own.shape[0],
                                                                       self.out_channels)
         result: Tensor = self.act(z + self.b)
@@ -269,7 +272,7 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         """
         admission = _admission(self.channels, edge_type)
         # The nodes whose new state is computed: all of them, or the first `rows`.
-        own = h if rows is None else h[:rows]
+        own = h if rows is None or rows >= h.shape[0] else h[:rows]
         size = None if rows is None else (int(h.shape[0]), rows)
         if not self.narrow:
             parts = [_times(h, A) for A in self.A]
