@@ -7,9 +7,10 @@ projected total.
 
 What it measures: every (task, explainer) cell of the official protocol (the explainers
 and tasks of `--seeds-csv`, the `main` variant), on the first `--instances` positive
-instances of dataset seed `--seed`, with the settings the runner uses
-(`gracr.bench.runner.plan_jobs(..., settings="tuned")`) and the runner's per-instance
-seeds, explained by two versions of gracr: `--before` (default b3791c6) and `--after`
+instances of dataset seed `--seed`, with the settings the new version's runner uses
+(`gracr.bench.runner.plan_jobs(..., settings="tuned")`, asked of the new version and
+given to both, so that the old path does the same work even where its tuned files
+lack an entry) and the runner's per-instance seeds, explained by two versions of gracr: `--before` (default b3791c6) and `--after`
 (default `working-tree`: this checkout as it is; else a commit). Each version runs in a
 child process with `PYTHONPATH=<tree>` (asserted to import that tree's gracr; a commit
 is checked out into a temporary `git worktree`, removed at the end) and explains through
@@ -63,8 +64,10 @@ OFFICIAL_CSV = os.path.join(REPO, "docs", "results", "gracrbench", "seeds.csv")
 def child(args: argparse.Namespace) -> None:
     """Explain instances with the gracr found on `PYTHONPATH`.
 
-    Prints `{"ready": true}` once warmed up, then answers each line `task explainer i`
-    with the JSON outcome of instance `i` of that cell, and exits on `done`.
+    Prints `{"ready": true}` once warmed up, then answers each JSON request line:
+    `{"settings": [task, explainer]}` with the settings this version's runner would
+    use for that cell, `{"task", "explainer", "number", "settings"}` with the JSON
+    outcome of instance `number` of that cell under those settings; exits on `done`.
     """
     import torch
 
@@ -77,23 +80,26 @@ def child(args: argparse.Namespace) -> None:
 
     tree = os.path.realpath(args.tree)
     assert os.path.realpath(gracr.__file__).startswith(tree + os.sep), (gracr.__file__, tree)
-    cells: dict[tuple[str, str], tuple[dict[str, Any], list[Any]]] = {}
+    cells: dict[tuple[str, str], list[Any]] = {}
 
-    def cell(task: str, explainer: str) -> tuple[dict[str, Any], list[Any]]:
+    def tuned(task: str, explainer: str) -> dict[str, Any]:
+        job = plan_jobs([task], ["main"], [explainer], [args.seed], args.instances,
+                        args.budget, {}, args.datasets, settings="tuned")[0]
+        return dict(job.settings)
+
+    def cell(task: str, explainer: str) -> list[Any]:
         if (task, explainer) not in cells:
-            job = plan_jobs([task], ["main"], [explainer], [args.seed], args.instances,
-                            args.budget, {}, args.datasets, settings="tuned")[0]
             # One module cache per cell, as one runner job has; built before timing, as
             # the job's earlier instances would have built it.
             chosen = first_subjects(task, args.seed, args.instances, datasets=args.datasets)
             for derivative in ("surrogate", "exact"):
                 chosen[0][1].module(derivative)
-            cells[task, explainer] = (dict(job.settings), chosen)
+            cells[task, explainer] = chosen
         return cells[task, explainer]
 
-    def run(task: str, explainer: str, number: int) -> dict[str, Any]:
-        settings, chosen = cell(task, explainer)
-        instance, subject = chosen[number]
+    def run(task: str, explainer: str, number: int, settings: dict[str, Any]
+            ) -> dict[str, Any]:
+        instance, subject = cell(task, explainer)[number]
         outcome = explain(explainer, subject, instance.upi, settings,
                           explainer_seed(args.seed, instance.index), args.budget)
         return {"status": outcome.status, "error": outcome.error, "cpu": outcome.cpu_seconds,
@@ -102,14 +108,18 @@ def child(args: argparse.Namespace) -> None:
 
     for explainer in args.explainers:
         cells.pop((WARM_UP_TASK, explainer), None)
-        run(WARM_UP_TASK, explainer, 0)
+        run(WARM_UP_TASK, explainer, 0, tuned(WARM_UP_TASK, explainer))
         cells.pop((WARM_UP_TASK, explainer), None)
     print(json.dumps({"ready": True, "version": gracr.__version__}), flush=True)
     for line in sys.stdin:
-        words = line.split()
-        if words == ["done"]:
+        if line.strip() == "done":
             break
-        print(json.dumps(run(words[0], words[1], int(words[2]))), flush=True)
+        request = json.loads(line)
+        if "settings" in request and "task" not in request:
+            print(json.dumps(tuned(*request["settings"])), flush=True)
+            continue
+        print(json.dumps(run(request["task"], request["explainer"], request["number"],
+                             request["settings"])), flush=True)
 
 
 # ------------------------------------------------------------------ parent
@@ -138,11 +148,21 @@ class Child:
                              f"(exit code {self.process.wait()})")
         return line
 
-    def explain(self, task: str, explainer: str, number: int) -> dict[str, Any]:
+    def ask(self, request: dict[str, Any]) -> Any:
         assert self.process.stdin is not None
-        self.process.stdin.write(f"{task} {explainer} {number}\n")
+        self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
-        result: dict[str, Any] = json.loads(self.readline())
+        return json.loads(self.readline())
+
+    def settings(self, task: str, explainer: str) -> dict[str, Any]:
+        """The settings this version's runner uses for the cell."""
+        result: dict[str, Any] = self.ask({"settings": [task, explainer]})
+        return result
+
+    def explain(self, task: str, explainer: str, number: int,
+                settings: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = self.ask({"task": task, "explainer": explainer,
+                                           "number": number, "settings": settings})
         return result
 
     def finish(self) -> None:
@@ -239,13 +259,15 @@ def main() -> None:
                 print(f"starting the {version} child ({trees[version]}) ...", file=sys.stderr,
                       flush=True)
                 children[version] = Child(trees[version], args)
+            chosen = {cell: children["new"].settings(*cell) for cell in measured}
             request = 0
             for number in range(args.instances):
                 for task, explainer in measured:
                     order = ("old", "new") if request % 2 == 0 else ("new", "old")
                     request += 1
                     for version in order:
-                        outcome = children[version].explain(task, explainer, number)
+                        outcome = children[version].explain(task, explainer, number,
+                                                            chosen[task, explainer])
                         results[task, explainer, version].append(outcome)
                     old, new = (results[task, explainer, v][-1] for v in ("old", "new"))
                     print(f"  instance {number} {task} {explainer}: old {old['cpu']:.2f} s "
@@ -293,7 +315,8 @@ def main() -> None:
                "new CPU s/inst", "old / new", "scores old vs new", "protocol instances",
                "old h", "new h"]
     title = (f"CPU seconds per instance, first {args.instances} positive instances of seed "
-             f"{args.seed} per cell, tuned settings, one torch thread, budget {args.budget:g} s "
+             f"{args.seed} per cell, the new version's tuned settings for both, one torch "
+             f"thread, budget {args.budget:g} s "
              f"(†: an instance over budget counts its budget); old = {before}, new = {after}, "
              f"interleaved in one run; projected hours = CPU s/inst x the instances the "
              f"official run explained ({os.path.relpath(args.seeds_csv, REPO)})")
