@@ -44,20 +44,24 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from typing import Any, Callable
 
 import numpy as np
+from versions import (
+    REPO,
+    WORKING_TREE,
+    VersionChild,
+    assert_imports,
+    checked_out,
+    describe,
+)
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FORMULAS = ("Majority2Hop.gml", "CompetingRedundancy.gml", "RedBlueLeaf-NC.gml")
 COLOURS = ("black", "red", "blue", "green", "grey", "silver")
 MAX_DEGREE = 50  # the bound the paper uses for the Majority formulas
-WORKING_TREE = "working-tree"
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 MEASURES = ("module", "fused", "numpy", "backward")
 MEASURE_NAMES = {"module": "PyG module", "fused": "fused", "numpy": "numpy forward",
                  "backward": "module fwd+bwd (edge mask)"}
@@ -87,17 +91,15 @@ def child(args: argparse.Namespace) -> None:
     import torch
     from torch_geometric.explain.algorithm.utils import clear_masks, set_masks
 
-    import gracr
-    tree = os.path.realpath(args.tree)
-    assert os.path.realpath(gracr.__file__).startswith(tree + os.sep), (gracr.__file__, tree)
+    assert_imports(args.tree)
     try:  # after the executor change
         from gracr.executor.model import compile_program
         from gracr.executor.torch_backend import CompiledModule, FusedCompiledModule
         api = "gracr.executor"
     except ImportError:  # before it
+        from gracr.runtime.torch_module import CompiledModule, FusedCompiledModule  # type: ignore[no-redef]
+
         from gracr.compiler.compile import compile_program  # type: ignore[no-redef,attr-defined]
-        from gracr.runtime.torch_module import (  # type: ignore[no-redef]
-            CompiledModule, FusedCompiledModule)
         api = "gracr.runtime.torch_module"
     from gracr.dsl.parse import parse_file
 
@@ -194,58 +196,27 @@ def make_graph(spec: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return edges.astype(np.int64), colour.astype(np.int64)
 
 
-class Child:
+def start_child(tree: str, args: argparse.Namespace, graphs_path: str) -> VersionChild:
     """One version's child process (`child`), serving timings over its stdin/stdout."""
-
-    def __init__(self, tree: str, args: argparse.Namespace, graphs_path: str,
-                 result: str) -> None:
-        command = [sys.executable, os.path.abspath(__file__), "--child", "--tree", tree,
-                   "--graphs-file", graphs_path, "--result", result,
-                   "--repeats", str(args.repeats), "--min-seconds", str(args.min_seconds),
-                   "--numpy-max-nodes", str(args.numpy_max_nodes),
-                   "--threads", str(args.threads), "--graphs", *args.graphs]
-        self.result, self.tree = result, tree
-        env = dict(os.environ, PYTHONPATH=tree)
-        if args.threads:  # numpy's BLAS too: the numpy forward is mostly `h @ A`
-            env.update({name: str(args.threads) for name in THREAD_VARIABLES})
-        self.process = subprocess.Popen(command, env=env,
-                                        cwd=tempfile.gettempdir(), text=True,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.ready: dict[str, Any] = json.loads(self.readline())
-
-    def readline(self) -> str:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line:
-            raise SystemExit(f"the child for {self.tree} stopped "
-                             f"(exit code {self.process.wait()})")
-        return line
-
-    def times(self, key: str, measure: str) -> list[float]:
-        assert self.process.stdin is not None
-        self.process.stdin.write(f"{key} {measure}\n")
-        self.process.stdin.flush()
-        values: list[float] = json.loads(self.readline())
-        return values
-
-    def finish(self) -> dict[str, np.ndarray]:
-        assert self.process.stdin is not None
-        self.process.stdin.write("done\n")
-        self.process.stdin.close()
-        if self.process.wait() != 0:
-            raise SystemExit(f"the child for {self.tree} failed")
-        with np.load(self.result + ".npz") as data:
-            return {k: data[k] for k in data.files}
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+    command = [sys.executable, os.path.abspath(__file__), "--child", "--tree", tree,
+               "--graphs-file", graphs_path, "--result", result_path(graphs_path, tree),
+               "--repeats", str(args.repeats), "--min-seconds", str(args.min_seconds),
+               "--numpy-max-nodes", str(args.numpy_max_nodes),
+               "--threads", str(args.threads), "--graphs", *args.graphs]
+    # numpy's BLAS too: the numpy forward is mostly `h @ A`.
+    return VersionChild(command, tree, args.threads or None)
 
 
-def git(*words: str) -> str:
-    return subprocess.run(["git", "-C", REPO, *words], check=True, capture_output=True,
-                          text=True).stdout.strip()
+def result_path(graphs_path: str, tree: str) -> str:
+    """Where the child of `tree` writes its outputs (`.npz` added)."""
+    return os.path.join(os.path.dirname(graphs_path), os.path.basename(tree) or "tree")
+
+
+def finish(version: VersionChild, graphs_path: str) -> dict[str, np.ndarray]:
+    """Stop the child and read the outputs and gradients it wrote."""
+    version.finish()
+    with np.load(result_path(graphs_path, version.tree) + ".npz") as data:
+        return {k: data[k] for k in data.files}
 
 
 def main() -> None:
@@ -278,12 +249,11 @@ def main() -> None:
 
     from gracr.bench.tables import render_table, write_table
 
-    before_commit = git("rev-parse", "--short", args.before)
-    after_commit = git("rev-parse", "--short", "HEAD" if args.after == WORKING_TREE else args.after)
-    after_label = f"{after_commit} + working tree" if args.after == WORKING_TREE else after_commit
+    before_label, after_label = describe(args.before), describe(args.after)
     versions = ("before", "after")
     times: dict[tuple[str, str, str], list[float]] = {}
-    with tempfile.TemporaryDirectory(prefix="executor_before_after_") as scratch:
+    with tempfile.TemporaryDirectory(prefix="executor_before_after_") as scratch, \
+            checked_out({"before": args.before, "after": args.after}) as trees:
         graphs_path = os.path.join(scratch, "graphs.npz")
         arrays: dict[str, np.ndarray] = {}
         for number, spec in enumerate(args.graphs):
@@ -292,20 +262,10 @@ def main() -> None:
             print(f"graph {spec}: {colour.shape[0]:,} nodes, {edges.shape[1]:,} edges, "
                   f"max in-degree {int(np.bincount(edges[1]).max())}", flush=True)
         np.savez(graphs_path, **arrays)  # type: ignore[arg-type]
-        trees = {"before": os.path.join(scratch, "before"), "after": REPO}
-        if args.after != WORKING_TREE:
-            trees["after"] = os.path.join(scratch, "after")
-        worktrees: list[str] = []
-        children: dict[str, Child] = {}
+        children: dict[str, VersionChild] = {}
         try:
-            for version, tree in trees.items():
-                if tree != REPO:
-                    git("worktree", "add", "--detach", tree,
-                        before_commit if version == "before" else after_commit)
-                    worktrees.append(tree)
             for version in versions:
-                children[version] = Child(trees[version], args, graphs_path,
-                                          os.path.join(scratch, version))
+                children[version] = start_child(trees[version], args, graphs_path)
             cells = children["after"].ready["cells"]
             assert cells == children["before"].ready["cells"], "the versions' models differ"
             # Interleaved: each request of one version is next to the same request of the
@@ -316,16 +276,14 @@ def main() -> None:
                         flip = (round_number + number) % 2
                         for version in (versions[::-1] if flip else versions):
                             times.setdefault((version, key, measure), []).extend(
-                                children[version].times(key, measure))
+                                json.loads(children[version].request(f"{key} {measure}")))
                         print(f"  round {round_number + 1} {key} {measure}: " + ", ".join(
                             f"{v} {statistics.median(times[v, key, measure]) * 1000:.1f} ms"
                             for v in versions), file=sys.stderr, flush=True)
-            outputs = {version: children[version].finish() for version in versions}
+            outputs = {version: finish(children[version], graphs_path) for version in versions}
         finally:
             for process in children.values():
                 process.kill()
-            for tree in worktrees:
-                git("worktree", "remove", "--force", tree)
     for name in outputs["before"]:
         a, b = outputs["before"][name], outputs["after"][name]
         if name.endswith("|out"):
@@ -346,7 +304,7 @@ def main() -> None:
                          f"{after / before:.2f}"])
     table = render_table(headers, rows)
     ready = {version: children[version].ready for version in versions}
-    title = (f"Executor before ({before_commit}, {ready['before']['api']}) / after "
+    title = (f"Executor before ({before_label}, {ready['before']['api']}) / after "
              f"({after_label}, {ready['after']['api']}): median of "
              f"{args.rounds} x {args.repeats} interleaved runs after a warm-up, "
              f"{ready['after']['threads']} torch threads; outputs and edge-mask gradients "

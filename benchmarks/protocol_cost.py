@@ -44,17 +44,20 @@ import csv
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 from collections import defaultdict
 from typing import Any
 
 import numpy as np
+from versions import (
+    REPO,
+    WORKING_TREE,
+    VersionChild,
+    assert_imports,
+    checked_out,
+    describe,
+)
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WORKING_TREE = "working-tree"
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 WARM_UP_TASK = "Redundancy"
 OFFICIAL_CSV = os.path.join(REPO, "docs", "results", "gracrbench", "seeds.csv")
 
@@ -78,8 +81,7 @@ def child(args: argparse.Namespace) -> None:
     from gracr.bench.instances import first_subjects
     from gracr.bench.runner import plan_jobs
 
-    tree = os.path.realpath(args.tree)
-    assert os.path.realpath(gracr.__file__).startswith(tree + os.sep), (gracr.__file__, tree)
+    assert_imports(args.tree)
     cells: dict[tuple[str, str], list[Any]] = {}
 
     def tuned(task: str, explainer: str) -> dict[str, Any]:
@@ -124,62 +126,14 @@ def child(args: argparse.Namespace) -> None:
 
 # ------------------------------------------------------------------ parent
 
-class Child:
-    """One version's child process (`child`), answering one instance per request."""
-
-    def __init__(self, tree: str, args: argparse.Namespace) -> None:
-        command = [sys.executable, os.path.abspath(__file__), "--child", "--tree", tree,
-                   "--instances", str(args.instances), "--seed", str(args.seed),
-                   "--budget", str(args.budget), "--explainers", *args.explainers]
-        if args.datasets:
-            command += ["--datasets", os.path.abspath(args.datasets)]
-        env = dict(os.environ, PYTHONPATH=tree)
-        env.update({name: "1" for name in THREAD_VARIABLES})
-        self.tree = tree
-        self.process = subprocess.Popen(command, env=env, cwd=tempfile.gettempdir(), text=True,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.ready: dict[str, Any] = json.loads(self.readline())
-
-    def readline(self) -> str:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line:
-            raise SystemExit(f"the child for {self.tree} stopped "
-                             f"(exit code {self.process.wait()})")
-        return line
-
-    def ask(self, request: dict[str, Any]) -> Any:
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(request) + "\n")
-        self.process.stdin.flush()
-        return json.loads(self.readline())
-
-    def settings(self, task: str, explainer: str) -> dict[str, Any]:
-        """The settings this version's runner uses for the cell."""
-        result: dict[str, Any] = self.ask({"settings": [task, explainer]})
-        return result
-
-    def explain(self, task: str, explainer: str, number: int,
-                settings: dict[str, Any]) -> dict[str, Any]:
-        result: dict[str, Any] = self.ask({"task": task, "explainer": explainer,
-                                           "number": number, "settings": settings})
-        return result
-
-    def finish(self) -> None:
-        if self.process.poll() is None and self.process.stdin is not None:
-            self.process.stdin.write("done\n")
-            self.process.stdin.close()
-            self.process.wait()
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-
-
-def git(*words: str) -> str:
-    return subprocess.run(["git", "-C", REPO, *words], check=True, capture_output=True,
-                          text=True).stdout.strip()
+def start_child(tree: str, args: argparse.Namespace) -> VersionChild:
+    """One version's child process (`child`), answering one request per line."""
+    command = [sys.executable, os.path.abspath(__file__), "--child", "--tree", tree,
+               "--instances", str(args.instances), "--seed", str(args.seed),
+               "--budget", str(args.budget), "--explainers", *args.explainers]
+    if args.datasets:
+        command += ["--datasets", os.path.abspath(args.datasets)]
+    return VersionChild(command, tree)
 
 
 def official_cells(path: str) -> dict[tuple[str, str], tuple[float, int]]:
@@ -240,34 +194,25 @@ def main() -> None:
     tasks = args.tasks or sorted({t for t, _ in official}, key=task_rank)
     args.explainers = args.explainers or sorted({e for _, e in official}, key=explainer_rank)
     measured = [(t, e) for t in tasks for e in args.explainers]
-    before = git("rev-parse", "--short", args.before)
-    after = (git("rev-parse", "--short", "HEAD") + " + working tree"
-             if args.after == WORKING_TREE else git("rev-parse", "--short", args.after))
+    before, after = describe(args.before), describe(args.after)
     results: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
-    with tempfile.TemporaryDirectory(prefix="protocol_cost_") as scratch:
-        trees = {"old": os.path.join(scratch, "old"),
-                 "new": REPO if args.after == WORKING_TREE else os.path.join(scratch, "new")}
-        worktrees: list[str] = []
-        children: dict[str, Child] = {}
+    with checked_out({"old": args.before, "new": args.after}) as trees:
+        children: dict[str, VersionChild] = {}
         try:
-            for version, tree in trees.items():
-                if tree != REPO:
-                    git("worktree", "add", "--detach", tree,
-                        before if version == "old" else args.after)
-                    worktrees.append(tree)
             for version in ("old", "new"):
                 print(f"starting the {version} child ({trees[version]}) ...", file=sys.stderr,
                       flush=True)
-                children[version] = Child(trees[version], args)
-            chosen = {cell: children["new"].settings(*cell) for cell in measured}
+                children[version] = start_child(trees[version], args)
+            chosen = {cell: children["new"].ask({"settings": list(cell)}) for cell in measured}
             request = 0
             for number in range(args.instances):
                 for task, explainer in measured:
                     order = ("old", "new") if request % 2 == 0 else ("new", "old")
                     request += 1
                     for version in order:
-                        outcome = children[version].explain(task, explainer, number,
-                                                            chosen[task, explainer])
+                        outcome = children[version].ask(
+                            {"task": task, "explainer": explainer, "number": number,
+                             "settings": chosen[task, explainer]})
                         results[task, explainer, version].append(outcome)
                     old, new = (results[task, explainer, v][-1] for v in ("old", "new"))
                     print(f"  instance {number} {task} {explainer}: old {old['cpu']:.2f} s "
@@ -278,8 +223,6 @@ def main() -> None:
         finally:
             for process in children.values():
                 process.kill()
-            for tree in worktrees:
-                git("worktree", "remove", "--force", tree)
 
     hours = {"official": 0.0, "old": 0.0, "new": 0.0}
     rows = []

@@ -41,18 +41,18 @@ import shlex
 import statistics
 import subprocess
 import sys
-import tempfile
 from multiprocessing.connection import Connection
 from typing import Any, Iterator
 
 import numpy as np
+from versions import checked_out, environment
 
 import gracr
 from gracr.bdd.backend import make_backend
 from gracr.bdd.upi import UpiReport, receptive_field, upi_report
 from gracr.bench.tasks import TASKS, Task
-from gracr.dsl.ir import Kind
 from gracr.data.graph import Graph
+from gracr.dsl.ir import Kind
 
 # Table 13 of the paper: |V|, |E|, |E_T|, nodes mean (max), Build, Alg. 2, Alg. 3, total.
 PAPER = {
@@ -218,8 +218,7 @@ def measure_before(tree: str, revision: str, task: str, args: argparse.Namespace
                "--instances", str(args.instances), "--seed", str(args.seed),
                "--backend", args.backend, "--edge-order", args.edge_order,
                "--max-run", str(args.max_run), *shlex.split(args.before_flags)]
-    environment = dict(os.environ, PYTHONPATH=tree)
-    done = subprocess.run(command, env=environment, cwd=tree, capture_output=True, text=True,
+    done = subprocess.run(command, env=environment(tree, threads=None), cwd=tree, capture_output=True, text=True,
                           check=True)
     answer = json.loads(done.stdout.strip().splitlines()[-1])
     row = tuple(answer["row"])
@@ -277,35 +276,25 @@ def main(argv: list[str] | None = None) -> int:
     print(title)
     print(line(COLUMNS))
     lines: list[tuple[str, ...]] = []
-    with tempfile.TemporaryDirectory() as scratch:
-        tree = os.path.join(scratch, "before")
-        if args.before:
-            subprocess.run(["git", "worktree", "add", "--detach", tree, args.before],
-                           cwd=os.path.dirname(os.path.abspath(__file__)), check=True,
-                           capture_output=True)
-        try:
-            for task in TASKS.values():
-                if task.name not in args.tasks:
-                    continue
-                row, total = measure(task, args.instances, args.seed, options,
-                                     args.edge_order, args.max_run)
-                lines.append(row)
-                print(line(row), flush=True)
-                v, e, et, nodes, build, ext, extr, paper_total = PAPER[task.name]
-                lines.append(("  (paper)", v, e, et, "", nodes, "", build, ext, extr,
-                              paper_total, ""))
-                print(line(lines[-1]), flush=True)
-                if args.before:
-                    before, before_total = measure_before(tree, args.before, task.name, args)
-                    ratio = (f"{before_total / total:.1f}x faster" if before_total and total
-                             else "-")
-                    lines.append(before[:-1] + (f"{before[-1]}; {ratio}",))
-                    print(line(before) + f"   ours {ratio}", flush=True)
-        finally:
+    with checked_out({"before": args.before} if args.before else {}) as trees:
+        for task in TASKS.values():
+            if task.name not in args.tasks:
+                continue
+            row, total = measure(task, args.instances, args.seed, options,
+                                 args.edge_order, args.max_run)
+            lines.append(row)
+            print(line(row), flush=True)
+            v, e, et, nodes, build, ext, extr, paper_total = PAPER[task.name]
+            lines.append(("  (paper)", v, e, et, "", nodes, "", build, ext, extr,
+                          paper_total, ""))
+            print(line(lines[-1]), flush=True)
             if args.before:
-                subprocess.run(["git", "worktree", "remove", "--force", tree],
-                               cwd=os.path.dirname(os.path.abspath(__file__)), check=False,
-                               capture_output=True)
+                before, before_total = measure_before(trees["before"], args.before, task.name,
+                                                      args)
+                ratio = (f"{before_total / total:.1f}x faster" if before_total and total
+                         else "-")
+                lines.append(before[:-1] + (f"{before[-1]}; {ratio}",))
+                print(line(before) + f"   ours {ratio}", flush=True)
 
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as handle:
