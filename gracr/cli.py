@@ -201,12 +201,33 @@ def _placed_graphs_for(program: Program, path: str) -> list[tuple[str, Graph]]:
     return list(read_placed_graphs(path, program.schema))
 
 
+def _inputs_for(program: Program, args: argparse.Namespace
+                ) -> list[tuple[str, Graph, dict[str, str]]]:
+    """The graphs `eval` and `upi` run on, each with its place and the keys its output
+    line starts with: a graph file's graphs, or (`--molecules`) the molecules of a
+    molecule file, whose skipped records are reported on stderr and counted."""
+    if (args.graphs is None) == (args.molecules is None):
+        raise GracrError("give either a GRAPHS file or --molecules FILE (not both)")
+    if args.graphs is not None:
+        return [(place, graph, {}) for place, graph in _placed_graphs_for(program, args.graphs)]
+    try:
+        from gracr.chem.molecules import molecules_for
+    except ImportError as error:
+        raise GracrError(f"--molecules needs RDKit ({error}): pip install 'gracr[chem]'") from None
+    molecules, skipped = molecules_for(program.schema, args.molecules, args.file)
+    for record in skipped:
+        print(f"gracrc: {record}", file=args.err)
+    print(f"gracrc: {args.molecules}: {len(molecules)} molecules read, {len(skipped)} skipped",
+          file=args.err)
+    return [(m.place, m.graph, {"molecule": m.place, "smiles": m.smiles}) for m in molecules]
+
+
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     program = parse_file(args.file)
-    graphs = _placed_graphs_for(program, args.graphs)
+    graphs = _inputs_for(program, args)
     fixed = None if _needs_degree_bound(program, args) else _compile(program, args)
     models: dict[int, CompiledGNN] = {}
-    for place, graph in graphs:
+    for place, graph, keys in graphs:
         try:
             model = fixed
             if model is None:
@@ -214,7 +235,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
                 bound = graph.max_in_degree()
                 model = models.get(bound) or models.setdefault(bound,
                                                                 _compile(program, args, bound))
-            record = {"formula": _as_bits(program.evaluate(graph, args.max_weights_bytes)),
+            record = {**keys,
+                      "formula": _as_bits(program.evaluate(graph, args.max_weights_bytes)),
                       "gnn": _as_bits(model.predict(graph, args.max_weights_bytes))}
         except GracrError as error:
             raise GracrError(f"{place}: {error}") from None
@@ -226,10 +248,11 @@ def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bdd.upi import upi_json
 
     program = parse_file(args.file)
-    for place, graph in _placed_graphs_for(program, args.graphs):
+    for place, graph, keys in _inputs_for(program, args):
         try:
-            record = upi_json(program, graph, args.node, args.over, backend=args.backend,
-                              order=args.order, max_nodes=args.max_bdd_nodes)
+            record = {**keys, **upi_json(program, graph, args.node, args.over,
+                                         backend=args.backend, order=args.order,
+                                         max_nodes=args.max_bdd_nodes)}
         except GracrError as error:
             raise GracrError(f"{place}: {error}") from None
         print(json.dumps(record), file=out)
@@ -459,16 +482,24 @@ def build_parser() -> argparse.ArgumentParser:
     eval_cmd = commands.add_parser(
         "eval", help="evaluate the formula and the compiled GNN on graphs (one JSON line each)")
     eval_cmd.add_argument("file", metavar="FILE.gml")
-    eval_cmd.add_argument("graphs", metavar="GRAPHS",
+    eval_cmd.add_argument("graphs", metavar="GRAPHS", nargs="?", default=None,
                           help="JSON file: one graph object, a list of them, or JSON Lines")
+    eval_cmd.add_argument("--molecules", default=None, metavar="FILE",
+                         help="read molecules instead of GRAPHS: SMILES (.smi), SDF (.sdf) or "
+                              "CSV/TSV with a SMILES column, optionally .gz (needs gracr[chem]); "
+                              "records RDKit cannot read are reported on stderr and skipped")
     _add_compile_options(eval_cmd)
     eval_cmd.set_defaults(run=cmd_eval)
 
     upi_cmd = commands.add_parser(
         "upi", help="the exact UPI of each graph's prediction (one JSON line each)")
     upi_cmd.add_argument("file", metavar="FILE.gml")
-    upi_cmd.add_argument("graphs", metavar="GRAPHS",
+    upi_cmd.add_argument("graphs", metavar="GRAPHS", nargs="?", default=None,
                          help="JSON file: one graph object, a list of them, or JSON Lines")
+    upi_cmd.add_argument("--molecules", default=None, metavar="FILE",
+                         help="read molecules instead of GRAPHS: SMILES (.smi), SDF (.sdf) or "
+                              "CSV/TSV with a SMILES column, optionally .gz (needs gracr[chem]); "
+                              "records RDKit cannot read are reported on stderr and skipped")
     upi_cmd.add_argument("--node", type=int, default=None, metavar="V",
                          help="node classifiers: the node to explain (default: each graph's "
                               "'target')")
@@ -695,6 +726,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0)
+    args.err = err   # where a command reports what it skipped
     try:
         code: int = args.run(args, out)
         out.flush()
