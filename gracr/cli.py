@@ -259,6 +259,21 @@ def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_smarts(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.chem.translate import smarts_to_gml
+
+    text = smarts_to_gml(args.smarts, root=args.root, node=args.node)
+    if args.output is None:
+        print(text, end="", file=out)
+        return 0
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise GracrError(os_error_message(error, args.output)) from None
+    print(f"{args.output}: {args.smarts}", file=out)
+    return 0
+
+
 def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.datasets import export, load_or_build, size_stats
     from gracr.bench.tasks import PAPER_TASKS, task_named
@@ -515,6 +530,20 @@ def build_parser() -> argparse.ArgumentParser:
                               "mask is the same")
     _add_bdd_budget_option(upi_cmd)
     upi_cmd.set_defaults(run=cmd_upi)
+
+    smarts_cmd = commands.add_parser(
+        "smarts", help="translate an acyclic SMARTS into a .gml classifier over molecules "
+                       "(the relaxed semantics of the README's Molecules section)")
+    smarts_cmd.add_argument("smarts", metavar="SMARTS")
+    smarts_cmd.add_argument("-o", "--output", default=None, metavar="FILE.gml",
+                            help="write the program there (default: print it)")
+    smarts_cmd.add_argument("--root", type=int, default=None, metavar="I",
+                            help="root the SMARTS tree at atom I (default: a centre, the "
+                                 "lowest-index atom of minimum eccentricity)")
+    smarts_cmd.add_argument("--node", action="store_true",
+                            help="classify atoms (is this atom the root of a match) instead "
+                                 "of molecules (exists such an atom)")
+    smarts_cmd.set_defaults(run=cmd_smarts)
 
     dataset_cmd = commands.add_parser(
         "dataset", help="build (or reuse) a GracrBench dataset with exact UPI; --stats prints Table 15")
