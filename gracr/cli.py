@@ -274,6 +274,47 @@ def cmd_smarts(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+EXIT_UNEXPLAINED = 1
+
+
+def cmd_chem_check(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.chem.check import check_file, tally
+    from gracr.chem.reference import RelaxedQuery
+    from gracr.chem.smarts import parse_smarts
+
+    program = parse_file(args.file)
+    if program.kind is not Kind.GRAPH:
+        raise GracrError(f"{args.file}: chem-check needs a graph sentence (`classify exists "
+                         f"...`, what `gracrc smarts` writes without --node)")
+    tree = parse_smarts(args.smarts)   # refuses what the reference could not root either
+    root = tree.centre() if args.root is None else args.root
+    if not 0 <= root < len(tree.atoms):
+        raise GracrError(f"--root {root} is not an atom of the SMARTS "
+                         f"(atoms 0..{len(tree.atoms) - 1})")
+    query = RelaxedQuery.from_smarts(args.smarts, root)
+    model = _compile(program, args)
+    checks = []
+    for path in args.molecules:
+        check = check_file(model, query, path, program.schema, args.file)
+        checks.append(check)
+        for record in check.skipped:
+            print(f"gracrc: {record}", file=args.err)
+        print(check.summary(), file=out)
+        shown = check.disagreements() if args.show < 0 else check.disagreements()[:args.show]
+        for verdict in shown:
+            print(f"  {verdict.kind:<12} {verdict.molecule.place}  {verdict.molecule.smiles}",
+                  file=out)
+        hidden = len(check.disagreements()) - len(shown)
+        if hidden:
+            print(f"  ... and {hidden} more (--show -1 lists all)", file=out)
+    total = tally([v for check in checks for v in check.verdicts])
+    if len(checks) > 1:
+        print(f"total: {total['molecules']} molecules: {total['rdkit positive']} RDKit "
+              f"positive; {total['agree']} agree, {total['relaxed']} relaxed, "
+              f"{total['unexplained']} unexplained", file=out)
+    return EXIT_UNEXPLAINED if total["unexplained"] else 0
+
+
 def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.datasets import export, load_or_build, size_stats
     from gracr.bench.tasks import PAPER_TASKS, task_named
@@ -544,6 +585,25 @@ def build_parser() -> argparse.ArgumentParser:
                             help="classify atoms (is this atom the root of a match) instead "
                                  "of molecules (exists such an atom)")
     smarts_cmd.set_defaults(run=cmd_smarts)
+
+    check_cmd = commands.add_parser(
+        "chem-check", help="compare a compiled SMARTS program with RDKit's "
+                           "HasSubstructMatch and the relaxed reference, molecule by "
+                           "molecule (exit 1 if a disagreement is not the relaxation's)")
+    check_cmd.add_argument("file", metavar="FILE.gml",
+                           help="a graph sentence over the molecule schema")
+    check_cmd.add_argument("--smarts", required=True, metavar="SMARTS",
+                           help="the SMARTS FILE.gml was translated from")
+    check_cmd.add_argument("--molecules", required=True, nargs="+", metavar="FILE",
+                           help="molecule files (SMILES, SDF, CSV/TSV; optionally .gz)")
+    check_cmd.add_argument("--root", type=int, default=None, metavar="I",
+                           help="the root FILE.gml was translated with (default: the centre, "
+                                "as `gracrc smarts`)")
+    check_cmd.add_argument("--show", type=int, default=20, metavar="N",
+                           help="list at most N disagreeing molecules per file (-1: all; "
+                                "default 20)")
+    _add_compile_options(check_cmd)
+    check_cmd.set_defaults(run=cmd_chem_check)
 
     dataset_cmd = commands.add_parser(
         "dataset", help="build (or reuse) a GracrBench dataset with exact UPI; --stats prints Table 15")

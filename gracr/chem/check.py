@@ -16,9 +16,10 @@ from typing import Any, Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from gracr.chem.molecules import Molecule
+from gracr.chem.molecules import Molecule, Skipped, molecules_for
 from gracr.chem.reference import Kind, RelaxedQuery, classify
 from gracr.data.graph import Graph
+from gracr.data.schema import Schema
 from gracr.dsl.ir import Kind as FormulaKind
 from gracr.executor.model import CompiledGNN
 
@@ -114,3 +115,29 @@ def tally(verdicts: Sequence[Verdict]) -> Counter[str]:
         counts["compiled positive"] += verdict.compiled
         counts[verdict.kind] += 1
     return counts
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """The verdicts on one molecule file, and what was skipped in it."""
+
+    path: str
+    verdicts: tuple[Verdict, ...]
+    skipped: tuple[Skipped, ...]
+
+    def summary(self) -> str:
+        counts = tally(self.verdicts)
+        return (f"{self.path}: {counts['molecules']} molecules ({len(self.skipped)} skipped): "
+                f"{counts['rdkit positive']} RDKit positive, {counts['compiled positive']} "
+                f"compiled positive; {counts['agree']} agree, {counts['relaxed']} relaxed, "
+                f"{counts['unexplained']} unexplained")
+
+    def disagreements(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.kind != "agree"]
+
+
+def check_file(model: CompiledGNN, query: RelaxedQuery, path: str, schema: Schema,
+               program: str = "the program") -> FileCheck:
+    """`check_molecules` on every molecule of `path` that the program can read."""
+    molecules, skipped = molecules_for(schema, path, program)
+    return FileCheck(path, tuple(check_molecules(model, query, molecules)), tuple(skipped))
