@@ -148,3 +148,17 @@ def test_a_program_that_cannot_read_molecules_is_an_error(tmp_path: Path) -> Non
 def test_eval_needs_graphs_or_molecules_not_both(tmp_path: Path) -> None:
     code, _, err = _run("eval", str(_chloromethyl(tmp_path)))
     assert code == 2 and "give either a GRAPHS file or --molecules FILE" in err
+
+
+def test_gzipped_files_are_read_and_a_damaged_one_is_an_error(tmp_path: Path) -> None:
+    import gzip
+
+    good = tmp_path / "m.smi.gz"
+    good.write_bytes(gzip.compress(b"CCO one\nCC(C\n"))
+    found = read_molecules(str(good))
+    assert [(m.smiles, m.name) for m in found.molecules] == [("CCO", "one")]
+    assert [Path(s.place).name for s in found.skipped] == ["m.smi.gz:2"]
+    bad = tmp_path / "bad.smi.gz"
+    bad.write_bytes(b"not gzip")
+    with pytest.raises(gracr.GraphError, match="bad.smi.gz: cannot read: Not a gzipped file"):
+        read_molecules(str(bad))

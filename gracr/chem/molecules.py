@@ -193,6 +193,11 @@ def iter_molecules(path: str, smiles_column: str | int | None = None
                 yield from _smiles_records(handle, path)
         except UnicodeDecodeError as error:
             raise GraphError(f"{path}: not UTF-8 text (byte {error.start})") from None
+        except OSError as error:   # a damaged gzip stream, a read failing midway
+            raise GraphError(f"{path}: cannot read: {error.strerror or error}") from None
+        except csv.Error as error:   # a field over csv's size limit, a NUL byte
+            raise GraphError(f"{path}: not a readable {suffix[1:].upper()} file: "
+                             f"{error}") from None
 
 
 def _format_suffix(path: str) -> str:
