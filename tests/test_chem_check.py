@@ -71,3 +71,27 @@ def test_chem_check_needs_a_graph_sentence_and_a_supported_smarts(tmp_path: Path
     code, _, err = _run("chem-check", str(_program(tmp_path, "CCl")), "--smarts", "C1CC1",
                         "--molecules", str(molecules))
     assert code == 2 and "ring closure '1' is not supported" in err
+
+
+def test_motif_smiles_turns_wildcards_into_attachment_points() -> None:
+    from gracr.chem.graft import motif_smiles
+
+    assert motif_smiles("[!#1][CH]([NH]C(=O)[!#1])C(Cl)(Cl)Cl") == "*C(NC(=O)*)C(Cl)(Cl)Cl"
+    assert motif_smiles("[!#1][N+]([CH3])([CH3])[CH3]") == "*[N+](C)(C)C"
+
+
+def test_grafted_positives_match_by_rdkit_and_name_their_host() -> None:
+    from rdkit import Chem
+
+    from gracr.chem.graft import grafted_positives
+
+    hosts = [read_smiles(s, f"hosts.smi:{i}") for i, s in
+             enumerate(["c1ccccc1", "CCO", "CC(=O)O", "CCN"], start=1)]
+    original, relaxed = "[!#1][CH]([!#1])[CH]([!#1])[!#1]", "[CHD3][CHD3]"
+    grafted = list(grafted_positives(original, hosts, 2, also=[relaxed]))
+    # Benzene has no aliphatic carbon to graft on: the first two others are the hosts.
+    assert [m.place for m in grafted] == ["grafted onto hosts.smi:2", "grafted onto hosts.smi:3"]
+    for molecule in grafted:
+        assert molecule.mol.HasSubstructMatch(Chem.MolFromSmarts(original))
+        assert molecule.mol.HasSubstructMatch(Chem.MolFromSmarts(relaxed))
+        assert molecule.graph.num_nodes == molecule.mol.GetNumAtoms()
