@@ -262,3 +262,9 @@ def test_the_reference_is_relaxed_where_rdkit_is_exact() -> None:
     assert classify(False, False, False) == "agree"
     assert classify(True, False, False) == "unexplained"
     assert classify(False, False, True) == "unexplained"
+
+
+def test_an_atom_with_too_many_different_branches_is_refused() -> None:
+    with pytest.raises(SmartsError, match="atom 0 has 11 different branches, over the limit "
+                                          "of 10"):
+        smarts_to_gml("C(C)(N)(O)(S)(F)(Cl)(Br)(I)(P)(B)c")
