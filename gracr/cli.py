@@ -4,7 +4,7 @@ Bad input of any kind (syntax, unknown names, type mixes, malformed graph JSON, 
 colour outside the palette, a target out of range) is reported as one clear
 message naming the place, with exit status 2 — never a traceback.
 
-Its size (~680 lines) is one command line: a short function per subcommand and its
+Its size (~850 lines) is one command line: a short function per subcommand and its
 argparse declaration; the work happens in the packages they call.
 """
 
@@ -201,12 +201,33 @@ def _placed_graphs_for(program: Program, path: str) -> list[tuple[str, Graph]]:
     return list(read_placed_graphs(path, program.schema))
 
 
+def _inputs_for(program: Program, args: argparse.Namespace
+                ) -> list[tuple[str, Graph, dict[str, str]]]:
+    """The graphs `eval` and `upi` run on, each with its place and the keys its output
+    line starts with: a graph file's graphs, or (`--molecules`) the molecules of a
+    molecule file, whose skipped records are reported on stderr and counted."""
+    if (args.graphs is None) == (args.molecules is None):
+        raise GracrError("give either a GRAPHS file or --molecules FILE (not both)")
+    if args.graphs is not None:
+        return [(place, graph, {}) for place, graph in _placed_graphs_for(program, args.graphs)]
+    try:
+        from gracr.chem.molecules import molecules_for
+    except ImportError as error:
+        raise GracrError(f"--molecules needs RDKit ({error}): pip install 'gracr[chem]'") from None
+    molecules, skipped = molecules_for(program.schema, args.molecules, args.file)
+    for record in skipped:
+        print(f"gracrc: {record}", file=args.err)
+    print(f"gracrc: {args.molecules}: {len(molecules)} molecules read, {len(skipped)} skipped",
+          file=args.err)
+    return [(m.place, m.graph, {"molecule": m.place, "smiles": m.smiles}) for m in molecules]
+
+
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     program = parse_file(args.file)
-    graphs = _placed_graphs_for(program, args.graphs)
+    graphs = _inputs_for(program, args)
     fixed = None if _needs_degree_bound(program, args) else _compile(program, args)
     models: dict[int, CompiledGNN] = {}
-    for place, graph in graphs:
+    for place, graph, keys in graphs:
         try:
             model = fixed
             if model is None:
@@ -214,7 +235,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
                 bound = graph.max_in_degree()
                 model = models.get(bound) or models.setdefault(bound,
                                                                 _compile(program, args, bound))
-            record = {"formula": _as_bits(program.evaluate(graph, args.max_weights_bytes)),
+            record = {**keys,
+                      "formula": _as_bits(program.evaluate(graph, args.max_weights_bytes)),
                       "gnn": _as_bits(model.predict(graph, args.max_weights_bytes))}
         except GracrError as error:
             raise GracrError(f"{place}: {error}") from None
@@ -226,14 +248,71 @@ def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bdd.upi import upi_json
 
     program = parse_file(args.file)
-    for place, graph in _placed_graphs_for(program, args.graphs):
+    for place, graph, keys in _inputs_for(program, args):
         try:
-            record = upi_json(program, graph, args.node, args.over, backend=args.backend,
-                              order=args.order, max_nodes=args.max_bdd_nodes)
+            record = {**keys, **upi_json(program, graph, args.node, args.over,
+                                         backend=args.backend, order=args.order,
+                                         max_nodes=args.max_bdd_nodes)}
         except GracrError as error:
             raise GracrError(f"{place}: {error}") from None
         print(json.dumps(record), file=out)
     return 0
+
+
+def cmd_smarts(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.chem.translate import smarts_to_gml
+
+    text = smarts_to_gml(args.smarts, root=args.root, node=args.node)
+    if args.output is None:
+        print(text, end="", file=out)
+        return 0
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise GracrError(os_error_message(error, args.output)) from None
+    print(f"{args.output}: {args.smarts}", file=out)
+    return 0
+
+
+EXIT_UNEXPLAINED = 1
+
+
+def cmd_chem_check(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.chem.check import check_file, tally
+    from gracr.chem.reference import RelaxedQuery
+    from gracr.chem.smarts import parse_smarts
+
+    program = parse_file(args.file)
+    if program.kind is not Kind.GRAPH:
+        raise GracrError(f"{args.file}: chem-check needs a graph sentence (`classify exists "
+                         f"...`, what `gracrc smarts` writes without --node)")
+    tree = parse_smarts(args.smarts)   # refuses what the reference could not root either
+    root = tree.centre() if args.root is None else args.root
+    if not 0 <= root < len(tree.atoms):
+        raise GracrError(f"--root {root} is not an atom of the SMARTS "
+                         f"(atoms 0..{len(tree.atoms) - 1})")
+    query = RelaxedQuery.from_smarts(args.smarts, root)
+    model = _compile(program, args)
+    checks = []
+    for path in args.molecules:
+        check = check_file(model, query, path, program.schema, args.file)
+        checks.append(check)
+        for record in check.skipped:
+            print(f"gracrc: {record}", file=args.err)
+        print(check.summary(), file=out)
+        shown = check.disagreements() if args.show < 0 else check.disagreements()[:args.show]
+        for verdict in shown:
+            print(f"  {verdict.kind:<12} {verdict.molecule.place}  {verdict.molecule.smiles}",
+                  file=out)
+        hidden = len(check.disagreements()) - len(shown)
+        if hidden:
+            print(f"  ... and {hidden} more (--show -1 lists all)", file=out)
+    total = tally([v for check in checks for v in check.verdicts])
+    if len(checks) > 1:
+        print(f"total: {total['molecules']} molecules: {total['rdkit positive']} RDKit "
+              f"positive; {total['agree']} agree, {total['relaxed']} relaxed, "
+              f"{total['unexplained']} unexplained", file=out)
+    return EXIT_UNEXPLAINED if total["unexplained"] else 0
 
 
 def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
@@ -464,16 +543,24 @@ def build_parser() -> argparse.ArgumentParser:
     eval_cmd = commands.add_parser(
         "eval", help="evaluate the formula and the compiled GNN on graphs (one JSON line each)")
     eval_cmd.add_argument("file", metavar="FILE.gml")
-    eval_cmd.add_argument("graphs", metavar="GRAPHS",
+    eval_cmd.add_argument("graphs", metavar="GRAPHS", nargs="?", default=None,
                           help="JSON file: one graph object, a list of them, or JSON Lines")
+    eval_cmd.add_argument("--molecules", default=None, metavar="FILE",
+                         help="read molecules instead of GRAPHS: SMILES (.smi), SDF (.sdf) or "
+                              "CSV/TSV with a SMILES column, optionally .gz (needs gracr[chem]); "
+                              "records RDKit cannot read are reported on stderr and skipped")
     _add_compile_options(eval_cmd)
     eval_cmd.set_defaults(run=cmd_eval)
 
     upi_cmd = commands.add_parser(
         "upi", help="the exact UPI of each graph's prediction (one JSON line each)")
     upi_cmd.add_argument("file", metavar="FILE.gml")
-    upi_cmd.add_argument("graphs", metavar="GRAPHS",
+    upi_cmd.add_argument("graphs", metavar="GRAPHS", nargs="?", default=None,
                          help="JSON file: one graph object, a list of them, or JSON Lines")
+    upi_cmd.add_argument("--molecules", default=None, metavar="FILE",
+                         help="read molecules instead of GRAPHS: SMILES (.smi), SDF (.sdf) or "
+                              "CSV/TSV with a SMILES column, optionally .gz (needs gracr[chem]); "
+                              "records RDKit cannot read are reported on stderr and skipped")
     upi_cmd.add_argument("--node", type=int, default=None, metavar="V",
                          help="node classifiers: the node to explain (default: each graph's "
                               "'target')")
@@ -489,6 +576,39 @@ def build_parser() -> argparse.ArgumentParser:
                               "mask is the same")
     _add_bdd_budget_option(upi_cmd)
     upi_cmd.set_defaults(run=cmd_upi)
+
+    smarts_cmd = commands.add_parser(
+        "smarts", help="translate an acyclic SMARTS into a .gml classifier over molecules "
+                       "(the relaxed semantics of the README's Molecules section)")
+    smarts_cmd.add_argument("smarts", metavar="SMARTS")
+    smarts_cmd.add_argument("-o", "--output", default=None, metavar="FILE.gml",
+                            help="write the program there (default: print it)")
+    smarts_cmd.add_argument("--root", type=int, default=None, metavar="I",
+                            help="root the SMARTS tree at atom I (default: a centre, the "
+                                 "lowest-index atom of minimum eccentricity)")
+    smarts_cmd.add_argument("--node", action="store_true",
+                            help="classify atoms (is this atom the root of a match) instead "
+                                 "of molecules (exists such an atom)")
+    smarts_cmd.set_defaults(run=cmd_smarts)
+
+    check_cmd = commands.add_parser(
+        "chem-check", help="compare a compiled SMARTS program with RDKit's "
+                           "HasSubstructMatch and the relaxed reference, molecule by "
+                           "molecule (exit 1 if a disagreement is not the relaxation's)")
+    check_cmd.add_argument("file", metavar="FILE.gml",
+                           help="a graph sentence over the molecule schema")
+    check_cmd.add_argument("--smarts", required=True, metavar="SMARTS",
+                           help="the SMARTS FILE.gml was translated from")
+    check_cmd.add_argument("--molecules", required=True, nargs="+", metavar="FILE",
+                           help="molecule files (SMILES, SDF, CSV/TSV; optionally .gz)")
+    check_cmd.add_argument("--root", type=int, default=None, metavar="I",
+                           help="the root FILE.gml was translated with (default: the centre, "
+                                "as `gracrc smarts`)")
+    check_cmd.add_argument("--show", type=int, default=20, metavar="N",
+                           help="list at most N disagreeing molecules per file (-1: all; "
+                                "default 20)")
+    _add_compile_options(check_cmd)
+    check_cmd.set_defaults(run=cmd_chem_check)
 
     dataset_cmd = commands.add_parser(
         "dataset", help="build (or reuse) a GracrBench dataset with exact UPI; --stats prints Table 15")
@@ -704,6 +824,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0)
+    args.err = err   # where a command reports what it skipped
     try:
         code: int = args.run(args, out)
         out.flush()
