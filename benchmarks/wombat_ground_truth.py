@@ -7,7 +7,7 @@ of the grafted positives.
 
 Ours: `gracr.upi(program, graph, over="nodes")` (deletion semantics: the ground truth of
 the sentence compiled with the presence bit, whose positives are the molecules taken
-here). WOMBAT's (§3.1 "Ground Truths", App. C of the WOMBAT paper):
+here). WOMBAT's (§3.1 "Ground Truths", App. C.1 of the WOMBAT paper):
 `gracr.chem.ground_truth.wombat_ground_truth`, the atoms of every RDKit match of the
 relaxed SMARTS (`uniquify=False`) plus the neighbours of each matched atom whose SMARTS
 atom has a `D` constraint. Per pattern, the positives fall into `identical`,

@@ -707,7 +707,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "paper's six)")
     bench_cmd.add_argument("--variant", default="main",
                            help="comma list of compile variants: main (the paper's tables), "
-                                "flat, direct, or (RedBlueLeaf phi-or); default main")
+                                "flat, direct, or (RedBlueLeaf phi-or), max, soft-or (the "
+                                "readouts of WOMBAT's Eq. 3 and 4, for sentences of "
+                                "'exists f'); default main")
     bench_cmd.add_argument("--explainers", default="all",
                            help="comma list of explainers, or all")
     bench_cmd.add_argument("--seeds", default="0-4", help="dataset seeds (default 0-4)")

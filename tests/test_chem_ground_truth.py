@@ -69,3 +69,25 @@ def test_the_node_upi_of_a_compiled_pattern_on_hand_made_molecules(
     program = gracr.parse_file(str(wombat_formula_path(pattern)))  # type: ignore[arg-type]
     label, mask = gracr.upi(program, read_smiles(smiles).graph, over="nodes")
     assert label == 1 and _atoms(mask) == atoms
+
+
+def test_p02s_tail_is_in_wombats_set_but_not_needed_by_the_relaxed_sentence() -> None:
+    # C0 C1(C2 C3 ring ... C9) C11(=O12) C13 C14(C15)(C16) C17 C18(C19)(C20)C21: the match is
+    # [CHD3] 1, C 11, O 12, [CH2] 13, C 14, [CH3] 15 16, [CH2] 17, [CD4] 18; the D
+    # neighbours of 1 (0, 2, 11) and of 18 (17, 19, 20, 21) join. Without 18-21 the relaxed
+    # sentence still holds: 14 serves the tail's [CD4] for the [CH2] 13 (whose parent
+    # requirement C is 11), and 17 keeps its H2 to serve 14's parent branch.
+    pattern = WOMBAT_PATTERNS[1]
+    molecule = read_smiles("CC(CC1=CC(=O)C=CC1=O)C(=O)CC(C)(C)CC(C)(C)C")
+    wombat = [0, 1, 2, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21]
+    assert _atoms(wombat_ground_truth(molecule.mol, pattern.relaxed)) == wombat
+    program = gracr.parse_file(str(wombat_formula_path(pattern)))
+    label, mask = gracr.upi(program, molecule.graph, over="nodes")
+    assert label == 1 and _atoms(mask) == wombat[:-4]
+    model = gracr.compile(program, presence=True)
+    x = model.features(molecule.graph)
+    x[[18, 19, 20, 21]] = 0.0
+    edge_type = model.edge_types(molecule.graph)
+    assert model.forward(x, molecule.graph.edge_index, edge_type=edge_type)[0, 0] == 1.0
+    x[17] = 0.0
+    assert model.forward(x, molecule.graph.edge_index, edge_type=edge_type)[0, 0] == 0.0

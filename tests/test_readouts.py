@@ -261,3 +261,21 @@ def test_lrp_and_flowx_refuse_a_readout_they_do_not_model(readout: str) -> None:
         lrp_relevance(model, x, edges, None)
     with pytest.raises(GracrError, match="sum-pooled readout"):
         IncrementalNetwork(model, x, edges, None)
+
+
+def test_the_readouts_are_bench_variants_of_the_tasks_they_apply_to() -> None:
+    from gracr.bench.instances import compile_variant, variant_named
+    from gracr.bench.runner import plan_jobs
+
+    # Redundancy is `exists (black & <1> red)`; Majority1Hop a node classifier.
+    jobs = plan_jobs(["Redundancy", "Majority1Hop"], ["main", "max", "soft-or"], ["Rnd"], [0],
+                     1, 10.0, {}, settings="default")
+    assert sorted((job.task, job.variant) for job in jobs) == [
+        ("Majority1Hop", "main"), ("Redundancy", "main"), ("Redundancy", "max"),
+        ("Redundancy", "soft-or")]
+
+    class _NoGraphs:  # compile_variant reads the graphs only for Eq. 6's bound
+        instances: list[Any] = []
+
+    model = compile_variant("Redundancy", variant_named("soft-or"), _NoGraphs())  # type: ignore[arg-type]
+    assert model.options.readout == "soft-or"

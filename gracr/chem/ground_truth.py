@@ -3,7 +3,7 @@
 Ours is the node-level UPI of the compiled sentence (`gracr.upi(program, graph,
 over="nodes")`: deletion semantics, the ground truth of a model compiled with the
 presence bit, on which zeroing an atom's features deletes it). WOMBAT's (§3.1 "Ground
-Truths" and App. C of the WOMBAT paper) is read off RDKit: the union of the atoms of
+Truths" and App. C.1 of the WOMBAT paper) is read off RDKit: the union of the atoms of
 every match of the relaxed SMARTS, plus every neighbour of each matched atom whose SMARTS
 atom carries a degree constraint `D` (those neighbours are required by it, so they count).
 

@@ -15,6 +15,7 @@ from gracr.compiler.weights import (
     DenseLayer, Schedule, input_map, layer_relations, message_passing_layers, readout_layers,
     schedule, weights_bytes,
 )
+from gracr.dsl import ir
 from gracr.dsl.ir import Kind, postorder, subformulas
 from gracr.dsl.parse import Program
 from gracr.dsl.show import show_formula
@@ -106,26 +107,28 @@ def _check_weights(program: Program, options: CompileOptions, hidden: Schedule,
                            "columns", budget, options, uses_comparison(program.classifier))
 
 
-def _check_readout(program: Program, options: CompileOptions, sentence: Core | None) -> None:
-    """`max` and `soft-or` pool "some node satisfies f" (WOMBAT's Eq. 3 and 4): refuse a
-    program they cannot compute, before building anything."""
-    if options.readout == "threshold":
-        return
-    if sentence is None:
-        raise GracrError(f"readout '{options.readout}' applies to graph classifiers; "
-                         "this program is a node classifier")
-    counts = sorted({f.count for f in postorder([sentence], _readout_children)
-                     if isinstance(f, CNodeCount) and f.count != 1})
+def readout_refusal(program: Program, readout: Readout) -> str | None:
+    """Why `readout` cannot compute `program`, or None when it can. `max` and `soft-or`
+    pool "some node satisfies f" (WOMBAT's Eq. 3 and 4): they need a graph sentence whose
+    every count is `CNodeCount(1, f)`."""
+    if readout == "threshold":
+        return None
+    if program.kind is not Kind.GRAPH:
+        return f"readout '{readout}' applies to graph classifiers; this program is a node " \
+               "classifier"
+    # `exists[lo, hi] f` counts lo (when lo > 0) and hi + 1 (when hi is finite): the
+    # desugared `CNodeCount`s (`gracr.compiler.desugar`), read off the surface IR.
+    counts = sorted({count for f in postorder([program.classifier], ir.children)
+                     if isinstance(f, ir.Exists)
+                     for count in ([f.low] if f.low > 0 else [])
+                     + ([f.high + 1] if f.high is not None else [])
+                     if count != 1})
     if counts:
-        raise GracrError(
-            f"readout '{options.readout}' decides whether some node satisfies a formula "
-            f"(`exists f`, `exists[0, 0] f` and their Boolean combinations); "
-            f"'{program.show()}' counts at least {counts[0]} nodes, which needs the sum: "
-            "use readout 'threshold'")
-
-
-def _readout_children(formula: Core) -> tuple[Core, ...]:
-    return () if isinstance(formula, CNodeCount) else core_children(formula)
+        return (f"readout '{readout}' decides whether some node satisfies a formula "
+                f"(`exists f`, `exists[0, 0] f` and their Boolean combinations); "
+                f"'{program.show()}' counts at least {counts[0]} nodes, which needs the sum: "
+                "use readout 'threshold'")
+    return None
 
 
 def compile_network(program: Program, disjunction: Disjunction = "demorgan",
@@ -146,11 +149,12 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
     options = CompileOptions(disjunction, comparison, max_degree, presence, readout)
     _check_bound(program, options, max_weights_bytes)
     desugarer = Desugarer(options)
+    refusal = readout_refusal(program, options.readout)
+    if refusal is not None:
+        raise GracrError(refusal)
     if program.kind is Kind.GRAPH:
         core = desugarer.sentence(program.classifier)
-        _check_readout(program, options, core)
     else:
-        _check_readout(program, options, None)
         core = desugarer.node(program.classifier)
     used = subformulas(program.classifier)
     names = {desugarer.node(f): name for name, f in reversed(program.names) if f in used}
