@@ -3,8 +3,8 @@ molecule sets and the grafted positives, as graph files with a task file beside 
 
     PYTHONPATH=. .venv/bin/python scripts/wombat_datasets.py --out out/wombat
         [--patterns 6,10] [--positives 10000] [--negatives 10000] [--hard 5000] [--seed 0]
-    gracrc bench --tasks out/wombat/P06/P06.toml --level node --explainers Saliency,Rnd \\
-        --seeds 0 --limit 5 --graphs 40 --out out/wombat-bench
+    gracrc bench --tasks out/wombat/P06/P06.toml --level node --variant main,max,soft-or \\
+        --explainers Saliency,IG,Rnd --seeds 0 --limit 5 --graphs 40 --out out/wombat-bench
 
 Writes `OUT/Pnn/Pnn.toml`, `OUT/Pnn/Pnn.gml` and `OUT/Pnn/molecules.jsonl` per pattern,
 and prints per pattern the pools and what was drawn. Patterns with fewer than 200 RDKit

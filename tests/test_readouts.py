@@ -279,3 +279,28 @@ def test_the_readouts_are_bench_variants_of_the_tasks_they_apply_to() -> None:
 
     model = compile_variant("Redundancy", variant_named("soft-or"), _NoGraphs())  # type: ignore[arg-type]
     assert model.options.readout == "soft-or"
+
+
+@pytest.mark.parametrize("readout", READOUTS)
+def test_saliency_on_a_typed_molecule_is_the_gradient_under_each_readout(readout: str) -> None:
+    """Captum's Saliency through PyG at node level on WOMBAT's P12 (typed: `edge_type`):
+    the sum over a node's features of |∂ output / ∂ x|, taken here by autograd on the
+    module itself. On malondialdehyde O=CC-C=O both CH are roots of `[!#1][CH]=O`, so under
+    `soft-or` every node's gradient has a factor (1 − 1): all scores 0 (by hand, above)."""
+    from gracr.bench.explainers.base import Subject, scores
+    from gracr.chem import read_smiles
+    from gracr.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
+
+    program = gracr.parse_file(str(wombat_formula_path(WOMBAT_PATTERNS[11])))
+    model = compile_program(program, presence=True, readout=readout)  # type: ignore[arg-type]
+    graph = read_smiles("O=CCC=O").graph
+    got = scores("Saliency", Subject.of(model, program, graph, None, level="node"))
+    x = torch.as_tensor(model.features(graph), dtype=torch.float32).requires_grad_(True)
+    output = model.to_pyg(surrogate=True)(x, torch.as_tensor(graph.edge_index),
+                                          edge_type=torch.as_tensor(model.edge_types(graph)))
+    (gradient,) = torch.autograd.grad(output.sum(), x)
+    assert got.tolist() == pytest.approx(gradient.abs().sum(dim=1).tolist())
+    if readout == "soft-or":
+        assert not got.any()
+    else:
+        assert got.any()
