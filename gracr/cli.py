@@ -52,6 +52,12 @@ def _add_compile_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--presence", action="store_true",
                        help="add the presence bit: a node whose features are zeroed then "
                             "behaves as a deleted node (costs a layer per modal level)")
+    group.add_argument("--readout", choices=("threshold", "max", "soft-or"),
+                       default="threshold",
+                       help="graph classifiers: pool the nodes by the sum and thresholds "
+                            "(default), the maximum (WOMBAT's Eq. 3) or the soft OR "
+                            "1 - prod(1 - h) (Eq. 4); the last two for sentences of "
+                            "'exists f'")
     group.add_argument("--max-weights-bytes", type=_byte_count, default=DEFAULT_MAX_BYTES,
                        metavar="SIZE",
                        help="refuse, before allocating, a model whose dense weights or a "
@@ -78,7 +84,8 @@ def _compile(program: Program, args: argparse.Namespace,
              max_degree: int | None = None) -> CompiledGNN:
     return compile_program(program, disjunction=args.disjunction, comparison=args.comparison,
                            max_degree=args.max_degree if max_degree is None else max_degree,
-                           presence=args.presence, max_weights_bytes=args.max_weights_bytes)
+                           presence=args.presence, max_weights_bytes=args.max_weights_bytes,
+                           readout=args.readout)
 
 
 def _needs_degree_bound(program: Program, args: argparse.Namespace) -> bool:
@@ -123,7 +130,7 @@ def inspect_model(model: CompiledGNN) -> str:
         f"features: {', '.join(model.feature_names) or '(none)'}",
         f"options:  disjunction={model.options.disjunction} "
         f"comparison={model.options.comparison} max_degree={model.options.max_degree} "
-        f"presence={model.options.presence}",
+        f"presence={model.options.presence} readout={model.options.readout}",
         f"shape:    {model.num_layers} layers x {model.width} columns "
         f"(readout: {len(model.readout)} dense layers, not counted)",
         "",
@@ -166,7 +173,9 @@ def inspect_model(model: CompiledGNN) -> str:
         for i, column in enumerate(model.readout_columns):
             if column.depth != number - 1:
                 continue
-            source = "sum_nodes(h{})" if number == 1 else "r{}"
+            pooled = {"threshold": "sum_nodes", "max": "max_nodes",
+                      "soft-or": "soft_or_nodes"}[model.options.readout]
+            source = pooled + "(h{})" if number == 1 else "r{}"
             weights = [(source.format(k), float(dense.W[k, i])) for k in np.flatnonzero(dense.W[:, i])]
             lines.append(f"  {_format_weights(f'r{i}', weights, float(dense.b[i]))}"
                          f"    # {column.meaning}")
@@ -698,7 +707,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "paper's six)")
     bench_cmd.add_argument("--variant", default="main",
                            help="comma list of compile variants: main (the paper's tables), "
-                                "flat, direct, or (RedBlueLeaf phi-or); default main")
+                                "flat, direct, or (RedBlueLeaf phi-or), max, soft-or (the "
+                                "readouts of WOMBAT's Eq. 3 and 4, for sentences of "
+                                "'exists f'); default main")
     bench_cmd.add_argument("--explainers", default="all",
                            help="comma list of explainers, or all")
     bench_cmd.add_argument("--seeds", default="0-4", help="dataset seeds (default 0-4)")

@@ -92,7 +92,8 @@ def compile_variant(task_name: str, variant: Variant, dataset: Dataset) -> Compi
         max_degree = max(PAPER_MAX_DEGREE, largest)
     return compile_program(program, disjunction=variant.disjunction,  # type: ignore[arg-type]
                            comparison=variant.comparison,  # type: ignore[arg-type]
-                           max_degree=max_degree)
+                           max_degree=max_degree,
+                           readout=variant.readout)  # type: ignore[arg-type]
 
 
 def subject_for(dataset: Dataset, program: Any, model: CompiledGNN,

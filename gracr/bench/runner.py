@@ -53,6 +53,7 @@ from gracr.bench.options import missing_folders, remove_empty
 from gracr.bench.ray_session import ray_session
 from gracr.bench.record import (RESULTS_FILE, Record, latest_records, read_records,
                                 record_objects, start_results, write_record)
+from gracr.compiler.compile import readout_refusal
 from gracr.bench.instances import (PositiveInstance, compile_variant, ground_truth,
                                    positive_instances, subject_for, variant_named)
 from gracr.errors import GracrError
@@ -410,7 +411,11 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
         task_named(task)
         for variant_name in variants:
             variant = variant_named(variant_name)
-            if variant.formula >= len(task_named(task).formula_files):
+            # A variant that does not apply to the task is left out, as the `or` formula
+            # of a task with one formula, or a readout its sentence cannot use.
+            if variant.formula >= len(task_named(task).formula_files) or \
+                    readout_refusal(task_named(task).program(),
+                                    variant.readout) is not None:  # type: ignore[arg-type]
                 continue
             for name in explainers:
                 spec = explainer_named(name)

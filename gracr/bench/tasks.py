@@ -433,18 +433,19 @@ class Variant:
     `main` is the paper's main setting (Tables 2, 3: the first formula file, De
     Morgan, the comparative expanded by Eq. 6). The ablations change one thing:
     `flat` the disjunction (Table 10), `direct` the comparative (Table 8), `or`
-    the formula (RedBlueLeaf φ∨, Table 11).
+    the formula (RedBlueLeaf φ∨, Table 11); `max`, `soft-or` the readout (WOMBAT's Eq. 3, 4).
     """
 
     name: str
     formula: int = 0
     disjunction: str = "demorgan"
     comparison: str = "expanded"
+    readout: str = "threshold"
 
 
 VARIANTS: dict[str, Variant] = {v.name: v for v in [
-    Variant("main"), Variant("flat", disjunction="flat"),
-    Variant("direct", comparison="direct"), Variant("or", formula=1)]}
+    Variant("main"), Variant("flat", disjunction="flat"), Variant("direct", comparison="direct"),
+    Variant("or", formula=1), Variant("max", readout="max"), Variant("soft-or", readout="soft-or")]}
 
 
 # ---------------------------------------------------------------- the registry

@@ -11,7 +11,11 @@ An optional extra (`pip install 'gracr[chem]'`: RDKit, datamol). The parts:
   the classifier of disagreements with RDKit;
 - `check`: batched prediction over molecules and `gracrc chem-check`;
 - `wombat`, `bundled`, `graft`: WOMBAT's 14 patterns, the molecule sets shipped in the
-  packages, and grafted positives.
+  packages, and grafted positives;
+- `ground_truth`: WOMBAT's atom-level ground truth (RDKit matches plus the neighbours a
+  `D` requires), beside the node UPI;
+- `datasets`: WOMBAT's datasets per pattern (positives, hard negatives by Tversky, random
+  negatives) as graph files and task files.
 """
 
 from gracr.chem.molecules import (Molecule, MoleculeError, MoleculeSet, Skipped, graph_of,

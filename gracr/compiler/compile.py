@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from gracr.compiler.core import CNodeCount, Core, core_children, show_core
 from gracr.compiler.desugar import (
-    CompileOptions, Comparison, Desugarer, Disjunction, uses_comparison,
+    CompileOptions, Comparison, Desugarer, Disjunction, Readout, uses_comparison,
 )
 from gracr.compiler.network import Column, Network
 from gracr.compiler.weights import (
     DenseLayer, Schedule, input_map, layer_relations, message_passing_layers, readout_layers,
     schedule, weights_bytes,
 )
+from gracr.dsl import ir
 from gracr.dsl.ir import Kind, postorder, subformulas
 from gracr.dsl.parse import Program
 from gracr.dsl.show import show_formula
@@ -106,20 +107,51 @@ def _check_weights(program: Program, options: CompileOptions, hidden: Schedule,
                            "columns", budget, options, uses_comparison(program.classifier))
 
 
+def readout_refusal(program: Program, readout: Readout) -> str | None:
+    """Why `readout` cannot compute `program`, or None when it can. `max` and `soft-or`
+    pool "some node satisfies f" (WOMBAT's Eq. 3 and 4): they need a graph sentence whose
+    every count is `CNodeCount(1, f)`."""
+    if readout == "threshold":
+        return None
+    if program.kind is not Kind.GRAPH:
+        return f"readout '{readout}' applies to graph classifiers; this program is a node " \
+               "classifier"
+    # `exists[lo, hi] f` counts lo (when lo > 0) and hi + 1 (when hi is finite): the
+    # desugared `CNodeCount`s (`gracr.compiler.desugar`), read off the surface IR.
+    counts = sorted({count for f in postorder([program.classifier], ir.children)
+                     if isinstance(f, ir.Exists)
+                     for count in ([f.low] if f.low > 0 else [])
+                     + ([f.high + 1] if f.high is not None else [])
+                     if count != 1})
+    if counts:
+        return (f"readout '{readout}' decides whether some node satisfies a formula "
+                f"(`exists f`, `exists[0, 0] f` and their Boolean combinations); "
+                f"'{program.show()}' counts at least {counts[0]} nodes, which needs the sum: "
+                "use readout 'threshold'")
+    return None
+
+
 def compile_network(program: Program, disjunction: Disjunction = "demorgan",
                     comparison: Comparison = "expanded",
                     max_degree: int | None = None, presence: bool = False,
-                    max_weights_bytes: int = DEFAULT_MAX_BYTES) -> Network:
+                    max_weights_bytes: int = DEFAULT_MAX_BYTES,
+                    readout: Readout = "threshold") -> Network:
     """Compile a checked program into the weights of a GNN that agrees with it on every graph.
 
     `comparison="expanded"` is exact when `max_degree` is at least the largest
     in-degree of the graphs it runs on (App. C.2). `presence=True` adds the presence
-    bit (see `gracr.compiler.desugar`). A model whose weights would exceed
-    `max_weights_bytes` is refused (`GracrError`) before they are allocated.
+    bit (see `gracr.compiler.desugar`). `readout` pools a graph classifier's node values:
+    `"threshold"` sums them (ours), `"max"` is WOMBAT's r1 (Eq. 3), `"soft-or"` its r2
+    (Eq. 4, 1 − Π_v (1 − h_v)); the last two need a sentence of `exists f`s. A model
+    whose weights would exceed `max_weights_bytes` is refused (`GracrError`) before
+    they are allocated.
     """
-    options = CompileOptions(disjunction, comparison, max_degree, presence)
+    options = CompileOptions(disjunction, comparison, max_degree, presence, readout)
     _check_bound(program, options, max_weights_bytes)
     desugarer = Desugarer(options)
+    refusal = readout_refusal(program, options.readout)
+    if refusal is not None:
+        raise GracrError(refusal)
     if program.kind is Kind.GRAPH:
         core = desugarer.sentence(program.classifier)
     else:
@@ -135,10 +167,10 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
     columns = _describe(hidden, names, "h")
     if readout_schedule is None:
         readout_columns: tuple[Column, ...] = ()
-        readout: tuple[DenseLayer, ...] = ()
+        dense: tuple[DenseLayer, ...] = ()
         output_column = hidden.index(core)
     else:
-        readout = readout_layers(readout_schedule, hidden)
+        dense = readout_layers(readout_schedule, hidden)
         readout_columns = _describe(readout_schedule, {
             formula: column.meaning for formula, column in zip(hidden.columns, columns)}, "r")
         output_column = readout_schedule.index(core)
@@ -149,7 +181,7 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
         input_matrix=input_matrix,
         input_bias=input_bias,
         layers=message_passing_layers(hidden, program.relations),
-        readout=readout,
+        readout=dense,
         columns=columns,
         readout_columns=readout_columns,
         output_column=output_column,

@@ -36,6 +36,14 @@ box counting present neighbours. A node whose features are zeroed then computes 
 every column, so it sends no message and leaves every `exists` count: it behaves as a
 deleted node. This costs a layer per modal level; without it the paper's shapes hold.
 
+`readout` (graph classifiers): how the nodes' values of a counted formula f are pooled
+into the graph vector — `"threshold"` (ours, the default) sums them, `"max"` takes
+their maximum (WOMBAT's r1, Eq. 3), `"soft-or"` takes 1 − Π_v (1 − h_v) (WOMBAT's r2,
+Eq. 4, the continuous De Morgan OR); the weights are the same under all three
+(`gracr.compiler.weights.readout_layers`, `gracr.executor`). The last two decide "some
+node satisfies f", so they need every count of the sentence to be `CNodeCount(1, f)`:
+`exists f`, `exists[0, 0] f` and Boolean combinations of them.
+
 Graph sentences: `exists[lo, hi] f` is `CNodeCount(lo, f) & !CNodeCount(hi+1, f)`
 (Algorithm 5's `C_lo & !C_{hi+1}`), a side dropped when `lo = 0` or `hi = inf`;
 Boolean combinations of sentences follow the `disjunction` switch like node ones.
@@ -56,6 +64,8 @@ from gracr.errors import GracrError
 
 Disjunction = Literal["demorgan", "flat"]
 Comparison = Literal["expanded", "direct"]
+Readout = Literal["threshold", "max", "soft-or"]
+READOUTS: tuple[Readout, ...] = ("threshold", "max", "soft-or")
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,7 @@ class CompileOptions:
     comparison: Comparison = "expanded"
     max_degree: int | None = None
     presence: bool = False
+    readout: Readout = "threshold"
 
     def __post_init__(self) -> None:
         if self.disjunction not in ("demorgan", "flat"):
@@ -76,6 +87,9 @@ class CompileOptions:
             raise GracrError(f"max_degree must not be negative, got {self.max_degree}")
         if not isinstance(self.presence, bool):
             raise GracrError(f"presence must be True or False, got {self.presence!r}")
+        if self.readout not in READOUTS:
+            raise GracrError(f"readout must be 'threshold', 'max' or 'soft-or', got "
+                             f"{self.readout!r}")
 
 
 def uses_comparison(formula: Formula) -> bool:

@@ -4,8 +4,10 @@ input feature, and a safe model file (npz arrays + JSON metadata, no pickle).
 Running it is the executors' job (`gracr.executor`): `CompiledGNN` there is this
 network with its forward passes.
 
-Model files: format version 3 adds a `checksum` of the weights and the metadata to
-version 2, which records the attribute families, the relations, the presence option and
+Model files: format version 4 records the compile option `readout` (how a graph
+classifier pools its nodes) with the other options; files of versions 1-3 load with the
+sum-pooled `threshold` readout they were written under. Version 3 adds a `checksum` of
+the weights and the metadata to version 2, which records the attribute families, the relations, the presence option and
 each layer's aggregations (`layer{n}_A{k}`, k indexing the layer's `aggregations` in the
 metadata). Version 2 files (no checksum) and version 1 files (gracr 0.1.0: colours only,
 one aggregation `layer{n}_A` per layer) still load. Reading checks every array's header
@@ -28,7 +30,7 @@ from typing import IO, Any, Mapping
 import numpy as np
 import numpy.typing as npt
 
-from gracr.compiler.desugar import CompileOptions
+from gracr.compiler.desugar import READOUTS, CompileOptions
 from gracr.compiler.weights import Aggregation, DenseLayer, Layer, Matrix, Vector
 from gracr.data.schema import Family, Schema
 from gracr.dsl.ir import Kind
@@ -38,8 +40,8 @@ from gracr.errors import GracrError, ModelFileError, os_error_message, quoted
 from gracr.limits import DEFAULT_MAX_BYTES, format_bytes
 
 FORMAT_NAME = "gracr-model"
-FORMAT_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+FORMAT_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 
 Array = npt.NDArray[np.float64]
 
@@ -56,8 +58,9 @@ class Column:
 @dataclass(frozen=True)
 class Network:
     """A compiled classifier: h⁽⁰⁾ = xP + p, then the layers of Eq. 2, then (graph
-    classifiers) the readout. `output_column` indexes the last hidden layer (node
-    classifier) or the last readout layer (graph classifier). `families` and
+    classifiers) the readout: the nodes pooled by `options.readout`, then its dense
+    layers. `output_column` indexes the last hidden layer (node classifier) or the
+    last readout layer (graph classifier). `families` and
     `relations` are the program's declarations: they fix the layout of `x` and the
     meaning of `edge_type`."""
 
@@ -298,7 +301,9 @@ def _network(arrays: dict[str, npt.NDArray[Any]], meta: Fields, version: int,
             options_fields.choice("disjunction", ("demorgan", "flat")),  # type: ignore[arg-type]
             options_fields.choice("comparison", ("expanded", "direct")),  # type: ignore[arg-type]
             options_fields.optional_integer("max_degree", 0),
-            options_fields.boolean("presence") if version >= 2 else False)
+            options_fields.boolean("presence") if version >= 2 else False,
+            options_fields.choice("readout", READOUTS)  # type: ignore[arg-type]
+            if version >= 4 else "threshold")
     except ModelFileError:
         raise
     except GracrError as error:
@@ -345,7 +350,7 @@ def _network(arrays: dict[str, npt.NDArray[Any]], meta: Fields, version: int,
             raise problem(f"array '{key}' holds a value that is not a finite number")
     output_column = meta.integer("output_column", 0)
     if kind is Kind.NODE:
-        if readout_count or readout_columns:
+        if readout_count or readout_columns or options.readout != "threshold":
             raise problem("a node classifier with a readout")
         if output_column >= width:
             raise problem(f"output column {output_column} of a width of {width}")

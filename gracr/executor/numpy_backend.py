@@ -18,6 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from gracr.compiler.desugar import Readout
 from gracr.compiler.network import Network
 from gracr.dsl.ir import Kind
 from gracr.executor.plan import BoolArray, IntArray, LayerPlan, layer_plans
@@ -113,15 +114,40 @@ def trace(network: Network, x: npt.ArrayLike, edge_index: npt.ArrayLike,
     graph_of_node = (np.zeros(h.shape[0], dtype=np.int64) if batch is None
                      else np.asarray(batch, dtype=np.int64))
     num_graphs = int(graph_of_node.max()) + 1 if graph_of_node.size else 1
-    r = np.zeros((num_graphs, h.shape[1]))
-    np.add.at(r, graph_of_node, h)
+    r = pool(network.options.readout, h, graph_of_node, num_graphs)
     readout_states, readout_pre = readout(network, r)
     return Trace(tuple(states), tuple(pre), readout_states, readout_pre,
                  readout_states[-1][:, column])
 
 
+def pool(kind: Readout, h: Array, graph_of_node: IntArray, num_graphs: int) -> Array:
+    """The graph vector `[B, w]` of the last hidden states `h` (`[N, w]`, in [0, 1]),
+    per column, by the compile option `readout`:
+
+    * `"threshold"` (ours): r_g = Σ_{v ∈ g} h_v, the count the readout thresholds;
+    * `"max"` (WOMBAT's r1, Eq. 3): r_g = max_{v ∈ g} h_v (0 for a graph of no node);
+    * `"soft-or"` (WOMBAT's r2, Eq. 4): r_g = 1 − Π_{v ∈ g} (1 − h_v), the continuous De
+      Morgan OR (Eq. 4's ReLUs are the identity on [0, 1]).
+
+    Our hidden column of f is already the conjunction Eq. 3 and 4 take as the product
+    over a node's d features, so the product runs over one column. On Boolean states
+    all three agree on "some node satisfies f" (r_g ≥ 1 iff r_g > 0 iff max = 1)."""
+    if kind == "threshold":
+        summed = np.zeros((num_graphs, h.shape[1]))
+        np.add.at(summed, graph_of_node, h)
+        return summed
+    if kind == "max":
+        largest = np.zeros((num_graphs, h.shape[1]))
+        np.maximum.at(largest, graph_of_node, h)
+        return largest
+    product = np.ones((num_graphs, h.shape[1]))
+    np.multiply.at(product, graph_of_node, 1.0 - h)
+    soft_or: Array = 1.0 - product
+    return soft_or
+
+
 def readout(network: Network, pooled: Array) -> tuple[tuple[Array, ...], tuple[Array, ...]]:
-    """The graph readout `r' = σ(r W + b)` from the sum-pooled states `pooled` (`[B, w]`,
+    """The graph readout `r' = σ(r W + b)` from the pooled states `pooled` (`pool`; `[B, w]`,
     or one `[w]` vector): every state (`pooled` first) and every pre-activation."""
     r = pooled
     states, pre = [r], []

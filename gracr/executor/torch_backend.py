@@ -31,6 +31,7 @@ import torch
 from torch import Tensor, nn
 from torch_geometric.nn import MessagePassing, global_add_pool
 
+from gracr.compiler.desugar import Readout
 from gracr.compiler.network import Network
 from gracr.dsl.ir import Kind
 from gracr.executor.plan import Channel, LayerPlan, layer_plans, target_cone
@@ -351,8 +352,49 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         return x_j * edge_weight.unsqueeze(-1)
 
 
+def pool(kind: Readout, h: Tensor, batch: Tensor | None) -> Tensor:
+    """The graph vector `[B, w]` of the last hidden states `h` `[N, w]` by the compile
+    option `readout` — `numpy_backend.pool` states the math: the sum (`threshold`), the
+    maximum (`max`, WOMBAT's Eq. 3) or 1 − Π_v (1 − h_v) (`soft-or`, Eq. 4) per graph.
+
+    Gradients are autograd's: under `max` the maximal nodes of a graph share the
+    gradient equally (`scatter_reduce`'s `amax`), under `soft-or` node v gets
+    Π_{u ≠ v} (1 − h_u), which is 0 for every node once two nodes hold 1."""
+    if kind == "threshold":
+        summed: Tensor = global_add_pool(h, batch)
+        return summed
+    index = h.new_zeros(h.shape[0], dtype=torch.long) if batch is None else batch
+    graphs = int(index.max()) + 1 if index.numel() else 1
+    spread = index.unsqueeze(-1).expand_as(h)
+    if kind == "max":
+        largest: Tensor = h.new_zeros(graphs, h.shape[1]).scatter_reduce(
+            0, spread, h, reduce="amax", include_self=False)
+        return largest
+    product = h.new_ones(graphs, h.shape[1]).scatter_reduce(
+        0, spread, 1.0 - h, reduce="prod", include_self=False)
+    return 1.0 - product
+
+
+class GraphReadout(nn.Module):
+    """A graph classifier's readout: `pool` the last hidden states by the model's
+    `readout` option, then its dense layers (`ReadoutLayer`), the output column last."""
+
+    def __init__(self, compiled: Network, surrogate: bool) -> None:
+        super().__init__()
+        self.kind: Readout = compiled.options.readout
+        self.output_column = compiled.output_column
+        self.layers = nn.ModuleList(
+            ReadoutLayer(dense.W, dense.b, surrogate) for dense in compiled.readout)
+
+    def forward(self, h: Tensor, batch: Tensor | None) -> Tensor:
+        r = pool(self.kind, h, batch)
+        for dense in self.layers:
+            r = dense(r)
+        return r[:, self.output_column:self.output_column + 1]
+
+
 class ReadoutLayer(nn.Module):
-    """r' = σ(r W + b) on the sum-pooled graph vector (graph classifiers)."""
+    """r' = σ(r W + b) on the pooled graph vector (graph classifiers)."""
 
     def __init__(self, W: np.ndarray[Any, Any], b: np.ndarray[Any, Any], surrogate: bool) -> None:
         super().__init__()
@@ -386,8 +428,7 @@ class CompiledModule(nn.Module):
         self.input_bias = _frozen(compiled.input_bias)
         self.convs = nn.ModuleList(CompiledLayer(plan, surrogate, narrow)
                                    for plan in layer_plans(compiled))
-        self.readout = nn.ModuleList(
-            ReadoutLayer(dense.W, dense.b, surrogate) for dense in compiled.readout)
+        self.readout = GraphReadout(compiled, surrogate)
         task_level = "node" if compiled.kind is Kind.NODE else "graph"
         self.model_config = {"mode": "binary_classification", "task_level": task_level,
                              "return_type": "raw"}
@@ -402,13 +443,10 @@ class CompiledModule(nn.Module):
         h = self.hidden_states(x, edge_index, edge_type=edge_type,
                                layer_edge_weights=layer_edge_weights,
                                layer_baselines=layer_baselines)[-1]
-        column = slice(self.output_column, self.output_column + 1)
         if self.kind is Kind.NODE:
-            return h[:, column]
-        r: Tensor = global_add_pool(h, batch)
-        for dense in self.readout:
-            r = dense(r)
-        return r[:, column]
+            return h[:, self.output_column:self.output_column + 1]
+        result: Tensor = self.readout(h, batch)
+        return result
 
     def hidden_states(self, x: Tensor, edge_index: Tensor, *, edge_type: Tensor | None = None,
                       layer_edge_weights: Sequence[Tensor | None] | None = None,
@@ -777,8 +815,7 @@ class FusedCompiledModule(nn.Module):
         # only carries the settled columns on, which the fused state does by itself.
         fused = [_FusedLayer(plan) for plan in layer_plans(compiled) if plan.settles is not None]
         self.layers = nn.ModuleList(fused)
-        self.readout = nn.ModuleList(
-            ReadoutLayer(dense.W, dense.b, surrogate=False) for dense in compiled.readout)
+        self.readout = GraphReadout(compiled, surrogate=False)
         self.width = compiled.width
         self.declared_relations = compiled.relations
         self.relations = {r for layer in fused for r in layer.relations}
@@ -802,10 +839,7 @@ class FusedCompiledModule(nn.Module):
                 edges[relation] = (chosen[0], chosen[1])
             for layer in self.layers:
                 layer(H, edges)
-        column = slice(self.output_column, self.output_column + 1)
         if self.kind is Kind.NODE:
-            return H[:, column]
-        r: Tensor = global_add_pool(H, batch)
-        for dense in self.readout:
-            r = dense(r)
-        return r[:, column]
+            return H[:, self.output_column:self.output_column + 1]
+        result: Tensor = self.readout(H, batch)
+        return result

@@ -411,6 +411,9 @@ class IncrementalNetwork:
     def __init__(self, compiled: CompiledGNN, x: npt.ArrayLike, edge_index: npt.ArrayLike,
                  target: int | None, relevant: BoolArray | None = None,
                  edge_type: npt.ArrayLike | None = None) -> None:
+        if compiled.kind is Kind.GRAPH and compiled.options.readout != "threshold":
+            raise GracrError(f"FlowX's incremental network keeps the sum-pooled readout; this "
+                             f"model pools by the '{compiled.options.readout}' readout")
         self.compiled = compiled
         edges = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
         self.sources, self.targets = edges[0], edges[1]

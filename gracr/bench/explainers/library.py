@@ -14,6 +14,8 @@ Choices made here, where the paper is silent:
   term would never move a mask. With `raw` the loss is BCE-with-logits at logit
   1, gradient σ(1) − 1 ≠ 0.
 * Saliency takes absolute gradients (Captum's default; the paper's, App. C.3).
+* PyG's `CaptumExplainer` hands the model's keyword arguments on positionally, into a
+  compiled module's `batch`: on typed models `_NamedArguments` passes `edge_type` by name.
 * IG's baseline is every message off (edge mask 0), 50 steps (Captum's defaults).
 * At node level the four Captum explainers attribute the node features instead (PyG's
   "attributes" node mask; IG's baseline all features 0), a node's score the sum over its
@@ -127,6 +129,23 @@ def _mask_types(level: Level) -> dict[str, str | None]:
 # ---------------------------------------------------------------- Captum through PyG
 
 
+class _NamedArguments(nn.Module):
+    """The explained module as PyG's `CaptumExplainer` calls it: that passes the model's
+    keyword arguments on positionally after `x` and `edge_index` (`*kwargs.values()`),
+    where a compiled module takes `batch`; this puts them back under their names (a typed
+    model's `edge_type`), and passes keywords (PyG's own prediction call) as they are."""
+
+    def __init__(self, model: nn.Module, names: tuple[str, ...]) -> None:
+        super().__init__()
+        self.model = model
+        self.names = names
+
+    def forward(self, x: Tensor, edge_index: Tensor, *args: Tensor, **kwargs: Any) -> Tensor:
+        kwargs.update(zip(self.names, args))
+        result: Tensor = self.model(x, edge_index, **kwargs)
+        return result
+
+
 def _run_captum(subject: Subject, method: str, derivative: str,
                 settings: Mapping[str, Any], cone: bool = False) -> Any:
     """Captum's `method` through PyG: at edge level its attribution of the edge mask; at
@@ -138,13 +157,19 @@ def _run_captum(subject: Subject, method: str, derivative: str,
     from torch_geometric.explain.algorithm import CaptumExplainer
 
     algorithm = CaptumExplainer(method, **settings)
+    named = tuple(subject.model_kwargs)
+
+    def wrapped(model: nn.Module) -> nn.Module:
+        return _NamedArguments(model, named) if named else model
+
     if subject.level == "edge":
         model = (subject.fresh_target_module(derivative)  # type: ignore[arg-type]
                  if cone and subject.target is not None
                  else subject.module(derivative))  # type: ignore[arg-type]
-        explanation = _run_pyg(subject, algorithm, model, subject.model_config())
+        explanation = _run_pyg(subject, algorithm, wrapped(model), subject.model_config())
         return explanation.edge_mask
-    return _run_pyg(subject, algorithm, subject.module(derivative),  # type: ignore[arg-type]
+    return _run_pyg(subject, algorithm,
+                    wrapped(subject.module(derivative)),  # type: ignore[arg-type]
                     subject.model_config(), node_mask_type="attributes", edge_mask_type=None)
 
 

@@ -58,6 +58,7 @@ from torch import Tensor
 
 from gracr.bench.explainers.base import ExplainerSpec, Subject, register
 from gracr.dsl.ir import Kind
+from gracr.errors import GracrError
 from gracr.executor import numpy_backend
 from gracr.executor.model import CompiledGNN
 from gracr.executor.plan import cone_subgraph, layer_plans
@@ -127,6 +128,9 @@ def lrp_relevance(compiled: CompiledGNN, x: npt.ArrayLike, edge_index: npt.Array
     pre-activation kept); `edge_type` (relation index per edge) is required when the
     model declares relations.
     """
+    if compiled.kind is Kind.GRAPH and compiled.options.readout != "threshold":
+        raise GracrError(f"LRP's rule through the readout is the sum pooling's; this model "
+                         f"pools by the '{compiled.options.readout}' readout")
     features = np.asarray(x, dtype=np.float64)
     edges = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
     sources, targets = edges[0], edges[1]

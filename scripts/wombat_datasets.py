@@ -1,0 +1,74 @@
+"""Build WOMBAT's dataset of each pattern (`gracr.chem.datasets`) from the bundled
+molecule sets and the grafted positives, as graph files with a task file beside them.
+
+    PYTHONPATH=. .venv/bin/python scripts/wombat_datasets.py --out out/wombat
+        [--patterns 6,10] [--positives 10000] [--negatives 10000] [--hard 5000] [--seed 0]
+    gracrc bench --tasks out/wombat/P06/P06.toml --level node --variant main,max,soft-or \\
+        --explainers Saliency,IG,Rnd --seeds 0 --limit 5 --graphs 40 --out out/wombat-bench
+
+Writes `OUT/Pnn/Pnn.toml`, `OUT/Pnn/Pnn.gml` and `OUT/Pnn/molecules.jsonl` per pattern,
+and prints per pattern the pools and what was drawn. Patterns with fewer than 200 RDKit
+positives on the bundled sets get grafted ones, as in `benchmarks/wombat_agreement.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import gracr
+from gracr.bench.tables import render_table
+from gracr.chem import read_molecules
+from gracr.chem.bundled import bundled_sets
+from gracr.chem.check import predict_molecules
+from gracr.chem.datasets import DatasetSizes, wombat_dataset, write_dataset
+from gracr.chem.graft import grafted_positives
+from gracr.chem.reference import RelaxedQuery
+from gracr.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
+
+MIN_POSITIVES = 200
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", required=True, help="output folder (one sub-folder per pattern)")
+    parser.add_argument("--patterns", default=None, help="comma list of pattern numbers")
+    defaults = DatasetSizes()
+    parser.add_argument("--positives", type=int, default=defaults.positives)
+    parser.add_argument("--negatives", type=int, default=defaults.negatives)
+    parser.add_argument("--hard", type=int, default=defaults.hard)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    wanted = None if args.patterns is None else {int(p) for p in args.patterns.split(",")}
+    sizes = DatasetSizes(args.positives, args.negatives, args.hard)
+    bundled = [m for _, path in bundled_sets() for m in read_molecules(path).molecules]
+    rows = []
+    for pattern in WOMBAT_PATTERNS:
+        if wanted is not None and pattern.number not in wanted:
+            continue
+        model = gracr.compile(gracr.parse_file(str(wombat_formula_path(pattern))))
+        natural = sum(RelaxedQuery.from_smarts(pattern.relaxed).rdkit_matches(m.mol)
+                      for m in bundled)
+        grafted = list(grafted_positives(pattern.original, iter(bundled),
+                                         max(0, MIN_POSITIVES - natural),
+                                         also=[pattern.relaxed]))
+        candidates = bundled + grafted
+        answers = predict_molecules(model, [m.graph for m in candidates])
+        positives = [m for m, yes in zip(candidates, answers) if yes]
+        negatives = [m for m, yes in zip(candidates, answers) if not yes]
+        dataset = wombat_dataset(pattern, positives, negatives, sizes, args.seed)
+        task = write_dataset(Path(args.out) / pattern.name, pattern, dataset)
+        drawn = {kind: sum(e.kind == kind for e in dataset)
+                 for kind in ("positive", "hard negative", "random negative")}
+        rows.append([pattern.name, str(len(positives)), str(len(grafted)), str(len(negatives)),
+                     str(drawn["positive"]), str(drawn["hard negative"]),
+                     str(drawn["random negative"]), str(task)])
+        print(f"{pattern.name}: {task}", file=sys.stderr)
+    print(render_table(["pattern", "positive pool", "grafted", "negative pool", "positives",
+                        "hard negatives", "random negatives", "task file"], rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
