@@ -178,3 +178,27 @@ def test_a_dataset_built_wrong_is_a_finding(fault: str, problem: str,
     monkeypatch.setattr(datasets, "upi", wrong)
     result = run_one(KINDS["task-file"], SMALL_TASK, with_cli=False, time_limit=10.0)
     assert result["finding"] is not None and result["finding"][0] == problem
+
+
+@pytest.mark.parametrize("description", [None, "a rule"])
+def test_a_task_claimed_valid_after_a_text_edit_is_one_gracr_accepts(
+        description: str | None, tmp_path: Path) -> None:
+    # The 10^5 run once claimed a task with a description valid after a second
+    # `description` was put before it: a false finding of the fuzzer's own making.
+    from gracr.bench.tasks import Task
+    from gracr.fuzz.inputs.task_file import claims_valid, to_toml
+
+    task: dict[str, object] = {"name": "Small", "formula": "rule.gml",
+                               "graphs": {"family": "tree", "nodes": 3}}
+    if description is not None:
+        task["description"] = description
+    (tmp_path / "rule.gml").write_text("colors red\nclassify exists red\n")
+    deep = "description = " + "[" * 20 + "0" + "]" * 20 + "\n"
+    (tmp_path / "task.toml").write_text(deep + to_toml(task))
+    try:
+        Task.from_file(tmp_path / "task.toml")
+        accepted = True
+    except GracrError:
+        accepted = False
+    assert accepted is (description is None)
+    assert claims_valid(["deep-20"], task) is accepted
