@@ -256,6 +256,9 @@ BAD_TASKS = [
      "background, 0 planted); a task's graphs have at most 1000000"),
     ('name = "Bad"\nformula = "red.gml"\n[graphs]\nfamily = "tree"\nnodes = { min = 0, max = 3 }\n',
      "Bad.toml:5:1: graphs.nodes: min must be an integer of at least 1, got 0"),
+    # A name too long for a folder: refused, and the store it would have made removed.
+    ('name = "' + "x" * 300 + '"\nformula = "red.gml"\n[graphs]\nfamily = "tree"\nnodes = 3\n',
+     "store/" + "x" * 300 + "/seed0-graphs4-gen3-"),
     ('name = "Bad"\nformula = "' + "x" * 300 + '"\n[graphs]\nfamily = "tree"\n',
      "Bad.toml:2:1: formula: " + "x" * 300 + ": cannot use this path (File name too long)"),
 ]
