@@ -1,17 +1,19 @@
-"""Hostile input, measured: `.gml` sources, graph JSON and model files, grammar-generated and
-mutated, thrown at the Python API and (a sample) at `gracrc`, each within a time limit.
+"""Hostile input, measured: `.gml` sources, graph JSON, model files and task files,
+grammar-generated and mutated, thrown at the Python API and (a sample) at `gracrc`, each
+within a time limit.
 
     .venv/bin/python benchmarks/fuzz_inputs.py --count 100000 [--seed 0] [--jobs 2]
-        [--time-limit 10] [--cli-every 100] [--kinds gml,graph-json,model-file]
+        [--time-limit 10] [--cli-every 100] [--kinds gml,graph-json,model-file,task-file]
         [--out out/fuzz_inputs] [--markdown docs/results/fuzz_inputs.md]
     .venv/bin/python benchmarks/fuzz_inputs.py --replay out/fuzz_inputs/findings/*.json
 
 Target (issue "Hostile input"): 0 findings at 10^5 inputs. A finding is anything that is
 neither a refusal with a `GracrError` (exit 2 from `gracrc`, one message, no traceback) nor
 a consistent result (evaluator == numpy forward == ROBDD label, UPI inside the receptive
-field and equal to the brute force on small graphs), or an input over the time limit; each
-is saved with its input under `--out/findings/`. The table says how far inputs got. The
-command exits 1 when there is a finding.
+field and equal to the brute force on small graphs; a task's built dataset labelled as the
+evaluator labels it), or an input over the time limit; each is saved with its input under
+`--out/findings/`. The table says how far inputs got. The command exits 1 when there is a
+finding.
 """
 
 from __future__ import annotations

@@ -16,6 +16,16 @@ whose integers are exact up to 2**24; a threshold beyond it would be rounded.
 (its weights) or one graph (its features, the numpy forward pass, the evaluation, the
 ROBDD build). Each is estimated from sizes known beforehand, so an input over budget is
 refused before anything is allocated.
+
+`MAX_TASK_NESTING`: a task file's tables, arrays, inline tables and dotted keys nest at
+most this deep (the deepest the format needs is 4: `[graphs]` `attributes = { element =
+{ C = 0.7 } }`). Python's TOML reader recurses on arrays and inline tables and takes time
+and memory quadratic in a dotted key's length, so the text is measured before it is read.
+
+`MAX_TASK_GRAPH`: one graph a task file's `[graphs]` table draws has at most this many
+nodes (the background's largest size plus every planted copy's nodes), and its plants
+add at most this many edges; a benchmark graph has tens. Both are known from the task
+file alone, so a task that would draw a graph too large is refused when it is read.
 """
 
 from __future__ import annotations
@@ -25,6 +35,8 @@ import re
 MAX_NESTING = 100
 MAX_COUNT = 2**24
 DEFAULT_MAX_BYTES = 4 * 2**30
+MAX_TASK_NESTING = 32
+MAX_TASK_GRAPH = 10**6
 
 
 def format_bytes(size: int) -> str:

@@ -1,6 +1,6 @@
 """The input fuzzer: 2000 hostile inputs give no finding and reach every stage; a planted
 crash, inconsistency, hang, dying worker or misbehaving `gracrc` is a finding, saved with
-its input."""
+its input; a hostile task file is refused by the task-file kind as `gracrc` refuses it."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from gracr.errors import GracrError
 from gracr.fuzz.inputs import (KINDS, Finding, FuzzInputsConfig, InputKind, fuzz_inputs,
                                register_kind, replay, report_table)
+from gracr.fuzz.inputs.driver import run_one
 from gracr.fuzz.inputs.kinds import STAGES, CliRun, Payload, Reached
 
-BUILT_IN = ("gml", "graph-json", "model-file")
+BUILT_IN = ("gml", "graph-json", "model-file", "task-file")
 
 
 def test_two_thousand_hostile_inputs_give_no_finding_and_reach_every_stage(
@@ -105,3 +106,99 @@ def test_a_hang_or_a_dying_worker_is_a_finding_and_the_run_goes_on(kind: str,
 def test_gracrc_disagreeing_with_the_api_is_a_finding() -> None:
     report = fuzz_inputs(FuzzInputsConfig(2, seed=0, cli_every=1, kinds=("lies",)))
     assert [p for _, _, p in report.findings] == ["gracrc accepted what the API refused"] * 2
+
+
+# ---------------------------------------------------------------- the task-file kind
+
+HUGE_BACKGROUND = """name = "Huge"
+formula = "rule.gml"
+[graphs]
+family = "tree"
+nodes = 1000000000000
+"""
+
+
+def test_a_hostile_task_file_is_refused_by_the_api_and_by_gracrc() -> None:
+    # A background of 10**12 nodes: gracr once allocated it (MemoryError) before refusing.
+    payload = {"files": {"task.toml": HUGE_BACKGROUND,
+                         "rule.gml": "colors red, blue\nclassify exists (red & atleast 1 blue)\n"},
+               "edits": ["number"], "intact": False, "nodes": None, "size": 2, "seed": 0,
+               "options": {"disjunction": "demorgan", "comparison": "expanded",
+                           "presence": False}}
+    result = run_one(KINDS["task-file"], payload, with_cli=True, time_limit=10.0)
+    assert result["finding"] is None
+    assert result["stages"] == ["parsed"]
+    assert result["refused"].endswith(
+        "task.toml:5:1: graphs.nodes: a drawn graph could have 1000000000000 nodes "
+        "(1000000000000 background, 0 planted); a task's graphs have at most 1000000")
+    assert result["cli_seconds"] is not None       # gracrc ran, and exited 2 as the API refused
+
+
+def test_an_untouched_task_file_that_gracr_refuses_is_a_finding() -> None:
+    # The kind's generator vouches for a task no edit touched: refusing it is gracr's fault.
+    payload = {"files": {"task.toml": HUGE_BACKGROUND.replace("1000000000000", "3"),
+                         "rule.gml": "colors red, red\nclassify red\n"},
+               "edits": [], "intact": True, "nodes": [3, 3], "size": 2, "seed": 0,
+               "options": {"disjunction": "flat", "comparison": "direct", "presence": False}}
+    result = run_one(KINDS["task-file"], payload, with_cli=False, time_limit=10.0)
+    assert result["finding"][0] == "a valid task file was refused"
+    assert "rule.gml:1:13: colour 'red' is listed twice" in result["finding"][1]
+
+
+SMALL_TASK = {"files": {"task.toml": 'name = "Small"\nformula = "rule.gml"\n[graphs]\n'
+                                     'family = "tree"\nnodes = 3\n[dataset]\ngraphs = 2\n',
+                        "rule.gml": "colors red, blue\nclassify exists (red & atleast 1 blue)\n"},
+              "edits": [], "intact": True, "nodes": [3, 3], "size": None, "seed": 0,
+              "options": {"disjunction": "demorgan", "comparison": "expanded",
+                          "presence": False}}
+
+
+def test_a_small_task_passes_every_stage() -> None:
+    result = run_one(KINDS["task-file"], SMALL_TASK, with_cli=True, time_limit=10.0)
+    assert result["finding"] is None and result["refused"] is None
+    assert result["stages"] == ["parsed", "checked", "compiled", "evaluated"]
+
+
+@pytest.mark.parametrize("fault,problem", [
+    ("label", "a stored label disagrees with the formula"),
+    ("mask", "a stored UPI differs from the brute-force UPI"),
+])
+def test_a_dataset_built_wrong_is_a_finding(fault: str, problem: str,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # The oracle is what makes "no finding" mean something: a builder that stores the
+    # wrong label or the wrong edges must not get through.
+    from gracr.bench import datasets
+
+    exact = datasets.upi
+
+    def wrong(*args: object, **kwargs: object) -> tuple[int, object]:
+        label, mask = exact(*args, **kwargs)  # type: ignore[arg-type]
+        return (1 - label, mask) if fault == "label" else (label, ~mask)
+
+    monkeypatch.setattr(datasets, "upi", wrong)
+    result = run_one(KINDS["task-file"], SMALL_TASK, with_cli=False, time_limit=10.0)
+    assert result["finding"] is not None and result["finding"][0] == problem
+
+
+@pytest.mark.parametrize("description", [None, "a rule"])
+def test_a_task_claimed_valid_after_a_text_edit_is_one_gracr_accepts(
+        description: str | None, tmp_path: Path) -> None:
+    # The 10^5 run once claimed a task with a description valid after a second
+    # `description` was put before it: a false finding of the fuzzer's own making.
+    from gracr.bench.tasks import Task
+    from gracr.fuzz.inputs.task_file import claims_valid, to_toml
+
+    task: dict[str, object] = {"name": "Small", "formula": "rule.gml",
+                               "graphs": {"family": "tree", "nodes": 3}}
+    if description is not None:
+        task["description"] = description
+    (tmp_path / "rule.gml").write_text("colors red\nclassify exists red\n")
+    deep = "description = " + "[" * 20 + "0" + "]" * 20 + "\n"
+    (tmp_path / "task.toml").write_text(deep + to_toml(task))
+    try:
+        Task.from_file(tmp_path / "task.toml")
+        accepted = True
+    except GracrError:
+        accepted = False
+    assert accepted is (description is None)
+    assert claims_valid(["deep-20"], task) is accepted

@@ -239,6 +239,28 @@ BAD_TASKS = [
     ('name = "Bad"\nformula = "red.gml"\n[graphs\n', "Bad.toml:3:"),
     ('name = "Bad"\nformula = "red.gml"\n[graphs]\nfamily = "tree"\nfile = "x.jsonl"\n',
      "Bad.toml:5:1: graphs.file: say where the graphs come from with exactly one of"),
+    # Hostile files the input fuzzer made: each was an internal error, a hang or an
+    # allocation of terabytes, or named a key that is not in the file.
+    ('description = ' + '[' * 3000 + ']' * 3000 + '\nname = "Bad"\n',
+     "Bad.toml:1:1: nested 3000 deep (tables, arrays, inline tables and dotted keys); a task "
+     "file nests at most 32 deep"),
+    ('description = ' + '{a = ' * 3000 + '0' + '}' * 3000 + '\n', "Bad.toml:1:1: nested 3000 deep"),
+    ('name = "Bad"\nx' + '.a' * 40 + ' = 0\n', "Bad.toml:2:1: nested 40 deep"),
+    ('name = "Bad"\ndescription = ' + '7' * 5000 + '\n',
+     "Bad.toml:2:1: not TOML: an integer of more than 4300 digits"),
+    ('name = "Bad"\nformula = "red.gml"\n[graphs]\nfamily = ["tree"]\n',
+     "Bad.toml:4:1: graphs.family: must be a family name, got ['tree'] (the families are "
+     "barabasi-albert"),
+    ('name = "Bad"\nformula = "red.gml"\n[graphs]\nfamily = "tree"\nnodes = 1000000000000\n',
+     "Bad.toml:5:1: graphs.nodes: a drawn graph could have 1000000000000 nodes (1000000000000 "
+     "background, 0 planted); a task's graphs have at most 1000000"),
+    ('name = "Bad"\nformula = "red.gml"\n[graphs]\nfamily = "tree"\nnodes = { min = 0, max = 3 }\n',
+     "Bad.toml:5:1: graphs.nodes: min must be an integer of at least 1, got 0"),
+    # A name too long for a folder: refused, and the store it would have made removed.
+    ('name = "' + "x" * 300 + '"\nformula = "red.gml"\n[graphs]\nfamily = "tree"\nnodes = 3\n',
+     "store/" + "x" * 300 + "/seed0-graphs4-gen3-"),
+    ('name = "Bad"\nformula = "' + "x" * 300 + '"\n[graphs]\nfamily = "tree"\n',
+     "Bad.toml:2:1: formula: " + "x" * 300 + ": cannot use this path (File name too long)"),
 ]
 
 
@@ -252,6 +274,53 @@ def test_a_bad_task_file_names_the_file_and_key(text: str, message: str, tmp_pat
     assert code == 2 and out == ""
     assert err.startswith(f"gracrc: error: {message}"), err
     assert "Traceback" not in err and not (tmp_path / "store").exists()
+
+
+def test_plants_too_large_to_draw_are_refused_before_any_draw(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "red.gml", "colors red, blue\nclassify exists red\n")
+    (tmp_path / "dot.json").write_text('{"num_nodes": 2, "colors": [["red"], []], '
+                                       '"edges": [[0, 1], [1, 0]]}')
+    head = 'name = "Bad"\nformula = "red.gml"\n[graphs]\nfamily = "tree"\nnodes = 5\n' \
+           '[[plant]]\nmotif = "dot.json"\n'
+    for extra, message in [
+            ("count = 1000000000000\n",
+             "Bad.toml:8:1: plant.count: a drawn graph could have 2000000000005 nodes (5 "
+             "background, 2000000000000 planted); a task's graphs have at most 1000000"),
+            ("links = 1000000000000\n",
+             "Bad.toml:8:1: plant.links: planting could add 2000000000002 edges to a graph; a "
+             "task's plants add at most 1000000")]:
+        write(tmp_path, "Bad.toml", head + extra)
+        code, out, err = run("dataset", "Bad.toml", "--graphs", "4", "--out", "store")
+        assert (code, out) == (2, "") and err.startswith(f"gracrc: error: {message}"), err
+
+
+def test_a_generator_that_fails_is_named_with_how_it_was_called(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "red.gml", "colors red, blue\nclassify exists red\n")
+    write(tmp_path, "Bad.toml", 'name = "Bad"\nformula = "red.gml"\n[graphs]\n'
+                                'generator = "gracr.bench.paper_tasks:majority"\n')
+    code, _, err = run("dataset", "Bad.toml", "--graphs", "4", "--out", "store")
+    assert code == 2 and "internal error" not in err
+    assert err.startswith(f"gracrc: error: {tmp_path / 'Bad.toml'}: graphs.generator: "
+                          "gracr.bench.paper_tasks:majority failed when called as "
+                          "function(rng, positive): TypeError: majority() takes 1 positional "
+                          "argument but 2 were given"), err
+    assert not (tmp_path / "store").exists()
+
+
+def test_a_formula_file_that_is_not_utf8_is_refused(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "latin.gml").write_bytes(b"colors r\xe9d\nclassify exists r\xe9d\n")
+    write(tmp_path, "Bad.toml", 'name = "Bad"\nformula = "latin.gml"\n[graphs]\n'
+                                'family = "tree"\n')
+    code, _, err = run("dataset", "Bad.toml", "--graphs", "4", "--out", "store")
+    assert code == 2
+    assert err.startswith("gracrc: error: Bad.toml:2:1: formula: latin.gml: cannot read the "
+                          "formula ('utf-8' codec can't decode byte 0xe9"), err
 
 
 def test_a_formula_that_never_fires_says_what_was_found(tmp_path: Path,

@@ -183,10 +183,6 @@ class _Labeller:
         return firing == candidate.annotated and candidate.label == wanted
 
 
-def _where(task: Task) -> str:
-    return str(task.origin) if task.origin is not None else task.name
-
-
 def _graph_instances(task: Task, seed: int, count: int,
                      progress: bool) -> Iterator[tuple[Candidate, int]]:
     """`count` accepted candidates, `positive_fraction` of them positive, and how many
@@ -209,7 +205,7 @@ def _graph_instances(task: Task, seed: int, count: int,
         else:
             wanted = "positive" if label else "negative"
             raise GracrError(
-                f"{_where(task)}: formula: no {wanted} graph in {MAX_REJECTIONS_PER_GRAPH} "
+                f"{task.where}: formula: no {wanted} graph in {MAX_REJECTIONS_PER_GRAPH} "
                 f"draws in a row (rejected so far: {drawn[1]} positive, {drawn[0]} negative); "
                 f"the formula (almost) never {'fires' if label else 'fails'} on these graphs: "
                 "change [graphs] or [[plant]], or [dataset] positive_fraction")
@@ -232,7 +228,7 @@ def _node_graphs(task: Task, seed: int, size: int) -> list[Graph]:
         barren = 0 if found else barren + 1
         if barren >= MAX_REJECTIONS_PER_GRAPH:
             raise GracrError(
-                f"{_where(task)}: formula: no positive node in {MAX_REJECTIONS_PER_GRAPH} "
+                f"{task.where}: formula: no positive node in {MAX_REJECTIONS_PER_GRAPH} "
                 f"graphs in a row ({total} positive targets in {len(graphs)} graphs, "
                 f"{size} wanted); the formula (almost) never fires on these graphs: change "
                 "[graphs] or [[plant]], or ask for fewer [dataset] targets")

@@ -7,6 +7,7 @@ failed command created."""
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -128,5 +129,8 @@ def remove_empty(folders: Sequence[Path]) -> None:
     for folder in folders:
         try:
             folder.rmdir()
-        except OSError:
+        except OSError as error:
+            # Never made (its name too long, say): its parents may still be ours to remove.
+            if error.errno in (errno.ENOENT, errno.ENAMETOOLONG):
+                continue
             return

@@ -30,6 +30,10 @@ The dataset of a task is a pure function of the task's files and the seed: its s
 (`Task.key`) hashes the task file, the main formula, the motif and graph files and a user
 generator's module source (gracr's own generators are covered by `GENERATOR_VERSION`),
 so an edited task never reuses a stale dataset.
+
+Its size (~640 lines) is one file format: its text measured before TOML reads it (the
+nesting limit), every key checked with a message naming file, line and key, the limits
+on what a task may draw, the compile variants and the registry of tasks by name.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import importlib
 import importlib.util
 import math
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -56,6 +61,7 @@ from gracr.data.graph import Graph, read_graphs
 from gracr.dsl import ir
 from gracr.dsl.parse import Program, parse
 from gracr.errors import GracrError
+from gracr.limits import MAX_TASK_GRAPH, MAX_TASK_NESTING
 
 DEFAULT_GRAPHS = 1000       # App. F: graph task datasets
 DEFAULT_TARGETS = 500       # App. F: positive targets of a node task
@@ -93,6 +99,11 @@ class Task:
     def from_file(cls, path: str | Path) -> Task:
         """Read and check a task file; raise `TaskFileError` naming the file, line and key."""
         return _read_task(Path(path))
+
+    @property
+    def where(self) -> str:
+        """How messages name the task: its task file, or its name."""
+        return str(self.origin) if self.origin is not None else self.name
 
     @property
     def unit(self) -> str:
@@ -145,12 +156,20 @@ class Task:
             return source.draw(rng)
         if isinstance(source, GraphFile):
             raise GracrError(f"{self.name}: a graph file source is not drawn from")
-        drawn = source.function(rng, positive) if self.kind is ir.Kind.GRAPH \
-            else source.function(rng)
+        try:
+            drawn = source.function(rng, positive) if self.kind is ir.Kind.GRAPH \
+                else source.function(rng)
+        except GracrError:
+            raise
+        except Exception as error:  # the generator is the user's code: its failure is theirs
+            called = "function(rng, positive)" if self.kind is ir.Kind.GRAPH \
+                else "function(rng)"
+            raise GracrError(f"{self.where}: graphs.generator: {source.reference} failed when "
+                             f"called as {called}: {type(error).__name__}: {error}") from None
         if isinstance(drawn, Graph):
             drawn = Candidate(drawn)
         if not isinstance(drawn, Candidate):
-            raise GracrError(f"{self.name}: the generator {source.reference} returned "
+            raise GracrError(f"{self.where}: the generator {source.reference} returned "
                              f"{type(drawn).__name__}, not a Graph or a Candidate")
         return drawn
 
@@ -217,10 +236,14 @@ class _Reader:
         return value
 
     def integer(self, table: str | None, values: Mapping[str, Any], key: str, default: int,
-                low: int) -> int:
+                low: int, within: str | None = None) -> int:
+        """`values[key]`, an integer of at least `low`; `within`: the key whose inline
+        table holds it (`nodes` of `nodes = { min = 0 }`), which the message names."""
         value = values.get(key, default)
         if not isinstance(value, int) or isinstance(value, bool) or value < low:
-            raise self.fail(table, key, f"must be an integer of at least {low}, got {value!r}")
+            what = f"{key} must" if within else "must"
+            raise self.fail(table, within or key, f"{what} be an integer of at least {low}, "
+                                                  f"got {value!r}")
         return value
 
     def between(self, table: str, values: Mapping[str, Any], key: str, default: int,
@@ -230,8 +253,8 @@ class _Reader:
             unknown = set(value) - {"min", "max"}
             if unknown or {"min", "max"} - set(value):
                 raise self.fail(table, key, "write an integer or { min = A, max = B }")
-            first = self.integer(table, value, "min", 0, low)
-            last = self.integer(table, value, "max", 0, low)
+            first = self.integer(table, value, "min", 0, low, within=key)
+            last = self.integer(table, value, "max", 0, low, within=key)
             if last < first:
                 raise self.fail(table, key, f"min {first} is above max {last}")
             return Between(first, last)
@@ -256,16 +279,32 @@ class _Reader:
             raise self.fail(table, key, f"the probabilities must {need}, they sum to {total:g}")
         return tuple((str(name), float(p)) for name, p in value.items())
 
-    def file(self, table: str, key: str, value: Any) -> Path:
+    def formula(self, path: Path) -> Program:
+        """The program of a formula file the task names."""
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise self.fail(None, "formula", f"{path}: cannot read the formula ({error})") \
+                from None
+        return parse(text, filename=_shown(path))
+
+    def file(self, table: str | None, key: str, value: Any) -> Path:
         if not isinstance(value, str) or not value:
             raise self.fail(table, key, "must be a file name")
         path = Path(value) if Path(value).is_absolute() else self.path.parent / value
-        if not path.is_file():
+        try:
+            found = path.is_file()
+        except OSError as error:   # is_file passes on a name too long, a loop of links
+            raise self.fail(table, key, f"{path}: cannot use this path ({error.strerror})") \
+                from None
+        if not found:
             raise self.fail(table, key, f"{path}: no such file")
         return path
 
 
-def _read_task(path: Path) -> Task:
+def read_task_toml(path: Path) -> tuple[bytes, str, dict[str, Any]]:
+    """A task file's bytes, text and TOML tables, unchecked; `TaskFileError` naming the
+    place if it is unreadable, not UTF-8, nested too deep or not TOML."""
     try:
         raw = path.read_bytes()
         text = raw.decode("utf-8")
@@ -273,6 +312,11 @@ def _read_task(path: Path) -> Task:
         raise TaskFileError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise TaskFileError(f"{path}: cannot read the task file ({error})") from None
+    depth, line = _deepest_nesting(text)
+    if depth > MAX_TASK_NESTING:
+        raise TaskFileError(f"{path}:{line}:1: nested {depth} deep (tables, arrays, inline "
+                            f"tables and dotted keys); a task file nests at most "
+                            f"{MAX_TASK_NESTING} deep")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -281,6 +325,18 @@ def _read_task(path: Path) -> Task:
         place = f"{at.group(1)}:{at.group(2)}" if at else "1:1"
         message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", message)
         raise TaskFileError(f"{path}:{place}: not TOML: {message}") from None
+    except ValueError:
+        # Python's limit on the digits of an integer it converts, hit inside tomllib.
+        digits = sys.get_int_max_str_digits()
+        long = re.search(rf"[0-9_]{{{digits + 1},}}", text)
+        place = f"{text.count(chr(10), 0, long.start()) + 1}:1" if long else "1:1"
+        raise TaskFileError(f"{path}:{place}: not TOML: an integer of more than {digits} "
+                            "digits") from None
+    return raw, text, data
+
+
+def _read_task(path: Path) -> Task:
+    raw, text, data = read_task_toml(path)
     reader = _Reader(path, text)
     reader.known(None, data)
     for key in ("name", "formula", "graphs"):
@@ -293,11 +349,10 @@ def _read_task(path: Path) -> Task:
     listed = data["formula"] if isinstance(data["formula"], list) else [data["formula"]]
     if not listed:
         raise reader.fail(None, "formula", "name at least one .gml file")
-    formulas = tuple(reader.file(None, "formula", value) for value in listed)  # type: ignore[arg-type]
-    program = parse(formulas[0].read_text(encoding="utf-8"), filename=_shown(formulas[0]))
+    formulas = tuple(reader.file(None, "formula", value) for value in listed)
+    program = reader.formula(formulas[0])
     for other in formulas[1:]:
-        if parse(other.read_text(encoding="utf-8"), filename=_shown(other)).kind \
-                is not program.kind:
+        if reader.formula(other).kind is not program.kind:
             raise reader.fail(None, "formula", f"{other.name} is not the same kind of "
                                                "classifier as the main formula")
     graphs = reader.table(data, "graphs")
@@ -324,6 +379,59 @@ def _read_task(path: Path) -> Task:
                 targets=reader.integer("dataset", dataset, "targets", DEFAULT_TARGETS, 1),
                 origin=path.resolve(),
                 key=hashlib.sha256(b"\0".join(hashed)).hexdigest()[:12])
+
+
+def _deepest_nesting(text: str) -> tuple[int, int]:
+    """How deep a TOML text nests, and the line where it is deepest: open brackets and
+    braces plus the dots of the key being read, strings and comments skipped. A scan, not
+    tomllib: tomllib is what a text too deep breaks (`MAX_TASK_NESTING`)."""
+    deepest, deepest_line, line = 0, 1, 1
+    open_brackets: list[str] = []
+    in_key, dots = True, 0          # reading a key: a statement's, a header's, an entry's
+    at, end = 0, len(text)
+    while at < end:
+        char = text[at]
+        if char in "\"'":
+            quote = char * 3 if text.startswith(char * 3, at) else char
+            close = at + len(quote)
+            while close < end and not text.startswith(quote, close):
+                if text[close] == "\n" and len(quote) == 1:
+                    break                            # unterminated: tomllib says so
+                close += 2 if char == '"' and text[close] == "\\" else 1
+            if len(quote) == 3:                      # """a""""" ends with the last three
+                for _ in range(2):
+                    if text.startswith(quote, close + 1):
+                        close += 1
+            line += text.count("\n", at, close)
+            at = close + len(quote) if text.startswith(quote, close) else close
+            continue
+        if char == "#":
+            newline = text.find("\n", at)
+            at = end if newline < 0 else newline
+            continue
+        if char == "\n":
+            line += 1
+            if not open_brackets:
+                in_key, dots = True, 0
+        elif in_key and char == ".":
+            dots += 1
+        elif in_key and char == "=":
+            in_key, dots = False, 0
+        elif char in "[{":
+            open_brackets.append(char)
+            if char == "{":
+                in_key, dots = True, 0
+        elif char in "]}":
+            if open_brackets:
+                open_brackets.pop()
+            in_key = in_key and char == "]"          # a header's `]`; a value goes on
+        elif char == "," and open_brackets and open_brackets[-1] == "{":
+            in_key, dots = True, 0
+        depth = len(open_brackets) + dots
+        if depth > deepest:
+            deepest, deepest_line = depth, line
+        at += 1
+    return deepest, deepest_line
 
 
 def _read_source(reader: _Reader, graphs: Mapping[str, Any], plants: list[dict[str, Any]],
@@ -354,8 +462,11 @@ def _read_source(reader: _Reader, graphs: Mapping[str, Any], plants: list[dict[s
                 hashed.append(Path(spec.origin).read_bytes())
         return PythonGenerator(reference, function)
     family = graphs["family"]
+    if not isinstance(family, str):
+        raise reader.fail("graphs", "family", f"must be a family name, got {family!r} (the "
+                                              f"families are {', '.join(GRAPH_FAMILIES)})")
     if family not in GRAPH_FAMILIES:
-        close = difflib.get_close_matches(str(family), GRAPH_FAMILIES, n=1)
+        close = difflib.get_close_matches(family, GRAPH_FAMILIES, n=1)
         raise reader.fail("graphs", "family", f"unknown family '{family}'"
                           + (f"; did you mean '{close[0]}'?" if close else "")
                           + f" (the families are {', '.join(GRAPH_FAMILIES)})")
@@ -403,8 +514,25 @@ def _read_source(reader: _Reader, graphs: Mapping[str, Any], plants: list[dict[s
             raise reader.fail("plant", "motif", f"{motif_path}: the motif needs 'colors'")
         read_plants.append(Plant(motifs[0], reader.between("plant", entry, "count", 1, 0),
                                  reader.integer("plant", entry, "links", 1, 0)))
-    return RandomGraphs(family, reader.between("graphs", graphs, "nodes", 25, 1), colors,
-                        attributes, relations, tuple(read_plants))
+    nodes = reader.between("graphs", graphs, "nodes", 25, 1)
+    _check_drawn_size(reader, nodes, read_plants)
+    return RandomGraphs(family, nodes, colors, attributes, relations, tuple(read_plants))
+
+
+def _check_drawn_size(reader: _Reader, nodes: Between, plants: list[Plant]) -> None:
+    """Refuse a task whose largest drawn graph is over `MAX_TASK_GRAPH`, before any draw
+    allocates it."""
+    planted_nodes = sum(p.count.high * p.motif.num_nodes for p in plants)
+    if nodes.high + planted_nodes > MAX_TASK_GRAPH:
+        where, key = ("plant", "count") if nodes.high <= MAX_TASK_GRAPH else ("graphs", "nodes")
+        raise reader.fail(where, key, f"a drawn graph could have {nodes.high + planted_nodes} "
+                                      f"nodes ({nodes.high} background, {planted_nodes} "
+                                      f"planted); a task's graphs have at most {MAX_TASK_GRAPH}")
+    planted_edges = sum(p.count.high * (p.motif.num_edges + 2 * p.links) for p in plants)
+    if planted_edges > MAX_TASK_GRAPH:
+        raise reader.fail("plant", "links", f"planting could add {planted_edges} edges to a "
+                                            f"graph; a task's plants add at most "
+                                            f"{MAX_TASK_GRAPH}")
 
 
 def _import_generator(reader: _Reader, reference: Any) -> Callable[..., Any]:

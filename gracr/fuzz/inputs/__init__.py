@@ -1,21 +1,22 @@
-"""The input fuzzer: hostile `.gml` sources, graph JSON and model files thrown at the API and
-at `gracrc`, looking for anything that is neither a clean refusal nor a consistent result.
+"""The input fuzzer: hostile `.gml` sources, graph JSON, model files and task files thrown at
+the API and at `gracrc`, looking for anything that is neither a clean refusal nor a
+consistent result.
 
-`kinds` defines what an input kind is and keeps the registry; `gml`, `graph_json` and
-`model_file` are the kinds (each registered here); `oracle` checks an input that got
-through (evaluator == numpy forward == ROBDD label, UPI inside the receptive field and
-equal to the brute force on small graphs); `driver` draws, runs under the time limit,
+`kinds` defines what an input kind is and keeps the registry; `gml`, `graph_json`,
+`model_file` and `task_file` are the kinds (each registered here); `oracle` checks an
+input that got through (evaluator == numpy forward == ROBDD label, UPI inside the
+receptive field and equal to the brute force on small graphs); `driver` draws, runs under the time limit,
 samples `gracrc`, and tallies. `benchmarks/fuzz_inputs.py` is its command line.
 
 It draws with Hypothesis, a test dependency (`pip install -e ".[test]"`).
 """
 
-from gracr.fuzz.inputs import gml, graph_json, model_file
+from gracr.fuzz.inputs import gml, graph_json, model_file, task_file
 from gracr.fuzz.inputs.driver import (FuzzInputsConfig, InputsReport, fuzz_inputs, replay,
                                       report_table)
 from gracr.fuzz.inputs.kinds import KINDS, Finding, InputKind, register_kind
 
-for _kind in (gml.KIND, graph_json.KIND, model_file.KIND):
+for _kind in (gml.KIND, graph_json.KIND, model_file.KIND, task_file.KIND):
     register_kind(_kind)
 
 __all__ = ["FuzzInputsConfig", "Finding", "InputKind", "InputsReport", "KINDS", "fuzz_inputs",
