@@ -380,10 +380,11 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
         from gracr.bench.explainers import load_plugins
 
         load_plugins(args.plugin)
-    if args.tasks:
+    # `gracrc bench` calls this with its own arguments, whose tasks it has registered.
+    if getattr(args, "task_files", None):
         from gracr.bench.tasks import task_named
 
-        for spec in args.tasks.split(","):
+        for spec in args.task_files.split(","):
             task_named(spec)
     command = shlex.join(["gracrc", "report", *args.dirs]
                          + ([] if args.out is None else ["--out", args.out]))
@@ -660,7 +661,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the bench run's graph-task dataset size (default 1000)")
     figures.add_argument("--targets", type=int, default=None, metavar="N",
                          help="the bench run's node-task dataset size (default 500)")
-    figures.add_argument("--tasks", default=None, metavar="FILES",
+    figures.add_argument("--tasks", dest="task_files", default=None, metavar="FILES",
                          help="the bench run's task files (comma list of .toml): records "
                               "name their task only, so a figure of a task defined in a "
                               "file needs that file")

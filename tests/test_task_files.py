@@ -375,3 +375,13 @@ def test_a_separate_report_draws_a_task_file_s_instance_when_given_the_file(
     assert (code, err) == (0, "")
     assert [p.name for p in (tmp_path / "drawn").glob("instance_*")] == ["instance_Saliency.png"]
     assert "note:" not in out
+
+
+def test_bench_with_all_tasks_writes_its_report(tmp_path: Path) -> None:
+    # The report `gracrc bench` writes at the end reads the bench's own arguments, where
+    # `--tasks` is `all`, not the report's task files.
+    code, out, err = run("bench", "--tasks", "all", "--explainers", "Rnd", "--seeds", "0",
+                         "--limit", "1", "--graphs", "4", "--targets", "4", "--datasets",
+                         str(tmp_path / "store"), "--out", str(tmp_path / "bench"), "--quiet")
+    assert code == 0, err
+    assert (tmp_path / "bench" / "table2.md").exists()
