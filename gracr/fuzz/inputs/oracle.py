@@ -100,13 +100,20 @@ def check_consistent(program: Program, model: CompiledGNN | None, graph: Graph) 
     if label != int(expected):
         raise Finding("the ROBDD label disagrees with the formula",
                       f"target {target}: formula {int(expected)}, ROBDD {label}")
+    check_upi(program, graph, target, label, mask, "the UPI", f"target {target}")
+
+
+def check_upi(program: Program, graph: Graph, target: int | None, label: int, mask: Any,
+              what: str, where: str) -> None:
+    """Raise `Finding` unless `mask` (`what`: "the UPI", "a stored UPI") lies inside the
+    receptive field and, on a small graph, is the brute-force UPI with its `label`."""
     field = receptive_field(program, graph, target)
-    if (mask & ~field).any():
-        raise Finding("the UPI leaves the receptive field",
-                      f"target {target}: edges {np.flatnonzero(mask & ~field).tolist()}")
+    if len(mask) != graph.num_edges or (mask & ~field).any():
+        raise Finding(f"{what} leaves the receptive field",
+                      f"{where}: {np.asarray(mask).astype(int).tolist()}")
     if graph.num_edges <= BRUTE_FORCE_EDGES:
         brute_label, brute_mask = brute_force_upi(program, graph, target)
         if brute_label != label or not np.array_equal(brute_mask, mask):
-            raise Finding("the UPI differs from the brute-force UPI",
-                          f"target {target}: ROBDD {mask.astype(int).tolist()}, brute force "
-                          f"{brute_mask.astype(int).tolist()}")
+            raise Finding(f"{what} differs from the brute-force UPI",
+                          f"{where}: {what} {np.asarray(mask).astype(int).tolist()}, "
+                          f"brute force {brute_mask.astype(int).tolist()}")

@@ -30,8 +30,6 @@ from typing import Any, Callable
 import numpy as np
 from hypothesis import strategies as st
 
-from gracr.bdd.brute import brute_force_upi
-from gracr.bdd.upi import receptive_field
 from gracr.bench.datasets import Dataset, export, load_or_build
 from gracr.bench.graph_sources import GraphFile
 from gracr.bench.tasks import TASKS, Task, formulas_folder, read_task_toml
@@ -41,8 +39,8 @@ from gracr.dsl.parse import Program, parse
 from gracr.errors import GracrError
 from gracr.executor.model import compile_program
 from gracr.fuzz.inputs.kinds import FUZZ_BUDGET, CliRun, Finding, InputKind, Payload, Reached
-from gracr.fuzz.inputs.oracle import (BRUTE_FORCE_EDGES, GRAPH_SPECS, PROGRAMS,
-                                      check_consistent, realise)
+from gracr.fuzz.inputs.oracle import (GRAPH_SPECS, PROGRAMS, check_consistent, check_upi,
+                                      realise)
 from gracr.limits import MAX_TASK_GRAPH
 
 FILENAME = "task.toml"
@@ -575,17 +573,8 @@ def _check_dataset(task: Task, program: Program, model: Any, dataset: Dataset,
                 continue
         check_consistent(program, model, graph)
         for target, label, mask in stored:
-            field = receptive_field(program, graph, target)
-            if len(mask) != graph.num_edges or (mask & ~field).any():
-                raise Finding("a stored UPI leaves the receptive field",
-                              f"graph {index}, target {target}: {mask.astype(int).tolist()}")
-            if graph.num_edges <= BRUTE_FORCE_EDGES:
-                brute_label, brute_mask = brute_force_upi(program, graph, target)
-                if brute_label != label or not np.array_equal(brute_mask, mask):
-                    raise Finding("a stored UPI differs from the brute-force UPI",
-                                  f"graph {index}, target {target}: stored "
-                                  f"{mask.astype(int).tolist()}, brute force "
-                                  f"{brute_mask.astype(int).tolist()}")
+            check_upi(program, graph, target, label, mask, "a stored UPI",
+                      f"graph {index}, target {target}")
 
 
 def cli(payload: Payload, folder: Path, reached: Reached) -> CliRun:
