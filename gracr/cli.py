@@ -441,7 +441,7 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     sizes = {name: task_named(name).size_of(args.graphs, args.targets) for name in tasks}
     jobs = plan_jobs(tasks, variants, explainers, parse_seeds(args.seeds), args.limit, args.budget,
                      sizes, args.datasets, args.settings, overrides, args.start, args.tuned,
-                     args.level)
+                     args.level, args.negatives)
     if args.jobs <= 0:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
     if args.address is not None and args.engine != "ray":
@@ -717,6 +717,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench_cmd.add_argument("--limit", type=int, default=100, metavar="N",
                            help="the first N positive instances per seed (default 100, the "
                                 "official protocol)")
+    bench_cmd.add_argument("--negatives", type=int, default=0, metavar="N",
+                           help="also explain the first N negative graphs of each seed "
+                                "(graph tasks) for WOMBAT's IQR test of uniform scores; the "
+                                "report's ranking.md shows the pass rate (default 0)")
     bench_cmd.add_argument("--start", type=int, default=0, metavar="K",
                            help="skip the first K of those instances, to split one seed "
                                 "between runs; report merges the folders (default 0)")

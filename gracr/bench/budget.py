@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Ma
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bench.metric import plausibility_at
+from gracr.bench.metric import Ranking, plausibility_at, ranking_at, uniform_attribution
 from gracr.errors import GracrError
 
 if TYPE_CHECKING:
@@ -83,6 +83,11 @@ class Outcome:
     threshold: float | None
     cpu_seconds: float
     wall_seconds: float
+    # WOMBAT's metrics (`gracr.bench.metric`): on a positive instance its AUROC and average
+    # precision (None where undefined); on a negative one whether it passes the IQR test.
+    auroc: float | None = None
+    average_precision: float | None = None
+    uniform: bool | None = None
 
     @property
     def ok(self) -> bool:
@@ -96,13 +101,17 @@ def _describe(error: BaseException) -> str:
 
 
 def explain(explainer: str | ExplainerSpec, subject: Subject, upi_mask: BoolArray,
-            settings: Mapping[str, Any] | None, seed: int, budget: float | None) -> Outcome:
+            settings: Mapping[str, Any] | None, seed: int, budget: float | None,
+            negative: bool = False) -> Outcome:
     """Run `explainer` on `subject` within `budget` CPU seconds and score it against the UPI
-    at the subject's level (`upi_mask`: the edge UPI, or at node level the node UPI).
+    at the subject's level (`upi_mask`: the edge UPI, or at node level the node UPI): the
+    best-F1 point, the AUROC and the average precision. A `negative` instance has no
+    ground truth to score against; it gets WOMBAT's IQR test instead (`uniform`).
 
-    The compiled model must predict the instance positive (it always does on GracrBench
-    instances; anything else is reported as an error). An explainer that raises is a
-    result (`status="error"`), not a failure of the run.
+    The compiled model must predict a positive instance positive and a negative one
+    negative (it always does on GracrBench instances; anything else is reported as an
+    error). An explainer that raises is a result (`status="error"`), not a failure of
+    the run.
     """
     from gracr.bench.explainers.base import scores as explainer_scores
 
@@ -111,37 +120,49 @@ def explain(explainer: str | ExplainerSpec, subject: Subject, upi_mask: BoolArra
     error: str | None = None
     scores = None
     point = None
+    ranked = Ranking(None, None)
+    uniform = None
     try:
-        if subject.prediction < 0.5:
-            raise GracrError("the compiled model does not predict this positive instance")
+        if (subject.prediction >= 0.5) == negative:
+            raise GracrError("the compiled model predicts this negative instance positive"
+                             if negative else
+                             "the compiled model does not predict this positive instance")
         with cpu_budget(budget):
             scores = explainer_scores(explainer, subject, settings, seed=seed).numpy()
-        point = plausibility_at(subject.level, scores, upi_mask, subject.target)
+        if negative:
+            uniform = uniform_attribution(scores)
+        else:
+            point = plausibility_at(subject.level, scores, upi_mask, subject.target)
+            ranked = ranking_at(subject.level, scores, upi_mask, subject.target)
     except OutOfTime:
         status = "oot"
     except Exception as raised:  # an explainer crash is a result, not a run failure
         status, error = "error", _describe(raised)
-    return Outcome(status, error, scores if status == "ok" else None,
+    ok = status == "ok"
+    return Outcome(status, error, scores if ok else None,
                    None if point is None else point.precision,
                    None if point is None else point.recall,
                    None if point is None else point.f1,
                    None if point is None else point.threshold,
-                   round(time.process_time() - cpu, 4), round(time.perf_counter() - wall, 4))
+                   round(time.process_time() - cpu, 4), round(time.perf_counter() - wall, 4),
+                   ranked.auroc if ok else None, ranked.average_precision if ok else None,
+                   uniform if ok else None)
 
 
 def explain_each(items: Iterable[_T], explainer: str | ExplainerSpec,
                  settings: Mapping[str, Any] | None,
                  budget: float | None, subject_of: Callable[[_T], Subject],
-                 upi_of: Callable[[_T], BoolArray], seed_of: Callable[[_T], int]
-                 ) -> Iterator[tuple[_T, Outcome]]:
+                 upi_of: Callable[[_T], BoolArray], seed_of: Callable[[_T], int],
+                 negative: bool = False) -> Iterator[tuple[_T, Outcome]]:
     """`explain` over `items` in order, stopping after the first out-of-time one.
 
     `subject_of(item)`, `upi_of(item)` and `seed_of(item)` give each item's subject, UPI
-    mask (at the subject's level) and explainer seed.
+    mask (at the subject's level) and explainer seed; `negative` says the items are
+    negative instances.
     """
     for item in items:
         outcome = explain(explainer, subject_of(item), upi_of(item), settings, seed_of(item),
-                          budget)
+                          budget, negative)
         yield item, outcome
         if outcome.status == "oot":
             return

@@ -28,7 +28,7 @@ import numpy.typing as npt
 from gracr.bdd.backend import DiagramTooLarge
 from gracr.bdd.upi import upi
 from gracr.bench.datasets import Dataset, dataset_folder, load_or_build
-from gracr.bench.metric import Level
+from gracr.bench.metric import Level, Sample
 from gracr.bench.options import default_datasets
 from gracr.bench.tasks import task_named
 from gracr.bench.paper import PAPER_MAX_DEGREE
@@ -43,28 +43,52 @@ NODE_UPI_FILE = "node_upi.jsonl"
 
 
 @dataclass(frozen=True)
-class PositiveInstance:
-    """One explained instance: a positive graph, or one positive target of a graph."""
+class ExplainedInstance:
+    """One explained instance: a positive graph, or one positive target of a graph; or a
+    negative graph (its `upi` all False: nothing is needed for a prediction of 0 to be 1)."""
 
-    index: int            # position among the dataset's positive instances
+    index: int            # position among the dataset's instances of its sample
     graph: int            # position of its graph in the dataset
     target: int | None
     upi: BoolArray
 
 
-def positive_instances(dataset: Dataset) -> Iterator[PositiveInstance]:
+def positive_instances(dataset: Dataset) -> Iterator[ExplainedInstance]:
     """The dataset's positive instances in dataset order (the official protocol takes
     the first 100)."""
     count = 0
     for graph_index, instance in enumerate(dataset.instances):
         if instance.label is not None:
             if instance.label == 1:
-                yield PositiveInstance(count, graph_index, None, instance.upi[0])
+                yield ExplainedInstance(count, graph_index, None, instance.upi[0])
                 count += 1
             continue
         for target, mask in zip(instance.targets, instance.upi):
-            yield PositiveInstance(count, graph_index, target, mask)
+            yield ExplainedInstance(count, graph_index, target, mask)
             count += 1
+
+
+def negative_instances(dataset: Dataset) -> Iterator[ExplainedInstance]:
+    """The dataset's negative graphs in dataset order. Only graph classifiers have them as
+    instances: a node task's dataset stores its positive targets only."""
+    count = 0
+    for graph_index, instance in enumerate(dataset.instances):
+        if instance.label is None:
+            raise GracrError(f"{dataset.task} is a node task: negative instances are "
+                             f"explained for graph classifiers only (WOMBAT's IQR test)")
+        if instance.label == 0:
+            yield ExplainedInstance(count, graph_index, None,
+                                    np.zeros(instance.graph.num_edges, dtype=np.bool_))
+            count += 1
+
+
+def explained_instances(dataset: Dataset, sample: Sample = "positive"
+                        ) -> Iterator[ExplainedInstance]:
+    """The dataset's positive (`positive_instances`) or negative (`negative_instances`)
+    instances."""
+    if sample == "negative":
+        return negative_instances(dataset)
+    return positive_instances(dataset)
 
 
 def variant_named(name: str) -> Variant:
@@ -82,8 +106,15 @@ def variant_program(task_name: str, variant: Variant) -> Program:
     return task.program(variant.formula)
 
 
-def compile_variant(task_name: str, variant: Variant, dataset: Dataset) -> CompiledGNN:
-    """The task's classifier compiled as `variant` says, exact on every graph of `dataset`."""
+def compile_variant(task_name: str, variant: Variant, dataset: Dataset,
+                    level: Level = "edge") -> CompiledGNN:
+    """The task's classifier compiled as `variant` says, exact on every graph of `dataset`.
+
+    Scored at node level, the model carries the presence bit (`presence=True`): masking a
+    node's features then deletes it, which is what the node UPI's deletion semantics
+    assume (without it a zeroed node still counts, `!red` is true there, and a feature
+    attribution is no deletion). Edge-level runs compile as the paper does, without it.
+    """
     program = variant_program(task_name, variant)
     max_degree = None
     if variant.comparison == "expanded" and uses_comparison(program.classifier):
@@ -93,11 +124,12 @@ def compile_variant(task_name: str, variant: Variant, dataset: Dataset) -> Compi
     return compile_program(program, disjunction=variant.disjunction,  # type: ignore[arg-type]
                            comparison=variant.comparison,  # type: ignore[arg-type]
                            max_degree=max_degree,
-                           readout=variant.readout)  # type: ignore[arg-type]
+                           readout=variant.readout,  # type: ignore[arg-type]
+                           presence=level == "node")
 
 
 def subject_for(dataset: Dataset, program: Any, model: CompiledGNN,
-                instance: PositiveInstance, modules: dict[str, Any],
+                instance: ExplainedInstance, modules: dict[str, Any],
                 level: Level = "edge") -> Any:
     """The `Subject` of one positive instance (`modules` is shared between instances),
     asking for scores at `level`."""
@@ -110,13 +142,13 @@ def subject_for(dataset: Dataset, program: Any, model: CompiledGNN,
 def first_subjects(task_name: str, seed: int, count: int, size: int | None = None,
                    datasets: str | None = None, progress: bool = False,
                    model: CompiledGNN | None = None, level: Level = "edge"
-                   ) -> list[tuple[PositiveInstance, Any]]:
+                   ) -> list[tuple[ExplainedInstance, Any]]:
     """The first `count` positive instances of the (task, seed) dataset, each with its
     `Subject` on `model` (default: the `main` variant compiled on that dataset) at `level`:
     the sample that tuning, training and the benchmark diagnostics explain."""
     dataset = load_or_build(task_name, seed, size, datasets, progress=progress)
     if model is None:
-        model = compile_variant(task_name, variant_named("main"), dataset)
+        model = compile_variant(task_name, variant_named("main"), dataset, level)
     program = task_named(task_name).program()
     modules: dict[str, Any] = {}
     chosen = []
@@ -128,12 +160,19 @@ def first_subjects(task_name: str, seed: int, count: int, size: int | None = Non
     return chosen
 
 
-def ground_truth(dataset: Dataset, instances: Iterable[PositiveInstance], level: Level,
-                 datasets: str | None = None) -> dict[int, BoolArray]:
+def ground_truth(dataset: Dataset, instances: Iterable[ExplainedInstance], level: Level,
+                 datasets: str | None = None, sample: Sample = "positive"
+                 ) -> dict[int, BoolArray]:
     """Each instance's UPI at `level`, by instance index: the stored edge UPI, or the node UPI
     (module docstring), read from `node_upi.jsonl` in the dataset's folder under `datasets`
-    (default the store of `load_or_build`) and computed (and added there) where missing."""
+    (default the store of `load_or_build`) and computed (and added there) where missing.
+    A negative instance's is empty at either level."""
     chosen = list(instances)
+    if sample == "negative":
+        return {instance.index: np.zeros(
+            dataset.instances[instance.graph].graph.num_nodes if level == "node"
+            else dataset.instances[instance.graph].graph.num_edges, dtype=np.bool_)
+            for instance in chosen}
     if level == "edge":
         return {instance.index: instance.upi for instance in chosen}
     task = task_named(dataset.task)

@@ -8,6 +8,14 @@ as Table 2's 0.04 = 6/134 for an explainer that cannot tell edges apart).
 
 At node level (`plausibility_at("node", ...)`) the same metric scores one score per node
 against the node-level UPI (`gracr.upi(..., over="nodes")`, deletion semantics).
+
+WOMBAT's metrics (§3.3 of the WOMBAT paper) sit beside it: on a positive instance the
+AUROC and average precision of the scores against the ground truth (`ranking_at`; the
+AUROC is undefined, `None`, when every scored element is in the ground truth, and such
+instances are left out of the macro average and counted), and on a negative instance
+the IQR test (`uniform_attribution`): it passes when no score is an outlier, outside
+[Q1 − 1.5·IQR, Q3 + 1.5·IQR]. Both use scikit-learn's `roc_auc_score` and
+`average_precision_score` and numpy's default (linear) percentiles.
 """
 
 from __future__ import annotations
@@ -23,6 +31,10 @@ from gracr.errors import GracrError
 # What an explanation scores and is scored on: its edges (the paper's benchmark) or its nodes.
 Level = Literal["edge", "node"]
 LEVELS: tuple[Level, ...] = ("edge", "node")
+# Which instances are explained: the positive ones (scored against their ground truth) or
+# the negative ones (the IQR test of uniformity, `uniform_attribution`).
+Sample = Literal["positive", "negative"]
+SAMPLES: tuple[Sample, ...] = ("positive", "negative")
 
 
 @dataclass(frozen=True)
@@ -70,6 +82,70 @@ def plausibility(scores: npt.ArrayLike, upi_mask: npt.ArrayLike) -> Plausibility
     best = int(np.argmax(f1))  # first maximum = highest threshold among equals
     return Plausibility(float(precision[best]), float(recall[best]), float(f1[best]),
                         float(sorted_scores[run_ends[best]]))
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How well one explanation ranks the ground truth first: AUROC and average precision
+    (`None` where undefined: no element outside the ground truth, so nothing to rank
+    below it)."""
+
+    auroc: float | None
+    average_precision: float | None
+
+
+def ranking(scores: npt.ArrayLike, truth: npt.ArrayLike) -> Ranking:
+    """AUROC and average precision of `scores` against the bool mask `truth` (WOMBAT §3.3).
+
+    Ties count half in the AUROC (scikit-learn's, the Mann-Whitney statistic); the average
+    precision is scikit-learn's step-wise sum over the distinct score values. A mask that
+    holds every element (or none) leaves both undefined.
+    """
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    score_array, truth_array = _checked(scores, truth)
+    relevant = int(truth_array.sum())
+    if relevant == 0 or relevant == truth_array.size:
+        return Ranking(None, None)
+    return Ranking(float(roc_auc_score(truth_array, score_array)),
+                   float(average_precision_score(truth_array, score_array)))
+
+
+def ranking_at(level: Level, scores: npt.ArrayLike, truth: npt.ArrayLike,
+               target: int | None = None) -> Ranking:
+    """`ranking` at `level`, leaving out the explained node of a node classifier at node
+    level, as `plausibility_at` does."""
+    score_array, truth_array = _checked(scores, truth)
+    if level == "node" and target is not None:
+        others = np.arange(score_array.size) != target
+        score_array, truth_array = score_array[others], truth_array[others]
+    return ranking(score_array, truth_array)
+
+
+def uniform_attribution(scores: npt.ArrayLike) -> bool:
+    """WOMBAT's test on a negative instance (§3.3 of the WOMBAT paper, after Proszewska
+    et al. 2025): no score falls outside [Q1 − 1.5·IQR, Q3 + 1.5·IQR], IQR = Q3 − Q1."""
+    score_array = np.asarray(scores, dtype=np.float64).reshape(-1)
+    if score_array.size == 0:
+        raise GracrError("an explanation with no scores cannot be tested")
+    if not np.all(np.isfinite(score_array)):
+        raise GracrError("the explanation contains NaN or infinite scores")
+    first, third = np.percentile(score_array, [25.0, 75.0])
+    spread = third - first
+    return bool(np.all((score_array >= first - 1.5 * spread)
+                       & (score_array <= third + 1.5 * spread)))
+
+
+def _checked(scores: npt.ArrayLike, truth: npt.ArrayLike
+             ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    score_array = np.asarray(scores, dtype=np.float64).reshape(-1)
+    truth_array = np.asarray(truth, dtype=np.bool_).reshape(-1)
+    if score_array.shape != truth_array.shape:
+        raise GracrError(f"the explanation has {score_array.size} scores but the ground "
+                         f"truth has {truth_array.size}")
+    if not np.all(np.isfinite(score_array)):
+        raise GracrError("the explanation contains NaN or infinite scores")
+    return score_array, truth_array
 
 
 def plausibility_at(level: Level, scores: npt.ArrayLike, truth: npt.ArrayLike,

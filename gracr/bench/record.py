@@ -5,7 +5,10 @@ fuzzer read them. A results file written by this version starts with a header li
 `{"gracr-results": RECORD_VERSION}`. A file without one is read as version 1, the
 layout of the records no header announces, so results files that carry none stay
 readable. Version 2 added `level` (what was scored: `"edge"` or `"node"`); a record
-without it, as every version-1 record, was scored at edge level.
+without it, as every version-1 record, was scored at edge level. Version 3 added
+`sample` (`"positive"`, or `"negative"` for WOMBAT's IQR test; part of the key) and
+WOMBAT's metrics `auroc`, `average_precision` (positive instances) and `uniform`
+(negative ones); a record without them explained a positive instance, unranked.
 
 A rerun appends a new record for an instance it explains again (an error retried), so
 of several records with one key the last one is the instance's result: `latest_records`
@@ -25,25 +28,29 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
 from gracr.bench.budget import Outcome, Status
-from gracr.bench.metric import LEVELS, Level
+from gracr.bench.metric import LEVELS, SAMPLES, Level, Sample
 from gracr.bench.tables import read_json_lines
 from gracr.data.fields import Fields
 from gracr.data.json_text import JsonError, parse_json
 from gracr.errors import GracrError
 
-RECORD_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+RECORD_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 HEADER_KEY = "gracr-results"
 RESULTS_FILE = "results.jsonl"
 STATUSES: tuple[Status, ...] = ("ok", "oot", "error")
 # The plausibility scores of an instance (§5), each in [0, 1]; an 'ok' record has all three.
 SCORES: tuple[str, ...] = ("precision", "recall", "f1")
+# WOMBAT's ranking scores of a positive instance (§3.3 of the WOMBAT paper), in [0, 1], or
+# null where undefined (every scored element in the ground truth).
+RANKS: tuple[str, ...] = ("auroc", "average_precision")
 
 # The standard fields, in the order they are written.
 FIELDS = ("task", "variant", "explainer", "config", "config_hash", "seed", "instance", "graph",
           "target", "status", "error", *SCORES, "threshold", "upi_edges", "edges", "cpu_seconds",
-          "wall_seconds", "gracr_version", "level")
-RecordKey = tuple[str, str, str, str, str, int, int]
+          "wall_seconds", "gracr_version", "level", "sample", "auroc", "average_precision",
+          "uniform")
+RecordKey = tuple[str, str, str, str, str, str, int, int]
 
 
 @dataclass(frozen=True)
@@ -77,25 +84,32 @@ class Record:
     extra: Mapping[str, Any] = field(default_factory=dict)
     place: str = field(default="", compare=False)
     level: Level = "edge"
+    sample: Sample = "positive"
+    auroc: float | None = None
+    average_precision: float | None = None
+    uniform: bool | None = None
 
     @property
     def key(self) -> RecordKey:
         """Two records with the same key explain the same instance: the later one wins."""
         return (self.task, self.variant, self.explainer, self.config_hash, self.level,
-                self.seed, self.instance)
+                self.sample, self.seed, self.instance)
 
     @classmethod
     def of(cls, outcome: Outcome, *, task: str, variant: str, explainer: str,
            config: Mapping[str, Any], config_hash: str, seed: int, instance: int, graph: int,
            target: int | None, upi_edges: int, edges: int,
-           extra: Mapping[str, Any] | None = None, level: Level = "edge") -> Record:
+           extra: Mapping[str, Any] | None = None, level: Level = "edge",
+           sample: Sample = "positive") -> Record:
         """The record of one `Outcome` of the per-instance loop."""
         from gracr.version import __version__
 
         return cls(task, variant, explainer, dict(config), config_hash, seed, instance, graph,
                    target, outcome.status, outcome.error, outcome.precision, outcome.recall,
                    outcome.f1, outcome.threshold, upi_edges, edges, outcome.cpu_seconds,
-                   outcome.wall_seconds, __version__, dict(extra or {}), level=level)
+                   outcome.wall_seconds, __version__, dict(extra or {}), level=level,
+                   sample=sample, auroc=outcome.auroc,
+                   average_precision=outcome.average_precision, uniform=outcome.uniform)
 
     def to_json(self) -> dict[str, Any]:
         obj = {name: getattr(self, name) for name in FIELDS}
@@ -112,11 +126,22 @@ class Record:
         status = fields.text("status")
         if status not in STATUSES:
             raise fields.bad("status", "one of " + ", ".join(STATUSES))
+        sample = obj.get("sample", "positive")
+        if sample not in SAMPLES:
+            raise fields.bad("sample", "one of " + ", ".join(SAMPLES))
         scores = {name: fields.optional_number(name, 1.0) for name in SCORES}
-        if status == "ok":
+        ranks = {name: fields.optional_number(name, 1.0) if name in obj else None
+                 for name in RANKS}
+        uniform = None
+        if obj.get("uniform") is not None:
+            uniform = fields.boolean("uniform")
+        if status == "ok" and sample == "positive":
             for name, value in scores.items():
                 if value is None:
                     raise GracrError(f"{place}: field '{name}' is null in an 'ok' record")
+        if status == "ok" and sample == "negative" and uniform is None:
+            raise GracrError(f"{place}: field 'uniform' is null in an 'ok' record of a "
+                             f"negative instance")
         config = fields.raw("config")
         if not isinstance(config, dict):
             raise fields.bad("config", "a JSON object")
@@ -136,7 +161,9 @@ class Record:
             upi_edges=fields.integer("upi_edges"), edges=fields.integer("edges"),
             cpu_seconds=fields.number("cpu_seconds"), wall_seconds=fields.number("wall_seconds"),
             gracr_version=fields.text("gracr_version"),
-            extra={k: v for k, v in obj.items() if k not in FIELDS}, place=place, level=level)
+            extra={k: v for k, v in obj.items() if k not in FIELDS}, place=place, level=level,
+            sample=sample, auroc=ranks["auroc"], average_precision=ranks["average_precision"],
+            uniform=uniform)
 
 
 def header() -> dict[str, int]:

@@ -46,7 +46,8 @@ from typing import Any, Callable, Iterator, Literal, Mapping, Sequence
 from tqdm import tqdm
 
 from gracr.bench.datasets import load_or_build
-from gracr.bench.metric import Level
+from gracr.bench.metric import Level, Sample
+from gracr.dsl.ir import Kind
 from gracr.bench.tasks import task_files, task_named
 from gracr.bench.budget import explain_each
 from gracr.bench.options import missing_folders, remove_empty
@@ -54,8 +55,8 @@ from gracr.bench.ray_session import ray_session
 from gracr.bench.record import (RESULTS_FILE, Record, latest_records, read_records,
                                 record_objects, start_results, write_record)
 from gracr.compiler.compile import readout_refusal
-from gracr.bench.instances import (PositiveInstance, compile_variant, ground_truth,
-                                   positive_instances, subject_for, variant_named)
+from gracr.bench.instances import (ExplainedInstance, compile_variant, explained_instances,
+                                   ground_truth, subject_for, variant_named)
 from gracr.errors import GracrError
 
 Engine = Literal["process", "ray"]
@@ -83,10 +84,13 @@ class Job:
     # know the task by name.
     task_file: str | None = None
     level: Level = "edge"
+    # Positive instances (scored against their ground truth) or negative ones (the IQR test).
+    sample: Sample = "positive"
 
-    def wanted(self, positives: int) -> range:
-        """The instance indices this job explains, of a dataset with `positives`."""
-        return range(self.start, min(self.limit, positives))
+    def wanted(self, available: int) -> range:
+        """The instance indices this job explains, of a dataset with `available` instances
+        of its sample."""
+        return range(self.start, min(self.limit, available))
 
 
 _progress: Any = None
@@ -134,22 +138,23 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
         task_named(job.task_file)
     explainer = _registered_explainer(job)   # before any work, so a failure is quick
     dataset, model, explainer, program, modules = _job_context(job, explainer)
-    todo = list(_until((instance for instance in positive_instances(dataset)
+    todo = list(_until((instance for instance in explained_instances(dataset, job.sample)
                         if instance.index >= job.start and instance.index not in done),
                        job.limit))
-    truth = ground_truth(dataset, todo, job.level, job.datasets)
+    truth = ground_truth(dataset, todo, job.level, job.datasets, job.sample)
     sent = 0
     for instance, outcome in explain_each(
             todo, explainer, job.settings, job.budget,
             subject_of=lambda i: subject_for(dataset, program, model, i, modules, job.level),
             upi_of=lambda i: truth[i.index],
-            seed_of=lambda i: explainer_seed(job.seed, i.index)):
+            seed_of=lambda i: explainer_seed(job.seed, i.index),
+            negative=job.sample == "negative"):
         graph = dataset.instances[instance.graph].graph
         emit(Record.of(outcome, task=job.task, variant=job.variant, explainer=job.explainer,
                        config=job.settings, config_hash=job.settings_hash, seed=job.seed,
                        instance=instance.index, graph=instance.graph, target=instance.target,
                        upi_edges=int(instance.upi.sum()), edges=graph.num_edges,
-                       level=job.level))
+                       level=job.level, sample=job.sample))
         sent += 1
     return sent
 
@@ -174,7 +179,7 @@ def _job_context(job: Job, explainer: Any) -> tuple[Any, ...]:
         _CONTEXTS.move_to_end(key)
         return _CONTEXTS[key]
     dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets, progress=False)
-    model = compile_variant(job.task, variant_named(job.variant), dataset)
+    model = compile_variant(job.task, variant_named(job.variant), dataset, job.level)
     explainer = ready_explainer(explainer, job.task, model, job.settings, job.seed,
                                 job.dataset_size, job.datasets, job.level)
     context: tuple[Any, ...] = (dataset, model, explainer, task_named(job.task).program(), {})
@@ -198,8 +203,8 @@ def explain_instance(job: Job, index: int, plugins: tuple[str, ...]) -> list[Rec
 _prepared: tuple[str, ...] | None = None
 
 
-def _until(instances: Iterator[PositiveInstance], limit: int) -> Iterator[PositiveInstance]:
-    """The instances before index `limit` (positive instances come in index order)."""
+def _until(instances: Iterator[ExplainedInstance], limit: int) -> Iterator[ExplainedInstance]:
+    """The instances before index `limit` (instances come in index order)."""
     for instance in instances:
         if instance.index >= limit:
             return
@@ -211,7 +216,8 @@ def _until(instances: Iterator[PositiveInstance], limit: int) -> Iterator[Positi
 
 def job_key(job: Job) -> tuple[Any, ...]:
     """The key of the job's records, less the instance (`Record.key[:-1]`)."""
-    return (job.task, job.variant, job.explainer, job.settings_hash, job.level, job.seed)
+    return (job.task, job.variant, job.explainer, job.settings_hash, job.level, job.sample,
+            job.seed)
 
 
 def read_done(results: Path, keep_errors: bool = False
@@ -281,13 +287,13 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
     pending: list[tuple[Job, frozenset[int], list[int]]] = []
     for job in jobs:
         dataset = datasets[(job.task, job.seed)]
-        wanted = job.wanted(sum(1 for _ in positive_instances(dataset)))
+        wanted = job.wanted(sum(1 for _ in explained_instances(dataset, job.sample)))
         finished = frozenset(done.get(job_key(job), set())) & frozenset(wanted)
         if job_key(job) not in stopped and len(finished) < len(wanted):
             pending.append((job, finished, [i for i in wanted if i not in finished]))
             # The node-level UPI and the held-out training data, likewise made once here.
-            if job.level != "edge":
-                ground_truth(dataset, (i for i in positive_instances(dataset)
+            if job.level != "edge" and job.sample == "positive":
+                ground_truth(dataset, (i for i in explained_instances(dataset)
                                        if i.index in wanted and i.index not in finished),
                              job.level, job.datasets)
             if _needs_training(job.explainer):
@@ -389,13 +395,16 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
               limit: int, budget: float, dataset_size: Mapping[str, int | None],
               datasets: str | None = None, settings: str = "tuned",
               overrides: Mapping[str, Mapping[str, Any]] | None = None,
-              start: int = 0, tuned: Sequence[str] = (), level: Level = "edge") -> list[Job]:
+              start: int = 0, tuned: Sequence[str] = (), level: Level = "edge",
+              negatives: int = 0) -> list[Job]:
     """Every (task, variant, explainer, seed) job, with each explainer's settings for
     the task: its defaults, then its tuned settings (`settings="tuned"`, at `level`; read
     from the `tuned` folders first), then `overrides[explainer]`. Variants that do not
     apply to a task are skipped. Each job explains positive instances `start` to
     `limit - 1`, scored at `level`; an explainer that gives no scores at `level` is an
-    error here, before anything runs."""
+    error here, before anything runs. With `negatives`, each job of a graph task has a
+    twin that explains the first `negatives` negative graphs for WOMBAT's IQR test (node
+    tasks store no negative instances: an error)."""
     from gracr.bench.explainers import check_level, explainer_named, settings_for, settings_hash
     from gracr.bench.tuning import tuned_settings
 
@@ -405,6 +414,8 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
         raise GracrError(f"--start must be at least 0 and below --limit ({limit}), got {start}")
     if budget <= 0:
         raise GracrError(f"--budget must be positive, got {budget}")
+    if negatives < 0:
+        raise GracrError(f"--negatives must be 0 or more, got {negatives}")
     jobs = []
     files = task_files(tasks)
     for task in tasks:
@@ -426,7 +437,15 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
                 chosen.update((overrides or {}).get(name, {}))
                 merged = settings_for(spec, chosen)
                 for seed in seeds:
-                    jobs.append(Job(task, variant_name, name, merged, settings_hash(merged),
-                                    seed, limit, budget, dataset_size.get(task), datasets,
-                                    start, files.get(task), level))
+                    job = Job(task, variant_name, name, merged, settings_hash(merged), seed,
+                              limit, budget, dataset_size.get(task), datasets, start,
+                              files.get(task), level)
+                    jobs.append(job)
+                    if negatives:
+                        jobs.append(replace(job, limit=negatives, start=0,
+                                            sample="negative"))
+        if negatives and task_named(task).kind is Kind.NODE:
+            raise GracrError(f"--negatives: {task} is a node task, whose datasets store "
+                             f"positive targets only; negative instances are explained for "
+                             f"graph classifiers (WOMBAT's IQR test)")
     return jobs

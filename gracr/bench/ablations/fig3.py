@@ -30,7 +30,7 @@ from gracr.bench.ablations.figures import (FigureLog, figure_canvas, figure_sett
                                            save_figure, seed_stats)
 from gracr.bench.budget import Outcome, explain_each
 from gracr.bench.datasets import load_or_build
-from gracr.bench.instances import (PositiveInstance, compile_variant, positive_instances,
+from gracr.bench.instances import (ExplainedInstance, compile_variant, positive_instances,
                                    subject_for)
 from gracr.bench.options import parse_overrides, parse_seeds
 from gracr.bench.record import Record
@@ -112,7 +112,7 @@ def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
         modules: dict[str, Any] = {}
         for strength in strengths:
             config_hash = hash_of[strength]
-            missing: list[PositiveInstance] = []
+            missing: list[ExplainedInstance] = []
             for instance in chosen:
                 logged = log.get((config_hash, size, seed, instance.index))
                 if logged is None:

@@ -200,9 +200,12 @@ def scored_variant(variant: str, level: str) -> str:
 
 def summarise_seeds(records: Iterable[Record]) -> list[SeedSummary]:
     """One summary per (task, variant, explainer, config hash, seed) of the records, the
-    variant marked with a non-edge level (`scored_variant`)."""
+    variant marked with a non-edge level (`scored_variant`). Records of negative instances
+    (WOMBAT's IQR test) have no F1 and are left to `gracr.bench.report.ranking`."""
     by_seed: dict[SeedKey, list[Record]] = defaultdict(list)
     for record in records:
+        if record.sample != "positive":
+            continue
         by_seed[(record.task, scored_variant(record.variant, record.level), record.explainer,
                  record.config_hash, record.seed)].append(record)
     summaries = []

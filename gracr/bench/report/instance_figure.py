@@ -41,7 +41,7 @@ from gracr.bench.budget import DEFAULT_BUDGET, explain
 from gracr.bench.datasets import Dataset, dataset_folder, load_or_build
 from gracr.bench.options import default_datasets
 from gracr.bench.tasks import TASKS, task_named
-from gracr.bench.instances import (PositiveInstance, compile_variant, positive_instances,
+from gracr.bench.instances import (ExplainedInstance, compile_variant, positive_instances,
                                    subject_for, variant_named, variant_program)
 from gracr.bench.metric import Plausibility
 from gracr.bench.record import Record
@@ -93,7 +93,7 @@ class InstanceView:
         return line
 
 
-def _positive(dataset: Dataset, index: int) -> PositiveInstance:
+def _positive(dataset: Dataset, index: int) -> ExplainedInstance:
     count = 0
     for instance in positive_instances(dataset):
         if instance.index == index:

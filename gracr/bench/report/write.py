@@ -4,7 +4,8 @@ The files, into the output folder: `results.csv` (one line per cell), `seeds.csv
 summaries, readable as an input again), `table2.md`/`.tex` and `table3.md`/`.tex` (Tables 2
 and 3, variant main), `variants.md`/`.tex` (the other variants and tasks, if any),
 `beside_paper.md`, `times.md` and `times.csv` (Table 14), `precision_recall.png`, and, from raw
-records, `instance_<explainer>.png` (one per explainer, `instance_figure`).
+records, `instance_<explainer>.png` (one per explainer, `instance_figure`) and, when records
+carry WOMBAT's metrics, `ranking.md`/`.csv` (`gracr.bench.report.ranking`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from gracr.bench.report.tables import (RESULTS_CSV_COLUMNS, Provenance, render_b
                                        render_latex, render_markdown, results_csv_rows,
                                        table_specs)
 from gracr.bench.report.times import TIMES_CSV_COLUMNS, render_times, times_csv_rows
-from gracr.bench.tables import write_table
+from gracr.bench.report.ranking import (RANKING_COLUMNS, RANKING_MARKDOWN_HEADERS,
+                                        ranking_csv_rows, ranking_markdown_rows, ranking_rows)
+from gracr.bench.tables import render_table, write_table
 from gracr.errors import GracrError
 
 
@@ -109,6 +112,18 @@ def write_report(folders: Sequence[str], out: str | None, command: str, date: st
     shown.append(times)
     plot_precision_recall(cells, os.path.join(out, "precision_recall.png"))
     written.append("precision_recall.png")
+    # WOMBAT's table where WOMBAT's protocol ran (node scores, or negatives explained);
+    # edge-level reports stay the paper's.
+    ranked = ranking_rows(loaded.raw) if any(
+        r.level == "node" or r.sample == "negative" for r in loaded.raw) else []
+    if ranked:
+        text = ("## How each explainer ranks the ground truth (WOMBAT §3.3)\n\n"
+                + render_table(RANKING_MARKDOWN_HEADERS, ranking_markdown_rows(ranked))
+                + "\n")
+        save("ranking.md", text)
+        write_table(os.path.join(out, "ranking.csv"), RANKING_COLUMNS, ranking_csv_rows(ranked))
+        written.append("ranking.csv")
+        shown.append(text)
     tail = report_warnings(loaded, cells)
     if figures is not None and loaded.raw:
         drawn, notes = write_instance_figures(loaded.raw, out, figures)

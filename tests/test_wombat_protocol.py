@@ -1,0 +1,167 @@
+"""WOMBAT's protocol in the runner (§3.3 of the WOMBAT paper): AUROC and average precision
+per positive instance, the IQR test on negative ones, the presence bit at node level, the
+records that carry them, and the report's ranking table."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from torch_geometric.explain import Explanation
+
+from gracr.bench.datasets import load_or_build
+from gracr.bench.explainers import EXPLAINERS, ExplainerSpec, Subject, register
+from gracr.bench.instances import (compile_variant, ground_truth, negative_instances,
+                                   positive_instances, variant_named)
+from gracr.bench.metric import ranking, ranking_at, uniform_attribution
+from gracr.bench.record import Record, read_records
+from gracr.bench.report.ranking import ranking_rows
+from gracr.bench.report.write import write_report
+from gracr.bench.runner import plan_jobs, run
+from gracr.errors import GracrError
+
+SIZES: dict[str, int | None] = {"Redundancy": 12, "Majority1Hop": 3}
+
+
+# ---------------------------------------------------------------- the metrics, by hand
+
+
+def test_auroc_and_average_precision_by_hand() -> None:
+    # Both ground-truth nodes above both others: perfect.
+    assert ranking([0.9, 0.8, 0.1, 0.7], [1, 1, 0, 0]).auroc == 1.0
+    # One ground-truth node tied with one other, above a second: pairs (tie, win) = 0.75.
+    # Average precision: the one threshold 1 selects two nodes, one right: 1/2 at recall 1.
+    tied = ranking([1.0, 1.0, 0.0], [1, 0, 0])
+    assert tied.auroc == pytest.approx(0.75)
+    assert tied.average_precision == pytest.approx(0.5)
+    # Ground truth ranked last: AUROC 0; AP = mean precision at each hit = (1/3 + 2/4) / 2.
+    last = ranking([4.0, 3.0, 2.0, 1.0], [0, 0, 1, 1])
+    assert last.auroc == 0.0
+    assert last.average_precision == pytest.approx((1 / 3 + 2 / 4) / 2)
+
+
+def test_ranking_is_undefined_without_elements_outside_the_ground_truth() -> None:
+    assert ranking([0.3, 0.2], [1, 1]).auroc is None
+    assert ranking([0.3, 0.2], [1, 1]).average_precision is None
+    assert ranking([0.3, 0.2], [0, 0]).auroc is None
+
+
+def test_ranking_at_node_level_leaves_the_explained_node_out() -> None:
+    # With the target (node 0, scored highest, not in the truth) counted, AUROC would be 0.5.
+    assert ranking_at("node", [9.0, 2.0, 1.0], [0, 1, 0], target=0).auroc == 1.0
+    assert ranking_at("edge", [9.0, 2.0, 1.0], [0, 1, 0], target=0).auroc == 0.5
+
+
+def test_iqr_test_by_hand() -> None:
+    assert uniform_attribution([0.0, 0.0, 0.0, 0.0])
+    assert uniform_attribution([1.0, 2.0, 3.0, 4.0, 5.0])        # bounds [-1, 7]
+    assert not uniform_attribution([1.0, 2.0, 3.0, 4.0, 100.0])  # Q1 2, Q3 4: 100 > 7
+    assert not uniform_attribution([0.0, 0.0, 0.0, 1.0])         # Q3 0.25: 1 > 0.625
+    assert uniform_attribution([0.0, 0.0, 1.0])                  # Q3 0.5: 1 < 1.25
+    with pytest.raises(GracrError, match="NaN"):
+        uniform_attribution([0.0, float("nan")])
+
+
+# ---------------------------------------------------------------- the runner
+
+
+def _constant(subject: Subject, settings: Any, seed: int) -> Any:
+    """Every node the same score: AUROC 0.5 and AP = the ground truth's share, exactly."""
+    return Explanation(node_mask=torch.ones(subject.num_nodes),
+                       edge_mask=torch.ones(subject.num_edges))
+
+
+def _spike(subject: Subject, settings: Any, seed: int) -> Any:
+    """Node 0 scored 1, every other 0: an outlier on any graph of 4 nodes or more."""
+    values = torch.zeros(subject.num_nodes)
+    values[0] = 1.0
+    return Explanation(node_mask=values)
+
+
+@pytest.fixture
+def plugins() -> Iterator[None]:
+    register(ExplainerSpec("Constant", _constant, {}, levels=frozenset({"edge", "node"})))
+    register(ExplainerSpec("Spike", _spike, {}, levels=frozenset({"node"})))
+    yield
+    EXPLAINERS.pop("Constant", None)
+    EXPLAINERS.pop("Spike", None)
+
+
+def test_node_level_models_carry_the_presence_bit(tmp_path: Path) -> None:
+    dataset = load_or_build("Redundancy", 0, 12, str(tmp_path))
+    assert compile_variant("Redundancy", variant_named("main"), dataset, "node").presence
+    assert not compile_variant("Redundancy", variant_named("main"), dataset).presence
+
+
+def test_negatives_and_ranks_are_recorded(tmp_path: Path, plugins: None) -> None:
+    datasets = str(tmp_path / "datasets")
+    jobs = plan_jobs(["Redundancy"], ["main"], ["Constant", "Spike"], [0], 3, 60.0, SIZES,
+                     datasets, settings="default", level="node", negatives=4)
+    assert [(j.explainer, j.sample, j.limit) for j in jobs] == [
+        ("Constant", "positive", 3), ("Constant", "negative", 4),
+        ("Spike", "positive", 3), ("Spike", "negative", 4)]
+    results = run(jobs, str(tmp_path / "out"), progress=False)
+    records = list(read_records(results))
+    assert all(r.status == "ok" for r in records), [r.error for r in records]
+    dataset = load_or_build("Redundancy", 0, 12, datasets)
+    negatives = list(negative_instances(dataset))[:4]
+    positives = list(positive_instances(dataset))[:3]
+    truth = ground_truth(dataset, positives, "node", datasets)
+    for record in records:
+        graph = dataset.instances[record.graph].graph
+        if record.sample == "negative":
+            assert dataset.instances[record.graph].label == 0
+            assert record.f1 is None and record.auroc is None
+            # Constant scores are uniform; a spike on a graph of 4+ nodes is not.
+            assert record.uniform is (record.explainer == "Constant" or graph.num_nodes < 4)
+        else:
+            assert record.uniform is None
+            mask = truth[record.instance]
+            if record.explainer == "Constant" and 0 < mask.sum() < mask.size:
+                assert record.auroc == 0.5
+                assert record.average_precision == pytest.approx(mask.mean())
+    assert sorted(r.graph for r in records if r.sample == "negative") == \
+        sorted([n.graph for n in negatives] * 2)
+
+    rows = {row.explainer: row for row in ranking_rows(records)}
+    assert rows["Constant"].negatives == 4 and rows["Constant"].iqr_success == 1.0
+    assert rows["Constant"].perfect is False
+    assert rows["Constant"].variant == "main@node"
+    text = write_report([str(tmp_path / "out")], str(tmp_path / "report"), "test", "today")
+    assert "WOMBAT" in text
+    assert (tmp_path / "report" / "ranking.csv").read_text().count("\n") == 3
+    # A rerun finds every key (sample included) done: nothing is explained again.
+    run(jobs, str(tmp_path / "out"), progress=False)
+    assert len(list(read_records(results))) == len(records)
+
+
+def test_negatives_of_a_node_task_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(GracrError, match="node task"):
+        plan_jobs(["Majority1Hop"], ["main"], ["Rnd"], [0], 2, 60.0, SIZES,
+                  str(tmp_path), settings="default", level="node", negatives=2)
+
+
+def test_records_of_version_2_read_as_positive_and_unranked(tmp_path: Path) -> None:
+    obj = {"task": "Redundancy", "variant": "main", "explainer": "Rnd", "config": {},
+           "config_hash": "x", "seed": 0, "instance": 0, "graph": 0, "target": None,
+           "status": "ok", "error": None, "precision": 1.0, "recall": 1.0, "f1": 1.0,
+           "threshold": 1.0, "upi_edges": 2, "edges": 4, "cpu_seconds": 0.1,
+           "wall_seconds": 0.1, "gracr_version": "0", "level": "edge"}
+    record = Record.from_json(obj, "f:1")
+    assert (record.sample, record.auroc, record.uniform) == ("positive", None, None)
+    negative = dict(obj, sample="negative", precision=None, recall=None, f1=None,
+                    threshold=None)
+    with pytest.raises(GracrError, match="'uniform' is null"):
+        Record.from_json(negative, "f:2")
+    assert Record.from_json(dict(negative, uniform=False), "f:3").uniform is False
+    with pytest.raises(GracrError, match="sample"):
+        Record.from_json(dict(obj, sample="both"), "f:4")
+    round_trip = Record.from_json(json.loads(json.dumps(
+        Record.from_json(dict(negative, uniform=True), "f:5").to_json())), "f:6")
+    assert round_trip.key[5] == "negative" and round_trip.uniform is True
+    assert np.isclose(round_trip.cpu_seconds, 0.1)
