@@ -178,8 +178,15 @@ def _job_context(job: Job, explainer: Any) -> tuple[Any, ...]:
     if key in _CONTEXTS:
         _CONTEXTS.move_to_end(key)
         return _CONTEXTS[key]
-    dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets, progress=False)
-    model = compile_variant(job.task, variant_named(job.variant), dataset, job.level)
+    # Jobs that differ in explainer or sample share the dataset and the model: a molecule
+    # set of 10 000 graphs takes seconds to read, a deep pattern a second to compile.
+    dataset = _kept(("dataset", job.task, job.seed, job.dataset_size, job.datasets),
+                    lambda: load_or_build(job.task, job.seed, job.dataset_size, job.datasets,
+                                          progress=False))
+    model = _kept(("model", job.task, job.seed, job.dataset_size, job.datasets, job.variant,
+                   job.level),
+                  lambda: compile_variant(job.task, variant_named(job.variant), dataset,
+                                          job.level))
     explainer = ready_explainer(explainer, job.task, model, job.settings, job.seed,
                                 job.dataset_size, job.datasets, job.level)
     context: tuple[Any, ...] = (dataset, model, explainer, task_named(job.task).program(), {})
@@ -187,6 +194,20 @@ def _job_context(job: Job, explainer: Any) -> tuple[Any, ...]:
     while len(_CONTEXTS) > _KEPT_CONTEXTS:
         _CONTEXTS.popitem(last=False)
     return context
+
+
+_KEPT: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+
+
+def _kept(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+    """`make()`, kept for the next job that asks with the same key (the last few kept)."""
+    if key in _KEPT:
+        _KEPT.move_to_end(key)
+        return _KEPT[key]
+    value = _KEPT[key] = make()
+    while len(_KEPT) > 2 * _KEPT_CONTEXTS:
+        _KEPT.popitem(last=False)
+    return value
 
 
 def explain_instance(job: Job, index: int, plugins: tuple[str, ...]) -> list[Record]:

@@ -615,12 +615,32 @@ def is_task_file(spec: str) -> bool:
     return spec.endswith(".toml") or "/" in spec or "\\" in spec
 
 
+# Task files read by this process, by resolved path, with the file's modification time
+# and size when read: a runner asks for its job's task file per job, and reading one can
+# mean reading thousands of graphs (a molecule set), so it is read again only once edited.
+_READ_FILES: dict[Path, tuple[tuple[int, int], Task]] = {}
+
+
 def task_named(spec: str) -> Task:
-    """A task by name, or a task file (`.toml`), read and registered."""
+    """A task by name, or a task file (`.toml`), read and registered (read once per process
+    while the file is unchanged)."""
     if spec in TASKS:
         return TASKS[spec]
     if is_task_file(spec):
-        return register_task(Task.from_file(spec))
+        path = Path(spec).resolve()
+        try:
+            status = path.stat()
+            stamp = (status.st_mtime_ns, status.st_size)
+        except OSError:
+            stamp = None
+        known = _READ_FILES.get(path)
+        if stamp is not None and known is not None and known[0] == stamp \
+                and TASKS.get(known[1].name) is known[1]:
+            return known[1]
+        task = register_task(Task.from_file(spec))
+        if stamp is not None:
+            _READ_FILES[path] = (stamp, task)
+        return task
     close = difflib.get_close_matches(spec, TASKS, n=1)
     raise GracrError(f"unknown task '{spec}'" + (f"; did you mean '{close[0]}'?" if close
                                                  else "")
