@@ -385,7 +385,7 @@ def test_a_figure_log_holds_records_and_one_without_header_resumes(tmp_path: Pat
             datasets, "--out", str(out), "--quiet")
     assert _run(*argv)[0] == 0
     log = out / "fig4.jsonl"
-    assert json.loads(log.read_text().splitlines()[0]) == {"gracr-results": 2}
+    assert json.loads(log.read_text().splitlines()[0]) == {"gracr-results": 3}
     records = list(read_records(log))
     assert [(r.task, r.variant, r.explainer, r.extra["k"], len(r.extra["recoloured"]))
             for r in records] == [("Redundancy", "main", "Deconv", 0, 0),

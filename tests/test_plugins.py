@@ -554,7 +554,7 @@ def test_records_carry_their_level_and_old_records_read_as_edge_level(tmp_path: 
     results = run(_jobs(tmp_path, ["Rnd"], limit=1), str(tmp_path / "out"), progress=False)
     run(_jobs(tmp_path, ["Rnd"], limit=1, level="node"), str(tmp_path / "out"), progress=False)
     lines = results.read_text().splitlines()
-    assert json.loads(lines[0]) == {"gracr-results": 2}
+    assert json.loads(lines[0]) == {"gracr-results": 3}
     edge, node = (json.loads(line) for line in lines[1:])
     assert (edge["level"], node["level"]) == ("edge", "node")
     assert edge["instance"] == node["instance"] and edge["config_hash"] == node["config_hash"]

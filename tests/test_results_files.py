@@ -24,7 +24,7 @@ from gracr.bench.runner import plan_jobs, run
 ROOT = Path(__file__).resolve().parent.parent
 TASK, GRAPHS, LIMIT, EXPLAINERS = "Redundancy", 24, 8, ["Rnd", "Saliency"]
 
-HEADER = '{"gracr-results":2}\n'
+HEADER = '{"gracr-results":3}\n'
 RECORD = '{"task":"t","variant":"main","explainer":"Rnd","config_hash":"x","seed":0,"instance":%d}\n'
 
 

@@ -107,8 +107,9 @@ def ranking(scores: npt.ArrayLike, truth: npt.ArrayLike) -> Ranking:
     relevant = int(truth_array.sum())
     if relevant == 0 or relevant == truth_array.size:
         return Ranking(None, None)
-    return Ranking(float(roc_auc_score(truth_array, score_array)),
-                   float(average_precision_score(truth_array, score_array)))
+    # scikit-learn's sums can land a rounding error above 1 (1.0000000000000002).
+    return Ranking(min(1.0, float(roc_auc_score(truth_array, score_array))),
+                   min(1.0, float(average_precision_score(truth_array, score_array))))
 
 
 def ranking_at(level: Level, scores: npt.ArrayLike, truth: npt.ArrayLike,
