@@ -19,9 +19,18 @@ import torch
 from torch_geometric.explain import Explanation
 
 import gracr
-from gracr.bench.explainers import (EXPLAINERS, ExplainerSpec, Subject, check_level,
-                                    derives_node_scores, edge_scores, node_scores_from_edges,
-                                    register, scores, trained)
+from gracr.bench.explainers import (
+    EXPLAINERS,
+    ExplainerSpec,
+    Subject,
+    check_level,
+    derives_node_scores,
+    edge_scores,
+    node_scores_from_edges,
+    register,
+    scores,
+    trained,
+)
 from gracr.errors import GracrError
 
 COLOURS = "colors red, blue, grey\n"
@@ -229,7 +238,7 @@ def test_a_two_dimensional_node_mask_reduces_by_the_sum_of_absolute_values(forge
                                                                            ) -> None:
     mask = torch.tensor([[1.0, -2.0], [-0.5, 0.5], [0.0, 0.0]])
     register(ExplainerSpec("Signed", lambda s, c, seed: Explanation(node_mask=mask), {},
-                           levels=("node",)))
+                           levels=frozenset({"node"})))
     forget.append("Signed")
     assert scores("Signed", subject(PAIR)).tolist() == [3.0, 1.0, 0.0]
 

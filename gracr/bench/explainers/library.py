@@ -175,10 +175,10 @@ def _run_captum(subject: Subject, method: str, derivative: str,
                 settings: Mapping[str, Any], cone: bool = False) -> Any:
     """Captum's `method` through PyG: at edge level its attribution of the edge mask; at
     node level, on its own, its attribution of the node features (PyG's "attributes" node
-    mask, `[N, F]`, which `scores` sums over each node's features). With `cone`, the edge
-    level runs on the target's cone (node tasks): IG's every step is one forward and
-    backward pass to the target's output only, which the cone computes (the same value
-    and gradients)."""
+    mask, `[N, F]`, which `scores` reduces to the sum of absolute values over each node's
+    features). With `cone`, the edge level runs on the target's cone (node tasks): IG's
+    every step is one forward and backward pass to the target's output only, which the
+    cone computes (the same value and gradients)."""
     from torch_geometric.explain.algorithm import CaptumExplainer
 
     algorithm = CaptumExplainer(method, **settings)
@@ -301,11 +301,13 @@ class BiasedGNNExplainer(GNNExplainer):  # type: ignore[misc]
     mask logit starts at PyG's random draw plus `init_bias`, so σ(m) ≈ 1 (0.99 at the
     default 5) and the model first sees every message nearly whole. PyG's own draw is
     centred on 0 (σ ≈ 0.5): halved messages break the exact neighbour counts of a
-    compiled model, its output and gradients are 0, and nothing is learnt.
+    compiled model, its output and gradients are 0, and nothing is learnt. A node mask
+    (node level) starts the same way, for the same reason: it scales the features.
 
     `hard_mask=False` (GracrBench's choice) also switches off PyG's hard mask, which
-    zeroes every edge whose first gradient is 0 — on a saturated truncated ReLU that is
-    no statement about relevance (PyG issue 6787). Other keywords go to `GNNExplainer`.
+    zeroes every edge (or node) whose first gradient is 0 — on a saturated truncated
+    ReLU that is no statement about relevance (PyG issue 6787). Other keywords go to
+    `GNNExplainer`.
     """
 
     def __init__(self, init_bias: float = 5.0, hard_mask: bool = False,
