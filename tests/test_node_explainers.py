@@ -147,6 +147,16 @@ def test_gnn_explainer_learns_one_node_mask_entry_per_node_starting_near_one() -
         assert EXPLAINERS[name].levels == {"edge", "node"}
         got = scores(name, subject(PAIR)).numpy()
         assert got.shape == (3,) and np.isfinite(got).all() and (got >= 0).all()
+    # The size penalty pulls every entry down, the prediction holds up those it needs:
+    # PAIR's nodes 0 and 1, NODE_TASK's node 1 (of the non-targets). The hard mask drops
+    # the nodes without a first gradient (the rest) to exactly 0.
+    for case, needed in ((ALONE, [0]), (PAIR, [0, 1]), (NODE_TASK, [1])):
+        for name in ("GNNExplainer", "GNNExplainer-hard"):
+            got = scores(name, subject(case)).numpy()
+            rest = [v for v in range(len(got)) if v not in needed and v != subject(case).target]
+            assert got[needed].min() > got[rest].max(), (name, got)
+            if name == "GNNExplainer-hard":
+                assert (got[rest] == 0).all()
 
 
 def test_gnn_explainer_at_node_level_learns_no_edge_mask(monkeypatch: pytest.MonkeyPatch
