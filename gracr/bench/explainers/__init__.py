@@ -21,10 +21,12 @@ from gracr.bench.explainers.base import (
     ExplainerSpec,
     Subject,
     check_level,
+    derives_node_scores,
     edge_scores,
     explain,
     explainer_named,
     explainer_seed,
+    node_scores_from_edges,
     register,
     scores,
     settings_for,
@@ -35,6 +37,7 @@ from gracr.bench.explainers.library import BiasedGNNExplainer, register_algorith
 from gracr.bench.explainers.plugins import load_plugins, loaded_plugins
 
 __all__ = ["EXPLAINERS", "TRAINING_INSTANCES", "BiasedGNNExplainer", "ExplainerSpec", "Subject",
-           "check_level", "edge_scores", "explain", "explainer_named", "explainer_seed",
-           "load_plugins", "loaded_plugins", "register", "register_algorithm", "scores",
-           "settings_for", "settings_hash", "trained"]
+           "check_level", "derives_node_scores", "edge_scores", "explain", "explainer_named",
+           "explainer_seed", "load_plugins", "loaded_plugins", "node_scores_from_edges",
+           "register", "register_algorithm", "scores", "settings_for", "settings_hash",
+           "trained"]

@@ -9,8 +9,11 @@ asked level's scores, after merging the explainer's default settings with the gi
 ones and seeding every random generator, so a result is a function of (explainer,
 settings, subject, seed); `explain` wraps them into a PyG `Explanation`.
 
-An `ExplainerSpec` declares the levels it gives (edge only by default), so that asking
-an explainer for node scores it cannot give fails before a run starts. An explainer that
+An `ExplainerSpec` declares the levels it gives (edge only by default). An explainer that
+gives edge scores only is still scored at node level: `scores` runs it at edge level and
+gives each node the maximum score of its incident edges (`node_scores_from_edges`,
+`derives_node_scores`); asking a node-only explainer for edge scores fails before a run
+starts. An explainer that
 learns before it explains (PGExplainer) has a `train` step, which the runner and the
 tuner call once on the held-out seed's instances (`trained`).
 
@@ -195,7 +198,9 @@ class ExplainerSpec:
 
     `run(subject, settings, seed)` returns a float tensor of one score per edge, or an
     `Explanation` with `edge_mask` (`[E]`) and/or `node_mask` (`[N]`, `[N, 1]`, or
-    `[N, F]`, summed over features); `levels` says which of the two it can give.
+    `[N, F]`, reduced to the sum of absolute values over the columns); `levels` says which
+    of the two it can give (one with edge only is given node scores from its edge scores,
+    `derives_node_scores`).
     `graph_only` names settings that exist only for graph tasks. `train`, if given, is
     called before the explainer explains anything (`trained`); its `run` may then refuse
     to explain untrained, and its settings must include `training_instances`.
@@ -250,10 +255,45 @@ def spec_of(explainer: str | ExplainerSpec) -> ExplainerSpec:
     return explainer if isinstance(explainer, ExplainerSpec) else explainer_named(explainer)
 
 
+def derives_node_scores(spec: ExplainerSpec) -> bool:
+    """Whether `spec`'s node scores are derived from its edge scores
+    (`node_scores_from_edges`): it gives edge scores and no node scores of its own."""
+    return "node" not in spec.levels and "edge" in spec.levels
+
+
+def node_scores_from_edges(edge_index: Tensor, edge_scores: Tensor, num_nodes: int) -> Tensor:
+    """One score per node from one score per directed edge: the maximum score over the
+    node's incident edges, in or out (a self-loop counts once, as the maximum ignores
+    repeats). A node with no incident edge gets the graph's minimum edge score (0 if the
+    graph has no edge), so that it ranks last and adds no level of its own to the ranking.
+
+    Two rules are in use: WOMBAT (§3.3) sums the incident edge scores; our issue asks
+    for the maximum, and this is it. Why: a node matters as soon as one of its edges
+    does, whereas a sum also ranks a node by its degree (many weak edges outrank one
+    strong one)."""
+    values = torch.as_tensor(edge_scores).detach().to(torch.float64).reshape(-1)
+    edges = torch.as_tensor(edge_index).to(torch.int64)
+    if edges.dim() != 2 or edges.shape[0] != 2 or edges.shape[1] != values.numel():
+        raise GracrError(f"node_scores_from_edges: {values.numel()} edge scores for an "
+                         f"edge_index of shape {tuple(edges.shape)} (expected [2, E])")
+    floor = float(values.min()) if values.numel() else 0.0
+    result = torch.full((num_nodes,), floor, dtype=torch.float64)
+    if values.numel():
+        # Both ends of every edge, each with the edge's score; include_self=False leaves
+        # nodes without an edge at `floor` and ignores it where an edge reaches.
+        ends = torch.cat([edges[0], edges[1]])
+        result.scatter_reduce_(0, ends, torch.cat([values, values]), reduce="amax",
+                               include_self=False)
+    return result
+
+
 def check_level(spec: ExplainerSpec, level: str) -> None:
-    """Raise the user's error unless `spec` gives scores at `level`."""
+    """Raise the user's error unless `spec` gives scores at `level` (node scores of an
+    explainer that gives edge scores are derived from them, `derives_node_scores`)."""
     if level not in LEVELS:
         raise GracrError(f"unknown level '{level}'; the levels are {', '.join(LEVELS)}")
+    if level == "node" and derives_node_scores(spec):
+        return
     if level not in spec.levels:
         given = " and ".join(sorted(spec.levels))
         raise GracrError(f"{spec.name} gives {given} scores only; score it with --level "
@@ -272,6 +312,10 @@ def trained(explainer: str | ExplainerSpec, subjects: Sequence[Subject],
         raise GracrError(f"{spec.name} must be trained, and there are no instances to "
                          f"train it on")
     merged = settings_for(spec, settings)
+    if derives_node_scores(spec):
+        # It will explain at edge level (node scores come from its edge scores), so it
+        # trains on edge masks whatever level the run asks for.
+        subjects = [replace(s, level="edge") for s in subjects]
     seed_everything(seed)
     try:
         run = spec.train(subjects, merged, seed)
@@ -317,9 +361,19 @@ def seed_everything(seed: int) -> None:
 def scores(explainer: str | ExplainerSpec, subject: Subject,
            settings: Mapping[str, Any] | None = None, seed: int = 0) -> Tensor:
     """Run `explainer` on `subject`: a float tensor of its scores at `subject.level`,
-    `[E]` (one per edge) or `[N]` (one per node)."""
+    `[E]` (one per edge) or `[N]` (one per node).
+
+    At node level an explainer that gives edge scores only (`derives_node_scores`) runs
+    on the same subject at edge level, and each node gets the maximum score of its
+    incident edges (`node_scores_from_edges`). A 2-D node mask, `[N, F]` attributions or
+    `[N, 1]` (PyG's "object" mask), is reduced to the sum of the absolute values of each
+    node's row (WOMBAT App. B): a feature pushing the output down matters as much as one
+    pushing it up, and opposite signs must not cancel."""
     spec = spec_of(explainer)
     check_level(spec, subject.level)
+    if subject.level == "node" and derives_node_scores(spec):
+        edge_level = scores(spec, replace(subject, level="edge"), settings, seed)
+        return node_scores_from_edges(subject.edge_index, edge_level, subject.num_nodes)
     merged = settings_for(spec, settings)
     seed_everything(seed)
     returned = spec.run(subject, merged, seed)
@@ -336,7 +390,7 @@ def scores(explainer: str | ExplainerSpec, subject: Subject,
                              f"{subject.level} scores were asked")
     result = torch.as_tensor(values).detach().to(torch.float64)
     if subject.level == "node" and result.dim() == 2:
-        result = result.sum(dim=1)         # [N, 1] (PyG's "object" mask) or [N, F]
+        result = result.abs().sum(dim=1)   # [N, 1] (PyG's "object" mask) or [N, F]
     result = result.reshape(-1)
     count = subject.num_edges if subject.level == "edge" else subject.num_nodes
     if result.numel() != count:

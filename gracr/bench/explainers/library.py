@@ -17,20 +17,45 @@ Choices made here, where the paper is silent:
 * PyG's `CaptumExplainer` hands the model's keyword arguments on positionally, into a
   compiled module's `batch`: on typed models `_NamedArguments` passes `edge_type` by name.
 * IG's baseline is every message off (edge mask 0), 50 steps (Captum's defaults).
-* At node level the four Captum explainers attribute the node features instead (PyG's
-  "attributes" node mask; IG's baseline all features 0), a node's score the sum over its
-  feature columns. The edge-level path is unchanged.
+* At node level the Captum gradient explainers (Saliency, Deconv, GuidedBP,
+  InputXGradient, IG) attribute the node features instead (PyG's "attributes" node mask;
+  IG's baseline all features 0), a node's score the sum of the absolute values over its
+  feature columns (`scores`, WOMBAT App. B). The edge-level path is unchanged.
+* InputXGradient: Captum's, with the surrogate derivative like Saliency. At edge level
+  the input is PyG's all-ones edge mask, so its scores are the signed gradients.
+* ShapleySampling: Captum's `ShapleyValueSampling`, 100 permutations (WOMBAT App. B
+  raises Captum's 25 to 100). At node level every node is one player (Captum's
+  `feature_mask` groups a node's feature columns), called directly rather than through
+  PyG, whose "object" node mask for Captum is multiplicative and has no notion of
+  grouping; the baseline 0 zeroes a node's features, which under the presence bit
+  deletes it, so a node's score is its Shapley value in the node-deletion game. A node
+  task's target is never deleted (as in the node UPI): its baseline is its own features,
+  and its score 0. Items outside the (node) receptive field, which cannot change the
+  output, are one null player together (Shapley value exactly 0), so a sample costs one
+  evaluation per receptive-field item, not per item of the graph. At edge level every
+  edge is one player, through PyG's `CaptumExplainer` (baseline 0 = the edge's message
+  off), on the target's cone on node tasks (as IG), which takes one edge
+  mask per model call, so `perturbations_per_eval` must be 1 there.
 * GNNExplainer: PyG's, with the mask logits initialised at `init_bias` plus PyG's
   random init (App. H.1: σ(m) ≈ 1, so neighbour counts hold at the start) and with
   PyG's hard mask switched off: PyG zeroes every edge whose first gradient is 0,
   which on a saturated truncated ReLU is not a statement about relevance (PyG
-  issue 6787).
+  issue 6787). At node level it learns one mask entry per node (PyG's "object" node
+  mask, which multiplies a node's features by σ(m)) and no edge mask, with the same
+  init bias; its size and entropy penalties are then PyG's node-feature ones at PyG's
+  defaults (`edge_size`/`edge_ent` apply to edge masks only). GNNExplainer-hard keeps
+  PyG's hard mask at both levels.
+* PGExplainer: PyG's, trained before it explains (`register_algorithm`); its defaults
+  `epochs` 30 and `lr` 0.003 are those of PyG's documentation (the `PGExplainer`
+  docstring's example; 0.003 is also the constructor's default, `epochs` has none), on
+  20 training instances (`DEFAULT_TRAINING_INSTANCES`). It gives edge scores; its node
+  scores are derived from them (`base.node_scores_from_edges`).
 * GraphMask: PyG's `GraphMaskExplainer` as the paper ran it. It rewrites the
   messages of the model it explains (layer norm + ReLU) and leaves flags set on its
   layers, so it gets a fresh module with full-width messages every time; the work its
   loop repeats is done once (`graphmask_pyg`: the same scores bit for bit).
-* IG and GNNExplainer read the target's output only: on node tasks they run on its
-  cone (`Subject.fresh_target_module`: the same value and gradients).
+* IG, GNNExplainer and ShapleySampling (edge level) read the target's output only: on
+  node tasks they run on its cone (`Subject.fresh_target_module`: the same value and gradients).
 * PGMExplainer: PyG contrib. It reads class probabilities with a softmax over the
   output columns, so it is shown the two columns [1 − p, p]; edge score
   1 − max(p_u, p_v) over its nodes' p-values (App. H.1), untested nodes p = 1.
@@ -150,10 +175,10 @@ def _run_captum(subject: Subject, method: str, derivative: str,
                 settings: Mapping[str, Any], cone: bool = False) -> Any:
     """Captum's `method` through PyG: at edge level its attribution of the edge mask; at
     node level, on its own, its attribution of the node features (PyG's "attributes" node
-    mask, `[N, F]`, which `scores` sums over each node's features). With `cone`, the edge
-    level runs on the target's cone (node tasks): IG's every step is one forward and
-    backward pass to the target's output only, which the cone computes (the same value
-    and gradients)."""
+    mask, `[N, F]`, which `scores` reduces to the sum of absolute values over each node's
+    features). With `cone`, the edge level runs on the target's cone (node tasks): IG's
+    every step is one forward and backward pass to the target's output only, which the
+    cone computes (the same value and gradients)."""
     from torch_geometric.explain.algorithm import CaptumExplainer
 
     algorithm = CaptumExplainer(method, **settings)
@@ -189,6 +214,72 @@ register(ExplainerSpec("Deconv", _captum("Deconvolution", "surrogate"), {},
 register(ExplainerSpec("GuidedBP", _captum("GuidedBackprop", "surrogate"), {},
                        source="Captum GuidedBackprop via PyG CaptumExplainer",
                        levels=_EDGES_AND_NODES))
+register(ExplainerSpec("InputXGradient", _captum("InputXGradient", "surrogate"), {},
+                       source="Captum InputXGradient via PyG CaptumExplainer",
+                       levels=_EDGES_AND_NODES))
+
+
+def _players(relevant: Any) -> Tensor:
+    """Captum's `feature_mask` over edges or nodes: every item of the receptive field
+    (`relevant`, one bool per item) a player of its own, all others one player more.
+    Those others cannot change the output (that is what the receptive field says), so
+    together they are a null player, whose Shapley value is exactly 0: one evaluation per
+    permutation for all of them instead of one each (on a node task, a handful of players
+    instead of the whole graph)."""
+    inside = torch.as_tensor(np.asarray(relevant, dtype=np.bool_))
+    groups = torch.full(inside.shape, int(inside.sum()), dtype=torch.int64)
+    groups[inside] = torch.arange(int(inside.sum()))
+    return groups
+
+
+def _shapley_sampling(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
+    """Captum's ShapleyValueSampling with one player per node (node level) or per edge
+    (edge level; module docstring)."""
+    if subject.level == "edge":
+        if int(settings.get("perturbations_per_eval", 1)) != 1:
+            raise GracrError("ShapleySampling at edge level evaluates one edge mask per model "
+                             "call (PyG's CaptumExplainer): perturbations_per_eval must be 1, "
+                             f"got {settings['perturbations_per_eval']}")
+        # PyG's Captum input is the edge mask, [1, E]. Every evaluation reads the
+        # target's output only: on node tasks, its cone.
+        options = dict(settings, feature_mask=_players(subject.receptive_field).view(1, -1))
+        return _run_captum(subject, "ShapleyValueSampling", "surrogate", options, cone=True)
+    from captum.attr import ShapleyValueSampling
+    from torch_geometric.explain import Explanation
+
+    model = (subject.fresh_target_module("surrogate") if subject.target is not None
+             else subject.module("surrogate"))
+    row = 0 if subject.target is None else subject.target
+    kwargs = subject.model_kwargs
+
+    def output(batch: Tensor) -> Tensor:
+        # Captum hands a batch of perturbed feature matrices, [k, N, F]: one model call
+        # each, the explained output of each.
+        return torch.stack([model(x, subject.edge_index, **kwargs)[row, 0] for x in batch])
+
+    inputs = subject.x.unsqueeze(0)
+    relevant = (np.ones(subject.num_nodes, dtype=np.bool_)
+                if subject.node_receptive_field is None
+                else subject.node_receptive_field.copy())
+    # The baseline deletes a node (features 0), except a node task's target: it is never
+    # deleted (as in the node UPI), so its baseline is itself and it plays no part.
+    baselines = torch.zeros_like(inputs)
+    if subject.target is not None:
+        relevant[subject.target] = False
+        baselines[0, subject.target] = inputs[0, subject.target]
+    groups = _players(relevant).view(1, -1, 1).repeat(1, 1, inputs.shape[2])
+    with torch.no_grad():
+        attribution = ShapleyValueSampling(output).attribute(
+            inputs, baselines=baselines, feature_mask=groups, **settings)
+    # Captum writes a player's value into every column of its group: one column is the
+    # node's Shapley value (a sum over the columns would count it F times).
+    return Explanation(node_mask=attribution[0, :, 0].detach().to(torch.float64))
+
+
+register(ExplainerSpec("ShapleySampling", _shapley_sampling,
+                       {"n_samples": 100, "perturbations_per_eval": 1},
+                       source="Captum ShapleyValueSampling (nodes or edges as players)",
+                       levels=_EDGES_AND_NODES))
 
 
 def _integrated_gradients(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
@@ -210,11 +301,13 @@ class BiasedGNNExplainer(GNNExplainer):  # type: ignore[misc]
     mask logit starts at PyG's random draw plus `init_bias`, so σ(m) ≈ 1 (0.99 at the
     default 5) and the model first sees every message nearly whole. PyG's own draw is
     centred on 0 (σ ≈ 0.5): halved messages break the exact neighbour counts of a
-    compiled model, its output and gradients are 0, and nothing is learnt.
+    compiled model, its output and gradients are 0, and nothing is learnt. A node mask
+    (node level) starts the same way, for the same reason: it scales the features.
 
     `hard_mask=False` (GracrBench's choice) also switches off PyG's hard mask, which
-    zeroes every edge whose first gradient is 0 — on a saturated truncated ReLU that is
-    no statement about relevance (PyG issue 6787). Other keywords go to `GNNExplainer`.
+    zeroes every edge (or node) whose first gradient is 0 — on a saturated truncated
+    ReLU that is no statement about relevance (PyG issue 6787). Other keywords go to
+    `GNNExplainer`.
     """
 
     def __init__(self, init_bias: float = 5.0, hard_mask: bool = False,
@@ -225,29 +318,40 @@ class BiasedGNNExplainer(GNNExplainer):  # type: ignore[misc]
 
     def _initialize_homogeneous_masks(self, *args: Any) -> None:
         super()._initialize_homogeneous_masks(*args)
-        if self.edge_mask is not None:
-            with torch.no_grad():
-                self.edge_mask += self.init_bias
+        # A node mask multiplies the features by σ(m): at σ ≈ 0.5 a compiled model's
+        # counts break exactly as with halved messages, so it starts near 1 too.
+        with torch.no_grad():
+            for mask in (self.edge_mask, self.node_mask):
+                if mask is not None:
+                    mask += self.init_bias
 
     def _collect_homo_gradients(self) -> None:
         super()._collect_homo_gradients()
-        if self.edge_mask is not None and not self.hard_mask:
+        if self.hard_mask:
+            return
+        if self.edge_mask is not None:
             self.hard_edge_mask = torch.ones_like(self.edge_mask, dtype=torch.bool)
+        if self.node_mask is not None:
+            self.hard_node_mask = torch.ones_like(self.node_mask, dtype=torch.bool)
 
 
 def _gnn_explainer(subject: Subject, settings: Mapping[str, Any], seed: int,
-                   hard_mask: bool = False) -> Tensor:
+                   hard_mask: bool = False) -> Any:
     algorithm = BiasedGNNExplainer(hard_mask=hard_mask, **settings)
     # A fresh module: PyG's GNNExplainer leaves its layers in a state in which a later
     # gradient explainer on the same module finds the edge mask unused (autograd error).
     # Its loss reads the target's output only, so node tasks compute just that.
     model = subject.fresh_target_module("surrogate")
+    if subject.level == "node":
+        # One mask entry per node and no edge mask: the node scores are what is learnt.
+        return _run_pyg(subject, algorithm, model, subject.model_config("raw"),
+                        node_mask_type="object", edge_mask_type=None)
     explanation = _run_pyg(subject, algorithm, model, subject.model_config("raw"))
     scores: Tensor = explanation.edge_mask
     return scores
 
 
-def _gnn_explainer_hard(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+def _gnn_explainer_hard(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
     return _gnn_explainer(subject, settings, seed, hard_mask=True)
 
 
@@ -258,7 +362,7 @@ _GNN_EXPLAINER_SPACE: dict[str, Space] = {"epochs": Choice((50, 100, 1000)), "lr
 
 register(ExplainerSpec(
     "GNNExplainer", _gnn_explainer, _GNN_EXPLAINER_DEFAULTS, space=_GNN_EXPLAINER_SPACE,
-    source="PyG GNNExplainer (init bias of App. H.1, no hard mask)"))
+    source="PyG GNNExplainer (init bias of App. H.1, no hard mask)", levels=_EDGES_AND_NODES))
 
 # A diagnostic beside the benchmark's GNNExplainer: PyG's hard mask left on. It zeroes
 # every edge whose gradient is 0 at the first step, which on a saturated compiled model
@@ -268,7 +372,8 @@ register(ExplainerSpec(
 register(ExplainerSpec(
     "GNNExplainer-hard", _gnn_explainer_hard, _GNN_EXPLAINER_DEFAULTS,
     space=_GNN_EXPLAINER_SPACE,
-    source="PyG GNNExplainer (init bias of App. H.1) with PyG's hard mask"))
+    source="PyG GNNExplainer (init bias of App. H.1) with PyG's hard mask",
+    levels=_EDGES_AND_NODES))
 
 
 # ---------------------------------------------------------------- GraphMask (PyG)
@@ -509,3 +614,21 @@ def register_algorithm(name: str, algorithm: type[Any],
         name, run, settings, space=dict(space or {}),
         source=source or f"PyG {algorithm.__module__}.{algorithm.__name__} via register_algorithm",
         levels=frozenset(levels), train=train if training else None))
+
+
+# ---------------------------------------------------------------- PGExplainer
+
+
+def _register_pg_explainer() -> ExplainerSpec:
+    from torch_geometric.explain.algorithm import PGExplainer
+
+    # Defaults: PyG's documentation (module docstring); the space is ours, around them.
+    return register_algorithm(
+        "PGExplainer", PGExplainer,
+        {"epochs": 30, "lr": 0.003, TRAINING_INSTANCES: DEFAULT_TRAINING_INSTANCES},
+        {"epochs": Choice((10, 30, 100)), "lr": LogUniform(1e-4, 1e-1)},
+        explanation_type="phenomenon",
+        source="PyG PGExplainer (trained on the held-out seed; node scores from its edges)")
+
+
+_register_pg_explainer()

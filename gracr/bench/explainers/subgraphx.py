@@ -44,6 +44,8 @@ Choices made here, and why:
   ranking, so the metric's best-F1 threshold either selects the coalition's induced
   edges or everything; grading coalitions further (say by the scores of other
   explored states) would be a different explainer than the one in Tables 2/3.
+  At node level the score is 1 for every node of the chosen coalition and 0 for every
+  other node (WOMBAT App. B), the same two-level ranking over nodes.
 * Value of a set of present nodes: the model's output (the probability of the
   positive, predicted class) at the target, or of the graph, with the feature rows
   of absent nodes set to zero and every edge kept ("zero filling"). On a compiled
@@ -489,18 +491,32 @@ def explain_subgraph(subject: Subject, settings: Mapping[str, Any],
     return graph, search, search.best(int(settings["max_nodes"]))
 
 
+def coalition_nodes(subject: Subject, graph: ComputationGraph,
+                    coalition: Coalition) -> BoolArray:
+    """The nodes of the whole graph in a chosen `coalition` (local indices of `graph`)."""
+    in_coalition = np.zeros(subject.num_nodes, dtype=np.bool_)
+    in_coalition[graph.nodes[sorted(coalition)]] = True
+    return in_coalition
+
+
 def coalition_edge_scores(subject: Subject, graph: ComputationGraph,
                           coalition: Coalition) -> Tensor:
     """The explanation of a chosen `coalition` (local indices of `graph`): 1 for every
     edge of the whole graph with both endpoints in it, 0 for every other edge."""
-    in_coalition = np.zeros(int(subject.x.shape[0]), dtype=np.bool_)
-    in_coalition[graph.nodes[sorted(coalition)]] = True
+    in_coalition = coalition_nodes(subject, graph, coalition)
     sources, targets = subject.edge_index.numpy()
     return torch.as_tensor((in_coalition[sources] & in_coalition[targets]).astype(np.float32))
 
 
-def _subgraphx(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+def _subgraphx(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
     graph, _, chosen = explain_subgraph(subject, settings, seed)
+    if subject.level == "node":
+        # The node-level explanation is the coalition itself (WOMBAT App. B): 1 for its
+        # nodes, 0 for every other node of the whole graph.
+        from torch_geometric.explain import Explanation
+
+        in_coalition = coalition_nodes(subject, graph, chosen.coalition)
+        return Explanation(node_mask=torch.as_tensor(in_coalition.astype(np.float32)))
     return coalition_edge_scores(subject, graph, chosen.coalition)
 
 
@@ -515,4 +531,6 @@ register(ExplainerSpec(
            "sample_num": Choice((10, 20, 50)), "rollout": Choice((3, 5, 10, 20)),
            "expand_atoms": IntRange(2, 10), "local_radius": Choice((1, 2, 3))},
     source="ours, from Yuan et al. 2021 (MCTS + MC L-Shapley, zero filling); "
-           "App. H.1: whole-graph mask, 0 outside the L-hop computation graph"))
+           "App. H.1: whole-graph mask, 0 outside the L-hop computation graph; "
+           "node level: 1 on the chosen coalition (WOMBAT App. B)",
+    levels=frozenset({"edge", "node"})))
