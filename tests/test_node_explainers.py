@@ -125,9 +125,23 @@ def test_shapley_sampling_over_edges_makes_each_edge_a_player() -> None:
     got = edge_scores("ShapleySampling", subject(PAIR, "edge"), {"n_samples": 5})
     assert got.tolist() == [1.0, 0.0, 0.0]
     assert EXPLAINERS["ShapleySampling"].defaults == {"n_samples": 100,
-                                                      "perturbations_per_eval": 1}
-    with pytest.raises(GracrError, match="perturbations_per_eval must be 1"):
-        edge_scores("ShapleySampling", subject(PAIR, "edge"), {"perturbations_per_eval": 2})
+                                                      "perturbations_per_eval": 64}
+    # How many perturbations one call evaluates changes nothing (edge level: one a call).
+    assert edge_scores("ShapleySampling", subject(PAIR, "edge"),
+                       {"n_samples": 5, "perturbations_per_eval": 1}).tolist() == [1.0, 0.0, 0.0]
+    with pytest.raises(GracrError, match="at least 1"):
+        edge_scores("ShapleySampling", subject(PAIR, "edge"), {"perturbations_per_eval": 0})
+
+
+def test_shapley_sampling_batches_perturbations_without_changing_a_bit() -> None:
+    # A graph task evaluates a batch of perturbations as one disjoint union: the values
+    # must be those of one call each, exactly, and not all trivially 0 or 1.
+    one = scores("ShapleySampling", subject(PAIR), {"n_samples": 30,
+                                                    "perturbations_per_eval": 1}, seed=4)
+    many = scores("ShapleySampling", subject(PAIR), {"n_samples": 30,
+                                                     "perturbations_per_eval": 7}, seed=4)
+    assert torch.equal(one, many)
+    assert 0.0 < float(one[0]) < 1.0
 
 
 def test_shapley_sampling_is_the_same_for_the_same_seed() -> None:

@@ -131,7 +131,7 @@ def _registered_explainer(job: Job) -> Any:
 def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
     """Explain the job's instances not in `done`; send each `Record` to `send` (the
     pool's queue by default). Returns how many records were sent."""
-    from gracr.bench.explainers import explainer_seed
+    from gracr.bench.explainers import derives_node_scores, explainer_seed
 
     emit = send if send is not None else _progress.put
     if job.task_file is not None:
@@ -142,6 +142,9 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
                         if instance.index >= job.start and instance.index not in done),
                        job.limit))
     truth = ground_truth(dataset, todo, job.level, job.datasets, job.sample)
+    # Node scores an edge-only explainer gives are derived from its edge scores: say so.
+    extra = {"node_scores": "max over incident edges"} \
+        if job.level == "node" and derives_node_scores(explainer) else None
     sent = 0
     for instance, outcome in explain_each(
             todo, explainer, job.settings, job.budget,
@@ -154,7 +157,7 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
                        config=job.settings, config_hash=job.settings_hash, seed=job.seed,
                        instance=instance.index, graph=instance.graph, target=instance.target,
                        upi_edges=int(instance.upi.sum()), edges=graph.num_edges,
-                       level=job.level, sample=job.sample))
+                       extra=extra, level=job.level, sample=job.sample))
         sent += 1
     return sent
 

@@ -267,8 +267,8 @@ def node_scores_from_edges(edge_index: Tensor, edge_scores: Tensor, num_nodes: i
     repeats). A node with no incident edge gets the graph's minimum edge score (0 if the
     graph has no edge), so that it ranks last and adds no level of its own to the ranking.
 
-    Two rules are in use: WOMBAT (§3.3) sums the incident edge scores; our issue asks
-    for the maximum, and this is it. Why: a node matters as soon as one of its edges
+    Two rules are in use: WOMBAT (§3.3 of the WOMBAT paper) sums the incident edge
+    scores; gracr takes the maximum. Why: a node matters as soon as one of its edges
     does, whereas a sum also ranks a node by its degree (many weak edges outrank one
     strong one)."""
     values = torch.as_tensor(edge_scores).detach().to(torch.float64).reshape(-1)
