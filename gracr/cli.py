@@ -24,7 +24,8 @@ import numpy.typing as npt
 from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_engine_options,
                                  add_keep_errors_option,
-                                 add_level_option, add_plugin_option, parse_names,
+                                 add_level_option, add_plugin_option, parse_explainers,
+                                 parse_names,
                                  parse_overrides, parse_seeds)
 from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
@@ -429,15 +430,13 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.bench.explainers import EXPLAINERS, load_plugins
-    from gracr.bench.paper import PAPER_EXPLAINERS
+    from gracr.bench.explainers import load_plugins
     from gracr.bench.runner import plan_jobs, run
     from gracr.bench.tasks import VARIANTS, task_named, task_names
 
     load_plugins(args.plugin)
     tasks = task_names(args.tasks)
-    explainers = (list(PAPER_EXPLAINERS) if args.explainers == "paper"
-                  else parse_names(args.explainers, list(EXPLAINERS), "explainer"))
+    explainers = parse_explainers(args.explainers)
     variants = parse_names(args.variant, list(VARIANTS), "variant")
     overrides = parse_overrides(args.set, explainers)
     sizes = {name: task_named(name).size_of(args.graphs, args.targets) for name in tasks}
@@ -494,7 +493,7 @@ def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_fuzz(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.bench.explainers import EXPLAINERS, load_plugins
+    from gracr.bench.explainers import load_plugins
     from tqdm import tqdm
 
     from gracr.fuzz.rewrites import alternative, parse_families
@@ -505,9 +504,7 @@ def cmd_fuzz(args: argparse.Namespace, out: TextIO) -> int:
     load_plugins(args.plugin)
     # `all` leaves out the explainers that must be trained first (the fuzzer explains
     # rewrites with no held-out instances to train on); named, they get the fuzzer's reason.
-    explainers = ([name for name, spec in EXPLAINERS.items() if spec.train is None]
-                  if args.explainers == "all"
-                  else parse_names(args.explainers, list(EXPLAINERS), "explainer"))
+    explainers = parse_explainers(args.explainers, trained=False)
     overrides = parse_overrides(args.set, explainers)
     if args.per_family <= 0:
         raise GracrError(f"--per-family must be positive, got {args.per_family}")

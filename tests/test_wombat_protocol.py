@@ -194,3 +194,35 @@ def test_published_tables_are_transcribed_as_the_paper_averages_them() -> None:
                    for r in WOMBAT_READOUTS)
     with pytest.raises(GracrError, match="patterns 1 to 14"):
         published_auroc(15, "IG", "max")
+
+
+def test_explainer_lists_paper_all_and_named() -> None:
+    from gracr.bench.options import parse_explainers
+    from gracr.bench.paper import PAPER_EXPLAINERS
+
+    assert parse_explainers("paper") == list(PAPER_EXPLAINERS)
+    everything = parse_explainers("all")
+    assert {"InputXGradient", "ShapleySampling", "PGExplainer"} <= set(everything)
+    assert "PGExplainer" not in parse_explainers("all", trained=False)
+    assert "ShapleySampling" in parse_explainers("all", trained=False)
+    assert parse_explainers("IG,Rnd") == ["IG", "Rnd"]
+    with pytest.raises(GracrError, match="unknown explainer 'Nope'"):
+        parse_explainers("IG,Nope")
+
+
+def _edges_only(subject: Subject, settings: Any, seed: int) -> Any:
+    """Edge i scored i: a node's derived score is its highest incident edge index."""
+    return torch.arange(subject.num_edges, dtype=torch.float64)
+
+
+def test_records_say_when_node_scores_come_from_edge_scores(tmp_path: Path) -> None:
+    register(ExplainerSpec("EdgesOnly", _edges_only, {}))
+    try:
+        jobs = plan_jobs(["Redundancy"], ["main"], ["EdgesOnly", "Rnd"], [0], 2, 60.0, SIZES,
+                         str(tmp_path / "datasets"), settings="default", level="node")
+        records = list(read_records(run(jobs, str(tmp_path / "out"), progress=False)))
+    finally:
+        EXPLAINERS.pop("EdgesOnly", None)
+    assert {r.explainer: r.extra.get("node_scores") for r in records} == {
+        "EdgesOnly": "max over incident edges", "Rnd": None}
+    assert all(r.status == "ok" for r in records)

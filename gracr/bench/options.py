@@ -98,6 +98,20 @@ def parse_names(text: str, known: Sequence[str], what: str) -> list[str]:
     return names
 
 
+def parse_explainers(text: str, trained: bool = True) -> list[str]:
+    """`--explainers`: `paper` (the eleven of Tables 2 and 3 and `Rnd`), `all` (every
+    registered explainer; without those that must be trained first unless `trained`), or
+    a comma list of registered names."""
+    from gracr.bench.explainers import EXPLAINERS
+    from gracr.bench.paper import PAPER_EXPLAINERS
+
+    if text == "paper":
+        return list(PAPER_EXPLAINERS)
+    if text == "all":
+        return [name for name, spec in EXPLAINERS.items() if trained or spec.train is None]
+    return parse_names(text, list(EXPLAINERS), "explainer")
+
+
 def parse_overrides(pairs: Sequence[str], explainers: Sequence[str]) -> dict[str, dict[str, Any]]:
     """`--set Explainer.key=value` (value read as JSON, else kept as text), each naming one
     of the `explainers` the command runs."""
