@@ -226,3 +226,18 @@ def test_records_say_when_node_scores_come_from_edge_scores(tmp_path: Path) -> N
     assert {r.explainer: r.extra.get("node_scores") for r in records} == {
         "EdgesOnly": "max over incident edges", "Rnd": None}
     assert all(r.status == "ok" for r in records)
+
+
+def test_a_task_folder_stands_for_the_task_file_named_after_it(tmp_path: Path) -> None:
+    from gracr.bench.tasks import task_named
+
+    folder = tmp_path / "P99"
+    folder.mkdir()
+    (folder / "P99.gml").write_text("colors red\nclassify exists red\n")
+    (folder / "P99.toml").write_text('name = "Folder-P99"\nformula = "P99.gml"\n'
+                                     '[graphs]\nfile = "g.jsonl"\n')
+    (folder / "g.jsonl").write_text('{"num_nodes": 1, "colors": [["red"]], "edges": []}\n')
+    assert task_named(str(folder)).name == "Folder-P99"
+    assert task_named(str(folder)) is task_named(str(folder / "P99.toml"))
+    with pytest.raises(GracrError):
+        task_named(str(tmp_path))     # a folder without <name>.toml is no task

@@ -622,10 +622,15 @@ _READ_FILES: dict[Path, tuple[tuple[int, int], Task]] = {}
 
 
 def task_named(spec: str) -> Task:
-    """A task by name, or a task file (`.toml`), read and registered (read once per process
-    while the file is unchanged)."""
+    """A task by name, a task file (`.toml`), or a task's folder holding `<folder>.toml`;
+    a file is read and registered (read once per process while it is unchanged)."""
     if spec in TASKS:
         return TASKS[spec]
+    folder = Path(spec)
+    if folder.is_dir() and (folder / f"{folder.name}.toml").is_file():
+        # A task's folder stands for the task file named after it (`out/wombat/P06` for
+        # `out/wombat/P06/P06.toml`, as `scripts/wombat_datasets.py` lays them out).
+        spec = str(folder / f"{folder.name}.toml")
     if is_task_file(spec):
         path = Path(spec).resolve()
         try:
