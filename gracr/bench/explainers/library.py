@@ -66,6 +66,10 @@ Choices made here, where the paper is silent:
 * Rnd: uniform {0, 1} on the edges of the target's receptive field, 0 elsewhere; at
   node level, on the nodes of its node receptive field (`gracr.node_receptive_field`).
 
+Its size (~650 lines) is one wrapper per library explainer, each beside the facts it
+relies on, all sharing `_run_pyg` and `_run_captum`: split, the facts would leave the
+code they explain.
+
 `register_algorithm` registers any PyG `ExplainerAlgorithm` subclass as an explainer:
 it runs through PyG's `Explainer` with the compiled module's own `model_config`, on a
 fresh module per instance (an algorithm may leave state on the model it explains), with
