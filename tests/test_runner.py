@@ -176,3 +176,72 @@ def test_a_results_file_starts_with_its_version_and_old_files_still_read(tmp_pat
     future.write_text(json.dumps({HEADER_KEY: RECORD_VERSION + 1}) + "\n" + lines[1] + "\n")
     with pytest.raises(GracrError, match="results version"):
         list(read_records(future))
+
+
+SLEEPY_PLUGIN = '''
+import os
+import time
+
+import torch
+
+from gracr.bench.explainers import ExplainerSpec, register
+
+
+def sleepy(subject, settings, seed):
+    folder = os.environ["SLEEPY_FOLDER"]
+    open(os.path.join(folder, str(os.getpid())), "w").close()
+    time.sleep(0.3)
+    return torch.zeros(subject.num_edges)
+
+
+register(ExplainerSpec("Sleepy", sleepy, {}))
+'''
+
+
+def test_workers_stop_when_the_run_is_killed(tmp_path: Path) -> None:
+    """A run killed with SIGTERM (which its process pool never sees) must not leave its
+    workers explaining on: each stops after the instance it is on."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    plugin = tmp_path / "sleepy.py"
+    plugin.write_text(SLEEPY_PLUGIN)
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, SLEEPY_FOLDER=str(pids),
+               PYTHONPATH=os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", ""))
+                                          if p))
+    run_process = subprocess.Popen(
+        [sys.executable, "-m", "gracr.cli", "bench", "--plugin", str(plugin), "--tasks",
+         "Redundancy", "--explainers", "Sleepy", "--seeds", "0-1", "--limit", "40", "--graphs",
+         "100", "--jobs", "2", "--no-report", "--quiet", "--datasets", str(tmp_path / "ds"),
+         "--out", str(tmp_path / "out")], env=env, cwd=tmp_path,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 300
+        while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        workers = [int(p.name) for p in pids.iterdir()]
+        assert len(workers) == 2, "the workers never started"
+        run_process.send_signal(signal.SIGTERM)
+        run_process.wait(timeout=30)
+
+        def alive(pid: int) -> bool:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return False
+            # A zombie no one reaps yet still answers: count it as stopped.
+            with open(f"/proc/{pid}/stat") as handle:
+                return handle.read().split(")")[-1].split()[0] != "Z"
+
+        deadline = time.monotonic() + 30
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(alive(pid) for pid in workers)
+    finally:
+        if run_process.poll() is None:
+            run_process.kill()

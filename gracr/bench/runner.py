@@ -36,6 +36,7 @@ instead); readers take each key's last record. Only the parent writes the file.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from concurrent.futures import Future, ProcessPoolExecutor
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -95,6 +96,9 @@ class Job:
 
 _progress: Any = None
 _worker_failure: GracrError | None = None
+# A pool worker's parent (the run): a worker whose parent is gone (killed, say, with
+# SIGTERM, which the pool cannot see) stops after its instance instead of running on.
+_parent: int | None = None
 
 
 def _init_worker(progress: Any, plugins: tuple[str, ...] = ()) -> None:
@@ -102,8 +106,9 @@ def _init_worker(progress: Any, plugins: tuple[str, ...] = ()) -> None:
 
     from gracr.bench.explainers import load_plugins
 
-    global _progress, _worker_failure
+    global _progress, _worker_failure, _parent
     _progress = progress
+    _parent = os.getppid() if progress is not None else None
     torch.set_num_threads(1)
     try:
         load_plugins(plugins)
@@ -159,7 +164,16 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
                        upi_edges=int(instance.upi.sum()), edges=graph.num_edges,
                        extra=extra, level=job.level, sample=job.sample))
         sent += 1
+        if orphaned():
+            # Not SystemExit: the pool's worker loop catches every exception and would
+            # go on to the next job. Nothing is lost: the run that would write is gone.
+            os._exit(1)
     return sent
+
+
+def orphaned() -> bool:
+    """Whether this is a pool worker whose run (its parent process) has ended."""
+    return _parent is not None and os.getppid() != _parent
 
 
 # A worker's last few job contexts, by everything they depend on (`_context_key`).
