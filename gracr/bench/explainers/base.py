@@ -344,6 +344,17 @@ def settings_hash(settings: Mapping[str, Any]) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:8]
 
 
+def disjoint_copies(edge_index: Tensor, num_nodes: int, copies: int,
+                    edge_type: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor | None]:
+    """The edges, the `batch` vector and the edge types (if any) of `copies` copies of
+    one graph as one disjoint graph, copy-major (copy c's node v is `c * num_nodes + v`):
+    how perturbation explainers evaluate many variants of a graph in one module call."""
+    offsets = torch.arange(copies, dtype=torch.long) * num_nodes
+    edges = (edge_index[:, None, :] + offsets[None, :, None]).reshape(2, -1)
+    batch = torch.arange(copies).repeat_interleave(num_nodes)
+    return edges, batch, None if edge_type is None else edge_type.repeat(copies)
+
+
 def explainer_seed(dataset_seed: int, instance: int) -> int:
     """The random seed an explainer runs with on one positive instance of a dataset seed:
     distinct across (seed, instance) pairs while a seed has fewer than 1,000,003 instances,

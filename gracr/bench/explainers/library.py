@@ -36,10 +36,10 @@ Choices made here, where the paper is silent:
   edge is one player, through PyG's `CaptumExplainer` (baseline 0 = the edge's message
   off), on the target's cone on node tasks (as IG). `perturbations_per_eval` (default
   64) only says how many perturbed inputs one model call evaluates, never what they
-  are worth: at node level on graph tasks the batch is one call on the disjoint union
-  of the copies (on a 50-layer pattern about 5× faster than one call each, the same
-  values bit for bit); node tasks and the edge level evaluate one at a time (PyG's
-  Captum bridge takes one edge mask per call).
+  are worth: at node level the batch is one call, on graph tasks of the disjoint union
+  of the copies (on a 79-layer pattern about 5× faster than one call each, the same
+  values bit for bit), on node tasks of the executor's `TargetConeBatch`; the edge
+  level evaluates one at a time (PyG's Captum bridge takes one edge mask per call).
 * GNNExplainer: PyG's, with the mask logits initialised at `init_bias` plus PyG's
   random init (App. H.1: σ(m) ≈ 1, so neighbour counts hold at the start) and with
   PyG's hard mask switched off: PyG zeroes every edge whose first gradient is 0,
@@ -102,10 +102,12 @@ from gracr.bench.explainers.base import (
     Space,
     Subject,
     Uniform,
+    disjoint_copies,
     register,
 )
 from gracr.bench.metric import LEVELS, Level
 from gracr.errors import GracrError
+from gracr.executor.torch_backend import TargetConeBatch
 
 # How many held-out instances an algorithm that needs training trains on, unless its
 # defaults say otherwise (the tuner's default sample).
@@ -261,27 +263,30 @@ def _shapley_sampling(subject: Subject, settings: Mapping[str, Any], seed: int) 
     from captum.attr import ShapleyValueSampling
     from torch_geometric.explain import Explanation
 
-    model = (subject.fresh_target_module("surrogate") if subject.target is not None
-             else subject.module("surrogate"))
-    row = 0 if subject.target is None else subject.target
-    kwargs = subject.model_kwargs
+    if subject.target is not None:
+        # A node task: the executor's batch of target cones, every perturbation of the
+        # batch in one call (the values `CompiledModule` gives at the target).
+        edge_type = None if subject.edge_type is None else subject.edge_type.numpy()
+        cone = TargetConeBatch(subject.compiled, subject.edge_index.numpy(), subject.target,
+                               edge_type)
 
-    def output(batch: Tensor) -> Tensor:
-        # Captum hands a batch of perturbed feature matrices, [k, N, F]
-        # (`perturbations_per_eval` of them). On a node task, one call of the target's
-        # cone each; on a graph task one call for all, on the disjoint union of k copies
-        # (a `batch` vector pools each copy on its own): the same outputs, and on small
-        # deep models far fewer calls.
-        if subject.target is not None or batch.shape[0] == 1:
-            return torch.stack([model(x, subject.edge_index, **kwargs)[row, 0] for x in batch])
-        copies, nodes = int(batch.shape[0]), subject.num_nodes
-        offsets = torch.arange(copies).repeat_interleave(subject.num_edges) * nodes
-        edge_index = subject.edge_index.repeat(1, copies) + offsets
-        union_kwargs = {name: value.repeat(copies) for name, value in kwargs.items()}
-        graph_of = torch.arange(copies).repeat_interleave(nodes)
-        out: Tensor = model(batch.reshape(copies * nodes, -1), edge_index, batch=graph_of,
-                            **union_kwargs)
-        return out[:, 0]
+        def output(batch: Tensor) -> Tensor:
+            # Captum hands `[k, N, F]`: `perturbations_per_eval` perturbed feature matrices.
+            values: Tensor = cone(batch[:, cone.input_nodes])
+            return values
+    else:
+        model = subject.module("surrogate")
+
+        def output(batch: Tensor) -> Tensor:
+            # A graph task: the k matrices as one disjoint union of k copies, each pooled
+            # on its own: the same outputs as k calls, and far fewer calls on deep models.
+            copies = int(batch.shape[0])
+            edges, graph_of, types = disjoint_copies(subject.edge_index, subject.num_nodes,
+                                                     copies, subject.edge_type)
+            union = {} if types is None else {"edge_type": types}
+            out: Tensor = model(batch.reshape(copies * subject.num_nodes, -1), edges,
+                                batch=graph_of, **union)
+            return out[:, 0]
 
     inputs = subject.x.unsqueeze(0)
     relevant = (np.ones(subject.num_nodes, dtype=np.bool_)

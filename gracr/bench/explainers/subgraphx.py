@@ -81,7 +81,8 @@ import numpy.typing as npt
 import torch
 from torch import Tensor
 
-from gracr.bench.explainers.base import Choice, ExplainerSpec, IntRange, Subject, register
+from gracr.bench.explainers.base import (Choice, ExplainerSpec, IntRange, Subject,
+                                         disjoint_copies, register)
 from gracr.executor.model import CompiledGNN
 from gracr.errors import GracrError
 from gracr.executor.plan import message_layers
@@ -253,12 +254,8 @@ class CoalitionValue:
         copy-major copies is a batch."""
         n, num_edges = self.graph.num_nodes, int(self.graph.edge_index.shape[1])
         if self._batch.numel() < copies * n:
-            offsets = torch.arange(copies, dtype=torch.long) * n
-            self._batched_edges = (self.graph.edge_index[:, None, :]
-                                   + offsets[None, :, None]).reshape(2, -1)
-            self._batch = torch.arange(copies).repeat_interleave(n)
-            if self.graph.edge_type is not None:
-                self._batched_types = self.graph.edge_type.repeat(copies)
+            self._batched_edges, self._batch, self._batched_types = disjoint_copies(
+                self.graph.edge_index, n, copies, self.graph.edge_type)
         types = None if self._batched_types is None else self._batched_types[:copies * num_edges]
         return self._batched_edges[:, :copies * num_edges], self._batch[:copies * n], types
 
