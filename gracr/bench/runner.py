@@ -176,44 +176,9 @@ def orphaned() -> bool:
     return _parent is not None and os.getppid() != _parent
 
 
-# A worker's last few job contexts, by everything they depend on (`_context_key`).
-_CONTEXTS: OrderedDict[tuple[Any, ...], tuple[Any, ...]] = OrderedDict()
-_KEPT_CONTEXTS = 4
-
-
-def _context_key(job: Job) -> tuple[Any, ...]:
-    return (job.task, job.variant, job.seed, job.dataset_size, job.datasets, job.explainer,
-            job.settings_hash, job.level, job.task_file)
-
-
-def _job_context(job: Job, explainer: Any) -> tuple[Any, ...]:
-    """The job's dataset, compiled model, ready (trained) explainer, program and module
-    cache; kept for the job's next instances when the work comes one instance at a time."""
-    from gracr.bench.tuning import ready_explainer
-
-    key = _context_key(job)
-    if key in _CONTEXTS:
-        _CONTEXTS.move_to_end(key)
-        return _CONTEXTS[key]
-    # Jobs that differ in explainer or sample share the dataset and the model: a molecule
-    # set of 10 000 graphs takes seconds to read, a deep pattern a second to compile.
-    dataset = _kept(("dataset", job.task, job.seed, job.dataset_size, job.datasets),
-                    lambda: load_or_build(job.task, job.seed, job.dataset_size, job.datasets,
-                                          progress=False))
-    model = _kept(("model", job.task, job.seed, job.dataset_size, job.datasets, job.variant,
-                   job.level),
-                  lambda: compile_variant(job.task, variant_named(job.variant), dataset,
-                                          job.level))
-    explainer = ready_explainer(explainer, job.task, model, job.settings, job.seed,
-                                job.dataset_size, job.datasets, job.level)
-    context: tuple[Any, ...] = (dataset, model, explainer, task_named(job.task).program(), {})
-    _CONTEXTS[key] = context
-    while len(_CONTEXTS) > _KEPT_CONTEXTS:
-        _CONTEXTS.popitem(last=False)
-    return context
-
-
+# What a worker keeps for its next jobs (`_kept`): job contexts, datasets and models.
 _KEPT: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+_KEPT_VALUES = 12
 
 
 def _kept(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
@@ -222,9 +187,37 @@ def _kept(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
         _KEPT.move_to_end(key)
         return _KEPT[key]
     value = _KEPT[key] = make()
-    while len(_KEPT) > 2 * _KEPT_CONTEXTS:
+    while len(_KEPT) > _KEPT_VALUES:
         _KEPT.popitem(last=False)
     return value
+
+
+def _context_key(job: Job) -> tuple[Any, ...]:
+    return ("context", job.task, job.variant, job.seed, job.dataset_size, job.datasets,
+            job.explainer, job.settings_hash, job.level, job.task_file)
+
+
+def _job_context(job: Job, explainer: Any) -> tuple[Any, ...]:
+    """The job's dataset, compiled model, ready (trained) explainer, program and module
+    cache; kept for the job's next instances when the work comes one instance at a time.
+    Jobs that differ in explainer or sample share the dataset and the model: a molecule
+    set of 10 000 graphs takes seconds to read, a deep pattern a second to compile."""
+    from gracr.bench.tuning import ready_explainer
+
+    def make() -> tuple[Any, ...]:
+        dataset = _kept(("dataset", job.task, job.seed, job.dataset_size, job.datasets),
+                        lambda: load_or_build(job.task, job.seed, job.dataset_size,
+                                              job.datasets, progress=False))
+        model = _kept(("model", job.task, job.seed, job.dataset_size, job.datasets,
+                       job.variant, job.level),
+                      lambda: compile_variant(job.task, variant_named(job.variant), dataset,
+                                              job.level))
+        ready = ready_explainer(explainer, job.task, model, job.settings, job.seed,
+                                job.dataset_size, job.datasets, job.level)
+        return (dataset, model, ready, task_named(job.task).program(), {})
+
+    context: tuple[Any, ...] = _kept(_context_key(job), make)
+    return context
 
 
 def explain_instance(job: Job, index: int, plugins: tuple[str, ...]) -> list[Record]:
