@@ -116,11 +116,7 @@ def ranking_at(level: Level, scores: npt.ArrayLike, truth: npt.ArrayLike,
                target: int | None = None) -> Ranking:
     """`ranking` at `level`, leaving out the explained node of a node classifier at node
     level, as `plausibility_at` does."""
-    score_array, truth_array = _checked(scores, truth)
-    if level == "node" and target is not None:
-        others = np.arange(score_array.size) != target
-        score_array, truth_array = score_array[others], truth_array[others]
-    return ranking(score_array, truth_array)
+    return ranking(*_without_target(level, scores, truth, target))
 
 
 def uniform_attribution(scores: npt.ArrayLike) -> bool:
@@ -158,12 +154,19 @@ def plausibility_at(level: Level, scores: npt.ArrayLike, truth: npt.ArrayLike,
     it is never deleted, so the node UPI never holds it and says nothing about it, and an
     explainer that credits the target with its own prediction is neither right nor wrong.
     """
-    if level == "edge" or target is None:
-        return plausibility(scores, truth)
+    return plausibility(*_without_target(level, scores, truth, target))
+
+
+def _without_target(level: Level, scores: npt.ArrayLike, truth: npt.ArrayLike,
+                    target: int | None) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """The scores and the ground truth that are scored: at node level without the
+    explained node of a node classifier (`plausibility_at` says why)."""
     score_array = np.asarray(scores, dtype=np.float64).reshape(-1)
     truth_array = np.asarray(truth, dtype=np.bool_).reshape(-1)
+    if level == "edge" or target is None:
+        return score_array, truth_array
     if score_array.shape != truth_array.shape:
         raise GracrError(f"the explanation scores {score_array.size} nodes but the node UPI "
                          f"mask has {truth_array.size}")
     others = np.arange(score_array.size) != target
-    return plausibility(score_array[others], truth_array[others])
+    return score_array[others], truth_array[others]
