@@ -51,7 +51,7 @@ def test_a_typed_model_round_trips_through_its_file(presence: bool, tmp_path: Pa
         [[g.relation for g in layer.aggregations] for layer in model.layers]
     with np.load(path, allow_pickle=False) as archive:
         meta = json.loads(str(archive["metadata"]))
-    assert meta["format_version"] == 4
+    assert meta["format_version"] == 5
     assert meta["relations"] == ["single", "double"]
     assert meta["families"] == [{"name": "element", "values": ["C", "N", "O"]}]
     assert meta["features"][-1] == ("present" if presence else "element=O")

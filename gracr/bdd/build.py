@@ -40,8 +40,16 @@ Boolean function (the property tests check each against the reference evaluator)
 - `exists[lo, hi] f` is Algorithm 5's `C_lo & !C_{hi+1}`, its counter run only
   up to the largest threshold it needs, over the terms `f_v & y_v` (over edges,
   `f_v`): a deleted node is not counted.
+- A linear count sentence `Σ c_i count(f_i) op b` (ours) is a pseudo-Boolean
+  constraint over the same terms, scaled to integers `k_i`: a counter of the partial
+  sum `Σ k_i [t_i(v)]` over the nodes in turn, one state per reachable sum, a state
+  settled (true) or dropped (false) as soon as the remaining nodes' least and largest
+  contributions cannot change its verdict. Each node contributes the sum of the `k_i`
+  of the terms it satisfies, one branch per feasible combination; no subset of nodes
+  is ever enumerated.
 
-Colours and attribute values are constants at each node, never variables. A memo
+Colours, attribute values and threshold atoms over numeric features are constants at
+each node, never variables (removing nodes or edges does not change a node's features). A memo
 table keyed by (subformula, node) means no pair is built twice (App. D.2).
 """
 
@@ -49,10 +57,14 @@ from __future__ import annotations
 
 from typing import Generic, Literal
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 from gracr.bdd.backend import BDDBackend, F
 from gracr.dsl import ir
+from gracr.dsl.evaluate import threshold_values
 from gracr.dsl.ir import Formula
 from gracr.data.graph import BoolArray, Graph
 
@@ -91,6 +103,7 @@ class Builder(Generic[F]):
         self._in_edges: dict[int, list[tuple[int, int]]] = {}
         self._presence: dict[int, F] = {}
         self._admitted: dict[ir.Relations, BoolArray] = {}
+        self._thresholds_met: dict[int, BoolArray] = {}
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -167,6 +180,11 @@ class Builder(Generic[F]):
             case ir.Attribute(family, value):  # so are attribute values
                 values = self.graph.attributes.get(family)
                 f = b.true if values is not None and values[v] == value else b.false
+            case ir.Threshold() as atom:  # and threshold atoms over numeric features
+                met = self._thresholds_met.get(fid)
+                if met is None:
+                    met = self._thresholds_met[fid] = threshold_values(atom, self.graph)
+                f = b.true if met[v] else b.false
             case ir.Not():  # line 10
                 f = b.neg(self._node(kids[0], v))
             case ir.And():  # line 12; the right side is not needed when the left is 0
@@ -302,6 +320,8 @@ class Builder(Generic[F]):
         match sentence:
             case ir.Exists(low, high, arg):
                 return self._exists(low, high, self._intern(arg))
+            case ir.CountCompare(coefficients, args, op, bound):
+                return self._linear(coefficients, args, op, bound)
             case ir.Not(arg):
                 return b.neg(self.build_graph(arg))
             case ir.And(left, right):
@@ -343,6 +363,87 @@ class Builder(Generic[F]):
         if upper is not None:  # lines 12-14
             f = b.conj(f, b.neg(counters[upper]))
         return f
+
+
+    def _linear(self, coefficients: tuple[Fraction, ...], args: tuple[Formula, ...], op: str,
+                bound: Fraction) -> F:
+        """`Σ c_i count(f_i) op bound`, scaled to integers (see the module docstring)."""
+        scale = math.lcm(*(c.denominator for c in (*coefficients, bound)))
+        weights = [int(c * scale) for c in coefficients]
+        target = int(bound * scale)
+        fids = [self._intern(arg) for arg in args]
+        negated = [-w for w in weights]
+        match op:
+            case ">":
+                return self._sum_at_least(weights, fids, target + 1)
+            case ">=":
+                return self._sum_at_least(weights, fids, target)
+            case "<":
+                return self._sum_at_least(negated, fids, 1 - target)
+            case "<=":
+                return self._sum_at_least(negated, fids, -target)
+            case "=":
+                at_least = self._sum_at_least(weights, fids, target)
+                if self.backend.is_false(at_least):
+                    return at_least
+                return self.backend.conj(at_least, self._sum_at_least(negated, fids, -target))
+        raise TypeError(f"unknown comparison {op!r}")
+
+    def _contributions(self, weights: list[int], fids: list[int], v: int) -> list[tuple[int, F]]:
+        """What node v adds to `Σ_i k_i [t_i(v)]`, `t_i(v) = f_i(v) & y_v`: each possible
+        amount with the diagram of when v adds it (amounts distinct, conditions disjoint,
+        their disjunction true)."""
+        b = self.backend
+        options: dict[int, F] = {0: b.true}
+        for weight, fid in zip(weights, fids):
+            term = self._node(fid, v)
+            if b.is_false(term):
+                continue
+            term = b.conj(term, self._y(v))
+            grown: dict[int, F] = {}
+            for amount, condition in options.items():
+                for shift, part in ((weight, b.conj(condition, term)),
+                                    (0, b.conj(condition, b.neg(term)))):
+                    if b.is_false(part):
+                        continue
+                    known = grown.get(amount + shift)
+                    grown[amount + shift] = part if known is None else b.disj(known, part)
+            options = grown
+        return list(options.items())
+
+    def _sum_at_least(self, weights: list[int], fids: list[int], need: int) -> F:
+        """`Σ_v Σ_i k_i [t_i(v)] ≥ need`: the pseudo-Boolean counter over the nodes."""
+        b = self.backend
+        steps = [options for v in range(self.graph.num_nodes)
+                 if (options := self._contributions(weights, fids, v)) != [(0, b.true)]]
+        least = [min(amount for amount, _ in options) for options in steps]
+        most = [max(amount for amount, _ in options) for options in steps]
+        # What the nodes after step j can still add, at least and at most.
+        rest_least = np.concatenate([np.cumsum(least[::-1])[::-1], [0]]).astype(np.int64)
+        rest_most = np.concatenate([np.cumsum(most[::-1])[::-1], [0]]).astype(np.int64)
+        settled = b.false
+        states: dict[int, F] = {}
+        if rest_least[0] >= need:
+            return b.true
+        if rest_most[0] < need:
+            return b.false
+        states[0] = b.true
+        for j, options in enumerate(steps):
+            moved: dict[int, F] = {}
+            for total, reach in states.items():
+                for amount, condition in options:
+                    part = b.conj(reach, condition)
+                    if b.is_false(part):
+                        continue
+                    known = moved.get(total + amount)
+                    moved[total + amount] = part if known is None else b.disj(known, part)
+            states = {}
+            for total, reach in moved.items():
+                if total + rest_least[j + 1] >= need:
+                    settled = b.disj(settled, reach)
+                elif total + rest_most[j + 1] >= need:
+                    states[total] = reach
+        return settled
 
 
 def build_node(backend: BDDBackend[F], formula: Formula, graph: Graph, node: int,

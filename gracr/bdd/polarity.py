@@ -100,8 +100,18 @@ def polarity(formula: Formula, over: Over = "edges",
 
 def _polarity(formula: Formula, kids: list[Polarity], over: Over) -> Polarity:
     match formula:
-        case ir.Top() | ir.Bottom() | ir.Color() | ir.Attribute():
+        case ir.Top() | ir.Bottom() | ir.Color() | ir.Attribute() | ir.Threshold():
             return _CONSTANT
+        case ir.CountCompare(coefficients, _, op):
+            # Each node's term moves the sum with its coefficient's sign; `<` and `<=`
+            # hold as the sum falls, `=` either way.
+            direction = _CONSTANT
+            for c, kid in zip(coefficients, kids):
+                term = kid if over == "edges" else (_UP if kid in (_CONSTANT, _UP) else _MIXED)
+                direction = direction.join(term if c > 0 else term.flipped)
+            if op == "=":
+                return _CONSTANT if direction is _CONSTANT else _MIXED
+            return direction.flipped if op in ("<", "<=") else direction
         case ir.Not():
             return kids[0].flipped
         case ir.And() | ir.Or():

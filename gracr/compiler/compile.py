@@ -6,9 +6,9 @@ weights (Table 1, Eq. 7, Eq. 8) -> `Network` (the executors run it: `gracr.execu
 
 from __future__ import annotations
 
-from gracr.compiler.core import CNodeCount, Core, core_children, show_core
+from gracr.compiler.core import COUNTS, CLinear, CNodeCount, Core, core_children, show_core
 from gracr.compiler.desugar import (
-    CompileOptions, Comparison, Desugarer, Disjunction, Readout, uses_comparison,
+    DEFAULT_DELTA, CompileOptions, Comparison, Desugarer, Disjunction, Readout, uses_comparison,
 )
 from gracr.compiler.network import Column, Network
 from gracr.compiler.weights import (
@@ -27,10 +27,15 @@ from gracr.version import __version__
 def _counted_predicates(sentence: Core) -> tuple[Core, ...]:
     """The node formulas a readout counts, in order of first appearance (post-order)."""
     def below(formula: Core) -> tuple[Core, ...]:
-        return () if isinstance(formula, CNodeCount) else core_children(formula)
+        return () if isinstance(formula, COUNTS) else core_children(formula)
 
-    return tuple(dict.fromkeys(formula.arg for formula in postorder([sentence], below)
-                               if isinstance(formula, CNodeCount)))
+    counted: list[Core] = []
+    for formula in postorder([sentence], below):
+        if isinstance(formula, CNodeCount):
+            counted.append(formula.arg)
+        elif isinstance(formula, CLinear):
+            counted.extend(formula.args)
+    return tuple(dict.fromkeys(counted))
 
 
 # Arguments whose text is longer than this are shown by their column (`h12`).
@@ -116,6 +121,10 @@ def readout_refusal(program: Program, readout: Readout) -> str | None:
     if program.kind is not Kind.GRAPH:
         return f"readout '{readout}' applies to graph classifiers; this program is a node " \
                "classifier"
+    if any(isinstance(f, ir.CountCompare) for f in postorder([program.classifier], ir.children)):
+        return (f"readout '{readout}' decides whether some node satisfies a formula; a "
+                "linear count sentence (count(f) ...) needs the counts: use readout "
+                "'threshold'")
     # `exists[lo, hi] f` counts lo (when lo > 0) and hi + 1 (when hi is finite): the
     # desugared `CNodeCount`s (`gracr.compiler.desugar`), read off the surface IR.
     counts = sorted({count for f in postorder([program.classifier], ir.children)
@@ -135,18 +144,19 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
                     comparison: Comparison = "expanded",
                     max_degree: int | None = None, presence: bool = False,
                     max_weights_bytes: int = DEFAULT_MAX_BYTES,
-                    readout: Readout = "threshold") -> Network:
+                    readout: Readout = "threshold", delta: float = DEFAULT_DELTA) -> Network:
     """Compile a checked program into the weights of a GNN that agrees with it on every graph.
 
     `comparison="expanded"` is exact when `max_degree` is at least the largest
     in-degree of the graphs it runs on (App. C.2). `presence=True` adds the presence
     bit (see `gracr.compiler.desugar`). `readout` pools a graph classifier's node values:
     `"threshold"` sums them (ours), `"max"` is WOMBAT's r1 (Eq. 3), `"soft-or"` its r2
-    (Eq. 4, 1 − Π_v (1 − h_v)); the last two need a sentence of `exists f`s. A model
+    (Eq. 4, 1 − Π_v (1 − h_v)); the last two need a sentence of `exists f`s. `delta` is
+    the margin δ of threshold atoms over numeric features (`gracr.compiler.desugar`). A model
     whose weights would exceed `max_weights_bytes` is refused (`GracrError`) before
     they are allocated.
     """
-    options = CompileOptions(disjunction, comparison, max_degree, presence, readout)
+    options = CompileOptions(disjunction, comparison, max_degree, presence, readout, delta)
     _check_bound(program, options, max_weights_bytes)
     desugarer = Desugarer(options)
     refusal = readout_refusal(program, options.readout)
@@ -174,7 +184,7 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
         readout_columns = _describe(readout_schedule, {
             formula: column.meaning for formula, column in zip(hidden.columns, columns)}, "r")
         output_column = readout_schedule.index(core)
-    input_matrix, input_bias = input_map(hidden, program.schema, presence)
+    input_matrix, input_bias = input_map(hidden, program.schema, presence, options.delta)
     return Network(
         palette=program.palette,
         kind=program.kind,
@@ -190,4 +200,5 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
         version=__version__,
         families=program.families,
         relations=program.relations,
+        numeric_features=program.features,
     )

@@ -13,9 +13,11 @@ equal and get one hidden column.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Callable, Union
 
 from gracr.dsl.ir import Relations, frozen_node, postorder
+from gracr.dsl.show import decimal
 
 
 @frozen_node
@@ -39,6 +41,18 @@ class CAttribute:
 
     family: str
     value: str
+
+
+@frozen_node
+class CThreshold:
+    """`Σ_i a_i · x_{f_i} > bound` (`strict`) or `≥ bound` over the node's numeric features:
+    `features[i]` named, `coefficients[i]` = a_i. `<` and `<=` arrive negated. Compiled
+    into the input map as σ((a·x − b)/δ) (`gracr.compiler.weights.input_map`)."""
+
+    features: tuple[str, ...]
+    coefficients: tuple[Fraction, ...]
+    strict: bool
+    bound: Fraction
 
 
 @frozen_node
@@ -106,19 +120,34 @@ class CNodeCount:
     arg: Core
 
 
-Core = Union[CTop, CBottom, CColor, CAttribute, CPresent, CNot, CAnd, COr, CAtLeast, CMore,
-             CAll, CNodeCount]
+@frozen_node
+class CLinear:
+    """Readout atom: `Σ_i k_i · count(args_i) + bias ≥ 1`, integer `k_i` and `bias` (a
+    linear count sentence scaled by its common denominator, so that integer counts meet
+    the truncated ReLU exactly: the unit is σ(Σ k_i m_i + bias))."""
 
-ATOMS = (CTop, CBottom, CColor, CAttribute, CPresent)
+    weights: tuple[int, ...]
+    args: tuple[Core, ...]
+    bias: int
+
+
+Core = Union[CTop, CBottom, CColor, CAttribute, CThreshold, CPresent, CNot, CAnd, COr,
+             CAtLeast, CMore, CAll, CNodeCount, CLinear]
+
+ATOMS = (CTop, CBottom, CColor, CAttribute, CThreshold, CPresent)
+# The readout's atoms: what it computes from the pooled node counts.
+COUNTS = (CNodeCount, CLinear)
 AGGREGATIONS = (CAtLeast, CMore, CAll)
 
 
 def core_children(formula: Core) -> tuple[Core, ...]:
     match formula:
-        case CTop() | CBottom() | CColor() | CAttribute() | CPresent():
+        case CTop() | CBottom() | CColor() | CAttribute() | CThreshold() | CPresent():
             return ()
         case CNot(arg) | CAtLeast(_, arg) | CNodeCount(_, arg):
             return (arg,)
+        case CLinear(_, args):
+            return args
         case CAll(arg, _, unit):
             # The flat box reads the in-degree off the neighbours' `true` (or presence) column.
             return (arg, unit)
@@ -132,16 +161,17 @@ def core_children(formula: Core) -> tuple[Core, ...]:
 def core_depth(formula: Core, memo: dict[Core, int] | None = None) -> int:
     """The number of nested connectives: atoms 0, so a column of depth ℓ is settled at layer ℓ.
 
-    For the readout, `CNodeCount` is an atom of the readout circuit (depth 0 there).
+    For the readout, `CNodeCount` and `CLinear` are atoms of the readout circuit (depth 0
+    there).
     """
     memo = {} if memo is None else memo
 
     def below(sub: Core) -> tuple[Core, ...]:
-        return () if sub in memo or isinstance(sub, CNodeCount) else core_children(sub)
+        return () if sub in memo or isinstance(sub, COUNTS) else core_children(sub)
 
     for sub in postorder([formula], below):
         if sub not in memo:
-            memo[sub] = 0 if isinstance(sub, ATOMS + (CNodeCount,)) else \
+            memo[sub] = 0 if isinstance(sub, ATOMS + COUNTS) else \
                 1 + max((memo[c] for c in core_children(sub)), default=0)
     return memo[formula]
 
@@ -175,6 +205,9 @@ def show_core(formula: Core, child_text: Callable[[Core], str] | None = None) ->
             return name
         case CAttribute(family, value):
             return f"{family}={value}"
+        case CThreshold(features, coefficients, strict, bound):
+            terms = " + ".join(f"{decimal(c)}*{f}" for c, f in zip(coefficients, features))
+            return f"{terms} {'>' if strict else '>='} {decimal(bound)}"
         case CPresent():
             return "present"
         case CNot(arg):
@@ -192,5 +225,8 @@ def show_core(formula: Core, child_text: Callable[[Core], str] | None = None) ->
             return f"[]{filtered(relations)} {_wrapped(arg)}{suffix}"
         case CNodeCount(k, arg):
             return f"exists[{k}, inf] {_wrapped(arg)}"
+        case CLinear(weights, args, bias):
+            terms = " + ".join(f"{k}*count({show(a)})" for k, a in zip(weights, args))
+            return f"{terms} + {bias} >= 1"
     raise TypeError(f"not a core formula: {formula!r}")
 

@@ -47,16 +47,30 @@ node satisfies f", so they need every count of the sentence to be `CNodeCount(1,
 Graph sentences: `exists[lo, hi] f` is `CNodeCount(lo, f) & !CNodeCount(hi+1, f)`
 (Algorithm 5's `C_lo & !C_{hi+1}`), a side dropped when `lo = 0` or `hi = inf`;
 Boolean combinations of sentences follow the `disjunction` switch like node ones.
+
+Extensions of the paper (ours):
+
+- A linear count sentence `Σ c_i · count(f_i) op b` is scaled by the common
+  denominator D of its rationals to integers `k_i = D c_i`, `K = D b`, and becomes one
+  readout unit `CLinear` that fires when `Σ k_i m_i + bias ≥ 1`: `>` is bias `−K`,
+  `>=` is `1 − K`, `<` and `<=` negate the weights (bias `K`, `K + 1`), `=` is the
+  conjunction of `>=` and `<=`. Integer counts make σ of it exactly 0 or 1.
+- A threshold atom `a·x op b` over numeric features is `CThreshold` (`<` and `<=` as
+  `−a·x > −b` and `−a·x ≥ −b`), compiled into the input map as σ((a·x − b)/δ)
+  (`≥`: σ((a·x − b)/δ + 1)), exact on every node whose `a·x` lies outside the margin
+  `(b, b + δ)` (`(b − δ, b)` for `≥`); `delta` is the compile option δ.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Literal
 
 from gracr.compiler.core import (
-    CAll, CAnd, CAtLeast, CAttribute, CBottom, CColor, CMore, CNodeCount, CNot, COr, Core,
-    CPresent, CTop, core_children,
+    CAll, CAnd, CAtLeast, CAttribute, CBottom, CColor, CLinear, CMore, CNodeCount, CNot, COr,
+    Core, CPresent, CThreshold, CTop, core_children,
 )
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
@@ -66,6 +80,8 @@ Disjunction = Literal["demorgan", "flat"]
 Comparison = Literal["expanded", "direct"]
 Readout = Literal["threshold", "max", "soft-or"]
 READOUTS: tuple[Readout, ...] = ("threshold", "max", "soft-or")
+# δ of the threshold atoms' σ((a·x − b)/δ): the compile option `delta`'s default.
+DEFAULT_DELTA = 1e-3
 
 
 @dataclass(frozen=True)
@@ -77,6 +93,7 @@ class CompileOptions:
     max_degree: int | None = None
     presence: bool = False
     readout: Readout = "threshold"
+    delta: float = DEFAULT_DELTA
 
     def __post_init__(self) -> None:
         if self.disjunction not in ("demorgan", "flat"):
@@ -90,6 +107,10 @@ class CompileOptions:
         if self.readout not in READOUTS:
             raise GracrError(f"readout must be 'threshold', 'max' or 'soft-or', got "
                              f"{self.readout!r}")
+        if isinstance(self.delta, bool) or not isinstance(self.delta, (int, float)) or \
+                not math.isfinite(self.delta) or self.delta <= 0:
+            raise GracrError(f"delta (the margin of threshold atoms) must be a positive "
+                             f"number, got {self.delta!r}")
 
 
 def uses_comparison(formula: Formula) -> bool:
@@ -205,7 +226,7 @@ class Desugarer:
                 return present
             case CBottom():
                 return formula
-            case CColor() | CAttribute():
+            case CColor() | CAttribute() | CThreshold():
                 return CAnd((present, formula))
             case CNot(arg):
                 return CAnd((present, CNot(p(arg))))
@@ -231,6 +252,10 @@ class Desugarer:
                 return CColor(name)
             case ir.Attribute(family, value):
                 return CAttribute(family, value)
+            case ir.Threshold(features, _, coefficients, op, bound):
+                if op in ("<", "<="):
+                    coefficients, bound = tuple(-c for c in coefficients), -bound
+                return CThreshold(features, coefficients, op in (">", "<"), bound)
             case ir.Not(arg):
                 return CNot(self.plain(arg))
             case ir.And(a, b):
@@ -283,6 +308,8 @@ class Desugarer:
                 if not parts:
                     return CTop()
                 return parts[0] if len(parts) == 1 else self.conj(*parts)
+            case ir.CountCompare(coefficients, args, op, bound):
+                return self.linear(coefficients, args, op, bound)
             case ir.Not(arg):
                 return CNot(self.sentence(arg))
             case ir.And(a, b):
@@ -295,6 +322,38 @@ class Desugarer:
                 left, right = self.sentence(a), self.sentence(b)
                 return self.conj(self.implies(left, right), self.implies(right, left))
         raise TypeError(f"not a graph sentence: {formula!r}")
+
+
+    def linear(self, coefficients: tuple[Fraction, ...], args: tuple[Formula, ...], op: str,
+               bound: Fraction) -> Core:
+        """`Σ c_i count(args_i) op bound` as `CLinear` units (see the module docstring)."""
+        scale = math.lcm(*(c.denominator for c in (*coefficients, bound)))
+        weights: dict[Core, int] = {}
+        for c, arg in zip(coefficients, args):
+            predicate = self.node(arg)
+            weights[predicate] = weights.get(predicate, 0) + int(c * scale)
+        terms = {p: k for p, k in weights.items() if k}
+        target = int(bound * scale)
+
+        def unit(sign: int, bias: int) -> Core:
+            if not terms:
+                return CTop() if bias >= 1 else CBottom()
+            return CLinear(tuple(sign * k for k in terms.values()), tuple(terms), bias)
+
+        at_least = unit(1, 1 - target)      # Σ k m ≥ K
+        at_most = unit(-1, target + 1)      # Σ k m ≤ K
+        match op:
+            case ">":
+                return unit(1, -target)
+            case ">=":
+                return at_least
+            case "<":
+                return unit(-1, target)
+            case "<=":
+                return at_most
+            case "=":
+                return self.conj(at_least, at_most)
+        raise TypeError(f"unknown comparison {op!r}")
 
 
 def desugar(formula: Formula, kind: ir.Kind, options: CompileOptions) -> Core:

@@ -4,7 +4,9 @@ input feature, and a safe model file (npz arrays + JSON metadata, no pickle).
 Running it is the executors' job (`gracr.executor`): `CompiledGNN` there is this
 network with its forward passes.
 
-Model files: format version 4 records the compile option `readout` (how a graph
+Model files: format version 5 adds the numeric features (`numeric_features`, their
+columns of `x`) and the compile option `delta` (their threshold atoms' margin); files
+of versions 1-4 have neither and load with none. Version 4 records the compile option `readout` (how a graph
 classifier pools its nodes) with the other options; files of versions 1-3 load with the
 sum-pooled `threshold` readout they were written under. Version 3 adds a `checksum` of
 the weights and the metadata to version 2, which records the attribute families, the relations, the presence option and
@@ -30,7 +32,7 @@ from typing import IO, Any, Mapping
 import numpy as np
 import numpy.typing as npt
 
-from gracr.compiler.desugar import READOUTS, CompileOptions
+from gracr.compiler.desugar import DEFAULT_DELTA, READOUTS, CompileOptions
 from gracr.compiler.weights import Aggregation, DenseLayer, Layer, Matrix, Vector
 from gracr.data.schema import Family, Schema
 from gracr.dsl.ir import Kind
@@ -40,8 +42,8 @@ from gracr.errors import GracrError, ModelFileError, os_error_message, quoted
 from gracr.limits import DEFAULT_MAX_BYTES, format_bytes
 
 FORMAT_NAME = "gracr-model"
-FORMAT_VERSION = 4
-READABLE_VERSIONS = (1, 2, 3, 4)
+FORMAT_VERSION = 5
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 
 Array = npt.NDArray[np.float64]
 
@@ -78,10 +80,11 @@ class Network:
     version: str
     families: tuple[Family, ...] = ()
     relations: tuple[str, ...] = ()
+    numeric_features: tuple[str, ...] = ()
 
     @property
     def schema(self) -> Schema:
-        return Schema(self.palette, self.families, self.relations)
+        return Schema(self.palette, self.families, self.relations, self.numeric_features)
 
     @property
     def presence(self) -> bool:
@@ -115,6 +118,7 @@ class Network:
             "palette": list(self.palette),
             "families": [{"name": f.name, "values": list(f.values)} for f in self.families],
             "relations": list(self.relations),
+            "numeric_features": list(self.numeric_features),
             "features": list(self.feature_names),
             "options": asdict(self.options),
             "num_layers": self.num_layers,
@@ -292,7 +296,8 @@ def _network(arrays: dict[str, npt.NDArray[Any]], meta: Fields, version: int,
     families = tuple(Family(f.text("name"), f.texts("values")) for f in meta.objects("families")) \
         if version >= 2 else ()
     relations = meta.texts("relations") if version >= 2 else ()
-    names = [*palette, *(f.name for f in families), *relations]
+    numeric = meta.texts("numeric_features") if version >= 5 else ()
+    names = [*palette, *(f.name for f in families), *relations, *numeric]
     if len(set(names)) != len(names) or any(len(set(f.values)) != len(f.values) for f in families):
         raise problem("a name is declared twice in the palette, families or relations")
     options_fields = meta.object("options")
@@ -303,12 +308,13 @@ def _network(arrays: dict[str, npt.NDArray[Any]], meta: Fields, version: int,
             options_fields.optional_integer("max_degree", 0),
             options_fields.boolean("presence") if version >= 2 else False,
             options_fields.choice("readout", READOUTS)  # type: ignore[arg-type]
-            if version >= 4 else "threshold")
+            if version >= 4 else "threshold",
+            options_fields.number("delta") if version >= 5 else DEFAULT_DELTA)
     except ModelFileError:
         raise
     except GracrError as error:
         raise problem(f"bad compile options ({error})") from None
-    schema = Schema(palette, families, relations)
+    schema = Schema(palette, families, relations, numeric)
     if version >= 2 and meta.texts("features") != schema.feature_names(options.presence):
         raise problem("the feature names disagree with the palette, families and presence")
     num_layers = meta.integer("num_layers", 0)
@@ -372,7 +378,8 @@ def _network(arrays: dict[str, npt.NDArray[Any]], meta: Fields, version: int,
                       for n in range(1, readout_count + 1)),
         columns=columns, readout_columns=readout_columns, output_column=output_column,
         options=options, formula=meta.text("formula"),
-        version=meta.text("gracr_version"), families=families, relations=relations)
+        version=meta.text("gracr_version"), families=families, relations=relations,
+        numeric_features=numeric)
 
 
 def _column(fields: Fields, layers: int | None) -> Column:

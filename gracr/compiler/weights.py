@@ -20,8 +20,8 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.compiler.core import (
-    AGGREGATIONS, CAll, CAnd, CAtLeast, CAttribute, CBottom, CColor, CMore, CNodeCount, CNot,
-    COr, Core, CPresent, CTop, core_children, core_depth,
+    AGGREGATIONS, COUNTS, CAll, CAnd, CAtLeast, CAttribute, CBottom, CColor, CLinear, CMore,
+    CNodeCount, CNot, COr, Core, CPresent, CThreshold, CTop, core_children, core_depth,
 )
 from gracr.data.schema import Schema
 from gracr.dsl.ir import Relations, postorder
@@ -52,11 +52,11 @@ class Schedule:
 def schedule(roots: tuple[Core, ...], *, stop_at_node_count: bool = False) -> Schedule:
     """Distinct subformulas of `roots`, ordered by depth, then first post-order appearance.
 
-    With `stop_at_node_count`, `CNodeCount` is a leaf (the readout's atoms) and its
-    node formula is not part of this schedule.
+    With `stop_at_node_count`, `CNodeCount` and `CLinear` are leaves (the readout's atoms)
+    and their node formulas are not part of this schedule.
     """
     def below(formula: Core) -> tuple[Core, ...]:
-        if stop_at_node_count and isinstance(formula, CNodeCount):
+        if stop_at_node_count and isinstance(formula, COUNTS):
             return ()
         return core_children(formula)
 
@@ -98,13 +98,17 @@ class DenseLayer:
     b: Vector
 
 
-def input_map(schedule_: Schedule, schema: Schema, presence: bool = False
-              ) -> tuple[Matrix, Vector]:
-    """h⁽⁰⁾ = x P + p: copies each used colour, attribute value and the presence bit to
-    its column; `true` is the constant 1.
+def input_map(schedule_: Schedule, schema: Schema, presence: bool = False,
+              delta: float = 1e-3) -> tuple[Matrix, Vector]:
+    """h⁽⁰⁾ = σ(x P + p): copies each used colour, attribute value and the presence bit
+    to its column; `true` is the constant 1; a threshold atom `a·x > b` (`CThreshold`)
+    is σ((a·x − b)/δ), `a·x ≥ b` is σ((a·x − b)/δ + 1), with δ = `delta`.
 
     Realises the initialisation of §4.1: coordinate i is 1 exactly when φ_i is an
-    atom satisfied at the node. The rows of P follow `x`'s layout (`gracr.data.schema`).
+    atom satisfied at the node (for a threshold atom: on every node outside its margin).
+    The paper's map is linear, h⁽⁰⁾ = x P + p; σ changes nothing on its Boolean inputs
+    and is what makes a threshold of real-valued features a unit (ours). The rows of P
+    follow `x`'s layout (`gracr.data.schema`).
     """
     P = np.zeros((schema.num_features + (1 if presence else 0), schedule_.width),
                  dtype=np.float32)
@@ -116,6 +120,10 @@ def input_map(schedule_: Schedule, schema: Schema, presence: bool = False
             P[schema.attribute_column(formula.family, formula.value), i] = 1.0
         elif isinstance(formula, CPresent):
             P[schema.num_features, i] = 1.0
+        elif isinstance(formula, CThreshold):
+            for coefficient, feature in zip(formula.coefficients, formula.features):
+                P[schema.feature_column(feature), i] = float(coefficient) / delta
+            p[i] = -float(formula.bound) / delta + (0.0 if formula.strict else 1.0)
         elif isinstance(formula, CTop):
             p[i] = 1.0
     return P, p
@@ -227,7 +235,8 @@ def readout_layers(readout: Schedule, hidden: Schedule) -> tuple[DenseLayer, ...
 
     First layer: for `CNodeCount(k, φ)`, W_{φ,i} = 1 and b_i = 1 − k, so the unit is
     σ(m − k + 1) with m the number of nodes satisfying φ (§4.1's σ(m − N + 1) for
-    ∃^[N,∞]); a constant `true` gets b_i = 1. Later layers: carry-forward and the
+    ∃^[N,∞]); for `CLinear` (ours), W_{φ_j,i} = k_j and b_i = its bias, σ(Σ k_j m_j + bias);
+    a constant `true` gets b_i = 1. Later layers: carry-forward and the
     gates of Table 1 / Eq. 7 on the pooled vector (no aggregation).
     """
     r = readout.width
@@ -238,6 +247,10 @@ def readout_layers(readout: Schedule, hidden: Schedule) -> tuple[DenseLayer, ...
         if isinstance(formula, CNodeCount):
             first_W[hidden.index(formula.arg), i] = 1.0
             first_b[i] = 1.0 - formula.count
+        elif isinstance(formula, CLinear):
+            for weight, arg in zip(formula.weights, formula.args):
+                first_W[hidden.index(arg), i] += float(weight)
+            first_b[i] = float(formula.bias)
         elif isinstance(formula, CTop):
             first_b[i] = 1.0
         elif isinstance(formula, CBottom):
@@ -259,6 +272,7 @@ def node_count_predicates(readout: Schedule) -> tuple[Core, ...]:
     """The node formulas the readout counts, in readout column order (no repeats)."""
     predicates: list[Core] = []
     for formula in readout.columns:
-        if isinstance(formula, CNodeCount) and formula.arg not in predicates:
-            predicates.append(formula.arg)
+        counted = (formula.arg,) if isinstance(formula, CNodeCount) else \
+            formula.args if isinstance(formula, CLinear) else ()
+        predicates.extend(arg for arg in counted if arg not in predicates)
     return tuple(predicates)

@@ -1,4 +1,5 @@
-"""Graphs: typed nodes (colours, attribute values) and typed directed edges, and their JSON form.
+"""Graphs: typed nodes (colours, attribute values, numeric features) and typed directed edges
+(relations, numeric edge attributes), and their JSON form.
 
 Edge `(s, t)` carries a message from `s` to `t`: a modality evaluated at `t` counts
 `s` (PyG's `source_to_target` flow). Undirected graphs list both directions;
@@ -8,6 +9,7 @@ are indexed by position in this list.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -23,13 +25,15 @@ from gracr.limits import DEFAULT_MAX_BYTES, format_bytes
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float32]
+RealArray = npt.NDArray[np.float64]
 
 
 # Keys a graph object may carry besides its own (`num_nodes`, `colors`, `attributes`,
 # `edges`, `relations`, `target`): the dataset keys GracrBench writes. Anything else
 # must start with `x-` (a user's own annotation), so that a misspelt key
 # (`"colours"`) is an error rather than silently ignored.
-GRAPH_KEYS = ("num_nodes", "colors", "attributes", "edges", "relations", "target")
+GRAPH_KEYS = ("num_nodes", "colors", "attributes", "features", "edges", "relations",
+              "edge_attr", "target")
 DATASET_KEYS = ("label", "upi", "node_labels", "targets", "receptive_field")
 USER_KEY_PREFIX = "x-"
 
@@ -41,6 +45,10 @@ class Graph:
     `sources[e], targets[e]` is edge `e`. `colors[v]` is node v's set of colours
     (`None`: the graph names no colours). `attributes[family][v]` is node v's value in
     an attribute family; `relations[e]` is edge e's relation (`None`: no relations).
+    `feature_values[v]` holds node v's numeric features (JSON `"features"`, one list per
+    node, in the order a program's `features` line declares them; float64) and
+    `edge_attr[e]` edge e's numeric attributes (JSON `"edge_attr"`, PyG's `edge_attr`:
+    what a trained model reads, e.g. a distance; no formula reads it).
     `target` is the node a node classifier is asked about (optional).
     """
 
@@ -51,13 +59,17 @@ class Graph:
     target: int | None = None
     attributes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     relations: tuple[str, ...] | None = None
+    feature_values: RealArray | None = None
+    edge_attr: RealArray | None = None
 
     @classmethod
     def from_edges(cls, num_nodes: int, colors: Sequence[Iterable[str]] | None,
                    edges: Iterable[tuple[int, int]] | IntArray,
                    target: int | None = None,
                    attributes: Mapping[str, Sequence[str]] | None = None,
-                   relations: Sequence[str] | None = None) -> Graph:
+                   relations: Sequence[str] | None = None,
+                   features: npt.ArrayLike | None = None,
+                   edge_attr: npt.ArrayLike | None = None) -> Graph:
         """Build a graph from Python values, checking them as `from_json` does."""
         pairs = np.asarray(list(edges) if not isinstance(edges, np.ndarray) else edges,
                            dtype=np.int64).reshape(-1, 2)
@@ -65,7 +77,8 @@ class Graph:
         graph = cls(num_nodes, color_sets, np.ascontiguousarray(pairs[:, 0]),
                     np.ascontiguousarray(pairs[:, 1]), target,
                     {k: tuple(v) for k, v in (attributes or {}).items()},
-                    None if relations is None else tuple(relations))
+                    None if relations is None else tuple(relations),
+                    _rows(features, num_nodes), _rows(edge_attr, len(pairs)))
         graph.validate()
         return graph
 
@@ -85,6 +98,13 @@ class Graph:
         if self.relations is not None and len(self.relations) != len(self.sources):
             raise GraphError(f"{where}: 'relations' has {len(self.relations)} entries but the "
                              f"graph has {len(self.sources)} edges")
+        for key, rows, count, unit in (("features", self.feature_values, self.num_nodes, "nodes"),
+                                       ("edge_attr", self.edge_attr, len(self.sources), "edges")):
+            if rows is not None and (rows.ndim != 2 or rows.shape[0] != count):
+                raise GraphError(f"{where}: '{key}' has {rows.shape[0]} rows but the graph has "
+                                 f"{count} {unit}")
+            if rows is not None and not np.isfinite(rows).all():
+                raise GraphError(f"{where}: '{key}' holds a value that is not a finite number")
         for name, ends in (("source", self.sources), ("target", self.targets)):
             bad = np.flatnonzero((ends < 0) | (ends >= self.num_nodes))
             if bad.size:
@@ -186,6 +206,15 @@ class Graph:
                     raise GraphError(f"{where}: node {node} has {family.name}={quoted(value)}, "
                                      f"which is not declared (the values are "
                                      f"{', '.join(family.values)})")
+        if schema.features:
+            if self.feature_values is None:
+                raise GraphError(f"{where}: missing 'features' (the program declares the "
+                                 f"numeric features {', '.join(schema.features)}; one list of "
+                                 f"{len(schema.features)} numbers per node)")
+            if self.feature_values.shape[1] != len(schema.features):
+                raise GraphError(f"{where}: 'features' has {self.feature_values.shape[1]} "
+                                 f"numbers per node, but the program declares "
+                                 f"{len(schema.features)} ({', '.join(schema.features)})")
 
     def check_edges(self, schema: Schema, where: str = "graph") -> None:
         """The edge half of `check_schema`: one declared relation per edge (what
@@ -215,8 +244,8 @@ class Graph:
     def features(self, schema: Schema | Sequence[str], presence: bool = False,
                  where: str = "graph", max_bytes: int = DEFAULT_MAX_BYTES) -> FloatArray:
         """The feature matrix `x`: colours (multi-hot), then each family's one-hot block,
-        then the presence column if asked (see `gracr.data.schema`); refused
-        (`require_budget`) when it would exceed `max_bytes`.
+        then the numeric features, then the presence column if asked (see
+        `gracr.data.schema`); refused (`require_budget`) when it would exceed `max_bytes`.
 
         A bare palette (a sequence of colour names) is a schema with only colours.
         """
@@ -235,6 +264,10 @@ class Graph:
                                dtype=np.int64, count=self.num_nodes)
             x[np.arange(self.num_nodes), column + rows] = 1.0
             column += len(family.values)
+        if schema.features:
+            assert self.feature_values is not None  # check_nodes
+            x[:, column:column + len(schema.features)] = self.feature_values
+            column += len(schema.features)
         if presence:
             x[:, column] = 1.0
         return x
@@ -257,7 +290,8 @@ class Graph:
         relations = (None if self.relations is None
                      else tuple(r for r, k in zip(self.relations, keep) if k))
         return Graph(self.num_nodes, self.colors, self.sources[keep], self.targets[keep],
-                     self.target, self.attributes, relations)
+                     self.target, self.attributes, relations, self.feature_values,
+                     None if self.edge_attr is None else self.edge_attr[keep])
 
     def keep_nodes(self, mask: BoolArray | Sequence[bool]) -> tuple[Graph, IntArray]:
         """The subgraph induced by the nodes where `mask` holds, renumbered in order, and
@@ -280,12 +314,14 @@ class Graph:
         graph = Graph(int(keep.sum()), colors,
                       np.ascontiguousarray(renumber[self.sources[kept_edges]]),
                       np.ascontiguousarray(renumber[self.targets[kept_edges]]),
-                      target, attributes, relations)
+                      target, attributes, relations,
+                      None if self.feature_values is None else self.feature_values[nodes],
+                      None if self.edge_attr is None else self.edge_attr[kept_edges])
         return graph, kept_edges
 
     def with_target(self, target: int | None) -> Graph:
         graph = Graph(self.num_nodes, self.colors, self.sources, self.targets, target,
-                      self.attributes, self.relations)
+                      self.attributes, self.relations, self.feature_values, self.edge_attr)
         graph.validate()
         return graph
 
@@ -319,7 +355,8 @@ class Graph:
             raise GraphError(f"{where}: 'edges' must be a list of [source, target] pairs")
         if schema is not None:
             required = [("colors", bool(schema.palette)), ("relations", bool(schema.relations)),
-                        ("attributes", bool(schema.families))]
+                        ("attributes", bool(schema.families)),
+                        ("features", bool(schema.features))]
             for key, needed in required:
                 if needed and key not in obj:
                     raise GraphError(f"{where}: missing '{key}' (the program declares "
@@ -327,6 +364,8 @@ class Graph:
         colors = _read_colors(obj, num_nodes, where)
         attributes = _read_attributes(obj, num_nodes, where)
         relations = _read_relations(obj, len(raw_edges), where)
+        feature_values = _read_numbers(obj, "features", num_nodes, "node", where)
+        edge_attr = _read_numbers(obj, "edge_attr", len(raw_edges), "edge", where)
         for index, edge in enumerate(raw_edges):
             if (not isinstance(edge, list) or len(edge) != 2 or
                     not all(isinstance(v, int) and not isinstance(v, bool) for v in edge)):
@@ -345,7 +384,8 @@ class Graph:
                              f"got {shown_json(target)}")
         pairs = np.asarray(raw_edges, dtype=np.int64).reshape(-1, 2)
         graph = cls(num_nodes, colors, np.ascontiguousarray(pairs[:, 0]),
-                    np.ascontiguousarray(pairs[:, 1]), target, attributes, relations)
+                    np.ascontiguousarray(pairs[:, 1]), target, attributes, relations,
+                    feature_values, edge_attr)
         graph.validate(where)
         if schema is not None:
             graph.check_schema(schema, where)
@@ -358,9 +398,13 @@ class Graph:
         if self.attributes:
             obj["attributes"] = {family: list(values)
                                  for family, values in self.attributes.items()}
+        if self.feature_values is not None:
+            obj["features"] = self.feature_values.tolist()
         obj["edges"] = [list(e) for e in self.edges]
         if self.relations is not None:
             obj["relations"] = list(self.relations)
+        if self.edge_attr is not None:
+            obj["edge_attr"] = self.edge_attr.tolist()
         if self.target is not None:
             obj["target"] = self.target
         return obj
@@ -371,6 +415,9 @@ def _declared(schema: Schema, key: str) -> str:
         return f"the colours {', '.join(schema.palette)}; a node with none is []"
     if key == "relations":
         return f"the relations {', '.join(schema.relations)}; one per edge"
+    if key == "features":
+        return (f"the numeric features {', '.join(schema.features)}; one list of "
+                f"{len(schema.features)} numbers per node")
     return f"the attribute families {', '.join(schema.family_names)}; one value per node each"
 
 
@@ -413,6 +460,44 @@ def _read_attributes(obj: dict[str, Any], num_nodes: int,
                              f"the graph has {num_nodes} nodes")
         attributes[family] = tuple(values)
     return attributes
+
+
+def _rows(values: npt.ArrayLike | None, count: int) -> RealArray | None:
+    """Numbers given one list per node (or edge) as a float64 `[count, k]` array."""
+    if values is None:
+        return None
+    rows = np.asarray(values, dtype=np.float64)
+    return rows.reshape(count, -1) if rows.size == 0 else rows
+
+
+def _read_numbers(obj: dict[str, Any], key: str, count: int, unit: str,
+                  where: str) -> RealArray | None:
+    """`"features"` (one list per node) or `"edge_attr"` (one list per edge): lists of
+    equal length of finite numbers."""
+    if key not in obj:
+        return None
+    raw = obj[key]
+    if not isinstance(raw, list):
+        raise GraphError(f"{where}: '{key}' must be a list with one list of numbers per {unit}")
+    if len(raw) != count:
+        raise GraphError(f"{where}: '{key}' has {len(raw)} entries but the graph has {count} "
+                         f"{unit}s")
+    width: int | None = None
+    for index, row in enumerate(raw):
+        if not isinstance(row, list) or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in row):
+            raise GraphError(f"{where}: '{key}' of {unit} {index} must be a list of numbers, "
+                             f"got {shown_json(row)}")
+        if width is None:
+            width = len(row)
+        elif len(row) != width:
+            raise GraphError(f"{where}: '{key}' of {unit} {index} has {len(row)} numbers, "
+                             f"{unit} 0 has {width}")
+        if not all(math.isfinite(v) for v in row):
+            raise GraphError(f"{where}: '{key}' of {unit} {index} holds a number that is not "
+                             f"finite: {shown_json(row)}")
+    rows = np.asarray(raw, dtype=np.float64)
+    return rows.reshape(count, width or 0)
 
 
 def _read_relations(obj: dict[str, Any], num_edges: int, where: str) -> tuple[str, ...] | None:

@@ -1,11 +1,14 @@
-"""What a program declares about the graphs it reads: colours, attribute families, relations.
+"""What a program declares about the graphs it reads: colours, attribute families, numeric
+features, relations.
 
-A node has a set of colours (the `colors` family, multi-hot) and exactly one value in
-each declared attribute family (one-hot); an edge has exactly one relation when
-relations are declared. The feature matrix `x` that every executor reads holds, in
-this order: the colours in palette order, then each family's one-hot block in
-declaration order (values in declaration order), then — when the model was compiled
-with the presence bit — one `present` column (1 for every node of a graph).
+A node has a set of colours (the `colors` family, multi-hot), exactly one value in
+each declared attribute family (one-hot) and one real number per declared numeric
+feature (`features cd8, ck`); an edge has exactly one relation when relations are
+declared. The feature matrix `x` that every executor reads holds, in this order: the
+colours in palette order, then each family's one-hot block in declaration order
+(values in declaration order), then the numeric features in declaration order, then —
+when the model was compiled with the presence bit — one `present` column (1 for every
+node of a graph).
 """
 
 from __future__ import annotations
@@ -25,11 +28,13 @@ class Family:
 
 @dataclass(frozen=True)
 class Schema:
-    """The declarations a graph must fit: palette, attribute families, relations."""
+    """The declarations a graph must fit: palette, attribute families, relations, numeric
+    features."""
 
     palette: tuple[str, ...] = ()
     families: tuple[Family, ...] = ()
     relations: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
 
     @property
     def family_names(self) -> tuple[str, ...]:
@@ -38,13 +43,15 @@ class Schema:
     @property
     def num_features(self) -> int:
         """Columns of `x` before the optional presence bit."""
-        return len(self.palette) + sum(len(f.values) for f in self.families)
+        return len(self.palette) + sum(len(f.values) for f in self.families) + \
+            len(self.features)
 
     def feature_names(self, presence: bool = False) -> tuple[str, ...]:
         """The meaning of each column of `x`: `red`, `element=C`, ..., `present`."""
         names = list(self.palette)
         for family in self.families:
             names.extend(f"{family.name}={value}" for value in family.values)
+        names.extend(self.features)
         if presence:
             names.append(PRESENT)
         return tuple(names)
@@ -58,3 +65,7 @@ class Schema:
             column += len(declared.values)
         raise KeyError(family)
 
+
+    def feature_column(self, feature: str) -> int:
+        """The column of `x` holding the numeric feature `feature`."""
+        return self.num_features - len(self.features) + self.features.index(feature)

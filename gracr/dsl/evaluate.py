@@ -7,6 +7,7 @@ construction (`gracr.bdd`). It is written for clarity, not speed.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -29,6 +30,70 @@ def neighbour_counts(graph: Graph, values: NodeValues, relations: ir.Relations =
     counting only the edges of `relations` when a filter is given."""
     weights = (values[graph.sources] & graph.relation_mask(relations)).astype(np.int64)
     return np.bincount(graph.targets, weights=weights, minlength=graph.num_nodes).astype(np.int64)
+
+
+def linear_values(atom: ir.Threshold, graph: Graph) -> npt.NDArray[np.float64]:
+    """`Σ_i a_i · x_{f_i}` at every node, in float64 (`threshold_values` decides exactly)."""
+    if graph.feature_values is None:
+        raise ValueError("the graph has no numeric features")
+    weights = np.array([float(c) for c in atom.coefficients])
+    values: npt.NDArray[np.float64] = graph.feature_values[:, list(atom.columns)] @ weights
+    return values
+
+
+def threshold_values(atom: ir.Threshold, graph: Graph) -> NodeValues:
+    """Whether each node satisfies the threshold atom, exactly: the features are the
+    float64 numbers the graph holds, the coefficients and bound exact rationals, so the
+    float64 sum decides every node but those within rounding of the bound, which are
+    decided in exact rational arithmetic."""
+    values = linear_values(atom, graph)
+    bound = float(atom.bound)
+    result = _compare_floats(atom.op, values, bound)
+    assert graph.feature_values is not None
+    # Rounding of the sum and of the coefficients is far below 1e-12 of this scale.
+    scale = 1.0 + abs(bound) + np.abs(graph.feature_values[:, list(atom.columns)]) @ \
+        np.array([abs(float(c)) for c in atom.coefficients])
+    close = np.flatnonzero(np.abs(values - bound) <= 1e-12 * scale)
+    for v in close:
+        exact = sum((c * Fraction(float(graph.feature_values[v, column]))
+                     for c, column in zip(atom.coefficients, atom.columns)), Fraction(0))
+        result[v] = ir.compares(atom.op, exact, atom.bound)
+    return result
+
+
+def _compare_floats(op: str, values: npt.NDArray[np.float64], bound: float) -> NodeValues:
+    match op:
+        case ">":
+            return values > bound
+        case ">=":
+            return values >= bound
+        case "<":
+            return values < bound
+        case "<=":
+            return values <= bound
+    raise ValueError(f"a threshold atom has no comparison {op!r}")
+
+
+def margin_interval(atom: ir.Threshold, delta: float) -> tuple[float, float]:
+    """The closed interval of `Σ a_i x_i` on which the compiled σ((a·x − b)/δ) (`>`; the
+    other comparisons alike) may differ from the threshold: `[b, b + δ]` for `>` and `<=`,
+    `[b − δ, b]` for `>=` and `<` (the compiled unit is exact outside the open interval;
+    the closed one is reported, to be safe)."""
+    bound = float(atom.bound)
+    return (bound, bound + delta) if atom.op in (">", "<=") else (bound - delta, bound)
+
+
+def margin_nodes(program: Program, graph: Graph, delta: float) -> NodeValues:
+    """The nodes whose features lie inside the margin of some threshold atom of the
+    program (`margin_interval`): where a network compiled with this `delta` is not
+    guaranteed to agree with the formula."""
+    inside = np.zeros(graph.num_nodes, dtype=np.bool_)
+    for sub in ir.postorder([program.classifier], ir.children):
+        if isinstance(sub, ir.Threshold):
+            low, high = margin_interval(sub, delta)
+            values = linear_values(sub, graph)
+            inside |= (values >= low) & (values <= high)
+    return inside
 
 
 def evaluate_node(formula: Formula, graph: Graph,
@@ -57,6 +122,8 @@ def evaluate_node(formula: Formula, graph: Graph,
             value = graph.color_mask(name)
         case ir.Attribute(family, attribute_value):
             value = graph.attribute_mask(family, attribute_value)
+        case ir.Threshold():
+            value = threshold_values(formula, graph)
         case ir.Not(arg):
             value = ~sub(arg)
         case ir.And(a, b):
@@ -82,7 +149,7 @@ def evaluate_node(formula: Formula, graph: Graph,
             value = count(a) > count(b)
         case ir.Same(a, b):
             value = count(a) == count(b)
-        case ir.Exists():
+        case ir.Exists() | ir.CountCompare():
             raise TypeError("a graph sentence has no value at a node")
         case _:
             raise TypeError(f"not a formula: {formula!r}")
@@ -109,6 +176,10 @@ def evaluate_sentence(formula: Formula, graph: Graph,
         case ir.Exists(low, high, arg):
             satisfied = int(evaluate_node(arg, graph, memo).sum())
             value = low <= satisfied and (high is None or satisfied <= high)
+        case ir.CountCompare(coefficients, args, op, bound):
+            total = sum((c * int(evaluate_node(arg, graph, memo).sum())
+                         for c, arg in zip(coefficients, args)), Fraction(0))
+            value = ir.compares(op, total, bound)
         case ir.Not(arg):
             value = not sub(arg)
         case ir.And(a, b):

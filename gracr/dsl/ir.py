@@ -13,6 +13,7 @@ meaning; desugaring into the core of Eq. 1 happens later, in
 from __future__ import annotations
 
 import enum
+from fractions import Fraction
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Iterable, Iterator, TypeVar, Union, dataclass_transform
 
@@ -100,6 +101,29 @@ class Attribute:
 
     family: str
     value: str
+    span: Span = _span()
+
+
+# The comparison operators of threshold atoms (all but `=`) and linear count sentences.
+COMPARISONS = (">", ">=", "<", "<=", "=")
+
+
+@frozen_node
+class Threshold:
+    """A threshold atom over a node's numeric features: `Σ_i a_i · x_{f_i}  op  bound`.
+
+    `features[i]` is the name of feature f_i and `columns[i]` its position in the
+    program's `features` line (where a graph's `"features"` lists hold it);
+    `coefficients[i]` is a_i, exact rationals (the decimals as written), none zero.
+    `op` is one of `>`, `>=`, `<`, `<=`. A feature value is a fixed property of its
+    node, like a colour: removing nodes or edges never changes it.
+    """
+
+    features: tuple[str, ...]
+    columns: tuple[int, ...]
+    coefficients: tuple[Fraction, ...]
+    op: str
+    bound: Fraction
     span: Span = _span()
 
 
@@ -219,9 +243,42 @@ class Exists:
     span: Span = _span()
 
 
+@frozen_node
+class CountCompare:
+    """A linear count sentence: `Σ_i c_i · count(f_i)  op  bound`, `count(f)` being the
+    number of nodes of the graph that satisfy the node formula f.
+
+    `coefficients[i]` is c_i and `bound` the constant, exact rationals (decimals as
+    written: `0.3` is 3/10), no coefficient zero; `op` is one of `COMPARISONS`.
+    `count(engaged) > 0.3 * count(tumour)` is `((1, -3/10), (engaged, tumour), ">", 0)`.
+    """
+
+    coefficients: tuple[Fraction, ...]
+    args: tuple[Formula, ...]
+    op: str
+    bound: Fraction
+    span: Span = _span()
+
+
+def compares(op: str, value: Fraction | int, bound: Fraction | int) -> bool:
+    """`value op bound` for one of `COMPARISONS`, exactly."""
+    match op:
+        case ">":
+            return value > bound
+        case ">=":
+            return value >= bound
+        case "<":
+            return value < bound
+        case "<=":
+            return value <= bound
+        case "=":
+            return value == bound
+    raise ValueError(f"unknown comparison {op!r}")
+
+
 Formula = Union[
-    Top, Bottom, Color, Attribute, Not, And, Or, Implies, Iff,
-    AtLeast, AtMost, Exactly, Between, Box, More, Same, Exists,
+    Top, Bottom, Color, Attribute, Threshold, Not, And, Or, Implies, Iff,
+    AtLeast, AtMost, Exactly, Between, Box, More, Same, Exists, CountCompare,
 ]
 
 BINARY_BOOLEAN = (And, Or, Implies, Iff)
@@ -239,8 +296,10 @@ class Kind(enum.Enum):
 def children(formula: Formula) -> tuple[Formula, ...]:
     """The direct subformulas of `formula`, left to right."""
     match formula:
-        case Top() | Bottom() | Color() | Attribute():
+        case Top() | Bottom() | Color() | Attribute() | Threshold():
             return ()
+        case CountCompare(_, args):
+            return args
         case Not(arg) | AtLeast(_, arg) | AtMost(_, arg) | Exactly(_, arg):
             return (arg,)
         case Between(_, _, arg) | Box(arg) | Exists(_, _, arg):

@@ -11,8 +11,10 @@ names over several modules.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -46,10 +48,13 @@ def _parser() -> Lark:
 
 _FORMULA_STARTS = frozenset(
     {"NOT", "DIAMOND", "EMPTY_DIAMOND", "ATLEAST", "ATMOST", "EXACTLY", "BETWEEN", "BOX",
-     "EXISTS", "TRUE", "FALSE", "COL", "NAME", "MORE", "SAME", "LPAR"}
+     "EXISTS", "TRUE", "FALSE", "COL", "NAME", "MORE", "SAME", "LPAR", "NUMBER", "COUNT",
+     "MINUS"}
 )
-_BINARY_OPERATORS = frozenset({"AND", "OR", "IMPLIES", "IFF"})
-_STATEMENT_STARTS = frozenset({"COLORS", "ATTRIBUTE", "RELATIONS", "LET", "CLASSIFY"})
+_BINARY_OPERATORS = frozenset({"AND", "OR", "IMPLIES", "IFF", "COMPARISON", "PLUS", "MINUS",
+                               "STAR"})
+_STATEMENT_STARTS = frozenset({"COLORS", "ATTRIBUTE", "RELATIONS", "FEATURES", "LET",
+                               "CLASSIFY"})
 
 _TERMINAL_WORDS = {
     "NAME": "a name",
@@ -72,6 +77,12 @@ _TERMINAL_WORDS = {
     "DIAMOND": "a modality such as '<2>'",
     "EMPTY_DIAMOND": "'<>'",
     "BOX": "'[]'",
+    "NUMBER": "a number",
+    "COUNT": "'count'",
+    "COMPARISON": "a comparison such as '>'",
+    "PLUS": "'+'",
+    "MINUS": "'-'",
+    "STAR": "'*'",
     "$END": "the end of the input",
 }
 
@@ -86,7 +97,8 @@ def _describe_expected(expected: set[str]) -> str:
         words.append("an operator such as '&'")
         rest -= _BINARY_OPERATORS
     if rest & _STATEMENT_STARTS:
-        words.append("a statement ('colors', 'attribute', 'relations', 'let' or 'classify')")
+        words.append("a statement ('colors', 'attribute', 'relations', 'features', 'let' or "
+                     "'classify')")
         rest -= _STATEMENT_STARTS
     for name in sorted(rest):
         words.append(_TERMINAL_WORDS.get(name, f"'{name.lower()}'"))
@@ -104,7 +116,8 @@ def _describe_token(token: Token) -> str:
 
 
 # Every word the grammar reserves, for `did you mean ...?`.
-_KEYWORDS = ("colors", "attribute", "relations", "let", "classify", "true", "false", "Col",
+_KEYWORDS = ("colors", "attribute", "relations", "features", "let", "classify", "true",
+             "false", "count", "Col",
              "not", "atleast", "atmost", "exactly", "between", "box", "exists", "more", "same",
              "inf")
 # Symbols of other notations for the same operators.
@@ -182,7 +195,12 @@ def _syntax_problem(error: lark.exceptions.UnexpectedInput, filename: str, sourc
         token = error.token
         expected = _describe_expected(set(error.expected))
         misspelt = _misspelt_keyword(source, token)
-        if misspelt is not None:
+        if token.type == "COMPARISON" and token.start_pos is not None and \
+                len(set(error.expected) & _FORMULA_STARTS) >= 3:
+            # `<` where a formula starts: a modality written wrong (`<2 red`), not a
+            # comparison, which never starts a formula.
+            message, width = _character_problem(source, token.start_pos)
+        elif misspelt is not None:
             offset, word, keyword = misspelt
             line, column = _place(source, offset)
             message = f"unknown word {quoted(word)}; did you mean '{keyword}'?"
@@ -223,11 +241,12 @@ class Program:
     source: str = field(default="", repr=False)
     families: tuple[Family, ...] = ()
     relations: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
 
     @property
     def schema(self) -> Schema:
         """What the graphs this program reads must carry."""
-        return Schema(self.palette, self.families, self.relations)
+        return Schema(self.palette, self.families, self.relations, self.features)
 
     @property
     def modal_depth(self) -> int:
@@ -279,6 +298,7 @@ class _Checker:
     families: tuple[Family, ...] = ()
     relations: tuple[str, ...] = ()
     relations_declared: bool = False
+    features: tuple[str, ...] = ()
     lets: dict[str, tuple[Formula, Kind] | None] = field(default_factory=dict)
 
     def text(self, item: SyntaxTree | Token) -> str:
@@ -307,6 +327,10 @@ class _Checker:
         0..MAX_COUNT. Digits are counted before converting, so a number of a million
         digits costs nothing."""
         digits = "".join(text.split())
+        if "." in digits:
+            shown = digits if len(digits) <= 20 else f"a number of {len(digits)} characters"
+            self.problem(token, f"a count must be a whole number (got {shown})")
+            return None
         negative = digits.startswith("-")
         magnitude = digits.lstrip("-").lstrip("0") or "0"
         if negative and magnitude != "0":
@@ -373,10 +397,20 @@ class _Checker:
             return self.color(token, span, bare=False)
         if rule == "attribute_atom":
             return self.attribute(kids, span)
+        if rule in _ARITHMETIC_RULES:
+            self.problem(item, f"'{self.text(item)}' is a number, not a formula: compare it "
+                               "(e.g. 'ck - cd8 > 0.5', 'count(f) > 0.3 * count(g)')")
+            return None
+        if rule in ("compare_op", "equal_op"):
+            return self.comparison(item, span)
         if rule == "name_atom":
             token = kids[0]
             assert isinstance(token, Token)
             name = str(token.value)
+            if name in self.features:
+                self.problem(token, f"'{name}' is a numeric feature, not a formula: compare "
+                                    f"it (e.g. '{name} > 0.5')")
+                return None
             owners = [family.name for family in self.families if name in family.values]
             if owners and (name in self.lets or name in self.palette):
                 meanings = ["the 'let' " + name if name in self.lets else "the colour " + name]
@@ -416,6 +450,116 @@ class _Checker:
             return self.exists(rule, kids, span)
         return self.modality(rule, kids, span)
 
+    # ------------------------------------------------------------ arithmetic
+
+    def comparison(self, tree: SyntaxTree, span: Span) -> tuple[Formula, Kind] | None:
+        """`lin op lin`: a threshold atom (over numeric features, a node formula) or a
+        linear count sentence (over `count(f)`, a graph sentence), moved to one side:
+        `Σ c_k · term_k  op  bound`, coefficients and bound exact rationals."""
+        kids = tree.children
+        if tree.data == "equal_op":
+            left, right = kids
+            op = "="
+        else:
+            left, op_token, right = kids
+            op = str(op_token)
+        assert isinstance(left, Tree) and isinstance(right, Tree)
+        a, b = self.linear(left), self.linear(right)
+        if a is None or b is None:
+            return None
+        terms = dict(a.terms)
+        for key, value in b.terms.items():
+            terms[key] = terms.get(key, Fraction(0)) - value
+        terms = {key: value for key, value in terms.items() if value != 0}
+        bound = b.constant - a.constant
+        features = [key for key in terms if isinstance(key, str)]
+        counted = [key for key in terms if not isinstance(key, str)]
+        if features and counted:
+            self.problem(tree, f"'{self.text(tree)}' mixes numeric features (values at a "
+                               "node) with counts (values of the whole graph)")
+            return None
+        if not terms:
+            self.problem(tree, f"'{self.text(tree)}' compares constants: a comparison needs "
+                               "a numeric feature or a count(...)")
+            return None
+        if features:
+            if op == "=":
+                self.problem(tree, "a threshold atom compares with '>', '>=', '<' or '<=' "
+                                   "(equality of real-valued features is not robust)")
+                return None
+            ordered = tuple(f for f in self.features if f in terms)
+            return ir.Threshold(ordered, tuple(self.features.index(f) for f in ordered),
+                                tuple(terms[f] for f in ordered), op, bound, span), Kind.NODE
+        formulas: list[Formula] = [key for key in counted if not isinstance(key, str)]
+        scale = math.lcm(*(c.denominator for c in (*terms.values(), bound)))
+        largest = max(abs(c * scale) for c in (*terms.values(), bound))
+        if largest > MAX_COUNT:
+            self.problem(tree, f"'{self.text(tree)}': scaled to integers its coefficients "
+                               f"reach {largest}, over {MAX_COUNT} (2**24: float32 weights hold "
+                               "integers exactly up to there)")
+            return None
+        return ir.CountCompare(tuple(terms[f] for f in formulas), tuple(formulas), op, bound,
+                               span), Kind.GRAPH
+
+    def linear(self, item: SyntaxTree | Token) -> _Linear | None:
+        """The linear expression `item` writes (`None`, with a problem, when it is not one)."""
+        assert isinstance(item, Tree)
+        rule, kids = item.data, item.children
+        if rule == "number_atom":
+            token = kids[0]
+            assert isinstance(token, Token)
+            text = str(token.value)
+            if len(text) > _MAX_NUMBER_DIGITS:
+                self.problem(token, f"a number of {len(text)} characters: gracr reads at most "
+                                    f"{_MAX_NUMBER_DIGITS}")
+                return None
+            return _Linear({}, Fraction(text))
+        if rule == "count_atom":
+            operand = kids[1]
+            assert isinstance(operand, Tree)
+            counted = self.node_argument(self.formula(operand), operand, "'count'")
+            return None if counted is None else _Linear({counted: Fraction(1)}, Fraction(0))
+        if rule == "name_atom":
+            token = kids[0]
+            assert isinstance(token, Token)
+            name = str(token.value)
+            if name in self.features:
+                return _Linear({name: Fraction(1)}, Fraction(0))
+            if name in self.lets or name in self.palette or any(
+                    name in f.values for f in self.families):
+                self.problem(token, f"'{name}' is a node formula, not a number: count({name}) "
+                                    "is the number of nodes that satisfy it")
+            else:
+                known = ", ".join(self.features) or "none"
+                meant = closest_word(name, self.features)
+                hint = f"; did you mean '{meant}'?" if meant else ""
+                self.problem(token, f"unknown numeric feature {quoted(name)} (the 'features' "
+                                    f"line declares: {known}){hint}")
+            return None
+        if rule == "negate_op":
+            operand = kids[1]
+            inner = self.linear(operand)
+            return None if inner is None else inner.scaled(Fraction(-1))
+        if rule in ("add_op", "subtract_op"):
+            left, _, right = kids
+            a, b = self.linear(left), self.linear(right)
+            if a is None or b is None:
+                return None
+            return a.plus(b.scaled(Fraction(1 if rule == "add_op" else -1)))
+        if rule == "multiply_op":
+            left, _, right = kids
+            a, b = self.linear(left), self.linear(right)
+            if a is None or b is None:
+                return None
+            if a.terms and b.terms:
+                self.problem(item, f"'{self.text(item)}' multiplies two variables: a "
+                                   "comparison is linear, so one factor must be a number")
+                return None
+            return b.scaled(a.constant) if not a.terms else a.scaled(b.constant)
+        self.problem(item, f"'{self.text(item)}' is a formula, not a number (a comparison "
+                           "reads numeric features, count(...) and numbers)")
+        return None
+
     def attribute(self, kids: list[SyntaxTree | Token], span: Span) -> tuple[Formula, Kind] | None:
         family_token, value_tree = kids
         assert isinstance(family_token, Token) and isinstance(value_tree, Tree)
@@ -423,6 +567,10 @@ class _Checker:
         assert isinstance(value_token, Token)
         family_name, value = str(family_token.value), str(value_token.value)
         family = next((f for f in self.families if f.name == family_name), None)
+        if family is None and family_name in self.features:
+            self.problem(span, "a threshold atom compares with '>', '>=', '<' or '<=' "
+                               "(equality of real-valued features is not robust)")
+            return None
         if family is None:
             declared = ", ".join(f.name for f in self.families) or "none"
             self.problem(family_token, f"unknown attribute family '{family_name}' (the "
@@ -549,6 +697,30 @@ class _Checker:
         return ir.Exists(low, high, arg, span), Kind.GRAPH
 
 
+@dataclass(frozen=True)
+class _Linear:
+    """A linear expression while it is checked: a coefficient per numeric feature (by
+    name) or per counted node formula, and a constant."""
+
+    terms: dict[str | Formula, Fraction]
+    constant: Fraction
+
+    def scaled(self, factor: Fraction) -> _Linear:
+        return _Linear({k: v * factor for k, v in self.terms.items()}, self.constant * factor)
+
+    def plus(self, other: _Linear) -> _Linear:
+        terms = dict(self.terms)
+        for key, value in other.terms.items():
+            terms[key] = terms.get(key, Fraction(0)) + value
+        return _Linear(terms, self.constant + other.constant)
+
+
+# A number longer than this is refused before `Fraction` reads it.
+_MAX_NUMBER_DIGITS = 40
+
+_ARITHMETIC_RULES = frozenset({"number_atom", "count_atom", "negate_op", "add_op",
+                               "subtract_op", "multiply_op"})
+
 _BOOLEAN_RULES: dict[str, Callable[[Formula, Formula, Span], Formula]] = {
     "and_op": ir.And,
     "or_op": ir.Or,
@@ -575,7 +747,7 @@ _FORMULA_RULES = frozenset({
     "iff_op", "implies_op", "or_op", "and_op", "not_op", "diamond_op", "some_op",
     "atleast_op", "atmost_op", "exactly_op", "between_op", "box_op", "exists_op",
     "exists_range_op", "true_atom", "false_atom", "col_atom", "attribute_atom", "name_atom",
-    "more_op", "same_op",
+    "more_op", "same_op", "compare_op", "equal_op", *_ARITHMETIC_RULES,
 })
 
 
@@ -669,7 +841,7 @@ def check_tree(tree: SyntaxTree, filename: str, source: str) -> Program:
         raise GmlError(too_deep, source)
     statements = [child for child in tree.children if isinstance(child, Tree) and
                   child.data in ("colors_stmt", "attribute_stmt", "relations_stmt",
-                                 "let_stmt", "classify_stmt")]
+                                 "features_stmt", "let_stmt", "classify_stmt")]
     bare_formula = not statements
     problems: list[Problem] = []
     palette: tuple[str, ...] | None = None
@@ -687,12 +859,15 @@ def check_tree(tree: SyntaxTree, filename: str, source: str) -> Program:
             palette = tuple(names)
     declared = palette is not None
     families, relations, relations_declared = _declarations(statements, filename, problems)
-    checker = _Checker(filename, source, palette if palette is not None else _palette_from_col_uses(tree),
+    final_palette = palette if palette is not None else _palette_from_col_uses(tree)
+    features = _features(statements, filename, problems, final_palette, families)
+    checker = _Checker(filename, source, final_palette,
                        declared, problems, families=families, relations=relations,
-                       relations_declared=relations_declared)
+                       relations_declared=relations_declared, features=features)
     declared_names = {value: f"a value of '{f.name}'" for f in families for value in f.values}
     declared_names.update({f.name: "an attribute family" for f in families})
     declared_names.update({r: "a relation" for r in relations})
+    declared_names.update({f: "a numeric feature" for f in features})
 
     names_bound: list[tuple[str, Formula]] = []
     classifiers: list[tuple[Formula, Kind] | None] = []
@@ -746,7 +921,38 @@ def check_tree(tree: SyntaxTree, filename: str, source: str) -> Program:
         source=source,
         families=families,
         relations=relations,
+        features=features,
     )
+
+
+def _features(statements: list[SyntaxTree], filename: str, problems: list[Problem],
+              palette: tuple[str, ...], families: tuple[Family, ...]) -> tuple[str, ...]:
+    """The `features` line's names, in order; a repeat, a second line, or a name that is
+    also a colour or an attribute family (or value) is a problem."""
+    features: list[str] | None = None
+    taken = {**{c: "a colour" for c in palette},
+             **{v: f"a value of '{f.name}'" for f in families for v in f.values},
+             **{f.name: "an attribute family" for f in families}}
+    for statement in statements:
+        if statement.data != "features_stmt":
+            continue
+        name_list = statement.children[0]
+        assert isinstance(name_list, Tree)
+        names = _distinct_names(name_list.children, "feature '{}' is listed twice", filename,
+                                problems)
+        for token in name_list.children:
+            assert isinstance(token, Token)
+            if str(token.value) in taken:
+                problems.append(Problem(_span_of(token, filename),
+                                        f"'{token.value}' is {taken[str(token.value)]} and "
+                                        "cannot also be a numeric feature"))
+        if features is not None:
+            problems.append(Problem(_span_of(statement, filename),
+                                    "a second 'features' line: the numeric features are "
+                                    "declared once"))
+        else:
+            features = [n for n in names if n not in taken]
+    return tuple(features or ())
 
 
 def _distinct_names(tokens: Sequence[SyntaxTree | Token], repeated: str, filename: str,

@@ -5,13 +5,14 @@
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from fractions import Fraction
+from typing import Optional, Sequence, Union
 
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
 
 # Binding strength, loosest first, as in the grammar.
-_IFF, _IMPLIES, _OR, _AND, _PREFIX = 1, 2, 3, 4, 5
+_IFF, _IMPLIES, _OR, _AND, _COMPARE, _PREFIX = 1, 2, 3, 4, 5, 6
 
 
 def _level(formula: Formula) -> int:
@@ -24,7 +25,42 @@ def _level(formula: Formula) -> int:
             return _OR
         case ir.And():
             return _AND
+        case ir.Threshold() | ir.CountCompare():
+            return _COMPARE
     return _PREFIX
+
+
+def decimal(value: Fraction) -> str:
+    """The exact decimal text of a rational with a finite decimal expansion (every number
+    a comparison can hold: decimals, their sums and products), else `p/q`."""
+    sign = "-" if value < 0 else ""
+    value = abs(value)
+    whole, rest = divmod(value.numerator, value.denominator)
+    digits = ""
+    for _ in range(64):
+        if not rest:
+            break
+        rest *= 10
+        digit, rest = divmod(rest, value.denominator)
+        digits += str(digit)
+    if rest:
+        return f"{sign}{value.numerator}/{value.denominator}"
+    return f"{sign}{whole}" + (f".{digits}" if digits else "")
+
+
+def _linear(coefficients: Sequence[Fraction], terms: Sequence[list[_Piece]]) -> list[_Piece]:
+    """`2 * a - b + 0.5 * count(f)`: each term with its coefficient, signs folded."""
+    pieces: list[_Piece] = []
+    for index, (c, term) in enumerate(zip(coefficients, terms)):
+        if index:
+            pieces.append(" - " if c < 0 else " + ")
+        elif c < 0:
+            pieces.append("-")
+        magnitude = abs(c)
+        if magnitude != 1:
+            pieces.append(f"{decimal(magnitude)} * ")
+        pieces.extend(term)
+    return pieces
 
 
 def _filter(relations: ir.Relations) -> str:
@@ -47,10 +83,16 @@ def _pieces(formula: Formula) -> list[_Piece]:
             return [name]
         case ir.Attribute(family, value):
             return [f"{family}={value}"]
+        case ir.Threshold(features, _, coefficients, op, bound):
+            return [*_linear(coefficients, [[name] for name in features]),
+                    f" {op} {decimal(bound)}"]
+        case ir.CountCompare(coefficients, args, op, bound):
+            counted: list[list[_Piece]] = [["count(", (arg, None), ")"] for arg in args]
+            return [*_linear(coefficients, counted), f" {op} {decimal(bound)}"]
         case ir.Not(arg):
             return ["!", (arg, _PREFIX)]
         case ir.And(a, b):
-            return [(a, _AND), " & ", (b, _PREFIX)]
+            return [(a, _AND), " & ", (b, _COMPARE)]
         case ir.Or(a, b):
             return [(a, _OR), " | ", (b, _AND)]
         case ir.Implies(a, b):
@@ -72,8 +114,8 @@ def _pieces(formula: Formula) -> list[_Piece]:
         case ir.Same(a, b, relations):
             return [f"same{_filter(relations)}(", (a, None), ", ", (b, None), ")"]
         case ir.Exists(low, high, arg):
-            bound = "inf" if high is None else str(high)
-            prefix = "exists" if (low, high) == (1, None) else f"exists[{low}, {bound}]"
+            upper = "inf" if high is None else str(high)
+            prefix = "exists" if (low, high) == (1, None) else f"exists[{low}, {upper}]"
             return [f"{prefix} ", (arg, _PREFIX)]
     raise TypeError(f"not a formula: {formula!r}")
 

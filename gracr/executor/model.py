@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.compiler.compile import compile_network
-from gracr.compiler.desugar import Comparison, Disjunction, Readout
+from gracr.compiler.desugar import DEFAULT_DELTA, Comparison, Disjunction, Readout
 from gracr.compiler.network import Network, load_network
 from gracr.data.graph import Graph
 from gracr.dsl.ir import Kind
@@ -97,14 +97,15 @@ def compile_program(program: Program, disjunction: Disjunction = "demorgan",
                     comparison: Comparison = "expanded", max_degree: int | None = None,
                     presence: bool = False,
                     max_weights_bytes: int = DEFAULT_MAX_BYTES,
-                    readout: Readout = "threshold") -> CompiledGNN:
+                    readout: Readout = "threshold", delta: float = DEFAULT_DELTA) -> CompiledGNN:
     """Compile a checked program into a GNN that agrees with it on every graph
     (`gracr.compiler.compile.compile_network`, ready to run); a model whose weights
     would exceed `max_weights_bytes` is refused before they are allocated. `readout`
     pools a graph classifier's nodes: `"threshold"` (sum, ours), `"max"` (WOMBAT's
-    Eq. 3) or `"soft-or"` (Eq. 4, 1 − Π_v (1 − h_v))."""
+    Eq. 3) or `"soft-or"` (Eq. 4, 1 − Π_v (1 − h_v)). `delta` is the margin δ of
+    threshold atoms over numeric features: σ((a·x − b)/δ) is exact outside it."""
     return CompiledGNN.of(compile_network(program, disjunction, comparison, max_degree,
-                                          presence, max_weights_bytes, readout))
+                                          presence, max_weights_bytes, readout, delta))
 
 
 def load(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> CompiledGNN:

@@ -158,10 +158,10 @@ def _run_layers(H: Floats, indptr: IntArray, sources: IntArray, types: IntArray,
 def evaluate_columns(program: SparseProgram, features: Floats, indptr: IntArray,
                      sources: IntArray, types: IntArray | None = None) -> Floats:
     """Every hidden column of the last layer, `[N, width]` (0/1 on Boolean features)."""
-    h0 = features @ program.input_matrix + program.input_bias
+    h0 = np.clip(features @ program.input_matrix + program.input_bias, 0.0, 1.0)
     if program.starts.shape[0] == 0:
         return h0
-    H = np.clip(h0, 0.0, 1.0)
+    H = h0.copy()
     depth0 = int(program.starts[0])
     H[:, depth0:] = 0.0
     edge_types = np.zeros_like(sources) if types is None else types

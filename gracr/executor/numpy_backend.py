@@ -95,7 +95,9 @@ def trace(network: Network, x: npt.ArrayLike, edge_index: npt.ArrayLike,
     edges = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
     types = None if edge_type is None else np.asarray(edge_type, dtype=np.int64)
     sources, targets = edges[0], edges[1]
-    h = features @ network.input_matrix.astype(np.float64) + network.input_bias
+    # h⁽⁰⁾ = σ(x P + p): the identity on Boolean features, a threshold unit on numeric ones.
+    h = np.clip(features @ network.input_matrix.astype(np.float64) + network.input_bias,
+                0.0, 1.0)
     states, pre = [h], []
     plans = layer_plans(network)
     for plan, edge_weight, self_weight in zip(plans, _per_layer(edge_weights, len(plans)),

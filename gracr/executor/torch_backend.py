@@ -456,7 +456,9 @@ class CompiledModule(nn.Module):
         gate networks of GraphMask-clean read the states at each layer's input) take
         them from here rather than re-running the layers."""
         _check_edge_type(self.relations, edge_type, edge_index)
-        h = x @ self.input_matrix + self.input_bias
+        # h⁽⁰⁾ = σ(x P + p) with the exact clamp (its gradient is 1 on all of [0, 1]): the
+        # identity on Boolean features, a threshold unit on numeric ones.
+        h = (x @ self.input_matrix + self.input_bias).clamp(0.0, 1.0)
         states = [h]
         weights = layer_edge_weights or [None] * len(self.convs)
         baselines = layer_baselines or [None] * len(self.convs)
@@ -543,7 +545,7 @@ class TargetConeModule(nn.Module):
         (a baseline has the whole layer's width; the cone takes the columns it keeps)."""
         if x.shape[0] != self.num_nodes or edge_index.shape[1] != self.num_edges:
             raise ValueError("TargetConeModule runs on the graph it was built for")
-        h = x.index_select(0, self.rows) @ self.input_matrix + self.input_bias
+        h = (x.index_select(0, self.rows) @ self.input_matrix + self.input_bias).clamp(0.0, 1.0)
         weights = layer_edge_weights or [None] * len(self.convs)
         baselines = layer_baselines or [None] * len(self.convs)
         for depth, (conv, weight, baseline, columns) in enumerate(zip(
@@ -680,7 +682,7 @@ class TargetConeBatch(nn.Module):
         # The input map is node-wise: applied before the reordering, which then moves the
         # (narrower) live columns only.
         mapped = (x @ self.input_matrix).index_select(1, self.order)
-        h = mapped.transpose(0, 1).reshape(-1, mapped.shape[2]) + self.input_bias
+        h = (mapped.transpose(0, 1).reshape(-1, mapped.shape[2]) + self.input_bias).clamp(0.0, 1.0)
         if self.remembered is None:
             output: Tensor = self._layers(h, copies, 0, len(self.convs))[:, 0]
             return output
@@ -824,13 +826,13 @@ class FusedCompiledModule(nn.Module):
     def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None, *,
                 edge_type: Tensor | None = None) -> Tensor:
         _check_edge_type(self.declared_relations, edge_type, edge_index)
-        h0: Tensor = x @ self.input_matrix + self.input_bias
+        h0: Tensor = (x @ self.input_matrix + self.input_bias).clamp(0.0, 1.0)
         if len(self.layers) == 0:
             H = h0
         else:
             H = torch.zeros(x.shape[0], self.width, dtype=h0.dtype)
             settled = self.settled_at_input
-            H[:, :settled] = h0[:, :settled].clamp(0.0, 1.0)
+            H[:, :settled] = h0[:, :settled]
             edges: dict[int | None, tuple[Tensor, Tensor]] = {None: (edge_index[0], edge_index[1])}
             for relation in self.relations - {None}:
                 if edge_type is None:
