@@ -237,3 +237,24 @@ def test_deterministic_and_fast() -> None:
     seconds = time.perf_counter() - start
     assert a.to_json() == b.to_json()
     assert seconds < 3.0, seconds
+
+
+def test_tiny_and_empty_samples() -> None:
+    rng = np.random.default_rng(5)
+    tables = [generate_sample(rng, TissueSettings.for_cells(2)) for _ in range(100)]
+    assert min(t.num_cells for t in tables) == 0
+    for table in tables:
+        graph = graph_json(table, 0.5, 3.0)
+        assert graph["num_nodes"] == table.num_cells
+        assert recompute_label(table, 0.5) == brute_force_label(table, 0.5)
+        if not table.mask("tumour").any():
+            assert engaged_ratio(table) is None and not recompute_label(table, 0.0)
+
+
+def test_settings_refuse_what_cannot_work() -> None:
+    with pytest.raises(ValueError, match="cover"):
+        TissueSettings(side_um=400.0, cells_per_mm2=18750.0)   # 3000 cells 8 µm apart
+    with pytest.raises(ValueError, match="shares"):
+        TissueSettings(tumour_share=0.7, tcell_share=0.5)
+    with pytest.raises(ValueError, match="at least 1"):
+        radius_graph(generate_sample(np.random.default_rng(0), TissueSettings()), 0.5)

@@ -14,9 +14,10 @@ local T-cell density alone. Here:
   them (the T cells left are decoys);
 - cell counts are drawn first (Poisson total, multinomial types) and the engagement
   target independently of them, so counts carry no label signal either;
-- tumour nests grow cell by cell into contiguous nests, each step steering the running
-  engaged fraction towards the target; a step may never leave a T cell in the band
-  (r, r + gap] of a tumour cell without one within r, so decoys keep a safety gap.
+- tumour nests are compact contiguous blobs, each the best of several random seeds at
+  keeping the running engaged fraction near the target; a nest may never leave a T cell
+  in the band (r, r + gap] of a tumour cell without one within r, so decoys keep a
+  safety gap.
 
 Every function takes its `numpy.random.Generator`; nothing touches a global seed.
 """
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 from scipy.spatial import cKDTree
 
 from gracr.spatial.radius import engaged_fraction, roles
@@ -85,6 +87,7 @@ class TissueSettings:
     tcell_share: float = 0.2
     nest_cells: tuple[int, int] = (10, 30)
     nest_step_um: float = 30.0
+    nest_candidates: int = 24
     patches_per_mm2: float = 12.0
     patch_sigma_um: float = 50.0
     patch_background: float = 0.03
@@ -119,11 +122,11 @@ class TissueSettings:
         return self.cells_per_mm2 * (self.side_um / 1000.0) ** 2
 
     @classmethod
-    def for_cells(cls, cells: int, **changes: object) -> TissueSettings:
-        """Settings whose field holds ≈ `cells` cells at the default density."""
-        density = float(changes.pop("cells_per_mm2", cls.cells_per_mm2))  # type: ignore[arg-type]
-        side = 1000.0 * math.sqrt(cells / density)
-        return cls(side_um=side, cells_per_mm2=density, **changes)  # type: ignore[arg-type]
+    def for_cells(cls, cells: float, cells_per_mm2: float = 1875.0) -> TissueSettings:
+        """Settings whose field holds ≈ `cells` cells at `cells_per_mm2` (other settings
+        at their defaults; change them with `dataclasses.replace`)."""
+        return cls(side_um=1000.0 * math.sqrt(cells / cells_per_mm2),
+                   cells_per_mm2=cells_per_mm2)
 
 
 def place_cells(rng: np.random.Generator, count: int, side_um: float,
@@ -189,6 +192,8 @@ def _choose_tcells(rng: np.random.Generator, positions: FloatArray, count: int,
     over a flat background). It sees positions only, never tumour or label, which is what
     keeps T-cell density free of label signal."""
     n = len(positions)
+    if count == 0:
+        return np.zeros(n, dtype=np.bool_)
     area_mm2 = (settings.side_um / 1000.0) ** 2
     patches = max(1, int(rng.poisson(settings.patches_per_mm2 * area_mm2)))
     centres = rng.uniform(0.0, settings.side_um, size=(patches, 2))
@@ -237,58 +242,91 @@ def _neighbours(positions: FloatArray, tcell: BoolArray,
     return _Neighbours(near_t, band_t, band_of_t, step)
 
 
+@dataclass
+class _Growth:
+    """The mutable state of one sample's nest growth (local to `_grow_nests`; never
+    returned). `blocked[p]`: T cells in p's band that are not drivers yet."""
+
+    tumour: BoolArray
+    free: BoolArray
+    driver: BoolArray
+    blocked: npt.NDArray[np.int64]
+    engaged: int = 0
+    placed: int = 0
+
+    def copy(self) -> _Growth:
+        return _Growth(self.tumour.copy(), self.free.copy(), self.driver.copy(),
+                       self.blocked.copy(), self.engaged, self.placed)
+
+    def add(self, p: int, nb: _Neighbours, engaged_here: BoolArray) -> None:
+        """Make p tumour: the T cells within r become drivers, which frees their bands."""
+        self.tumour[p] = True
+        self.free[p] = False
+        self.placed += 1
+        self.engaged += int(engaged_here[p])
+        for t in nb.near_t[p]:
+            if not self.driver[t]:
+                self.driver[t] = True
+                self.blocked[nb.band_of_t[t]] -= 1
+
+
+def _grow_blob(state: _Growth, seed: int, size: int, order: npt.NDArray[np.int64],
+               nb: _Neighbours, engaged_here: BoolArray) -> None:
+    """Grow a nest of up to `size` cells from `seed`, nearest to the seed first (a compact,
+    roughly round nest), each new cell within the nest step of one already in it."""
+    n = len(state.free)
+    touching = np.zeros(n, dtype=np.bool_)
+    touching[seed] = True
+    grown = 0
+    for p in order.tolist():
+        if grown == size:
+            break
+        if p >= n or not touching[p] or not state.free[p] or state.blocked[p] > 0:
+            continue
+        state.add(p, nb, engaged_here)
+        touching[nb.step[p]] = True
+        grown += 1
+
+
 def _grow_nests(rng: np.random.Generator, positions: FloatArray, tcell: BoolArray,
                 count: int, target: float, settings: TissueSettings) -> BoolArray:
-    """`count` tumour cells (fewer only if no position may take one) grown as contiguous
-    nests, each next cell chosen engaged or not to keep #engaged / #tumour near `target`.
+    """`count` tumour cells (fewer only if no position may take one) in compact contiguous
+    nests, placed so that #engaged / #tumour lands near `target`.
+
+    Each nest is grown from several random seeds; the one that leaves the running engaged
+    count closest to `target` times the running tumour count is kept. Nests sitting on
+    T-cell patches engage, nests away from them do not, so the target moves only where
+    nests go, never how many cells or T cells there are.
 
     A position may become tumour only if every T cell in its band (r, r + gap] is already
-    a driver; adding a tumour cell makes the T cells within r drivers. So at every step a
-    T cell is either a driver or farther than r + gap from every tumour cell."""
+    a driver, and a tumour cell makes the T cells within r drivers; so at every step a T
+    cell is either a driver or farther than r + gap from every tumour cell."""
     n = len(positions)
     nb = _neighbours(positions, tcell, settings)
+    tree = cKDTree(positions)
     engaged_here = np.array([bool(v) for v in nb.near_t], dtype=np.bool_).reshape(n)
-    blocked = np.array([len(v) for v in nb.band_t], dtype=np.int64).reshape(n)
-    free = ~tcell
-    driver = np.zeros(n, dtype=np.bool_)
-    tumour = np.zeros(n, dtype=np.bool_)
-    frontier = np.zeros(n, dtype=np.bool_)
-    engaged = 0
-    nest_left, seed = 0, 0
+    state = _Growth(np.zeros(n, dtype=np.bool_), ~tcell, np.zeros(n, dtype=np.bool_),
+                    np.array([len(v) for v in nb.band_t], dtype=np.int64).reshape(n))
     low, high = settings.nest_cells
-    for placed in range(count):
-        want_engaged = engaged + 0.5 < target * (placed + 1)   # round to nearest
-        open_ = free & (blocked == 0)
-        pick = -1
-        candidates = np.flatnonzero(open_)
-        if not len(candidates):
+    while state.placed < count:
+        open_ = np.flatnonzero(state.free & (state.blocked == 0))
+        if not len(open_):
             break
-        preferred = candidates[engaged_here[candidates] == want_engaged]
-        if nest_left > 0:
-            # Grow the current nest with the kind of cell the target asks for; if its
-            # frontier offers none, end the nest early (steering beats nest size) unless
-            # no such cell is open anywhere.
-            pool = preferred[frontier[preferred]]
-            if not len(pool) and not len(preferred):
-                pool = candidates[frontier[candidates]]
-            if len(pool):
-                gaps = ((positions[pool] - positions[seed]) ** 2).sum(axis=1)
-                pick = int(pool[int(np.argmin(gaps))])
-        if pick < 0:
-            pool = preferred if len(preferred) else candidates
-            pick = seed = int(rng.choice(pool))
-            frontier[:] = False
-            nest_left = int(rng.integers(low, high + 1))
-        tumour[pick] = True
-        free[pick] = False
-        nest_left -= 1
-        engaged += int(engaged_here[pick])
-        frontier[nb.step[pick]] = True
-        for t in nb.near_t[pick]:
-            if not driver[t]:
-                driver[t] = True
-                blocked[nb.band_of_t[t]] -= 1
-    return tumour
+        size = min(int(rng.integers(low, high + 1)), count - state.placed)
+        seeds = rng.choice(open_, size=min(settings.nest_candidates, len(open_)), replace=False)
+        best: _Growth | None = None
+        best_miss = math.inf
+        for seed in seeds.tolist():
+            trial = state.copy()
+            _, order = tree.query(positions[seed], k=min(n, 4 * size + 8))
+            _grow_blob(trial, int(seed), size,
+                       np.atleast_1d(np.asarray(order, dtype=np.int64)), nb, engaged_here)
+            miss = abs(trial.engaged - target * trial.placed) - 1e-9 * trial.placed
+            if miss < best_miss:
+                best, best_miss = trial, miss
+        assert best is not None
+        state = best
+    return state.tumour
 
 
 def generate_sample(rng: np.random.Generator, settings: TissueSettings) -> CellTable:
@@ -326,22 +364,23 @@ def short_decimal_between(low: Fraction, high: Fraction, digits: int = 4) -> Fra
 
 def choose_theta(tables: list[CellTable], digits: int = 4) -> float:
     """θ for class balance: a short decimal strictly between two neighbouring sorted
-    ratios, at the median if the gap there admits one, else at the nearest gap that does
-    (samples without tumour cells sort below every ratio: they are negative for any θ ≥ 0).
-    No sample's ratio equals θ, so no label hangs on a tie."""
-    below = Fraction(-1)
-    ratios = sorted(below if f is None else f for f in (engaged_fraction(t) for t in tables))
+    ratios, at the median if the gap there admits one, else at the nearest gap that does.
+    No sample's ratio equals θ, so no label hangs on a tie. Samples without tumour cells
+    sort below every ratio (they are negative for any θ ≥ 0), and θ is never negative."""
+    no_tumour = Fraction(-1)
+    ratios = sorted(no_tumour if f is None else f
+                    for f in (engaged_fraction(t) for t in tables))
     if len(ratios) < 2:
         raise ValueError("θ needs at least two samples")
     middle = len(ratios) // 2
+    just_below_zero = Fraction(-1, 10 ** (digits + 1))
     for offset in range(len(ratios)):
-        for k in (middle - offset, middle + offset):
+        for k in sorted({middle - offset, middle + offset}):
             if not 1 <= k < len(ratios):
                 continue
-            low, high = max(ratios[k - 1], Fraction(0) - Fraction(1, 10 ** (digits + 1))), \
-                ratios[k]
-            theta = short_decimal_between(low, high, digits)
-            if theta is not None and theta >= 0:
+            theta = short_decimal_between(max(ratios[k - 1], just_below_zero), ratios[k],
+                                          digits)
+            if theta is not None:
                 return float(theta)
     raise ValueError("no short decimal θ separates the samples' ratios")
 
