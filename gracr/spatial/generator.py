@@ -75,6 +75,12 @@ class TissueSettings:
     `engagement` is the range the per-sample target engaged fraction is drawn from
     (uniformly); the range stays below what the T cells can reach in nearly every sample,
     so the achieved fraction follows the target and not the cell counts.
+
+    The T cells follow `patches_per_mm2` Gaussian patches of `patch_sigma_um` over a flat
+    `patch_background` (patchy, so that T-poor ground exists for unengaged nests); nests
+    hold `nest_cells` cells, each cell within `nest_step_um` of another, and each nest is
+    the best of `nest_candidates` seeds. `decoy_gap_um` is the safety gap beyond the label
+    radius that every decoy keeps from every tumour cell.
     """
 
     side_um: float = 400.0
@@ -113,6 +119,8 @@ class TissueSettings:
         low, high = self.engagement
         if not 0 <= low <= high <= 1:
             raise ValueError(f"engagement must be a range within [0, 1], got {self.engagement}")
+        if self.nest_candidates < 1 or self.nest_step_um <= 0:
+            raise ValueError("nest_candidates and nest_step_um must be positive")
         if not 1 <= self.nest_cells[0] <= self.nest_cells[1]:
             raise ValueError(f"nest_cells must be a range of positive sizes, got "
                              f"{self.nest_cells}")
