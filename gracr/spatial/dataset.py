@@ -1,0 +1,87 @@
+"""A tissue dataset on disk: graph JSON per sample, the cell tables, the program and the
+task file gracr reads.
+
+The program states the rule of the tissue benchmark note in gracr's language: the types
+come from the markers, a tumour cell is engaged iff a near edge brings it a tcell, and the
+sample is positive iff more than θ of its tumour cells are engaged.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from gracr.spatial.radius import radius_graph, relations_of, theta_fraction
+from gracr.spatial.table import CHANNELS, CellTable
+from gracr.spatial.radius import FAR, NEAR
+
+PROGRAM_FILE, TASK_FILE = "tissue.gml", "tissue.toml"
+GRAPHS_FILE, CELLS_FILE = "graphs.jsonl", "cells.jsonl"
+
+
+def theta_text(theta: float) -> str:
+    """θ as the program writes it: the shortest decimal that reads back as `theta`."""
+    fraction = theta_fraction(theta)
+    if fraction.denominator == 1:
+        return str(fraction.numerator)
+    text = repr(float(theta))
+    if "e" in text or "E" in text:
+        raise ValueError(f"θ = {theta} has no short decimal form")
+    return text
+
+
+def tissue_program(theta: float) -> str:
+    """The program text for a dataset's θ (gracr's `.gml`)."""
+    return (f"features {', '.join(CHANNELS)}\n"
+            f"relations {NEAR}, {FAR}\n"
+            f"let tumour = ck - cd8 > 0.5\n"
+            f"let tcell  = cd8 - ck > 0.5\n"
+            f"let engaged = tumour & <1>{{{NEAR}}} tcell\n"
+            f"classify count(engaged) > {theta_text(theta)} * count(tumour)\n")
+
+
+def graph_json(table: CellTable, theta: float, ratio: float) -> dict[str, Any]:
+    """gracr's graph JSON of one sample: marker features per node, the radius graph at
+    `ratio` times the label radius (both directions, relation and length per edge), and
+    the cell table and θ as `x-` annotations."""
+    edges, distances = radius_graph(table, ratio)
+    return {
+        "num_nodes": table.num_cells,
+        "features": [[float(v) for v in row] for row in table.markers.tolist()],
+        "edges": [[int(s), int(t)] for s, t in edges.tolist()],
+        "relations": list(relations_of(distances, table.label_radius_um)),
+        "edge_attr": [[float(d)] for d in distances.tolist()],
+        "x-cells": table.to_json(),
+        "x-theta": float(theta),
+    }
+
+
+def task_text(count: int) -> str:
+    """The task file: the program beside it and the graphs taken as they are."""
+    return (f'name = "Tissue"\n'
+            f'formula = "{PROGRAM_FILE}"\n'
+            f'\n[graphs]\n'
+            f'file = "{GRAPHS_FILE}"\n'
+            f'\n[dataset]\n'
+            f'graphs = {count}\n')
+
+
+def write_dataset(folder: str | Path, tables: Sequence[CellTable], theta: float,
+                  ratio: float) -> Path:
+    """Write `graphs.jsonl`, `cells.jsonl`, `tissue.gml` and `tissue.toml` into `folder`
+    (created if needed); returns the task file's path."""
+    root = Path(folder)
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / GRAPHS_FILE, "w", encoding="utf-8") as out:
+        for table in tables:
+            out.write(json.dumps(graph_json(table, theta, ratio), separators=(",", ":")))
+            out.write("\n")
+    with open(root / CELLS_FILE, "w", encoding="utf-8") as out:
+        for table in tables:
+            out.write(json.dumps(table.to_json(), separators=(",", ":")))
+            out.write("\n")
+    (root / PROGRAM_FILE).write_text(tissue_program(theta), encoding="utf-8")
+    task = root / TASK_FILE
+    task.write_text(task_text(len(tables)), encoding="utf-8")
+    return task
