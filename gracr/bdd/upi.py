@@ -230,12 +230,29 @@ def _variables(graph: Graph, over: Over, edges: BoolArray, nodes: BoolArray) -> 
             for i in walk]
 
 
+def bandwidth_order(graph: Graph) -> list[int]:
+    """The nodes in reverse Cuthill–McKee order of the undirected graph (scipy): nodes
+    close in the graph close in the order. A graph classifier's walk starts from every
+    node in this order, so that a sentence counting over all nodes (`exists`, a linear
+    count) meets each neighbourhood's variables together; in node-index order a large
+    spatial graph (a tissue sample, whose indices say nothing about place) gave a
+    diagram 13 times larger."""
+    if graph.num_nodes == 0:
+        return []
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+    adjacency = csr_matrix((np.ones(graph.num_edges), (graph.sources, graph.targets)),
+                           shape=(graph.num_nodes, graph.num_nodes))
+    return [int(v) for v in reverse_cuthill_mckee(adjacency, symmetric_mode=False)]
+
+
 def computation_order(prog: Program, graph: Graph, target: int | None = None,
                       over: Over = "edges", edges: BoolArray | None = None,
                       nodes: BoolArray | None = None) -> list[Var]:
     """The variables in the order BuildNode first reaches them, each edge after its source's inputs.
 
-    Depth first from the explained node (every node, in order, for a graph
+    Depth first from the explained node (every node, in `bandwidth_order`, for a graph
     classifier), up to the modal depth k: for each in-edge (u, v) of v that the
     modalities at that depth admit (`admitted_by_depth`), first the edges u itself
     reads, then the variables of the presence of (u, v) not placed yet: `y_v`,
@@ -263,7 +280,7 @@ def computation_order(prog: Program, graph: Graph, target: int | None = None,
             order.append(Var.node(v))
 
     visited: set[tuple[int, int]] = set()
-    roots = range(graph.num_nodes) if node is None else (node,)
+    roots = bandwidth_order(graph) if node is None else [node]
     for root in roots:
         # An explicit stack, not recursion: (node, remaining depth, next in-edge index).
         stack = [(root, depth, int(bounds[root]))] if (root, depth) not in visited else []
