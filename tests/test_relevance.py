@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
 import gracr
-from gracr.bdd.backend import BACKENDS, Var, make_backend
+from gracr.bdd.backend import BACKENDS, DiagramTooLarge, Var, make_backend
 from gracr.bdd.brute import brute_force_relevance, subset_values
 from gracr.bdd.build import Builder
 from gracr.bdd.relevance import (
@@ -248,6 +248,10 @@ def test_majority_of_in_neighbours_is_signed(backend: str) -> None:
     assert report.counterfactual.tolist() == [False, True, True, False]
     assert report.min_counterfactual == 1
     assert report.counterfactual_closure == "support"  # `more` is not monotone
+    label, counterfactual, minimum, beta, phi = brute_force_relevance(prog, graph, 0)
+    assert (label, counterfactual.tolist(), minimum) == (1, [False, True, True, False], 1)
+    half, third = Fraction(1, 2), Fraction(1, 3)
+    assert beta == [0, half, half, -half] and phi == [0, 2 * third, 2 * third, -third]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -264,6 +268,10 @@ def test_negative_instance_no_red_node(backend: str) -> None:
     assert report.banzhaf == pytest.approx([-0.5, 0, -0.5], abs=TOLERANCE)
     assert report.counterfactual.tolist() == [True, False, True]
     assert report.min_counterfactual == 2 and report.support_size == 2
+    label, counterfactual, minimum, beta, phi = brute_force_relevance(prog, graph)
+    assert (label, counterfactual.tolist(), minimum) == (0, [True, False, True], 2)
+    half = Fraction(1, 2)
+    assert beta == [-half, 0, -half] and phi == [-half, 0, -half]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -401,9 +409,16 @@ def test_relevance_json_is_per_node_and_json_able() -> None:
     assert set(record) == set(sampled)
 
 
-def test_bad_arguments_are_refused() -> None:
+def test_bad_arguments_and_budgets_are_refused() -> None:
     prog = gracr.parse("colors red\nclassify exists[2, inf] red")
     graph = Graph.from_edges(3, [["red"]] * 3, [])
+    with pytest.raises(DiagramTooLarge):
+        relevance(prog, graph, backend="autoref", max_nodes=3)
+    manager = make_backend("cudd")
+    manager.declare([Var.node(v) for v in range(3)])
+    diagram = export(Builder(manager, graph, "nodes").build_graph(prog.classifier))
+    with pytest.raises(GracrError, match="lower max_exact"):
+        shapley_exact(diagram, max_bytes=100)
     with pytest.raises(GracrError):
         relevance(prog, graph, max_exact=5000)
     with pytest.raises(GracrError):

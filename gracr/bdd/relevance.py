@@ -63,6 +63,7 @@ from gracr.bdd.upi import (
 from gracr.dsl.parse import Program
 from gracr.errors import GracrError
 from gracr.data.graph import Graph
+from gracr.limits import DEFAULT_MAX_BYTES, format_bytes
 
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
@@ -239,7 +240,7 @@ def _lift(rows: FloatArray, gaps: IntArray) -> FloatArray:
     return lifted
 
 
-def shapley_exact(diagram: Diagram) -> FloatArray:
+def shapley_exact(diagram: Diagram, max_bytes: int = DEFAULT_MAX_BYTES) -> FloatArray:
     """Exact Shapley values of the support variables (Arenas et al., AAAI 2021).
 
     `bottom[w][b]`: the assignments of the variables at levels `>= level(w)` with `b`
@@ -252,7 +253,8 @@ def shapley_exact(diagram: Diagram) -> FloatArray:
     bottom'[low u])` (`'`: lifted to the levels below `i`); and then
     `phi_i = sum_k D_i[k] k! (n - k - 1)! / n!`. Rows of length `n + 1` per node,
     each level's nodes at once (`_lift`, and one matrix product for the sum of
-    the products): `O(|BDD| n^2)` time, `O(|BDD| n)` memory.
+    the products): `O(|BDD| n^2)` time, `O(|BDD| n)` memory: two float64 rows of
+    `n + 1` per node, refused (`GracrError`) past `max_bytes`.
     """
     n, size, low, high, level = (diagram.n, diagram.size, diagram.low, diagram.high,
                                  diagram.level)
@@ -261,6 +263,11 @@ def shapley_exact(diagram: Diagram) -> FloatArray:
     if n > EXACT_LIMIT:
         raise GracrError(f"exact Shapley values over {n} variables overflow float64 "
                          f"(at most {EXACT_LIMIT}): use Monte Carlo")
+    needed = 2 * size * (n + 1) * 8
+    if needed > max_bytes:
+        raise GracrError(f"exact Shapley values on a diagram of {size:,} nodes over {n} "
+                         f"variables take {format_bytes(needed)}, over the budget of "
+                         f"{format_bytes(max_bytes)}: lower max_exact to sample them")
     levels = _levels(diagram)
 
     def below(nodes: IntArray, i: int) -> tuple[FloatArray, FloatArray]:
@@ -484,7 +491,8 @@ def relevance(prog: Program, graph: Graph, target: int | None = None, backend: s
         label=label, counterfactual=counterfactual, min_counterfactual=minimum, banzhaf=beta,
         shapley=phi, shapley_method=method, shapley_stderr=stderr,
         permutations=permutations if sampled else None, seed=seed if sampled else None,
-        counterfactual_closure=closure, support_size=diagram.n, diagram_size=manager.dag_size(f), plain_size=diagram.size,
+        counterfactual_closure=closure, support_size=diagram.n,
+        diagram_size=manager.dag_size(f), plain_size=diagram.size,
         backend=manager.name, build_seconds=built - start,
         counterfactual_seconds=flipped - built, banzhaf_seconds=banzhafed - flipped,
         shapley_seconds=done - banzhafed)
