@@ -5,7 +5,9 @@ formulas, and typed ones with attribute families and relation filters), the
 counterfactual set, its minimum size, the Banzhaf and the exact Shapley values of
 every node equal the brute force of `gracr.bdd.brute.brute_force_relevance`, which
 builds every induced subgraph with `keep_nodes` and runs the reference evaluator, on
-both backends; the Shapley values add up to `v(V) - v(empty)` (efficiency). Each
+both backends; the Shapley values add up to `v(V) - v(empty)` (efficiency). On
+graphs too large for the brute force, the engines agree, efficiency holds against
+the reference evaluator and nothing outside the receptive field is relevant. Each
 property counts how often a draw was informative (a non-zero Shapley value) and
 fails under `MIN_INFORMATIVE` of its draws: draws with constant games would compare
 nothing but zeros.
