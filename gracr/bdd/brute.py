@@ -19,6 +19,8 @@ a deleted node and renumbers the rest). Then, on arrays indexed by bitmask:
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Literal, overload
 
 import numpy as np
@@ -149,3 +151,74 @@ def brute_force_upi(prog: Program, graph: Graph, target: int | None = None,
     Costs `2^|variables|` evaluations: meant for graphs of about a dozen edges or nodes.
     """
     return shaped(*brute_force_masks(prog, graph, target, over, max_variables), over)
+
+
+# ---------------------------------------------------------------- node relevance by definition
+
+
+IntArray = npt.NDArray[np.int64]
+
+
+def _int_bit_view(values: IntArray, bit: int) -> IntArray:
+    """`_bit_view` of an integer table."""
+    return values.reshape(-1, 2, 1 << bit)
+
+
+def _popcounts(count: int) -> IntArray:
+    """`|S|` for every bitmask `S` of `count` bits."""
+    sizes = np.zeros(1 << count, dtype=np.int64)
+    for bit in range(count):
+        _int_bit_view(sizes, bit)[:, 1, :] += 1
+    return sizes
+
+
+def brute_force_relevance(prog: Program, graph: Graph, target: int | None = None,
+                          max_variables: int = MAX_VARIABLES
+                          ) -> tuple[int, BoolArray, int | None, list[Fraction], list[Fraction]]:
+    """`(label, counterfactual, min_counterfactual, banzhaf, shapley)` of
+    `gracr.bdd.relevance.relevance`, by their definitions over every node subset.
+
+    The players are all nodes but a node classifier's target (`subset_variables` over
+    nodes), dummies included: the oracle does not rely on the diagram's support. The
+    game is `v(S)` = the classifier on `graph.keep_nodes(S)` (`subset_values`). Values
+    are exact `Fraction`s, one per node (0 for the target); `counterfactual[v]`: `v`
+    lies in an inclusion-minimal removal `R` with `v(V - R) != v(V)`.
+    """
+    variables = subset_variables(prog, graph, target, "nodes")
+    values = subset_values(prog, graph, target, "nodes", max_variables)
+    count = len(variables)
+    full = (1 << count) - 1
+    label = int(values[full])
+    # Bitmask r is the kept set; its removal is full - r.
+    flips = values != values[full]
+    sizes = _popcounts(count)
+    # below[r]: some kept set K >= r flips, i.e. some removal inside full - r does.
+    below = flips.copy()
+    for bit in range(count):
+        view = _bit_view(below, bit)
+        view[:, 0, :] |= view[:, 1, :]
+    # A flipping removal R is minimal iff for no x in R does a removal inside R - {x}
+    # flip (every proper subset of R lies in some R - {x}).
+    minimal = flips.copy()
+    for bit in range(count):
+        _bit_view(minimal, bit)[:, 0, :] &= ~_bit_view(below, bit)[:, 1, :]
+    counterfactual = np.zeros(graph.num_nodes, dtype=np.bool_)
+    for bit, variable in enumerate(variables):
+        counterfactual[variable.index] = bool(_bit_view(minimal, bit)[:, 0, :].any())
+    removed = count - sizes
+    min_counterfactual = int(removed[flips].min()) if flips.any() else None
+    # n! phi_i = sum_S |S|! (n - |S| - 1)! (v(S + i) - v(S)) is an integer of absolute
+    # value at most n! (2.4e18 for n = 20): int64 holds every partial sum.
+    weights = np.array([math.factorial(k) * math.factorial(count - k - 1)
+                        for k in range(count)], dtype=np.int64)
+    banzhaf = [Fraction(0)] * graph.num_nodes
+    shapley = [Fraction(0)] * graph.num_nodes
+    game = values.astype(np.int64)
+    for bit, variable in enumerate(variables):
+        table = _int_bit_view(game, bit)
+        step: IntArray = table[:, 1, :] - table[:, 0, :]
+        without = _int_bit_view(sizes, bit)[:, 0, :]
+        banzhaf[variable.index] = Fraction(int(step.sum()), 1 << (count - 1))
+        shapley[variable.index] = Fraction(int((step * weights[without]).sum()),
+                                           math.factorial(count))
+    return label, counterfactual, min_counterfactual, banzhaf, shapley

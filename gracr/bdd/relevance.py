@@ -1,0 +1,527 @@
+"""Signed, exact node-level relevance from the ROBDD: counterfactuals, Banzhaf, Shapley.
+
+The game. For a program and a graph with nodes `V` (less a node classifier's target,
+which is never removed), `v(S)` is the label (1 positive) of the subgraph induced by
+`S <= V`: the deletion semantics of `gracr.bdd.build` (`over="nodes"`), whose diagram
+`f` over the node variables `y_v` (`y_v = 1`: node `v` kept) is `v` itself. Every
+quantity below is read off that one diagram, never by enumerating subsets:
+
+1. Counterfactuals. A removal `R <= V` flips the label when `v(V - R) != v(V)`.
+   `counterfactual[v]` says whether `v` lies in some inclusion-minimal flipping
+   removal, and `min_counterfactual` is the size of the smallest one (`None` when no
+   removal flips the label). The minimal elements of a family are those of its
+   superset closure, and the variables occurring in the minimal true points of a
+   monotone function are exactly the variables it depends on; so the union is the
+   support of the closure, built like Algorithm 2 (Extend) of `gracr.bdd.upi` with
+   `|` in place of `&` (`h <- h | h|y=1` for each variable: a removal flips if a
+   smaller one does), skipped when `gracr.bdd.polarity` finds the function already
+   closed. The minimum size is a shortest path in `f`, removing a node costing 1.
+2. Banzhaf: `beta_i = 2^-(n-1) sum_{S <= V - i} v(S + i) - v(S)
+   = P(f | y_i = 1) - P(f | y_i = 0)` under the uniform distribution, the partial
+   derivative of the multilinear extension `P`. One bottom-up pass gives `P` at every
+   diagram node, one top-down pass the probability `reach(u)` of reaching it, and
+   `beta_i = sum over nodes u labelled i of reach(u) (P(high u) - P(low u))`.
+3. Shapley: `phi_i = sum_{S <= V - i} |S|! (n - |S| - 1)! / n! (v(S + i) - v(S))`,
+   exactly, by the polynomial algorithm of Arenas, Barcelo, Bertossi and Monet, "The
+   Tractability of SHAP-Score-Based Explanations over Deterministic and Decomposable
+   Boolean Circuits" (AAAI 2021), which applies since an ROBDD is a deterministic and
+   decomposable circuit: size-indexed model counts (generating polynomials in the
+   number of kept nodes) bottom-up and top-down, at a cost growing with `|BDD| n^2`.
+   Beyond `max_exact` support variables, Monte Carlo permutation sampling instead
+   (`shapley_method` says which ran, with a standard error per value).
+
+`n` is the size of the diagram's SUPPORT: a node the diagram does not depend on is a
+dummy player, whose Banzhaf and Shapley values are 0 and whose presence does not
+change any other player's value (both indices are unchanged by adding a null player),
+and which is in no minimal flipping removal. So each index is computed over the
+support alone and the others get 0 (and `False`).
+
+Complemented edges (both `dd` engines have them) are expanded away once, in
+`export`: the node `(u, p)` is the function of `u` negated when `p`, which gives the
+plain ROBDD of `f` (at most twice the nodes). Exact results are float64: the
+algorithms are exact, so the error is rounding, around 1e-12 (support below 1000,
+where the model counts stay finite in float64).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from gracr.bdd.backend import MAX_BDD_NODES, Var, make_backend
+from gracr.bdd.build import Builder
+from gracr.bdd.polarity import polarity
+from gracr.bdd.upi import (
+    _edge_field, _node_field, admitted_by_depth, computation_order, resolve_target,
+    value_at_full_graph,
+)
+from gracr.dsl.parse import Program
+from gracr.errors import GracrError
+from gracr.data.graph import Graph
+from gracr.limits import DEFAULT_MAX_BYTES, format_bytes
+
+BoolArray = npt.NDArray[np.bool_]
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+ShapleyMethod = Literal["exact", "monte-carlo"]
+
+MAX_EXACT = 200            # the default largest support for exact Shapley values
+EXACT_LIMIT = 1000         # past it the model counts (up to 2^n) overflow float64
+PERMUTATIONS = 2000        # the default number of sampled permutations
+FALSE, TRUE = 0, 1         # the indices of the terminals in an exported diagram
+_BATCH_CELLS = 1 << 20     # assignments walked at once by the Monte Carlo evaluator
+
+
+# ---------------------------------------------------------------- the plain diagram
+
+
+@dataclass(frozen=True)
+class Diagram:
+    """A plain ROBDD (no complemented edges) as arrays, for numeric passes over it.
+
+    Nodes 0 and 1 are the terminals false and true; the others follow in post-order
+    (children before parents), so index order is a topological order. `level[u]` is
+    the position of `u`'s variable in `variables` (the support, in the diagram's
+    order), `n` for the terminals, whose `low` and `high` point to themselves (so a
+    vectorised walk can keep stepping once it has arrived).
+    """
+
+    variables: tuple[Var, ...]
+    level: IntArray
+    low: IntArray
+    high: IntArray
+    root: int
+
+    @property
+    def n(self) -> int:
+        """The support size."""
+        return len(self.variables)
+
+    @property
+    def size(self) -> int:
+        """Nodes, both terminals included."""
+        return int(self.level.shape[0])
+
+
+def export(f: Any) -> Diagram:
+    """The diagram of a `dd` function handle (either engine) as a plain `Diagram`.
+
+    Both engines store a node once with its regular function and mark an edge as
+    complemented (`negated`); the terminal is `true`, `false` being its complement.
+    `(regular node, parity)` pairs are exactly the distinct subfunctions of `f`, hence
+    the nodes of the plain ROBDD. An explicit stack, not recursion: a diagram can be
+    as deep as its support.
+    """
+    ids: dict[tuple[int, bool], int] = {}
+    levels_seen: dict[int, str] = {}
+    rows: list[tuple[int, int, int]] = []  # (engine level, low id, high id) per internal node
+
+    def regular(h: Any) -> Any:
+        return ~h if h.negated else h
+
+    def key(h: Any, parity: bool) -> tuple[int, bool]:
+        return int(regular(h)), parity ^ bool(h.negated)
+
+    def leaf(h: Any, parity: bool) -> int | None:
+        if h.var is None:
+            return FALSE if parity ^ bool(h.negated) else TRUE
+        return ids.get(key(h, parity))
+
+    stack: list[tuple[Any, bool]] = [(f, False)]
+    while stack:
+        h, parity = stack[-1]
+        if leaf(h, parity) is not None:
+            stack.pop()
+            continue
+        p = parity ^ bool(h.negated)
+        node = regular(h)
+        low, high = node.low, node.high
+        low_id, high_id = leaf(low, p), leaf(high, p)
+        if low_id is None or high_id is None:
+            if low_id is None:
+                stack.append((low, p))
+            if high_id is None:
+                stack.append((high, p))
+            continue
+        stack.pop()
+        levels_seen[int(node.level)] = str(node.var)
+        ids[key(h, parity)] = len(rows) + 2
+        rows.append((int(node.level), low_id, high_id))
+    root = leaf(f, False)
+    assert root is not None
+    order = sorted(levels_seen)
+    position = {level: i for i, level in enumerate(order)}
+    n = len(order)
+    level = np.array([n, n] + [position[r[0]] for r in rows], dtype=np.int64)
+    low = np.array([FALSE, TRUE] + [r[1] for r in rows], dtype=np.int64)
+    high = np.array([FALSE, TRUE] + [r[2] for r in rows], dtype=np.int64)
+    return Diagram(tuple(Var.named(levels_seen[lv]) for lv in order), level, low, high, root)
+
+
+# ---------------------------------------------------------------- the indices
+
+
+def _levels(diagram: Diagram) -> list[IntArray]:
+    """The internal nodes of each level, top level first.
+
+    Every edge goes to a deeper level, so a pass that handles whole levels bottom-up
+    (or top-down) sees every child (parent) of a level before the level itself: each
+    pass below is a few numpy operations per level rather than Python per node.
+    """
+    internal = np.arange(2, diagram.size, dtype=np.int64)
+    by_level = internal[np.argsort(diagram.level[2:], kind="stable")]
+    bounds = np.searchsorted(diagram.level[by_level], np.arange(diagram.n + 1))
+    return [by_level[bounds[i]:bounds[i + 1]] for i in range(diagram.n)]
+
+
+def min_flip(diagram: Diagram, label: int) -> int | None:
+    """The fewest variables to set to 0 (nodes to remove) for `f` to leave `label`.
+
+    A shortest path to the other terminal: a low edge costs 1, a high edge 0, and a
+    variable a path skips stays kept (cost 0). `None` if no path reaches it.
+    """
+    goal = TRUE if label == 0 else FALSE
+    unreachable = diagram.n + 1
+    dist = np.full(diagram.size, unreachable, dtype=np.int64)
+    dist[goal] = 0
+    for nodes in reversed(_levels(diagram)):
+        dist[nodes] = np.minimum(dist[diagram.high[nodes]], 1 + dist[diagram.low[nodes]])
+    best = int(dist[diagram.root])
+    return None if best >= unreachable else best
+
+
+def banzhaf(diagram: Diagram) -> FloatArray:
+    """`beta_i = P(f | y_i = 1) - P(f | y_i = 0)` (uniform `P`) for each support variable.
+
+    The derivative of the multilinear extension: a random path passes through at most
+    one node labelled `i` and the paths that skip level `i` do not depend on `y_i`, so
+    `beta_i = sum_{u labelled i} reach(u) (P(high u) - P(low u))`. Two linear passes,
+    `P` bottom-up and `reach` top-down.
+    """
+    levels, low, high = _levels(diagram), diagram.low, diagram.high
+    prob = np.zeros(diagram.size)
+    prob[TRUE] = 1.0
+    for nodes in reversed(levels):
+        prob[nodes] = 0.5 * (prob[low[nodes]] + prob[high[nodes]])
+    reach = np.zeros(diagram.size)
+    reach[diagram.root] = 1.0
+    beta = np.zeros(diagram.n)
+    for i, nodes in enumerate(levels):
+        r = reach[nodes]
+        beta[i] = float(r @ (prob[high[nodes]] - prob[low[nodes]]))
+        np.add.at(reach, low[nodes], 0.5 * r)
+        np.add.at(reach, high[nodes], 0.5 * r)
+    return beta
+
+
+def _lift(rows: FloatArray, gaps: IntArray) -> FloatArray:
+    """`rows[j] * (1 + x)^gaps[j]` for each j: the size-indexed counts once `gaps[j]`
+    more variables are free (each kept or not). The degrees must stay below the width.
+
+    Step `s` multiplies by `(1 + x)` (`p <- p + x p`) the rows whose gap is at least
+    `s`: sorted by decreasing gap, a prefix of them. `max(gaps)` vectorised steps,
+    `O(n g)` work a row.
+    """
+    if rows.shape[0] == 0 or not gaps.any():
+        return rows.copy()
+    order = np.argsort(-gaps, kind="stable")
+    block = rows[order]
+    remaining = np.bincount(gaps, minlength=int(gaps.max()) + 1)[::-1].cumsum()[::-1]
+    for step in range(1, remaining.shape[0]):
+        count = int(remaining[step])  # rows with a gap >= step
+        block[:count, 1:] += block[:count, :-1].copy()
+    lifted = np.empty_like(block)
+    lifted[order] = block
+    return lifted
+
+
+def shapley_exact(diagram: Diagram, max_bytes: int = DEFAULT_MAX_BYTES) -> FloatArray:
+    """Exact Shapley values of the support variables (Arenas et al., AAAI 2021).
+
+    `bottom[w][b]`: the assignments of the variables at levels `>= level(w)` with `b`
+    ones on which `w` is true; `top[u][a]`: the assignments of the levels above `u`
+    with `a` ones whose path reaches `u`; a skipped level multiplies by `(1 + x)`.
+    The paths through the nodes `u` labelled `i` partition the assignments of the
+    other variables that do not skip level `i`, and those that skip it do not depend
+    on `y_i`, so `D_i[k] = #{S <= V - i, |S| = k: v(S + i) = 1} - #{...: v(S) = 1}`
+    is the sum over those `u` of the product `top[u] * (bottom'[high u] -
+    bottom'[low u])` (`'`: lifted to the levels below `i`); and then
+    `phi_i = sum_k D_i[k] k! (n - k - 1)! / n!`. Rows of length `n + 1` per node,
+    each level's nodes at once (`_lift`, and one matrix product for the sum of
+    the products): `O(|BDD| n^2)` time, `O(|BDD| n)` memory: two float64 rows of
+    `n + 1` per node, refused (`GracrError`) past `max_bytes`.
+    """
+    n, size, low, high, level = (diagram.n, diagram.size, diagram.low, diagram.high,
+                                 diagram.level)
+    if n == 0:
+        return np.zeros(0)
+    if n > EXACT_LIMIT:
+        raise GracrError(f"exact Shapley values over {n} variables overflow float64 "
+                         f"(at most {EXACT_LIMIT}): use Monte Carlo")
+    needed = 2 * size * (n + 1) * 8
+    if needed > max_bytes:
+        raise GracrError(f"exact Shapley values on a diagram of {size:,} nodes over {n} "
+                         f"variables take {format_bytes(needed)}, over the budget of "
+                         f"{format_bytes(max_bytes)}: lower max_exact to sample them")
+    levels = _levels(diagram)
+
+    def below(nodes: IntArray, i: int) -> tuple[FloatArray, FloatArray]:
+        """`bottom'` of the low and high children of `nodes` (at level `i`)."""
+        lo, hi = low[nodes], high[nodes]
+        return (_lift(bottom[lo], level[lo] - i - 1), _lift(bottom[hi], level[hi] - i - 1))
+
+    bottom = np.zeros((size, n + 1))
+    bottom[TRUE, 0] = 1.0
+    for i in range(n - 1, -1, -1):
+        nodes = levels[i]
+        after_low, after_high = below(nodes, i)
+        rows = after_low
+        rows[:, 1:] += after_high[:, :-1]  # the variable itself kept: one more 1
+        bottom[nodes] = rows
+
+    top = np.zeros((size, n + 1))
+    above = int(level[diagram.root])  # the variables above the root are free
+    top[diagram.root, :above + 1] = [float(math.comb(above, a)) for a in range(above + 1)]
+    diff = np.zeros((n, n))
+    for i in range(n):
+        nodes = levels[i]
+        reached = top[nodes]
+        after_low, after_high = below(nodes, i)
+        # sum over the nodes of the products top[u] * q[u]: the anti-diagonals of top^T q
+        products = reached[:, :i + 1].T @ (after_high - after_low)[:, :n - i]
+        for a in range(i + 1):
+            diff[i, a:a + n - i] += products[a]
+        for children, kept in ((low[nodes], False), (high[nodes], True)):
+            internal = children >= 2
+            passed = _lift(reached[internal], level[children[internal]] - i - 1)
+            if kept:
+                passed[:, 1:] = passed[:, :-1].copy()
+                passed[:, 0] = 0.0
+            np.add.at(top, children[internal], passed)
+    weights = np.array([1.0 / (n * math.comb(n - 1, k)) for k in range(n)])
+    result: FloatArray = diff @ weights
+    return result
+
+
+def evaluate_prefixes(diagram: Diagram, positions: IntArray) -> BoolArray:
+    """`f` on every prefix of each permutation, vectorised: `values[p, k]` is `f` with
+    exactly the variables of positions `< k` in permutation `p` kept (k = 0..n).
+
+    `positions[p, i]` is the position of variable `i` in permutation `p`. Every
+    assignment walks the diagram one step at a time, all together, for at most `n`
+    steps (the terminals loop on themselves).
+    """
+    count, n = positions.shape
+    padded = np.concatenate([positions, np.zeros((count, 1), dtype=np.int64)], axis=1)
+    prefix = np.arange(n + 1, dtype=np.int64)[None, :]
+    current = np.full((count, n + 1), diagram.root, dtype=np.int64)
+    rows = np.arange(count)[:, None]
+    for _ in range(n):
+        level = diagram.level[current]
+        if bool((level == n).all()):
+            break
+        kept = padded[rows, level] < prefix
+        current = np.where(kept, diagram.high[current], diagram.low[current])
+    values: BoolArray = current == TRUE
+    return values
+
+
+def shapley_monte_carlo(diagram: Diagram, permutations: int, seed: int
+                        ) -> tuple[FloatArray, FloatArray]:
+    """Shapley values by permutation sampling, and the standard error of each.
+
+    Each of `permutations` uniform random orders (`numpy.random.default_rng(seed)`)
+    gives every variable its marginal contribution `v(prefix + i) - v(prefix)`; a
+    value is the mean of its contributions, its standard error their sample standard
+    deviation over `sqrt(permutations)`. The game values come from the diagram itself,
+    many assignments at once (`evaluate_prefixes`).
+    """
+    n = diagram.n
+    if n == 0:
+        return np.zeros(0), np.zeros(0)
+    if permutations < 2:
+        raise GracrError(f"Monte Carlo Shapley needs at least 2 permutations, got {permutations}")
+    rng = np.random.default_rng(seed)
+    total = np.zeros(n)
+    squares = np.zeros(n)
+    batch = max(1, _BATCH_CELLS // (n + 1))
+    done = 0
+    while done < permutations:
+        count = min(batch, permutations - done)
+        orders = np.argsort(rng.random((count, n)), axis=1)  # orders[p, k]: the k-th variable
+        positions = np.empty_like(orders)
+        rows = np.arange(count)[:, None]
+        positions[rows, orders] = np.arange(n)[None, :]
+        values = evaluate_prefixes(diagram, positions.astype(np.int64)).astype(np.float64)
+        contribution = np.empty((count, n))
+        contribution[rows, orders] = values[:, 1:] - values[:, :-1]
+        total += contribution.sum(axis=0)
+        squares += (contribution ** 2).sum(axis=0)
+        done += count
+    mean = total / permutations
+    variance = np.maximum(squares / permutations - mean ** 2, 0.0) * (
+        permutations / (permutations - 1))
+    return mean, np.sqrt(variance / permutations)
+
+
+# ---------------------------------------------------------------- the API
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """The node-level relevance of one instance, with its cost.
+
+    Arrays have one entry per node of the graph; a node outside the diagram's support
+    (a node classifier's target included) gets `False`, 0 and 0. `shapley_stderr` is
+    `None` when the values are exact (`shapley_method == "exact"`), else the standard
+    error of each Monte Carlo value (0 outside the support). `diagram_size` is the
+    engine's node count of `f` (terminal included, complemented edges shared),
+    `plain_size` that of the exported diagram without complemented edges (both
+    terminals included). Times are wall-clock seconds; `build_seconds` includes
+    creating the manager, `counterfactual_seconds` exporting the diagram.
+    `counterfactual_closure` says how the flipping removals were closed upwards:
+    `"support"` (over the support) or `"skipped (monotone)"` (`gracr.bdd.polarity`).
+    """
+
+    label: int
+    counterfactual: BoolArray
+    min_counterfactual: int | None
+    banzhaf: FloatArray
+    shapley: FloatArray
+    shapley_method: ShapleyMethod
+    shapley_stderr: FloatArray | None
+    permutations: int | None
+    seed: int | None
+    counterfactual_closure: str
+    support_size: int
+    diagram_size: int
+    plain_size: int
+    backend: str
+    build_seconds: float
+    counterfactual_seconds: float
+    banzhaf_seconds: float
+    shapley_seconds: float
+
+    @property
+    def total_seconds(self) -> float:
+        return (self.build_seconds + self.counterfactual_seconds + self.banzhaf_seconds
+                + self.shapley_seconds)
+
+
+def relevance(prog: Program, graph: Graph, target: int | None = None, backend: str = "cudd",
+              max_exact: int = MAX_EXACT, permutations: int = PERMUTATIONS, seed: int = 0,
+              max_nodes: int | None = MAX_BDD_NODES) -> Relevance:
+    """Counterfactuals, Banzhaf and Shapley values of the nodes, from the ROBDD over nodes.
+
+    The diagram is built as `gracr.bdd.upi.upi_report` builds it over nodes (its
+    receptive fields and computation order). Shapley values are exact when the
+    support has at most `max_exact` variables, else estimated from `permutations`
+    sampled permutations with `seed`. `max_nodes` is the ROBDD's node budget.
+    """
+    if max_exact > EXACT_LIMIT:
+        raise GracrError(f"max_exact is at most {EXACT_LIMIT} (float64 model counts), "
+                         f"got {max_exact}")
+    node = resolve_target(prog, graph, target)
+    graph.require_budget("the ROBDD build", 256, 256)
+    graph.check_schema(prog.schema)
+
+    start = time.perf_counter()
+    manager = make_backend(backend, False, max_nodes)
+    edge_field = _edge_field(graph, node, admitted_by_depth(prog.classifier))
+    node_field = _node_field(graph, node, edge_field)
+    variables = computation_order(prog, graph, node, "nodes", edge_field, node_field)
+    manager.declare(variables)
+    builder = Builder(manager, graph, "nodes", kept=node)
+    f = (builder.build_graph(prog.classifier) if node is None
+         else builder.build_node(prog.classifier, node))
+    del builder  # release the memo table's diagrams
+    manager.check_budget()
+    label = int(value_at_full_graph(manager, f, variables))
+    built = time.perf_counter()
+
+    # A removal flips iff `flips` holds on the kept nodes; closing it downwards over the
+    # kept nodes (upwards over the removed ones) keeps its minimal removals and makes it
+    # monotone in them, so its support is their union. It is already closed when the
+    # instance function (`!flips`, true on the whole graph) is increasing, or constant:
+    # the syntactic check behind upi_report's Extend shortcut.
+    flips = manager.neg(f) if label else f
+    direction = polarity(prog.classifier, "nodes")
+    if not label:
+        direction = direction.flipped
+    if direction.is_monotone:
+        closure = "skipped (monotone)"
+    else:
+        closure = "support"
+        for variable in sorted(manager.support(flips)):
+            flips = manager.disj(flips, manager.restrict(flips, {variable: True}))
+        manager.check_budget()
+    counterfactual = np.zeros(graph.num_nodes, dtype=np.bool_)
+    counterfactual[[v.index for v in manager.support(flips)]] = True
+    del flips
+    diagram = export(f)
+    minimum = min_flip(diagram, label)
+    flipped = time.perf_counter()
+
+    players = [v.index for v in diagram.variables]
+    beta = np.zeros(graph.num_nodes)
+    beta[players] = banzhaf(diagram)
+    banzhafed = time.perf_counter()
+
+    phi = np.zeros(graph.num_nodes)
+    stderr: FloatArray | None = None
+    method: ShapleyMethod
+    if diagram.n <= max_exact:
+        phi[players] = shapley_exact(diagram)
+        method = "exact"
+    else:
+        values, errors = shapley_monte_carlo(diagram, permutations, seed)
+        phi[players] = values
+        stderr = np.zeros(graph.num_nodes)
+        stderr[players] = errors
+        method = "monte-carlo"
+    done = time.perf_counter()
+
+    sampled = method == "monte-carlo"
+    return Relevance(
+        label=label, counterfactual=counterfactual, min_counterfactual=minimum, banzhaf=beta,
+        shapley=phi, shapley_method=method, shapley_stderr=stderr,
+        permutations=permutations if sampled else None, seed=seed if sampled else None,
+        counterfactual_closure=closure, support_size=diagram.n,
+        diagram_size=manager.dag_size(f), plain_size=diagram.size,
+        backend=manager.name, build_seconds=built - start,
+        counterfactual_seconds=flipped - built, banzhaf_seconds=banzhafed - flipped,
+        shapley_seconds=done - banzhafed)
+
+
+def relevance_json(prog: Program, graph: Graph, target: int | None = None,
+                   backend: str = "cudd", max_exact: int = MAX_EXACT,
+                   permutations: int = PERMUTATIONS, seed: int = 0,
+                   max_nodes: int | None = MAX_BDD_NODES) -> dict[str, object]:
+    """`relevance` as a JSON-able dict: per-node lists (0/1 for `counterfactual`), the
+    method, the sizes and the seconds of each part."""
+    report = relevance(prog, graph, target, backend, max_exact, permutations, seed, max_nodes)
+    return {
+        "label": report.label,
+        "counterfactual": [int(c) for c in report.counterfactual],
+        "min_counterfactual": report.min_counterfactual,
+        "banzhaf": [float(b) for b in report.banzhaf],
+        "shapley": [float(s) for s in report.shapley],
+        "shapley_method": report.shapley_method,
+        "shapley_stderr": (None if report.shapley_stderr is None
+                           else [float(s) for s in report.shapley_stderr]),
+        "permutations": report.permutations,
+        "seed": report.seed,
+        "counterfactual_closure": report.counterfactual_closure,
+        "support_size": report.support_size,
+        "diagram_size": report.diagram_size,
+        "plain_size": report.plain_size,
+        "backend": report.backend,
+        "seconds": {"build": report.build_seconds,
+                    "counterfactual": report.counterfactual_seconds,
+                    "banzhaf": report.banzhaf_seconds, "shapley": report.shapley_seconds},
+    }
