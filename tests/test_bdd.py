@@ -22,6 +22,7 @@ from gracr.bdd.brute import brute_force_upi, subset_values, upi_from_values
 from gracr.bdd.build import Builder, build_graph, build_node
 from gracr.bdd.polarity import Polarity, polarity
 from gracr.bdd.upi import (
+    bandwidth_order,
     computation_order, extend, extract, receptive_field, resolve_target, union_pi, upi, upi_json,
     upi_report,
 )
@@ -353,10 +354,12 @@ def test_computation_order_puts_each_source_before_its_edge() -> None:
     prog = program("classify <1> <1> red")
     graph = Graph.from_edges(4, [["red"], [], [], []], [(0, 1), (1, 2), (3, 1), (2, 0)])
     assert computation_order(prog, graph, 2) == edge_vars([0, 2, 1, 3])
-    # A graph classifier starts from every node in turn: node 0 reads e3, node 1 reads
-    # e0 and e2, node 2 reads e1 (each source at depth 0 reads nothing).
+    # A graph classifier starts from every node in reverse Cuthill–McKee order, here
+    # 2, 0, 1, 3 (scipy's, from the undirected graph): node 2 reads e1, node 0 reads e3,
+    # node 1 reads e0 and e2, node 3 nothing (each source at depth 0 reads nothing).
+    assert bandwidth_order(graph) == [2, 0, 1, 3]
     sentence = program("classify exists <1> red")
-    assert computation_order(sentence, graph) == edge_vars([3, 0, 2, 1])
+    assert computation_order(sentence, graph) == edge_vars([1, 3, 0, 2])
 
 
 def test_variable_order_changes_sizes_never_masks(backend_name: str) -> None:

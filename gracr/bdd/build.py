@@ -55,14 +55,14 @@ table keyed by (subformula, node) means no pair is built twice (App. D.2).
 
 from __future__ import annotations
 
-from typing import Generic, Literal
+from typing import Generic, Literal, Sequence
 
 import math
 from fractions import Fraction
 
 import numpy as np
 
-from gracr.bdd.backend import BDDBackend, F
+from gracr.bdd.backend import BDDBackend, F, Var
 from gracr.dsl import ir
 from gracr.dsl.evaluate import threshold_values
 from gracr.dsl.ir import Formula
@@ -76,13 +76,17 @@ class Builder(Generic[F]):
     """BuildNode and BuildGraph over one graph, sharing one memo table.
 
     `over` names the variables (see the module docstring) and `kept` the node that
-    is never removed (a node classifier's target), if any. The variables of every
+    is never removed (a node classifier's target), if any. `counting_order` is the
+    order in which a linear count's counter takes the nodes (default: node order);
+    the diagram's node variables bottom-up (`bottom_up_nodes`) keep every
+    intermediate diagram small: each step conjoins variables above all those already
+    read (a 600-cell tissue sample: 0.17 s against 4.5 s in node order, 12 s top-down). The variables of every
     edge and node the formula reads must already be declared in `backend`
     (`gracr.bdd.upi.upi_report` does it).
     """
 
     def __init__(self, backend: BDDBackend[F], graph: Graph, over: Over = "edges",
-                 kept: int | None = None) -> None:
+                 kept: int | None = None, counting_order: Sequence[int] | None = None) -> None:
         if over not in OVER:
             raise ValueError(f"unknown removal {over!r}: use one of {', '.join(OVER)}")
         self.backend = backend
@@ -104,6 +108,8 @@ class Builder(Generic[F]):
         self._presence: dict[int, F] = {}
         self._admitted: dict[ir.Relations, BoolArray] = {}
         self._thresholds_met: dict[int, BoolArray] = {}
+        self._counting_order = list(range(graph.num_nodes)) if counting_order is None \
+            else list(counting_order)
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -414,7 +420,7 @@ class Builder(Generic[F]):
     def _sum_at_least(self, weights: list[int], fids: list[int], need: int) -> F:
         """`Σ_v Σ_i k_i [t_i(v)] ≥ need`: the pseudo-Boolean counter over the nodes."""
         b = self.backend
-        steps = [options for v in range(self.graph.num_nodes)
+        steps = [options for v in self._counting_order
                  if (options := self._contributions(weights, fids, v)) != [(0, b.true)]]
         least = [min(amount for amount, _ in options) for options in steps]
         most = [max(amount for amount, _ in options) for options in steps]
@@ -444,6 +450,14 @@ class Builder(Generic[F]):
                 elif total + rest_most[j + 1] >= need:
                     states[total] = reach
         return settled
+
+
+def bottom_up_nodes(variables: Sequence[Var], num_nodes: int) -> list[int]:
+    """The nodes in the reverse of their variables' order in `variables` (the static
+    order), then the nodes without a variable: `Builder`'s cheap `counting_order`."""
+    with_variable = [v.index for v in reversed(variables) if v.kind == "node"]
+    seen = set(with_variable)
+    return with_variable + [v for v in range(num_nodes) if v not in seen]
 
 
 def build_node(backend: BDDBackend[F], formula: Formula, graph: Graph, node: int,

@@ -53,13 +53,9 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bdd.backend import MAX_BDD_NODES, Var, make_backend
-from gracr.bdd.build import Builder
+from gracr.bdd.backend import MAX_BDD_NODES, Var
 from gracr.bdd.polarity import polarity
-from gracr.bdd.upi import (
-    _edge_field, _node_field, admitted_by_depth, computation_order, resolve_target,
-    value_at_full_graph,
-)
+from gracr.bdd.upi import build_instance, resolve_target, value_at_full_graph
 from gracr.dsl.parse import Program
 from gracr.errors import GracrError
 from gracr.data.graph import Graph
@@ -418,8 +414,8 @@ def relevance(prog: Program, graph: Graph, target: int | None = None, backend: s
               max_nodes: int | None = MAX_BDD_NODES) -> Relevance:
     """Counterfactuals, Banzhaf and Shapley values of the nodes, from the ROBDD over nodes.
 
-    The diagram is built as `gracr.bdd.upi.upi_report` builds it over nodes (its
-    receptive fields and computation order). Shapley values are exact when the
+    The diagram is `gracr.bdd.upi.build_instance`'s over nodes (the one the node UPI
+    reads: its receptive fields and computation order). Shapley values are exact when the
     support has at most `max_exact` variables, else estimated from `permutations`
     sampled permutations with `seed`. `max_nodes` is the ROBDD's node budget.
     """
@@ -427,20 +423,10 @@ def relevance(prog: Program, graph: Graph, target: int | None = None, backend: s
         raise GracrError(f"max_exact is at most {EXACT_LIMIT} (float64 model counts), "
                          f"got {max_exact}")
     node = resolve_target(prog, graph, target)
-    graph.require_budget("the ROBDD build", 256, 256)
-    graph.check_schema(prog.schema)
-
     start = time.perf_counter()
-    manager = make_backend(backend, False, max_nodes)
-    edge_field = _edge_field(graph, node, admitted_by_depth(prog.classifier))
-    node_field = _node_field(graph, node, edge_field)
-    variables = computation_order(prog, graph, node, "nodes", edge_field, node_field)
-    manager.declare(variables)
-    builder = Builder(manager, graph, "nodes", kept=node)
-    f = (builder.build_graph(prog.classifier) if node is None
-         else builder.build_node(prog.classifier, node))
-    del builder  # release the memo table's diagrams
-    manager.check_budget()
+    built_diagram = build_instance(prog, graph, node, "nodes", backend, max_nodes=max_nodes)
+    manager, f, variables = built_diagram.manager, built_diagram.f, built_diagram.variables
+    del built_diagram
     label = int(value_at_full_graph(manager, f, variables))
     built = time.perf_counter()
 

@@ -54,13 +54,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Iterable, Literal, Sequence, overload
+from typing import Any, Generic, Iterable, Literal, Sequence, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from gracr.bdd.backend import MAX_BDD_NODES, BDDBackend, F, Var, make_backend
-from gracr.bdd.build import OVER, Builder, Over
+from gracr.bdd.build import OVER, Builder, Over, bottom_up_nodes
 from gracr.bdd.polarity import polarity
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind
@@ -402,19 +402,27 @@ class UpiReport:
         return max(self.nodes_built, self.nodes_extended)
 
 
-def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Over = "edges",
-               backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
-               order: VariableOrder = "computation", max_nodes: int | None = MAX_BDD_NODES
-               ) -> UpiReport:
-    """UnionPI (Algorithm 1) on one instance, with node counts and per-stage times.
+@dataclass(frozen=True)
+class Diagram(Generic[F]):
+    """One instance's ROBDD, as `build_instance` made it: the manager holding it, the
+    diagram `f` of the classifier's value on each subgraph, the declared `variables`
+    (the static order), and what the build cost (memo entries, live nodes)."""
 
-    `over` is `"edges"`, `"nodes"` or `"both"`; `backend` is `"cudd"` or
-    `"autoref"`; the static variable order is the edge list, each node just before
-    the first edge it ends (`order="edges"`), or `computation_order`
-    (`"computation"`), and `reorder` lets the engine change it dynamically. See the
-    module docstring for `shortcuts`.
-    """
-    node = resolve_target(prog, graph, target)
+    manager: BDDBackend[F]
+    f: F
+    variables: list[Var]
+    memo_entries: int
+    manager_nodes: int
+
+
+def build_instance(prog: Program, graph: Graph, node: int | None, over: Over = "edges",
+                   backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
+                   order: VariableOrder = "computation",
+                   max_nodes: int | None = MAX_BDD_NODES) -> Diagram[Any]:
+    """BuildNode / BuildGraph (Algorithms 4, 5) on one instance: the variables chosen (the
+    receptive field with `shortcuts`, else all) and declared in `order`, then the
+    diagram; `node` is a node classifier's target (resolved) or None. The one build
+    behind the UPI (`upi_report`) and the signed ground truth (`gracr.bdd.relevance`)."""
     # BuildNode keeps each node's in-edge list, and its memo a diagram per
     # (subformula, node) pair: Python objects, a few hundred bytes each.
     graph.require_budget("the ROBDD build", 256, 256)
@@ -423,8 +431,6 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Ove
         raise GracrError(f"unknown removal {over!r}: explain over {', '.join(OVER)}")
     if order not in ("edges", "computation"):
         raise GracrError(f"unknown variable order {order!r}: use 'edges' or 'computation'")
-
-    start = time.perf_counter()
     manager = make_backend(backend, reorder, max_nodes)
     if shortcuts:
         edge_field = _edge_field(graph, node, admitted_by_depth(prog.classifier))
@@ -439,13 +445,36 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Ove
     else:
         variables = _variables(graph, over, edge_field, node_field)
     manager.declare(variables)
-    builder = Builder(manager, graph, over, kept=node)
+    builder = Builder(manager, graph, over, kept=node,
+                      counting_order=bottom_up_nodes(variables, graph.num_nodes))
     f = (builder.build_graph(prog.classifier) if node is None
          else builder.build_node(prog.classifier, node))
     memo_entries = builder.memo_size
     manager_nodes = manager.live_nodes()
     del builder  # release the memo table's diagrams
     manager.check_budget()
+    return Diagram(manager, f, variables, memo_entries, manager_nodes)
+
+
+def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Over = "edges",
+               backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
+               order: VariableOrder = "computation", max_nodes: int | None = MAX_BDD_NODES
+               ) -> UpiReport:
+    """UnionPI (Algorithm 1) on one instance, with node counts and per-stage times.
+
+    `over` is `"edges"`, `"nodes"` or `"both"`; `backend` is `"cudd"` or
+    `"autoref"`; the static variable order is the edge list, each node just before
+    the first edge it ends (`order="edges"`), or `computation_order`
+    (`"computation"`), and `reorder` lets the engine change it dynamically. See the
+    module docstring for `shortcuts`.
+    """
+    node = resolve_target(prog, graph, target)
+    start = time.perf_counter()
+    built_diagram = build_instance(prog, graph, node, over, backend, reorder, shortcuts, order,
+                                   max_nodes)
+    manager, f, variables = built_diagram.manager, built_diagram.f, built_diagram.variables
+    memo_entries, manager_nodes = built_diagram.memo_entries, built_diagram.manager_nodes
+    del built_diagram
     label = value_at_full_graph(manager, f, variables)  # Algorithm 1, line 4
     instance = f if label else manager.neg(f)  # line 5
     del f
