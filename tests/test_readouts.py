@@ -206,7 +206,7 @@ def test_the_model_file_records_the_readout(tmp_path: Path) -> None:
     gracr.compile(gracr.parse(EXISTS_RED), readout="soft-or").save(str(path))
     with np.load(str(path), allow_pickle=False) as archive:
         meta = json.loads(str(archive["metadata"]))
-    assert meta["format_version"] == 4 and meta["options"]["readout"] == "soft-or"
+    assert meta["format_version"] == 5 and meta["options"]["readout"] == "soft-or"
     loaded = gracr.load(str(path))
     assert loaded.options.readout == "soft-or"
     x = np.array([[0.9, 0.1], [0.6, 0.4], [0.0, 1.0]])

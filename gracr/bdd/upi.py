@@ -46,8 +46,9 @@ neighbour's own in-edges just before the edge that carries its value, so the
 counters never wait on one another. `reorder=True` (CUDD sifting) is the dynamic
 alternative.
 
-Its size (~500 lines) is Algorithms 1-3 with their exact shortcuts, the receptive
-fields and the variable orders they need, and the API.
+Its size (~580 lines) is Algorithms 1-3 with their exact shortcuts, the receptive
+fields and the variable orders they need, the one instance build (`build_instance`),
+and the API.
 """
 
 from __future__ import annotations
