@@ -16,7 +16,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import TYPE_CHECKING, Sequence, TextIO
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +36,9 @@ from gracr.errors import GmlError, GracrError, os_error_message
 from gracr.data.graph import Graph, read_placed_graphs
 from gracr.limits import DEFAULT_MAX_BYTES, format_bytes, parse_bytes
 
+if TYPE_CHECKING:
+    from gracr.bdd.relevance import Relevance
+
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 70  # sysexits.h EX_SOFTWARE
 
@@ -50,6 +53,10 @@ def _add_compile_options(parser: argparse.ArgumentParser) -> None:
                             "or the direct aggregation of Eq. 8")
     group.add_argument("--max-degree", type=int, default=None, metavar="N",
                        help="the bound n of Eq. 6 (exact when >= the largest in-degree)")
+    group.add_argument("--delta", type=_positive_number, default=1e-3, metavar="D",
+                       help="the margin of threshold atoms over numeric features: "
+                            "'a.x > b' compiles to sigma((a.x - b)/D), exact on every node "
+                            "whose a.x is outside (b, b + D) (default 0.001)")
     group.add_argument("--presence", action="store_true",
                        help="add the presence bit: a node whose features are zeroed then "
                             "behaves as a deleted node (costs a layer per modal level)")
@@ -64,6 +71,16 @@ def _add_compile_options(parser: argparse.ArgumentParser) -> None:
                        help="refuse, before allocating, a model whose dense weights or a "
                             "graph whose features and hidden states would exceed SIZE "
                             f"(e.g. 8GiB; default {format_bytes(DEFAULT_MAX_BYTES)})")
+
+
+def _positive_number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
 
 
 def _byte_count(text: str) -> int:
@@ -86,7 +103,7 @@ def _compile(program: Program, args: argparse.Namespace,
     return compile_program(program, disjunction=args.disjunction, comparison=args.comparison,
                            max_degree=args.max_degree if max_degree is None else max_degree,
                            presence=args.presence, max_weights_bytes=args.max_weights_bytes,
-                           readout=args.readout)
+                           readout=args.readout, delta=args.delta)
 
 
 def _needs_degree_bound(program: Program, args: argparse.Namespace) -> bool:
@@ -250,8 +267,110 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
                       "gnn": _as_bits(model.predict(graph, args.max_weights_bytes))}
         except GracrError as error:
             raise GracrError(f"{place}: {error}") from None
+        if program.features:
+            _report_margin(program, graph, place, args)
         print(json.dumps(record), file=out)
     return 0
+
+
+def _report_margin(program: Program, graph: Graph, place: str, args: argparse.Namespace) -> None:
+    """Name on stderr the nodes whose features lie inside a threshold atom's margin: there
+    the compiled network may disagree with the formula (`gracr.dsl.evaluate.margin_nodes`)."""
+    from gracr.dsl.evaluate import margin_nodes
+
+    inside = np.flatnonzero(margin_nodes(program, graph, args.delta))
+    if inside.size:
+        shown = ", ".join(map(str, inside[:10])) + (", ..." if inside.size > 10 else "")
+        print(f"gracrc: {place}: {inside.size} node(s) inside the margin of a threshold atom "
+              f"(--delta {args.delta:g}), where the network may differ from the formula: "
+              f"{shown}", file=args.err)
+
+
+def cmd_relevance(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.bdd.relevance import relevance, relevance_record
+
+    program = parse_file(args.file)
+    for place, graph, keys in _inputs_for(program, args):
+        try:
+            report = relevance(program, graph, args.node, backend=args.backend,
+                               max_exact=args.max_exact, permutations=args.permutations,
+                               seed=args.seed, max_nodes=args.max_bdd_nodes)
+        except GracrError as error:
+            raise GracrError(f"{place}: {error}") from None
+        if args.json:
+            print(json.dumps({**keys, **relevance_record(report)}), file=out)
+        else:
+            print(_relevance_table(place, report, args.all), file=out)
+    return 0
+
+
+def _relevance_table(place: str, report: "Relevance", every_node: bool) -> str:
+    """The per-node table of `gracrc relevance`, with how each column was computed."""
+    if report.shapley_method == "exact":
+        how = (f"exact (Arenas et al. 2021 on the ROBDD, support of {report.support_size} "
+               "nodes)")
+    else:
+        how = (f"Monte Carlo, {report.permutations} permutations, seed {report.seed} (support "
+               f"of {report.support_size} nodes, over --max-exact): value ± standard error")
+    lines = [f"{place}: label {report.label}; smallest counterfactual: "
+             f"{'none (no removal flips it)' if report.min_counterfactual is None else str(report.min_counterfactual) + ' node(s)'}",
+             "  counterfactual: the union of the minimal node sets whose removal flips the label "
+             "(exact, ROBDD)",
+             "  Banzhaf: exact, by weighted model counting on the ROBDD",
+             f"  Shapley: {how}",
+             "", "| node | counterfactual | Banzhaf | Shapley |", "|---:|:---:|---:|---:|"]
+    stderr = report.shapley_stderr
+    shown = 0
+    for v in range(len(report.shapley)):
+        quiet = not report.counterfactual[v] and report.banzhaf[v] == 0 and \
+            report.shapley[v] == 0
+        if quiet and not every_node:
+            continue
+        shown += 1
+        shapley = f"{report.shapley[v]:.6g}" + ("" if stderr is None else f" ± {stderr[v]:.2g}")
+        lines.append(f"| {v} | {'yes' if report.counterfactual[v] else ''} | "
+                     f"{report.banzhaf[v]:.6g} | {shapley} |")
+    if shown < len(report.shapley):
+        lines.append(f"\n{len(report.shapley) - shown} other node(s): not in the "
+                     "counterfactual set, Banzhaf 0, Shapley 0 (--all lists them)")
+    return "\n".join(lines) + "\n"
+
+
+def cmd_tissue(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        from gracr.spatial import (TissueSettings, generate_dataset, recompute_label,
+                                   write_dataset)
+    except ImportError as error:
+        raise GracrError(f"the tissue generator needs scipy ({error}): pip install "
+                         "'gracr[spatial]'") from None
+    if args.samples < 2:
+        raise GracrError("--samples must be at least 2 (θ is chosen between the samples' ratios)")
+    if args.cells < 1:
+        raise GracrError("--cells must be positive")
+    if not args.ratio >= 1:
+        raise GracrError(f"--ratio must be at least 1 (the graph must hold the 30 µm label "
+                         f"radius), got {args.ratio:g}")
+    settings = TissueSettings.for_cells(args.cells)
+    rng = np.random.default_rng(args.seed)
+    progress = args.err if args.samples >= 50 else None
+    if progress is not None:
+        print(f"gracrc: generating {args.samples} samples of ~{args.cells} cells ...",
+              file=progress)
+    tables, theta = generate_dataset(rng, settings, args.samples)
+    folder = Path(args.out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_dataset(folder, tables, theta, args.ratio)
+    except OSError as error:
+        raise GracrError(os_error_message(error, str(folder))) from None
+    positives = sum(1 for table in tables if recompute_label(table, theta))
+    print(f"{folder}: {len(tables)} samples (~{args.cells} cells each, seed {args.seed}), "
+          f"θ = {theta}, {positives} positive; graph radius {args.ratio:g} x 30 µm", file=out)
+    for name in ("tissue.gml", "tissue.toml", "graphs.jsonl", "cells.jsonl"):
+        print(f"  {folder / name}", file=out)
+    return 0
+
+
 
 
 def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
@@ -589,6 +708,48 @@ def build_parser() -> argparse.ArgumentParser:
                               "mask is the same")
     _add_bdd_budget_option(upi_cmd)
     upi_cmd.set_defaults(run=cmd_upi)
+
+    relevance_cmd = commands.add_parser(
+        "relevance", help="signed, exact node-level ground truth of each graph's label: "
+                          "counterfactual set, Banzhaf and Shapley values (ROBDD)")
+    relevance_cmd.add_argument("file", metavar="FILE.gml")
+    relevance_cmd.add_argument("graphs", metavar="GRAPHS", nargs="?", default=None,
+                               help="JSON file: one graph object, a list of them, or JSON Lines")
+    relevance_cmd.add_argument("--molecules", default=None, metavar="FILE",
+                               help="read molecules instead of GRAPHS (needs gracr[chem])")
+    relevance_cmd.add_argument("--node", type=int, default=None, metavar="V",
+                               help="node classifiers: the node to explain (default: each "
+                                    "graph's 'target'); it is never removed")
+    relevance_cmd.add_argument("--backend", choices=("cudd", "autoref"), default="cudd",
+                               help="ROBDD engine (default cudd)")
+    relevance_cmd.add_argument("--max-exact", type=int, default=200, metavar="N",
+                               help="exact Shapley values up to a support of N nodes, "
+                                    "Monte Carlo beyond (default 200, at most 1000)")
+    relevance_cmd.add_argument("--permutations", type=int, default=2000, metavar="N",
+                               help="Monte Carlo: sampled permutations (default 2000)")
+    relevance_cmd.add_argument("--seed", type=int, default=0, help="Monte Carlo seed")
+    relevance_cmd.add_argument("--json", action="store_true",
+                               help="one JSON line per graph instead of the table")
+    relevance_cmd.add_argument("--all", action="store_true",
+                               help="list every node, also those with no relevance")
+    _add_bdd_budget_option(relevance_cmd)
+    relevance_cmd.set_defaults(run=cmd_relevance)
+
+    tissue_cmd = commands.add_parser(
+        "tissue", help="generate a synthetic tissue dataset (gracr.spatial): cell tables, "
+                       "radius graphs, the ratio rule with its θ, and a task file")
+    tissue_cmd.add_argument("--out", required=True, metavar="DIR",
+                            help="folder to write tissue.gml, tissue.toml, graphs.jsonl, "
+                                 "cells.jsonl")
+    tissue_cmd.add_argument("--samples", type=int, default=100, metavar="N",
+                            help="samples (default 100; θ balances the classes over them)")
+    tissue_cmd.add_argument("--cells", type=int, default=300, metavar="N",
+                            help="about N cells per sample (default 300)")
+    tissue_cmd.add_argument("--ratio", type=float, default=1.0, metavar="R",
+                            help="graph radius = R x the 30 µm label radius (1, 1.5, 2, 3; "
+                                 "default 1)")
+    tissue_cmd.add_argument("--seed", type=int, default=0, help="the dataset's seed")
+    tissue_cmd.set_defaults(run=cmd_tissue)
 
     smarts_cmd = commands.add_parser(
         "smarts", help="translate an acyclic SMARTS into a .gml classifier over molecules "

@@ -245,3 +245,149 @@ def declarations(schema: Schema) -> str:
 def typed_program_for(schema: Schema, formula: Formula) -> gracr.Program:
     """A checked program over `schema` around a generated formula, through the real parser."""
     return gracr.parse(f"{declarations(schema)}\nclassify {show_formula(formula)}")
+
+
+# ---------------------------------------------------------------- numeric features
+
+from fractions import Fraction  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+
+# The numeric features schemas draw from (declared in this order), the grid of their
+# values, the coefficients of threshold atoms and their bounds: a bound is a grid point
+# shifted by 1/16, and `a·x` with a coefficient from COEFFICIENTS is a multiple of 1/8,
+# so no node is ever within 1/16 of a bound (outside every margin δ < 1/16).
+FEATURE_POOL = ("ck", "cd8", "ki67")
+FEATURE_GRID = tuple(Fraction(k, 4) for k in range(-8, 9))
+COEFFICIENTS = tuple(Fraction(c) for c in ("-2", "-1", "-0.5", "0.5", "1", "2"))
+BOUNDS = tuple(v + Fraction(1, 16) for v in FEATURE_GRID[2:-2])
+# Coefficients and bounds of linear count sentences (decimals, exact).
+COUNT_COEFFICIENTS = tuple(Fraction(c) for c in ("0.3", "-1", "2", "0.25", "1", "-0.5"))
+COUNT_BOUNDS = tuple(Fraction(c) for c in ("0", "1", "2", "0.5", "-1", "1.5", "3"))
+
+
+@st.composite
+def numeric_schemas(draw: st.DrawFn) -> Schema:
+    """1-3 numeric features; no colour or one; no attribute family or one; 0-2 relations."""
+    palette = draw(st.sampled_from([(), ("red",)]))
+    families = draw(st.sampled_from([(), (FAMILY_POOL[1],)]))
+    relations = draw(st.sets(st.sampled_from(RELATION_POOL[:2])))
+    features = draw(st.sets(st.sampled_from(FEATURE_POOL), min_size=1))
+    return Schema(palette=palette, families=families,
+                  relations=tuple(r for r in RELATION_POOL if r in relations),
+                  features=tuple(f for f in FEATURE_POOL if f in features))
+
+
+@cache
+def threshold_atoms(schema: Schema) -> st.SearchStrategy[ir.Threshold]:
+    """`Σ a_i x_i op b` over 1..all of the schema's features (in declaration order, as
+    the parser orders them), `a_i` from COEFFICIENTS, `b` from BOUNDS."""
+
+    @st.composite
+    def atom(draw: st.DrawFn) -> ir.Threshold:
+        chosen = draw(st.sets(st.sampled_from(schema.features), min_size=1))
+        names = tuple(f for f in schema.features if f in chosen)
+        coefficients = tuple(draw(st.sampled_from(COEFFICIENTS)) for _ in names)
+        return ir.Threshold(names, tuple(schema.features.index(f) for f in names),
+                            coefficients, draw(st.sampled_from(ir.COMPARISONS[:4])),
+                            draw(st.sampled_from(BOUNDS)))
+
+    return atom()
+
+
+@cache
+def numeric_node_formulas(schema: Schema, depth: int) -> st.SearchStrategy[Formula]:
+    """Node formulas over `schema` of modal depth <= `depth` whose leaves are mostly
+    threshold atoms (colours, attribute values, `true`, `false` too); every modality,
+    with relation filters."""
+    atoms = threshold_atoms(schema)
+    leaves = st.one_of(atoms, atoms, atoms, typed_leaves(schema))
+    if depth == 0:
+        return leaves
+    sub = numeric_node_formulas(schema, depth - 1)
+    filters = relation_filters(schema)
+    pairs = _distinct_pairs(sub)
+    modal = st.one_of(
+        st.builds(ir.AtLeast, MODALITY_COUNTS, sub, filters),
+        st.builds(ir.AtMost, MODALITY_COUNTS, sub, filters),
+        st.builds(ir.Exactly, MODALITY_COUNTS, sub, filters),
+        st.builds(lambda low, extra, f, relations: ir.Between(low, low + extra, f, relations),
+                  MODALITY_COUNTS, MODALITY_COUNTS, sub, filters),
+        st.builds(ir.Box, sub, filters),
+        st.builds(lambda pair, relations: ir.More(pair[0], pair[1], relations), pairs, filters),
+        st.builds(lambda pair, relations: ir.Same(pair[0], pair[1], relations), pairs, filters),
+    )
+    boolean = st.one_of(
+        st.builds(ir.Not, sub),
+        pairs.map(lambda pair: ir.And(*pair)),
+        pairs.map(lambda pair: ir.Or(*pair)),
+        pairs.map(lambda pair: ir.Implies(*pair)),
+        pairs.map(lambda pair: ir.Iff(*pair)),
+    )
+    return st.one_of(modal, modal, boolean, leaves)
+
+
+@cache
+def count_sentences(schema: Schema) -> st.SearchStrategy[ir.CountCompare]:
+    """`Σ c_i count(f_i) op b`: 1-3 distinct counted formulas (the parser merges equal
+    ones), coefficients from COUNT_COEFFICIENTS, every operator, bounds COUNT_BOUNDS."""
+    counted = st.one_of(numeric_node_formulas(schema, 0), numeric_node_formulas(schema, 1))
+
+    @st.composite
+    def sentence(draw: st.DrawFn) -> ir.CountCompare:
+        args = tuple(draw(st.lists(counted, min_size=1, max_size=3, unique=True)))
+        coefficients = tuple(draw(st.sampled_from(COUNT_COEFFICIENTS)) for _ in args)
+        return ir.CountCompare(coefficients, args, draw(st.sampled_from(ir.COMPARISONS)),
+                               draw(st.sampled_from(COUNT_BOUNDS)))
+
+    return sentence()
+
+
+@cache
+def numeric_sentences(schema: Schema) -> st.SearchStrategy[Formula]:
+    """Graph sentences: linear count sentences and `exists[lo, hi] f` (f with threshold
+    atoms) under `!`, `&`, `|`, `->`, `<->`."""
+    exists = st.builds(_exists, numeric_node_formulas(schema, 1), counts,
+                       st.one_of(st.none(), counts))
+    counted = count_sentences(schema)
+    return st.recursive(
+        st.one_of(counted, counted, exists),
+        lambda child: st.one_of(
+            st.builds(ir.Not, child),
+            st.builds(ir.And, child, child),
+            st.builds(ir.Or, child, child),
+            st.builds(ir.Implies, child, child),
+            st.builds(ir.Iff, child, child),
+        ),
+        max_leaves=3,
+    )
+
+
+@st.composite
+def numeric_graphs(draw: st.DrawFn, schema: Schema, max_nodes: int = 7, max_edges: int = 12,
+                   max_parts: int | None = None, min_nodes: int = 1,
+                   min_edges: int = 3) -> Graph:
+    """`typed_graphs` over `schema`, each node with a value from FEATURE_GRID for each
+    numeric feature."""
+    graph = draw(typed_graphs(schema, max_nodes=max_nodes, max_edges=max_edges,
+                              max_parts=max_parts, min_nodes=min_nodes, min_edges=min_edges))
+    cell = st.sampled_from(FEATURE_GRID).map(float)
+    rows = draw(st.lists(st.lists(cell, min_size=len(schema.features),
+                                  max_size=len(schema.features)),
+                         min_size=graph.num_nodes, max_size=graph.num_nodes))
+    return Graph.from_edges(graph.num_nodes, graph.colors, graph.edges, graph.target,
+                            attributes=graph.attributes, relations=graph.relations,
+                            features=np.array(rows, dtype=np.float64).reshape(
+                                graph.num_nodes, len(schema.features)))
+
+
+def numeric_declarations(schema: Schema) -> str:
+    """`declarations(schema)` and the `features` line."""
+    lines = [declarations(schema)] if declarations(schema) else []
+    return "\n".join([*lines, f"features {', '.join(schema.features)}"])
+
+
+def numeric_program_for(schema: Schema, formula: Formula) -> gracr.Program:
+    """A checked program over `schema` (numeric features too), through the real parser."""
+    return gracr.parse(f"{numeric_declarations(schema)}\nclassify {show_formula(formula)}")

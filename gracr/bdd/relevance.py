@@ -490,7 +490,12 @@ def relevance_json(prog: Program, graph: Graph, target: int | None = None,
                    max_nodes: int | None = MAX_BDD_NODES) -> dict[str, object]:
     """`relevance` as a JSON-able dict: per-node lists (0/1 for `counterfactual`), the
     method, the sizes and the seconds of each part."""
-    report = relevance(prog, graph, target, backend, max_exact, permutations, seed, max_nodes)
+    return relevance_record(relevance(prog, graph, target, backend, max_exact, permutations,
+                                      seed, max_nodes))
+
+
+def relevance_record(report: Relevance) -> dict[str, object]:
+    """A `Relevance` as the JSON-able dict of `relevance_json`."""
     return {
         "label": report.label,
         "counterfactual": [int(c) for c in report.counterfactual],
