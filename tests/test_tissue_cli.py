@@ -1,0 +1,118 @@
+"""`gracrc tissue`, `gracrc relevance` and the margin report of `gracrc eval`, end to end.
+
+The generated dataset is read back through gracr itself: its `.gml` parses, its graphs
+fit the program's schema, the evaluator's label equals the label recomputed from the
+cell table, and the compiled network agrees. `relevance` is checked against the
+brute-force oracle on a hand-made graph with literal values.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import gracr
+from gracr.cli import main
+from gracr.spatial import CellTable, recompute_label
+
+TINY_RULE = """features cd8, ck
+relations near, far
+let tumour = ck - cd8 > 0.5
+let tcell  = cd8 - ck > 0.5
+let engaged = tumour & <1>{near} tcell
+classify count(engaged) > 0.5 * count(tumour)
+"""
+# Two tumour cells (0, 1), one T cell (2) near tumour 0: ratio 1/2, not above 0.5.
+# Removing tumour 1 makes it 1/1: the only minimal flipping removal is {1}.
+TINY_GRAPH = {"num_nodes": 3, "features": [[0.0, 1.0], [0.0, 1.0], [1.0, 0.0]],
+              "edges": [[2, 0], [0, 2]], "relations": ["near", "near"]}
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_tissue_writes_a_dataset_gracr_reads_back(tmp_path: Path) -> None:
+    code, out, err = run("tissue", "--out", str(tmp_path), "--samples", "12", "--seed", "5")
+    assert code == 0, err
+    assert "12 samples" in out
+    program = gracr.parse_file(str(tmp_path / "tissue.gml"))
+    model = gracr.compile(program)
+    tables = [CellTable.from_json(json.loads(line))
+              for line in (tmp_path / "cells.jsonl").read_text().splitlines()]
+    theta = float(program.classifier.coefficients[1] * -1)  # count(e) - θ count(t) > 0
+    graphs = list(gracr.read_graphs(str(tmp_path / "graphs.jsonl"), program.schema))
+    assert len(graphs) == len(tables) == 12
+    labels = [bool(program.evaluate(g)) for g in graphs]
+    assert labels == [recompute_label(t, theta) for t in tables]
+    assert labels == [model.predict(g) for g in graphs]
+    assert 0 < sum(labels) < 12
+    assert all(g.edge_attr is not None and g.edge_attr.shape == (g.num_edges, 1) for g in graphs)
+    task = (tmp_path / "tissue.toml").read_text()
+    assert 'formula = "tissue.gml"' in task and 'file = "graphs.jsonl"' in task
+
+
+def test_tissue_refuses_too_few_samples(tmp_path: Path) -> None:
+    code, _, err = run("tissue", "--out", str(tmp_path), "--samples", "1")
+    assert code == 2 and "at least 2" in err
+
+
+def test_relevance_prints_each_cell_and_how_it_was_computed(tmp_path: Path) -> None:
+    rule = tmp_path / "tiny.gml"
+    rule.write_text(TINY_RULE)
+    graphs = tmp_path / "tiny.json"
+    graphs.write_text(json.dumps(TINY_GRAPH))
+    code, out, err = run("relevance", str(rule), str(graphs), "--all")
+    assert code == 0, err
+    assert "label 0; smallest counterfactual: 1 node(s)" in out
+    assert "Shapley: exact" in out
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:5]]
+            for line in out.splitlines() if line.startswith("| ") and "node" not in line}
+    # v(S) = 1 only for S = {0, 2} (tumour 0 engaged by T cell 2, tumour 1 absent):
+    # φ0 = φ2 = 1!1!/3! = 1/6 (joining {2}, resp. {0}); φ1 = -2!0!/3! = -1/3 (joining
+    # {0, 2}); they sum to v(V) - v(∅) = 0. Banzhaf: ±1 on one of 4 subsets, ±1/4.
+    shapley = {node: float(row[2]) for node, row in rows.items()}
+    assert shapley == pytest.approx({"0": 1 / 6, "1": -1 / 3, "2": 1 / 6}, rel=1e-5)
+    assert rows["1"][0] == "yes" and rows["0"][0] == "" and rows["2"][0] == ""
+    banzhaf = {node: Fraction(row[1]).limit_denominator(100) for node, row in rows.items()}
+    assert banzhaf == {"0": Fraction(1, 4), "1": Fraction(-1, 4), "2": Fraction(1, 4)}
+
+
+def test_relevance_json_matches_the_brute_force(tmp_path: Path) -> None:
+    from gracr.bdd.brute import brute_force_relevance
+
+    rule = tmp_path / "tiny.gml"
+    rule.write_text(TINY_RULE)
+    graphs = tmp_path / "tiny.json"
+    graphs.write_text(json.dumps(TINY_GRAPH))
+    code, out, _ = run("relevance", str(rule), str(graphs), "--json")
+    assert code == 0
+    record = json.loads(out)
+    program = gracr.parse(TINY_RULE)
+    label, counterfactual, smallest, banzhaf, shapley = brute_force_relevance(
+        program, gracr.Graph.from_json(TINY_GRAPH))
+    assert (record["label"], record["min_counterfactual"]) == (label, smallest) == (0, 1)
+    assert record["counterfactual"] == [int(c) for c in counterfactual] == [0, 1, 0]
+    assert record["shapley"] == pytest.approx([float(v) for v in shapley])
+    assert record["banzhaf"] == pytest.approx([float(v) for v in banzhaf])
+    assert record["shapley_method"] == "exact"
+
+
+def test_eval_names_the_nodes_inside_a_margin(tmp_path: Path) -> None:
+    rule = tmp_path / "tiny.gml"
+    rule.write_text(TINY_RULE)
+    graph = dict(TINY_GRAPH, features=[[0.0, 0.5004], [0.0, 1.0], [1.0, 0.0]])
+    graphs = tmp_path / "margin.json"
+    graphs.write_text(json.dumps(graph))
+    code, out, err = run("eval", str(rule), str(graphs))
+    assert code == 0
+    assert "1 node(s) inside the margin of a threshold atom (--delta 0.001)" in err
+    assert err.rstrip().endswith(": 0")
+    code, _, err = run("eval", str(rule), str(graphs), "--delta", "0.0001")
+    assert code == 0 and "margin" not in err
