@@ -52,7 +52,8 @@ class CompiledGNN(Network):
         return graph.edge_types(self.schema, where) if self.relations else None
 
     def encode(self, graph: Graph) -> Any:
-        """A PyG `Data` with `x`, `edge_index` and, when relations are declared, `edge_type`."""
+        """A PyG `Data` with `x`, `edge_index`, `edge_type` when relations are declared, and
+        `edge_attr` (float32) when the graph carries it (what trained models read)."""
         import torch
         from torch_geometric.data import Data
 
@@ -61,6 +62,8 @@ class CompiledGNN(Network):
         edge_type = self.edge_types(graph)
         if edge_type is not None:
             data.edge_type = torch.as_tensor(edge_type, dtype=torch.long)
+        if graph.edge_attr is not None:
+            data.edge_attr = torch.as_tensor(graph.edge_attr, dtype=torch.float32)
         return data
 
     def predict(self, graph: Graph, max_bytes: int = DEFAULT_MAX_BYTES
