@@ -844,19 +844,9 @@ def check_tree(tree: SyntaxTree, filename: str, source: str) -> Program:
                                  "features_stmt", "let_stmt", "classify_stmt")]
     bare_formula = not statements
     problems: list[Problem] = []
-    palette: tuple[str, ...] | None = None
-    for statement in statements:
-        if statement.data != "colors_stmt":
-            continue
-        color_list = statement.children[0]
-        assert isinstance(color_list, Tree)
-        names = _distinct_names(color_list.children, "colour '{}' is listed twice", filename,
-                                problems)
-        if palette is not None:
-            problems.append(Problem(_span_of(statement, filename),
-                                    "a second 'colors' line: the palette is declared once"))
-        else:
-            palette = tuple(names)
+    colors = _name_line(statements, "colors_stmt", "colour", "the palette is declared once",
+                        filename, problems)
+    palette = None if colors is None else tuple(colors)
     declared = palette is not None
     families, relations, relations_declared = _declarations(statements, filename, problems)
     final_palette = palette if palette is not None else _palette_from_col_uses(tree)
@@ -929,30 +919,44 @@ def _features(statements: list[SyntaxTree], filename: str, problems: list[Proble
               palette: tuple[str, ...], families: tuple[Family, ...]) -> tuple[str, ...]:
     """The `features` line's names, in order; a repeat, a second line, or a name that is
     also a colour or an attribute family (or value) is a problem."""
-    features: list[str] | None = None
     taken = {**{c: "a colour" for c in palette},
              **{v: f"a value of '{f.name}'" for f in families for v in f.values},
              **{f.name: "an attribute family" for f in families}}
+    features = _name_line(statements, "features_stmt", "feature",
+                          "the numeric features are declared once", filename, problems)
     for statement in statements:
         if statement.data != "features_stmt":
             continue
         name_list = statement.children[0]
         assert isinstance(name_list, Tree)
-        names = _distinct_names(name_list.children, "feature '{}' is listed twice", filename,
-                                problems)
         for token in name_list.children:
             assert isinstance(token, Token)
             if str(token.value) in taken:
                 problems.append(Problem(_span_of(token, filename),
                                         f"'{token.value}' is {taken[str(token.value)]} and "
                                         "cannot also be a numeric feature"))
-        if features is not None:
+    return tuple(n for n in features or () if n not in taken)
+
+
+def _name_line(statements: list[SyntaxTree], rule: str, what: str, once: str, filename: str,
+               problems: list[Problem]) -> list[str] | None:
+    """The names of the first `rule` line (`colors`, `relations`, `features`), in order,
+    or None without one; a name listed twice and every further line are problems."""
+    keyword = rule.removesuffix("_stmt")
+    names: list[str] | None = None
+    for statement in statements:
+        if statement.data != rule:
+            continue
+        name_list = statement.children[0]
+        assert isinstance(name_list, Tree)
+        listed = _distinct_names(name_list.children, what + " '{}' is listed twice", filename,
+                                 problems)
+        if names is not None:
             problems.append(Problem(_span_of(statement, filename),
-                                    "a second 'features' line: the numeric features are "
-                                    "declared once"))
+                                    f"a second '{keyword}' line: {once}"))
         else:
-            features = [n for n in names if n not in taken]
-    return tuple(features or ())
+            names = listed
+    return names
 
 
 def _distinct_names(tokens: Sequence[SyntaxTree | Token], repeated: str, filename: str,
@@ -974,7 +978,6 @@ def _declarations(statements: list[SyntaxTree], filename: str, problems: list[Pr
     """The `attribute` and `relations` lines: families in order, relations in order, and
     whether a `relations` line exists. Repeats are problems."""
     families: list[Family] = []
-    relations: list[str] | None = None
     for statement in statements:
         if statement.data == "attribute_stmt":
             name_token, value_list = statement.children
@@ -988,15 +991,6 @@ def _declarations(statements: list[SyntaxTree], filename: str, problems: list[Pr
                                         f"attribute family '{name_token.value}' is declared twice"))
             else:
                 families.append(Family(str(name_token.value), tuple(values)))
-        elif statement.data == "relations_stmt":
-            name_list = statement.children[0]
-            assert isinstance(name_list, Tree)
-            names = _distinct_names(name_list.children, "relation '{}' is listed twice",
-                                    filename, problems)
-            if relations is not None:
-                problems.append(Problem(_span_of(statement, filename),
-                                        "a second 'relations' line: the relations are "
-                                        "declared once"))
-            else:
-                relations = names
+    relations = _name_line(statements, "relations_stmt", "relation",
+                           "the relations are declared once", filename, problems)
     return tuple(families), tuple(relations or ()), relations is not None
