@@ -249,10 +249,9 @@ def typed_program_for(schema: Schema, formula: Formula) -> gracr.Program:
 
 # ---------------------------------------------------------------- numeric features
 
-from fractions import Fraction  # noqa: E402
+from fractions import Fraction
 
-import numpy as np  # noqa: E402
-
+import numpy as np
 
 # The numeric features schemas draw from (declared in this order), the grid of their
 # values, the coefficients of threshold atoms and their bounds: a bound is a grid point

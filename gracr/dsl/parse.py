@@ -398,8 +398,13 @@ class _Checker:
         if rule == "attribute_atom":
             return self.attribute(kids, span)
         if rule in _ARITHMETIC_RULES:
-            self.problem(item, f"'{self.text(item)}' is a number, not a formula: compare it "
-                               "(e.g. 'ck - cd8 > 0.5', 'count(f) > 0.3 * count(g)')")
+            if any(sub.data == "attribute_atom" and str(sub.children[0]) in self.features
+                   for sub in item.iter_subtrees()):
+                # `a + b = 1` reads as `a + (b = 1)`: `=` on features, refused by name.
+                self.problem(item, _FEATURE_EQUALITY)
+            else:
+                self.problem(item, f"'{self.text(item)}' is a number, not a formula: compare "
+                                   "it (e.g. 'ck - cd8 > 0.5', 'count(f) > 0.3 * count(g)')")
             return None
         if rule in ("compare_op", "equal_op"):
             return self.comparison(item, span)
@@ -484,8 +489,7 @@ class _Checker:
             return None
         if features:
             if op == "=":
-                self.problem(tree, "a threshold atom compares with '>', '>=', '<' or '<=' "
-                                   "(equality of real-valued features is not robust)")
+                self.problem(tree, _FEATURE_EQUALITY)
                 return None
             ordered = tuple(f for f in self.features if f in terms)
             return ir.Threshold(ordered, tuple(self.features.index(f) for f in ordered),
@@ -568,8 +572,7 @@ class _Checker:
         family_name, value = str(family_token.value), str(value_token.value)
         family = next((f for f in self.families if f.name == family_name), None)
         if family is None and family_name in self.features:
-            self.problem(span, "a threshold atom compares with '>', '>=', '<' or '<=' "
-                               "(equality of real-valued features is not robust)")
+            self.problem(span, _FEATURE_EQUALITY)
             return None
         if family is None:
             declared = ", ".join(f.name for f in self.families) or "none"
@@ -714,6 +717,9 @@ class _Linear:
             terms[key] = terms.get(key, Fraction(0)) + value
         return _Linear(terms, self.constant + other.constant)
 
+
+_FEATURE_EQUALITY = ("a threshold atom compares with '>', '>=', '<' or '<=' (equality of "
+                     "real-valued features is not robust)")
 
 # A number longer than this is refused before `Fraction` reads it.
 _MAX_NUMBER_DIGITS = 40
