@@ -13,9 +13,10 @@ sampling error alone. (GraphSVX fits a surrogate on node and feature masks and
 SubgraphX scores connected coalitions with zero-filled players: related games, not
 this one, so they are not compared here.)
 
-Per number of permutations: the mean absolute error over the cells of the diagram's
-support, the largest error, Spearman's rank correlation with the exact values, the
-share of support cells whose sign agrees (|exact| > 1e-9), and the explainer's seconds.
+Per number of permutations: the mean absolute error over the cells with a non-zero exact
+value, the largest error, Spearman's rank correlation with the exact values (averaged over
+the samples where the estimates are not all equal; those are counted apart), the share of
+those cells whose sign agrees, and the explainer's seconds.
 """
 
 from __future__ import annotations
@@ -64,18 +65,22 @@ def main() -> None:
             signed = np.abs(exact.shapley[support]) > 1e-9
             agree = float(np.mean(np.sign(estimate[support][signed])
                                   == np.sign(exact.shapley[support][signed])))
-            rho = float(spearmanr(estimate[support], exact.shapley[support]).statistic)
+            # Undefined (nan) when every estimate is equal: few permutations on a negative
+            # sample can leave them all 0. Reported apart, averaged over the rest.
+            rho = float("nan") if np.ptp(estimate[support]) == 0 else \
+                float(spearmanr(estimate[support], exact.shapley[support]).statistic)
             gathered[count].append((float(error.mean()), float(error.max()), rho, agree,
                                     seconds))
         print(f"sample {index}: {graph.num_nodes} cells, label {exact.label}, Shapley "
               f"{exact.shapley_method} over {exact.support_size} cells", flush=True)
     headers = ["permutations", "samples", "mean |error|", "max |error|", "Spearman",
-               "sign agrees", "seconds / sample"]
+               "constant estimates", "sign agrees", "seconds / sample"]
     rows = []
     for count in counts:
         values = np.array(gathered[count])
         rows.append([str(count), str(len(values)), f"{values[:, 0].mean():.4f}",
-                     f"{values[:, 1].max():.4f}", f"{values[:, 2].mean():.3f}",
+                     f"{values[:, 1].max():.4f}", f"{np.nanmean(values[:, 2]):.3f}",
+                     str(int(np.isnan(values[:, 2]).sum())),
                      f"{values[:, 3].mean():.3f}", f"{values[:, 4].mean():.1f}"])
     print()
     print(render_table(headers, rows))
