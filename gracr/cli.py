@@ -310,30 +310,43 @@ def _relevance_table(place: str, report: "Relevance", every_node: bool) -> str:
         how = (f"exact (Arenas et al. 2021 on the ROBDD, support of {report.support_size} "
                "nodes)")
     else:
-        how = (f"Monte Carlo, {report.permutations} permutations, seed {report.seed} (support "
-               f"of {report.support_size} nodes, over --max-exact): value ± standard error")
-    lines = [f"{place}: label {report.label}; smallest counterfactual: "
-             f"{'none (no removal flips it)' if report.min_counterfactual is None else str(report.min_counterfactual) + ' node(s)'}",
-             "  counterfactual: the union of the minimal node sets whose removal flips the label "
-             "(exact, ROBDD)",
-             "  Banzhaf: exact, by weighted model counting on the ROBDD",
-             f"  Shapley: {how}",
-             "", "| node | counterfactual | Banzhaf | Shapley |", "|---:|:---:|---:|---:|"]
-    stderr = report.shapley_stderr
+        over = ("over --max-exact" if report.diagram == "built"
+                else "no diagram: the game evaluated on many subgraphs at once")
+        how = (f"Monte Carlo, {report.permutations} permutations, seed {report.seed} "
+               f"({report.support_size} players, {over}): value ± standard error")
+    counterfactual = report.counterfactual
+    if counterfactual is None:
+        lines = [f"{place}: label {report.label}; no ROBDD ({report.reason})",
+                 "  counterfactual: not computed (it needs the diagram)",
+                 f"  Banzhaf: Monte Carlo, {report.permutations} uniform subsets of the "
+                 f"players, seed {report.seed}: value ± standard error"]
+    else:
+        smallest = ("none (no removal flips it)" if report.min_counterfactual is None
+                    else f"{report.min_counterfactual} node(s)")
+        lines = [f"{place}: label {report.label}; smallest counterfactual: {smallest}",
+                 "  counterfactual: the union of the minimal node sets whose removal flips "
+                 "the label (exact, ROBDD)",
+                 "  Banzhaf: exact, by weighted model counting on the ROBDD"]
+    lines += [f"  Shapley: {how}", "",
+              "| node | counterfactual | Banzhaf | Shapley |", "|---:|:---:|---:|---:|"]
     shown = 0
     for v in range(len(report.shapley)):
-        quiet = not report.counterfactual[v] and report.banzhaf[v] == 0 and \
-            report.shapley[v] == 0
+        member = "n/a" if counterfactual is None else ("yes" if counterfactual[v] else "")
+        quiet = member in ("", "n/a") and report.banzhaf[v] == 0 and report.shapley[v] == 0
         if quiet and not every_node:
             continue
         shown += 1
-        shapley = f"{report.shapley[v]:.6g}" + ("" if stderr is None else f" ± {stderr[v]:.2g}")
-        lines.append(f"| {v} | {'yes' if report.counterfactual[v] else ''} | "
-                     f"{report.banzhaf[v]:.6g} | {shapley} |")
+        lines.append(f"| {v} | {member} | {_with_error(report.banzhaf[v], report.banzhaf_stderr, v)} | "
+                     f"{_with_error(report.shapley[v], report.shapley_stderr, v)} |")
     if shown < len(report.shapley):
-        lines.append(f"\n{len(report.shapley) - shown} other node(s): not in the "
-                     "counterfactual set, Banzhaf 0, Shapley 0 (--all lists them)")
+        lines.append(f"\n{len(report.shapley) - shown} other node(s): Banzhaf 0, Shapley 0"
+                     + ("" if counterfactual is None else ", not in the counterfactual set")
+                     + " (--all lists them)")
     return "\n".join(lines) + "\n"
+
+
+def _with_error(value: float, errors: "npt.NDArray[np.float64] | None", v: int) -> str:
+    return f"{value:.6g}" + ("" if errors is None else f" ± {errors[v]:.2g}")
 
 
 def cmd_tissue(args: argparse.Namespace, out: TextIO) -> int:

@@ -466,8 +466,14 @@ def test_relevance_json_is_per_node_and_json_able() -> None:
 def test_bad_arguments_and_budgets_are_refused() -> None:
     prog = gracr.parse("colors red\nclassify exists[2, inf] red")
     graph = Graph.from_edges(3, [["red"]] * 3, [])
-    with pytest.raises(DiagramTooLarge):
-        relevance(prog, graph, backend="autoref", max_nodes=3)
+    # A diagram over its budget is not an error: the values are sampled, and say so.
+    refused = relevance(prog, graph, backend="autoref", max_nodes=3, permutations=400)
+    assert refused.diagram == "refused" and "budget of 3 nodes" in (refused.reason or "")
+    assert refused.counterfactual is None and refused.min_counterfactual is None
+    assert refused.shapley_method == "monte-carlo" and refused.banzhaf_stderr is not None
+    # Three symmetric red players of `exists[2, inf] red`: 1/3 each (Shapley), 1/2 (Banzhaf).
+    assert refused.shapley == pytest.approx([1 / 3] * 3, abs=5 * refused.shapley_stderr.max())
+    assert refused.banzhaf == pytest.approx([1 / 2] * 3, abs=5 * refused.banzhaf_stderr.max())
     manager = make_backend("cudd")
     manager.declare([Var.node(v) for v in range(3)])
     diagram = export(Builder(manager, graph, "nodes").build_graph(prog.classifier))

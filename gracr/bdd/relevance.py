@@ -48,12 +48,13 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bdd.backend import MAX_BDD_NODES, Var
+from gracr.bdd.backend import MAX_BDD_NODES, DiagramTooLarge, Var
+from gracr.bdd.build import CounterTooLarge
 from gracr.bdd.polarity import polarity
 from gracr.bdd.upi import build_instance, resolve_target, value_at_full_graph
 from gracr.dsl.parse import Program
@@ -337,7 +338,15 @@ def shapley_monte_carlo(diagram: Diagram, permutations: int, seed: int
     deviation over `sqrt(permutations)`. The game values come from the diagram itself,
     many assignments at once (`evaluate_prefixes`).
     """
-    n = diagram.n
+    return sampled_shapley(lambda positions: evaluate_prefixes(diagram, positions), diagram.n,
+                           permutations, seed, max(1, _BATCH_CELLS // (diagram.n + 1)))
+
+
+def sampled_shapley(prefix_values: Callable[[IntArray], BoolArray], n: int, permutations: int,
+                    seed: int, batch: int) -> tuple[FloatArray, FloatArray]:
+    """Permutation sampling (`shapley_monte_carlo`) of the game whose values on every
+    prefix of a batch of permutations `prefix_values` gives: `positions[p, i]` is player
+    i's place in permutation p, and `values[p, k]` the game on the first k players."""
     if n == 0:
         return np.zeros(0), np.zeros(0)
     if permutations < 2:
@@ -345,7 +354,6 @@ def shapley_monte_carlo(diagram: Diagram, permutations: int, seed: int
     rng = np.random.default_rng(seed)
     total = np.zeros(n)
     squares = np.zeros(n)
-    batch = max(1, _BATCH_CELLS // (n + 1))
     done = 0
     while done < permutations:
         count = min(batch, permutations - done)
@@ -353,7 +361,7 @@ def shapley_monte_carlo(diagram: Diagram, permutations: int, seed: int
         positions = np.empty_like(orders)
         rows = np.arange(count)[:, None]
         positions[rows, orders] = np.arange(n)[None, :]
-        values = evaluate_prefixes(diagram, positions.astype(np.int64)).astype(np.float64)
+        values = prefix_values(positions.astype(np.int64)).astype(np.float64)
         contribution = np.empty((count, n))
         contribution[rows, orders] = values[:, 1:] - values[:, :-1]
         total += contribution.sum(axis=0)
@@ -382,10 +390,17 @@ class Relevance:
     creating the manager, `counterfactual_seconds` exporting the diagram.
     `counterfactual_closure` says how the flipping removals were closed upwards:
     `"support"` (over the support) or `"skipped (monotone)"` (`gracr.bdd.polarity`).
+
+    Without a diagram (`diagram == "refused"`: the instance outgrew the build, which
+    `reason` says), nothing is exact: `counterfactual` and `min_counterfactual` are
+    `None` (they need the diagram), and Banzhaf and Shapley values are sampled over the
+    players of the node receptive field with the reference evaluator on many subgraphs
+    at once (`gracr.dsl.evaluate.evaluate_kept`), `banzhaf_stderr` and `shapley_stderr`
+    their standard errors; `support_size` is then the number of players.
     """
 
     label: int
-    counterfactual: BoolArray
+    counterfactual: BoolArray | None
     min_counterfactual: int | None
     banzhaf: FloatArray
     shapley: FloatArray
@@ -402,6 +417,9 @@ class Relevance:
     counterfactual_seconds: float
     banzhaf_seconds: float
     shapley_seconds: float
+    banzhaf_stderr: FloatArray | None = None
+    diagram: Literal["built", "refused"] = "built"
+    reason: str | None = None
 
     @property
     def total_seconds(self) -> float:
@@ -424,7 +442,10 @@ def relevance(prog: Program, graph: Graph, target: int | None = None, backend: s
                          f"got {max_exact}")
     node = resolve_target(prog, graph, target)
     start = time.perf_counter()
-    built_diagram = build_instance(prog, graph, node, "nodes", backend, max_nodes=max_nodes)
+    try:
+        built_diagram = build_instance(prog, graph, node, "nodes", backend, max_nodes=max_nodes)
+    except (CounterTooLarge, DiagramTooLarge) as refusal:
+        return sampled_relevance(prog, graph, node, permutations, seed, str(refusal), backend)
     manager, f, variables = built_diagram.manager, built_diagram.f, built_diagram.variables
     del built_diagram
     label = int(value_at_full_graph(manager, f, variables))
@@ -484,6 +505,62 @@ def relevance(prog: Program, graph: Graph, target: int | None = None, backend: s
         shapley_seconds=done - banzhafed)
 
 
+def sampled_relevance(prog: Program, graph: Graph, node: int | None, samples: int,
+                      seed: int, reason: str, backend: str = "cudd") -> Relevance:
+    """Banzhaf and Shapley values sampled without a diagram (see `Relevance`): `samples`
+    permutations for Shapley, `samples` uniform subsets of the players for Banzhaf
+    (`β_i` = the mean of v over the subsets with i minus over those without), every
+    game value by `evaluate_kept`. The players are the node receptive field's nodes."""
+    from gracr.bdd.upi import node_receptive_field
+    from gracr.dsl.evaluate import evaluate_kept
+
+    start = time.perf_counter()
+    field_nodes = node_receptive_field(prog, graph, node)
+    if node is not None:
+        field_nodes[node] = False
+    players = np.flatnonzero(field_nodes)
+    n, total = len(players), graph.num_nodes
+    scoped = graph if node is None else graph.with_target(node)
+    label = int(bool(evaluate_kept(prog, scoped, np.ones((1, total), dtype=np.bool_))[0]))
+    batch = max(1, _BATCH_CELLS // ((n + 1) * max(total, 1)))
+
+    def prefix_values(positions: IntArray) -> BoolArray:
+        count = positions.shape[0]
+        kept = np.ones((count, n + 1, total), dtype=np.bool_)
+        # Prefix k keeps the players of positions < k (and every other node).
+        kept[:, :, players] = positions[:, None, :] < np.arange(n + 1)[None, :, None]
+        values = evaluate_kept(prog, scoped, kept.reshape(-1, total))
+        return values.reshape(count, n + 1)
+
+    rng = np.random.default_rng(seed)
+    inside = rng.random((samples, n)) < 0.5
+    kept = np.ones((samples, total), dtype=np.bool_)
+    kept[:, players] = inside
+    values = np.concatenate([evaluate_kept(prog, scoped, kept[i:i + batch * (n + 1)])
+                             for i in range(0, samples, batch * (n + 1))]).astype(np.float64)
+    beta, beta_error = np.zeros(total), np.zeros(total)
+    with_i, without_i = inside.sum(axis=0), (~inside).sum(axis=0)
+    mean_with = (values @ inside) / np.maximum(with_i, 1)
+    mean_without = (values @ ~inside) / np.maximum(without_i, 1)
+    beta[players] = mean_with - mean_without
+    spread_with = (values ** 2 @ inside) / np.maximum(with_i, 1) - mean_with ** 2
+    spread_without = (values ** 2 @ ~inside) / np.maximum(without_i, 1) - mean_without ** 2
+    beta_error[players] = np.sqrt(np.maximum(spread_with, 0) / np.maximum(with_i, 1)
+                                  + np.maximum(spread_without, 0) / np.maximum(without_i, 1))
+    banzhafed = time.perf_counter()
+    phi, phi_error = np.zeros(total), np.zeros(total)
+    phi[players], phi_error[players] = sampled_shapley(prefix_values, n, samples, seed, batch)
+    done = time.perf_counter()
+    return Relevance(
+        label=label, counterfactual=None, min_counterfactual=None, banzhaf=beta, shapley=phi,
+        shapley_method="monte-carlo", shapley_stderr=phi_error, permutations=samples,
+        seed=seed, counterfactual_closure="not computed (no diagram)", support_size=n,
+        diagram_size=0, plain_size=0, backend=backend, build_seconds=0.0,
+        counterfactual_seconds=0.0, banzhaf_seconds=banzhafed - start,
+        shapley_seconds=done - banzhafed, banzhaf_stderr=beta_error, diagram="refused",
+        reason=reason)
+
+
 def relevance_json(prog: Program, graph: Graph, target: int | None = None,
                    backend: str = "cudd", max_exact: int = MAX_EXACT,
                    permutations: int = PERMUTATIONS, seed: int = 0,
@@ -498,7 +575,11 @@ def relevance_record(report: Relevance) -> dict[str, object]:
     """A `Relevance` as the JSON-able dict of `relevance_json`."""
     return {
         "label": report.label,
-        "counterfactual": [int(c) for c in report.counterfactual],
+        "counterfactual": (None if report.counterfactual is None
+                           else [int(c) for c in report.counterfactual]),
+        "diagram": report.diagram, "reason": report.reason,
+        "banzhaf_stderr": (None if report.banzhaf_stderr is None
+                           else [float(s) for s in report.banzhaf_stderr]),
         "min_counterfactual": report.min_counterfactual,
         "banzhaf": [float(b) for b in report.banzhaf],
         "shapley": [float(s) for s in report.shapley],

@@ -7,8 +7,9 @@ construction (`gracr.bdd`). It is written for clarity, not speed.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -209,3 +210,140 @@ def evaluate_program(program: Program, graph: Graph,
     if program.kind is ir.Kind.GRAPH:
         return evaluate_sentence(program.classifier, graph)
     return evaluate_node(program.classifier, graph)
+
+
+def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike) -> NodeValues:
+    """The classifier on many induced subgraphs at once: `kept[m]` (one bool per node) is
+    the m-th subgraph, the nodes it keeps (deletion semantics, as `Graph.keep_nodes`: a
+    deleted node takes its edges with it and leaves every count). Returns one bool per
+    subgraph: a graph classifier's value, or a node classifier's at `graph.target`
+    (which must be kept).
+
+    The same semantics as `evaluate_program` on `graph.keep_nodes(kept[m])`, computed
+    for every m together: each subformula's values are an `[m, n]` array, a modality
+    sums the kept in-neighbours' values through the sparse adjacency of its relations.
+    What sampled Shapley and Banzhaf values read where no diagram can be built."""
+    from scipy.sparse import csr_matrix
+
+    masks = np.atleast_2d(np.asarray(kept, dtype=np.bool_))
+    graph.check_schema(program.schema)
+    if masks.shape[1] != graph.num_nodes:
+        raise ValueError(f"kept has {masks.shape[1]} columns for {graph.num_nodes} nodes")
+    n = graph.num_nodes
+    adjacency: dict[ir.Relations, csr_matrix] = {}
+
+    def into(relations: ir.Relations) -> csr_matrix:
+        # A[s, t] = the number of edges (s, t) of `relations`: counts = values @ A.
+        if relations not in adjacency:
+            admitted = graph.relation_mask(relations)
+            adjacency[relations] = csr_matrix(
+                (np.ones(int(admitted.sum())), (graph.sources[admitted], graph.targets[admitted])),
+                shape=(n, n))
+        return adjacency[relations]
+
+    values: dict[Formula, npt.NDArray[np.bool_]] = {}
+
+    def count(child: Formula, relations: ir.Relations) -> npt.NDArray[np.float64]:
+        present = (values[child] & masks).astype(np.float64)
+        counted: npt.NDArray[np.float64] = np.asarray(present @ into(relations))
+        return counted
+
+    for sub in ir.postorder([program.classifier], ir.children):
+        if isinstance(sub, ir.Exists | ir.CountCompare) or (
+                program.kind is ir.Kind.GRAPH and _is_sentence(sub, values)):
+            continue
+        relations: ir.Relations = getattr(sub, "relations", None)
+        match sub:
+            case ir.Top() | ir.Bottom() | ir.Color() | ir.Attribute() | ir.Threshold():
+                fixed = evaluate_node(sub, graph)
+                values[sub] = np.broadcast_to(fixed, masks.shape)
+            case ir.Not(a):
+                values[sub] = ~values[a]
+            case ir.And(a, b):
+                values[sub] = values[a] & values[b]
+            case ir.Or(a, b):
+                values[sub] = values[a] | values[b]
+            case ir.Implies(a, b):
+                values[sub] = ~values[a] | values[b]
+            case ir.Iff(a, b):
+                values[sub] = values[a] == values[b]
+            case ir.AtLeast(k, a):
+                values[sub] = count(a, relations) >= k
+            case ir.AtMost(k, a):
+                values[sub] = count(a, relations) <= k
+            case ir.Exactly(k, a):
+                values[sub] = count(a, relations) == k
+            case ir.Between(low, high, a):
+                c = count(a, relations)
+                values[sub] = (low <= c) & (c <= high)
+            case ir.Box(a):
+                values[sub] = _box(values[a], masks, into(relations))
+            case ir.More(a, b):
+                values[sub] = count(a, relations) > count(b, relations)
+            case ir.Same(a, b):
+                values[sub] = count(a, relations) == count(b, relations)
+    if program.kind is ir.Kind.NODE:
+        if graph.target is None:
+            raise ValueError("a node classifier needs the graph's target")
+        if not masks[:, graph.target].all():
+            raise ValueError("the target node cannot be removed")
+        return np.asarray(values[program.classifier][:, graph.target], dtype=np.bool_)
+    return _sentence_kept(program.classifier, values, masks)
+
+
+def _box(inner: npt.NDArray[np.bool_], masks: npt.NDArray[np.bool_], into: Any
+         ) -> npt.NDArray[np.bool_]:
+    """`[] f` on the kept subgraphs: no kept in-neighbour fails f."""
+    failing = (~inner & masks).astype(np.float64) @ into
+    result: npt.NDArray[np.bool_] = np.asarray(failing) == 0
+    return result
+
+
+def _is_sentence(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]]) -> bool:
+    """Whether a Boolean connective of a graph classifier joins sentences (not node
+    formulas): its arguments were not evaluated at the nodes."""
+    return isinstance(formula, ir.BINARY_BOOLEAN + (ir.Not,)) and any(
+        child not in values for child in ir.children(formula))
+
+
+def _sentence_kept(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]],
+                   masks: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """A graph sentence on every kept subgraph, from its node formulas' values."""
+    def counted(arg: Formula) -> npt.NDArray[np.int64]:
+        total: npt.NDArray[np.int64] = (values[arg] & masks).sum(axis=1)
+        return total
+
+    def value(sub: Formula) -> npt.NDArray[np.bool_]:
+        match sub:
+            case ir.Exists(low, high, arg):
+                c = counted(arg)
+                within: npt.NDArray[np.bool_] = (c >= low) if high is None else \
+                    (c >= low) & (c <= high)
+                return within
+            case ir.CountCompare(coefficients, args, op, bound):
+                # Exact: scaled to integers by the common denominator.
+                scale = math.lcm(*(c.denominator for c in (*coefficients, bound)))
+                total = sum((int(c * scale) * counted(arg)
+                             for c, arg in zip(coefficients, args)), np.zeros(len(masks), dtype=np.int64))
+                return _compare_ints(op, total, int(bound * scale))
+            case ir.Not(a):
+                return ~value(a)
+            case ir.And(a, b):
+                return value(a) & value(b)
+            case ir.Or(a, b):
+                return value(a) | value(b)
+            case ir.Implies(a, b):
+                return ~value(a) | value(b)
+            case ir.Iff(a, b):
+                same: npt.NDArray[np.bool_] = value(a) == value(b)
+                return same
+        raise TypeError(f"not a graph sentence: {sub!r}")
+
+    return np.asarray(value(formula), dtype=np.bool_)
+
+
+def _compare_ints(op: str, values: npt.NDArray[np.int64], bound: int) -> npt.NDArray[np.bool_]:
+    if op == "=":
+        equal: npt.NDArray[np.bool_] = values == bound
+        return equal
+    return _compare_floats(op, values.astype(np.float64), float(bound))
