@@ -19,6 +19,13 @@ echo "== typed graphs: attribute families, relations, UPI over edges, nodes and 
 .venv/bin/gracrc upi examples/typed/carbonyl.gml examples/typed/molecules.jsonl --over both
 .venv/bin/python examples/typed/typed_graphs.py
 echo
+echo "== spatial tissue: the generator, the ratio rule compiled, node UPI and signed exact ground truth"
+.venv/bin/gracrc tissue --out "$out/tissue" --samples 10 --cells 300 --seed 0
+.venv/bin/gracrc eval "$out/tissue/tissue.gml" "$out/tissue/graphs.jsonl"
+head -1 "$out/tissue/graphs.jsonl" > "$out/tissue/one.jsonl"
+.venv/bin/gracrc upi "$out/tissue/tissue.gml" "$out/tissue/one.jsonl" --over nodes | cut -c1-120
+.venv/bin/gracrc relevance "$out/tissue/tissue.gml" "$out/tissue/one.jsonl" | sed -n '1,20p'
+echo
 echo "== every formula, every compile option, on the bundled graphs"
 .venv/bin/python examples/run_examples.py --out "$out"
 echo
