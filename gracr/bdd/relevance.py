@@ -41,6 +41,13 @@ Complemented edges (both `dd` engines have them) are expanded away once, in
 plain ROBDD of `f` (at most twice the nodes). Exact results are float64: the
 algorithms are exact, so the error is rounding, around 1e-12 (support below 1000,
 where the model counts stay finite in float64).
+
+When the diagram is refused (`sampled_relevance`), Banzhaf and Shapley values are
+sampled with the reference evaluator instead, and say so.
+
+Its size (~600 lines) is one game read four ways (counterfactuals, Banzhaf, exact and
+sampled Shapley) from one exported diagram, plus the diagram-free sampling: the
+level-by-level passes share the export's arrays.
 """
 
 from __future__ import annotations
