@@ -281,6 +281,13 @@ def run_fuzz(config: FuzzConfig, program: Program | None = None,
         raise GracrError(f"--limit must be positive, got {config.limit}")
     if config.budget <= 0:
         raise GracrError(f"--budget must be positive, got {config.budget:g}")
+    if program is not None and (program.families or program.relations or program.features):
+        declared = [what for what, present in (("attribute families", program.families),
+                                                ("relations", program.relations),
+                                                ("numeric features", program.features))
+                    if present]
+        raise GracrError(f"the fuzzer draws graphs of colours only; this program declares "
+                         f"{' and '.join(declared)}")
     report = FuzzReport(config.explainers)
     rng = random.Random(config.seed)
     if program is not None:
