@@ -474,6 +474,11 @@ def test_bad_arguments_and_budgets_are_refused() -> None:
     # Three symmetric red players of `exists[2, inf] red`: 1/3 each (Shapley), 1/2 (Banzhaf).
     assert refused.shapley == pytest.approx([1 / 3] * 3, abs=5 * refused.shapley_stderr.max())
     assert refused.banzhaf == pytest.approx([1 / 2] * 3, abs=5 * refused.banzhaf_stderr.max())
+    # A null player (a node that is not red) gets exactly 0 from paired marginals.
+    with_null = Graph.from_edges(4, [["red"]] * 3 + [[]], [])
+    sampled = relevance(prog, with_null, max_nodes=3, permutations=200)
+    assert sampled.diagram == "refused"
+    assert sampled.banzhaf[3] == 0 and sampled.shapley[3] == 0
     manager = make_backend("cudd")
     manager.declare([Var.node(v) for v in range(3)])
     diagram = export(Builder(manager, graph, "nodes").build_graph(prog.classifier))

@@ -71,9 +71,10 @@ from gracr.data.graph import BoolArray, Graph
 
 # The most (state, branch) steps one linear count's counter may take. Its cost is not
 # its node count: each step conjoins diagrams over every variable read so far, so a
-# tissue sample of 300 cells takes ~10 000 steps (0.4 s), 600 cells ~17 000 (0.2 s), and
-# 800 cells passed 120 000 steps after a minute, each slower than the last.
-MAX_COUNTER_STEPS = 60_000
+# tissue sample of 300 cells takes ~10 000 steps (0.4 s; some over 60 000, ~10 s), 600
+# cells ~17 000 (0.2 s), and 800 cells passed 120 000 steps after a minute, each slower
+# than the last.
+MAX_COUNTER_STEPS = 200_000
 
 
 class CounterTooLarge(GracrError):

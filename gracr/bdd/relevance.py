@@ -515,9 +515,10 @@ def relevance(prog: Program, graph: Graph, target: int | None = None, backend: s
 def sampled_relevance(prog: Program, graph: Graph, node: int | None, samples: int,
                       seed: int, reason: str, backend: str = "cudd") -> Relevance:
     """Banzhaf and Shapley values sampled without a diagram (see `Relevance`): `samples`
-    permutations for Shapley, `samples` uniform subsets of the players for Banzhaf
-    (`β_i` = the mean of v over the subsets with i minus over those without), every
-    game value by `evaluate_kept`. The players are the node receptive field's nodes."""
+    permutations for Shapley, `samples` uniform subsets S of the players for Banzhaf
+    (`β_i` = the mean of `v(S + i) - v(S - i)`, paired on each S, so a null player gets
+    exactly 0), every game value by `evaluate_kept`. The players are the node receptive
+    field's nodes."""
     from gracr.bdd.upi import node_receptive_field
     from gracr.dsl.evaluate import evaluate_kept
 
@@ -539,21 +540,24 @@ def sampled_relevance(prog: Program, graph: Graph, node: int | None, samples: in
         values = evaluate_kept(prog, scoped, kept.reshape(-1, total))
         return values.reshape(count, n + 1)
 
+    # Banzhaf: for each sampled subset S of the players, every player's marginal
+    # v(S + i) - v(S - i), paired on the same S, so a null player's is exactly 0.
     rng = np.random.default_rng(seed)
-    inside = rng.random((samples, n)) < 0.5
-    kept = np.ones((samples, total), dtype=np.bool_)
-    kept[:, players] = inside
-    values = np.concatenate([evaluate_kept(prog, scoped, kept[i:i + batch * (n + 1)])
-                             for i in range(0, samples, batch * (n + 1))]).astype(np.float64)
+    marginals = np.zeros((samples, n))
+    per_call = max(1, _BATCH_CELLS // (2 * n * max(total, 1)))
+    for first in range(0, samples, per_call):
+        count = min(per_call, samples - first)
+        inside = rng.random((count, n)) < 0.5
+        kept = np.ones((count, 2, n, total), dtype=np.bool_)
+        kept[:, :, :, players] = inside[:, None, None, :]
+        kept[:, 0, np.arange(n), players] = True    # S + i
+        kept[:, 1, np.arange(n), players] = False   # S - i
+        values = evaluate_kept(prog, scoped, kept.reshape(-1, total)).reshape(count, 2, n)
+        marginals[first:first + count] = values[:, 0].astype(np.float64) - values[:, 1]
     beta, beta_error = np.zeros(total), np.zeros(total)
-    with_i, without_i = inside.sum(axis=0), (~inside).sum(axis=0)
-    mean_with = (values @ inside) / np.maximum(with_i, 1)
-    mean_without = (values @ ~inside) / np.maximum(without_i, 1)
-    beta[players] = mean_with - mean_without
-    spread_with = (values ** 2 @ inside) / np.maximum(with_i, 1) - mean_with ** 2
-    spread_without = (values ** 2 @ ~inside) / np.maximum(without_i, 1) - mean_without ** 2
-    beta_error[players] = np.sqrt(np.maximum(spread_with, 0) / np.maximum(with_i, 1)
-                                  + np.maximum(spread_without, 0) / np.maximum(without_i, 1))
+    beta[players] = marginals.mean(axis=0)
+    beta_error[players] = marginals.std(axis=0, ddof=1) / np.sqrt(samples) if samples > 1 \
+        else 0.0
     banzhafed = time.perf_counter()
     phi, phi_error = np.zeros(total), np.zeros(total)
     phi[players], phi_error[players] = sampled_shapley(prefix_values, n, samples, seed, batch)
