@@ -3,7 +3,8 @@ exact ground truth (counterfactual set, Banzhaf and Shapley signs) agrees with t
 the generator records.
 
     PYTHONPATH=. .venv/bin/python benchmarks/tissue_ground_truth.py [--sizes 300,1000,3000]
-        [--samples 5,1,1] [--cap 60] [--skip-upi] [--agreement-samples 20] [--out DIR]
+        [--samples 5,1,1] [--cap 60] [--permutations 2000,200,100]
+        [--counter-steps 200000,20000,20000] [--skip-upi] [--agreement-samples 20] [--out DIR]
 
 Per sample (`TissueSettings.for_cells`, graph radius ratio 1, θ from `generate_dataset`
 over max(samples, 2) samples of that size): generation seconds (placement, nests,
@@ -13,7 +14,10 @@ Banzhaf, Shapley: exact up to 200 support variables, else Monte Carlo with its m
 standard error) and the node UPI (`upi_report(over="nodes")`). The two diagram runs are
 each made in a child process stopped after `--cap` seconds; a stopped run says so in the
 table (never a silent gap), and so does a diagram `relevance` refuses (its values are then
-sampled). `--skip-upi` leaves the UPI out (the table says "skipped").
+sampled over the players `graph_term_players` bounds). `--counter-steps` sets the linear
+counter's step budget per size (default: the library's 200 000 at ≈ 300 cells, 20 000
+beyond, where an exact build takes minutes: one ≈ 1000-cell diagram took 171 s and 861 417
+nodes), `--permutations` the samples per size. `--skip-upi` leaves the UPI out (the table says "skipped").
 
 The agreement table: `gracr.spatial.agreement.summarise` over `--agreement-samples`
 samples of ≈ 300 cells, and every violation of the derived claims
@@ -34,6 +38,7 @@ from typing import Any, Callable
 import numpy as np
 
 import gracr
+from gracr.bdd.build import MAX_COUNTER_STEPS
 from gracr.bdd.relevance import relevance
 from gracr.bdd.upi import upi_report
 from gracr.bench.tables import render_table, write_table
@@ -78,7 +83,7 @@ def fmt(seconds: float) -> str:
 
 
 def timing_rows(size: int, samples: int, cap: float, skip_upi: bool, seed: int,
-                permutations: int, reduced: str) -> list[list[str]]:
+                permutations: int, counter_steps: int, reduced: str) -> list[list[str]]:
     rng = np.random.default_rng([seed, size])
     settings = TissueSettings.for_cells(size)
     count = max(samples, 2)
@@ -102,7 +107,7 @@ def timing_rows(size: int, samples: int, cap: float, skip_upi: bool, seed: int,
 
         def run_relevance() -> dict[str, Any]:
             r = relevance(prog, graph, backend="cudd", max_exact=200,
-                          permutations=permutations, seed=0)
+                          permutations=permutations, seed=0, max_counter_steps=counter_steps)
             positive = (None if r.shapley_stderr is None
                         else r.shapley_stderr[r.shapley_stderr > 0])
             stderr = (None if positive is None else
@@ -115,7 +120,8 @@ def timing_rows(size: int, samples: int, cap: float, skip_upi: bool, seed: int,
                     "diagram": r.diagram, "reason": r.reason}
 
         def run_upi() -> dict[str, Any]:
-            u = upi_report(prog, graph, over="nodes", backend="cudd")
+            u = upi_report(prog, graph, over="nodes", backend="cudd",
+                           max_counter_steps=counter_steps)
             return {"total": u.total_seconds, "label": u.label}
 
         rel = capped(run_relevance, cap)
@@ -133,8 +139,10 @@ def timing_rows(size: int, samples: int, cap: float, skip_upi: bool, seed: int,
             method = ("exact" if rel["method"] == "exact"
                       else f"Monte Carlo, {permutations} perm., mean s.e. {rel['stderr']:.2g}")
             if rel["diagram"] != "built":
-                method = f"sampled, diagram refused, mean s.e. {rel['stderr']:.2g}"
-                notes.append(f"diagram refused: {rel['reason']}")
+                method = (f"sampled ({permutations} perm.), diagram refused, mean s.e. "
+                          f"{rel['stderr']:.2g}" + (" (each player's sampled marginals all "
+                                                    "equal)" if rel["stderr"] == 0 else ""))
+                notes.append(f"diagram refused at {counter_steps:,} counter steps")
             rest = [fmt(rel["build"]) + ("" if rel["diagram"] == "built" else " (refused)"), upi_cell, fmt(rel["cf"]), fmt(rel["banzhaf"]),
                     fmt(rel["shapley"]), method, str(rel["support"]), str(rel["size"]),
                     str(rel["min_cf"])]
@@ -175,25 +183,29 @@ def main() -> int:
     parser.add_argument("--cap", type=float, default=60.0,
                         help="seconds each diagram run (relevance, UPI) may take per sample")
     parser.add_argument("--skip-upi", action="store_true", help="leave the node UPI out")
-    parser.add_argument("--permutations", type=int, default=2000,
-                        help="Monte Carlo permutations when the support exceeds 200")
+    parser.add_argument("--permutations", default="2000,200,100",
+                        help="per size: Monte Carlo permutations (Shapley; Banzhaf subsets) "
+                             "when the support exceeds 200 or the diagram is refused")
+    parser.add_argument("--counter-steps", default=f"{MAX_COUNTER_STEPS},20000,20000",
+                        help="per size: the linear counter's step budget (relevance and UPI "
+                             "refuse past it; relevance then samples)")
     parser.add_argument("--agreement-samples", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, metavar="DIR",
                         help="also write timings.{md,csv} and agreement.{md,csv} here")
     args = parser.parse_args()
     sizes, samples = parse_list(args.sizes), parse_list(args.samples)
-    if len(samples) != len(sizes):
-        parser.error("--samples needs one count per size")
+    permutations, steps = parse_list(args.permutations), parse_list(args.counter_steps)
+    if not len(samples) == len(permutations) == len(steps) == len(sizes):
+        parser.error("--samples, --permutations and --counter-steps need one value per size")
     reduced = {s: "" for s in sizes}
     for s, n in zip(sizes, samples):
         if s >= 1000 and n == 1:
-            reduced[s] = ("1 sample only: one ≈ 1000-cell diagram build took 171 s in the "
-                          "probe run (861 417 nodes), beyond the cap")
+            reduced[s] = "1 sample only"
 
     rows: list[list[str]] = []
-    for size, n in zip(sizes, samples):
-        rows += timing_rows(size, n, args.cap, args.skip_upi, args.seed, args.permutations,
+    for size, n, perms, budget in zip(sizes, samples, permutations, steps):
+        rows += timing_rows(size, n, args.cap, args.skip_upi, args.seed, perms, budget,
                             reduced[size])
     print(f"\nStage costs per sample (graph radius ratio {RATIO:g}, cudd, cap "
           f"{args.cap:g} s per diagram run)\n")

@@ -90,12 +90,22 @@ def _byte_count(text: str) -> int:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _add_bdd_budget_option(parser: argparse.ArgumentParser) -> None:
+def _add_bdd_budget_option(parser: argparse.ArgumentParser, counter: bool = False) -> None:
+    """`--max-bdd-nodes`, and with `counter` `--max-counter-steps` (the commands that
+    build one instance's diagram directly)."""
     from gracr.bdd.backend import MAX_BDD_NODES
+    from gracr.bdd.build import MAX_COUNTER_STEPS
 
     parser.add_argument("--max-bdd-nodes", type=int, default=MAX_BDD_NODES, metavar="N",
                         help=f"stop an instance whose ROBDD outgrows N nodes (default "
                              f"{MAX_BDD_NODES:.0e}, a few GB)")
+    if not counter:
+        return
+    parser.add_argument("--max-counter-steps", type=int, default=MAX_COUNTER_STEPS,
+                        metavar="N",
+                        help=f"stop an instance whose linear count's counter takes more than "
+                             f"N steps (default {MAX_COUNTER_STEPS:,}; relevance then samples "
+                             f"the values)")
 
 
 def _compile(program: Program, args: argparse.Namespace,
@@ -294,7 +304,8 @@ def cmd_relevance(args: argparse.Namespace, out: TextIO) -> int:
         try:
             report = relevance(program, graph, args.node, backend=args.backend,
                                max_exact=args.max_exact, permutations=args.permutations,
-                               seed=args.seed, max_nodes=args.max_bdd_nodes)
+                               seed=args.seed, max_nodes=args.max_bdd_nodes,
+                               max_counter_steps=args.max_counter_steps)
         except GracrError as error:
             raise GracrError(f"{place}: {error}") from None
         if args.json:
@@ -394,7 +405,8 @@ def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
         try:
             record = {**keys, **upi_json(program, graph, args.node, args.over,
                                          backend=args.backend, order=args.order,
-                                         max_nodes=args.max_bdd_nodes)}
+                                         max_nodes=args.max_bdd_nodes,
+                                         max_counter_steps=args.max_counter_steps)}
         except GracrError as error:
             raise GracrError(f"{place}: {error}") from None
         print(json.dumps(record), file=out)
@@ -719,7 +731,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="ROBDD variable order: the formula's computation (default; small "
                               "diagrams around hubs) or the edge list (the paper's, §4.3); the "
                               "mask is the same")
-    _add_bdd_budget_option(upi_cmd)
+    _add_bdd_budget_option(upi_cmd, counter=True)
     upi_cmd.set_defaults(run=cmd_upi)
 
     relevance_cmd = commands.add_parser(
@@ -745,7 +757,7 @@ def build_parser() -> argparse.ArgumentParser:
                                help="one JSON line per graph instead of the table")
     relevance_cmd.add_argument("--all", action="store_true",
                                help="list every node, also those with no relevance")
-    _add_bdd_budget_option(relevance_cmd)
+    _add_bdd_budget_option(relevance_cmd, counter=True)
     relevance_cmd.set_defaults(run=cmd_relevance)
 
     tissue_cmd = commands.add_parser(

@@ -34,7 +34,7 @@ import gracr
 from gracr.bdd.backend import BACKENDS
 from gracr.bdd.brute import brute_force_relevance, brute_force_upi
 from gracr.bdd.relevance import relevance
-from gracr.bdd.upi import upi
+from gracr.bdd.upi import build_instance, graph_term_players, upi
 from gracr.data.graph import Graph
 from gracr.data.schema import Schema
 from gracr.dsl import ir
@@ -426,6 +426,43 @@ def test_relevance_equals_brute_force_with_numeric_features() -> None:
 
     check()
     _share(tally, "non-trivial")
+
+
+def test_term_players_bound_the_exact_support() -> None:
+    """`graph_term_players` (the players the sampled relevance takes when a counter is
+    refused) holds every node the exact diagram depends on, on both backends; and the
+    sampled relevance of a refused counter gives every other node exactly 0. Informative
+    when the bound leaves some node out (at least 20% of draws)."""
+    tally: Counter[str] = Counter()
+
+    @_settings(120)
+    @given(relevance_cases())
+    def check(case: tuple[Program, Graph, int | None]) -> None:
+        program, graph, target = case
+        if target is not None:
+            event("node classifier: not this property's")
+            return
+        for backend in BACKENDS:
+            players = graph_term_players(program, graph, backend)
+            diagram = build_instance(program, graph, None, "nodes", backend)
+            support = {v.index for v in diagram.manager.support(diagram.f)}
+            assert support <= set(np.flatnonzero(players).tolist()), backend
+        refused = relevance(program, graph, permutations=20, max_counter_steps=0)
+        if refused.diagram == "refused":  # a count whose counter had a step to take
+            assert _has_count(program)
+            assert not refused.shapley[~players].any() and not refused.banzhaf[~players].any()
+            event("counter refused: sampled over the players")
+            tally["refused"] += 1
+        tally["draws"] += 1
+        if not players.all():
+            tally["non-trivial"] += 1
+            event("the bound leaves a node out")
+        else:
+            event("every node is a player")
+
+    check()
+    _share(tally, "non-trivial", 0.2)
+    _share(tally, "refused", 0.1)
 
 
 # ---------------------------------------------------------------- parse(show(f)) == f

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import gracr
 from scipy.spatial import cKDTree
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_score
@@ -188,6 +189,12 @@ def test_radius_graph(ratio: float, small: tuple[list[CellTable], float]) -> Non
             assert type(length) is float
         if ratio == 1.0:
             assert set(graph["relations"]) <= {"near"}
+        assert graph["pos"] == [[x, y] for x, y in zip(table.x.tolist(), table.y.tolist())]
+        read = gracr.Graph.from_json(graph)
+        assert read.pos is not None and np.array_equal(read.pos, table.positions)
+        # Deleting cells keeps the others' positions (what spatial baselines read).
+        kept, _ = read.keep_nodes(np.arange(table.num_cells) % 2 == 0)
+        assert kept.pos is not None and np.array_equal(kept.pos, table.positions[::2])
         assert CellTable.from_json(graph["x-cells"]).types == table.types
         assert graph["x-theta"] == 0.4
 
@@ -223,8 +230,8 @@ def test_write_dataset(tmp_path: Path, small: tuple[list[CellTable], float]) -> 
     cells = [json.loads(line) for line in (tmp_path / "cells.jsonl").read_text().splitlines()]
     assert len(graphs) == len(cells) == 6
     for graph, cell, table in zip(graphs, cells, tables):
-        assert set(graph) == {"num_nodes", "features", "edges", "relations", "edge_attr",
-                              "x-cells", "x-theta"}
+        assert set(graph) == {"num_nodes", "features", "pos", "edges", "relations",
+                              "edge_attr", "x-cells", "x-theta"}
         assert graph["x-cells"] == cell
         assert recompute_label(CellTable.from_json(cell), theta) == recompute_label(table, theta)
 

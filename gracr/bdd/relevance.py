@@ -61,7 +61,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.bdd.backend import MAX_BDD_NODES, DiagramTooLarge, Var
-from gracr.bdd.build import CounterTooLarge
+from gracr.bdd.build import MAX_COUNTER_STEPS, CounterTooLarge
 from gracr.bdd.polarity import polarity
 from gracr.bdd.upi import build_instance, resolve_target, value_at_full_graph
 from gracr.dsl.parse import Program
@@ -436,13 +436,16 @@ class Relevance:
 
 def relevance(prog: Program, graph: Graph, target: int | None = None, backend: str = "cudd",
               max_exact: int = MAX_EXACT, permutations: int = PERMUTATIONS, seed: int = 0,
-              max_nodes: int | None = MAX_BDD_NODES) -> Relevance:
+              max_nodes: int | None = MAX_BDD_NODES,
+              max_counter_steps: int = MAX_COUNTER_STEPS) -> Relevance:
     """Counterfactuals, Banzhaf and Shapley values of the nodes, from the ROBDD over nodes.
 
     The diagram is `gracr.bdd.upi.build_instance`'s over nodes (the one the node UPI
     reads: its receptive fields and computation order). Shapley values are exact when the
     support has at most `max_exact` variables, else estimated from `permutations`
-    sampled permutations with `seed`. `max_nodes` is the ROBDD's node budget.
+    sampled permutations with `seed`. `max_nodes` is the ROBDD's node budget and
+    `max_counter_steps` its linear counts' step budget: an instance over either is
+    refused, and its values sampled (`sampled_relevance`), never silently.
     """
     if max_exact > EXACT_LIMIT:
         raise GracrError(f"max_exact is at most {EXACT_LIMIT} (float64 model counts), "
@@ -450,7 +453,8 @@ def relevance(prog: Program, graph: Graph, target: int | None = None, backend: s
     node = resolve_target(prog, graph, target)
     start = time.perf_counter()
     try:
-        built_diagram = build_instance(prog, graph, node, "nodes", backend, max_nodes=max_nodes)
+        built_diagram = build_instance(prog, graph, node, "nodes", backend, max_nodes=max_nodes,
+                                       max_counter_steps=max_counter_steps)
     except (CounterTooLarge, DiagramTooLarge) as refusal:
         return sampled_relevance(prog, graph, node, permutations, seed, str(refusal), backend)
     manager, f, variables = built_diagram.manager, built_diagram.f, built_diagram.variables
@@ -517,15 +521,22 @@ def sampled_relevance(prog: Program, graph: Graph, node: int | None, samples: in
     """Banzhaf and Shapley values sampled without a diagram (see `Relevance`): `samples`
     permutations for Shapley, `samples` uniform subsets S of the players for Banzhaf
     (`β_i` = the mean of `v(S + i) - v(S - i)`, paired on each S, so a null player gets
-    exactly 0), every game value by `evaluate_kept`. The players are the node receptive
-    field's nodes."""
-    from gracr.bdd.upi import node_receptive_field
+    exactly 0), every game value by `evaluate_kept`. The players are a node classifier's
+    node receptive field, a graph classifier's `graph_term_players` (the nodes its terms
+    read; the rest are null players, exactly 0), the whole graph if even those outgrow
+    the node budget."""
+    from gracr.bdd.upi import graph_term_players, node_receptive_field
     from gracr.dsl.evaluate import evaluate_kept
 
     start = time.perf_counter()
-    field_nodes = node_receptive_field(prog, graph, node)
     if node is not None:
+        field_nodes = node_receptive_field(prog, graph, node)
         field_nodes[node] = False
+    else:
+        try:
+            field_nodes = graph_term_players(prog, graph, backend)
+        except DiagramTooLarge:
+            field_nodes = np.ones(graph.num_nodes, dtype=np.bool_)
     players = np.flatnonzero(field_nodes)
     n, total = len(players), graph.num_nodes
     scoped = graph if node is None else graph.with_target(node)
@@ -575,11 +586,12 @@ def sampled_relevance(prog: Program, graph: Graph, node: int | None, samples: in
 def relevance_json(prog: Program, graph: Graph, target: int | None = None,
                    backend: str = "cudd", max_exact: int = MAX_EXACT,
                    permutations: int = PERMUTATIONS, seed: int = 0,
-                   max_nodes: int | None = MAX_BDD_NODES) -> dict[str, object]:
+                   max_nodes: int | None = MAX_BDD_NODES,
+                   max_counter_steps: int = MAX_COUNTER_STEPS) -> dict[str, object]:
     """`relevance` as a JSON-able dict: per-node lists (0/1 for `counterfactual`), the
     method, the sizes and the seconds of each part."""
     return relevance_record(relevance(prog, graph, target, backend, max_exact, permutations,
-                                      seed, max_nodes))
+                                      seed, max_nodes, max_counter_steps))
 
 
 def relevance_record(report: Relevance) -> dict[str, object]:

@@ -61,7 +61,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.bdd.backend import MAX_BDD_NODES, BDDBackend, F, Var, make_backend
-from gracr.bdd.build import OVER, Builder, Over, bottom_up_nodes
+from gracr.bdd.build import MAX_COUNTER_STEPS, OVER, Builder, Over, bottom_up_nodes
 from gracr.bdd.polarity import polarity
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind
@@ -416,14 +416,12 @@ class Diagram(Generic[F]):
     manager_nodes: int
 
 
-def build_instance(prog: Program, graph: Graph, node: int | None, over: Over = "edges",
-                   backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
-                   order: VariableOrder = "computation",
-                   max_nodes: int | None = MAX_BDD_NODES) -> Diagram[Any]:
-    """BuildNode / BuildGraph (Algorithms 4, 5) on one instance: the variables chosen (the
-    receptive field with `shortcuts`, else all) and declared in `order`, then the
-    diagram; `node` is a node classifier's target (resolved) or None. The one build
-    behind the UPI (`upi_report`) and the signed ground truth (`gracr.bdd.relevance`)."""
+def _instance_builder(prog: Program, graph: Graph, node: int | None, over: Over,
+                      backend: str, reorder: bool, shortcuts: bool, order: VariableOrder,
+                      max_nodes: int | None, max_counter_steps: int
+                      ) -> tuple[BDDBackend[Any], list[Var], Builder[Any]]:
+    """The manager, its declared variables and the builder of one instance (see
+    `build_instance`)."""
     # BuildNode keeps each node's in-edge list, and its memo a diagram per
     # (subformula, node) pair: Python objects, a few hundred bytes each.
     graph.require_budget("the ROBDD build", 256, 256)
@@ -447,7 +445,23 @@ def build_instance(prog: Program, graph: Graph, node: int | None, over: Over = "
         variables = _variables(graph, over, edge_field, node_field)
     manager.declare(variables)
     builder = Builder(manager, graph, over, kept=node,
-                      counting_order=bottom_up_nodes(variables, graph.num_nodes))
+                      counting_order=bottom_up_nodes(variables, graph.num_nodes),
+                      max_counter_steps=max_counter_steps)
+    return manager, variables, builder
+
+
+def build_instance(prog: Program, graph: Graph, node: int | None, over: Over = "edges",
+                   backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
+                   order: VariableOrder = "computation",
+                   max_nodes: int | None = MAX_BDD_NODES,
+                   max_counter_steps: int = MAX_COUNTER_STEPS) -> Diagram[Any]:
+    """BuildNode / BuildGraph (Algorithms 4, 5) on one instance: the variables chosen (the
+    receptive field with `shortcuts`, else all) and declared in `order`, then the
+    diagram; `node` is a node classifier's target (resolved) or None. The one build
+    behind the UPI (`upi_report`) and the signed ground truth (`gracr.bdd.relevance`)."""
+    manager, variables, builder = _instance_builder(prog, graph, node, over, backend, reorder,
+                                                    shortcuts, order, max_nodes,
+                                                    max_counter_steps)
     f = (builder.build_graph(prog.classifier) if node is None
          else builder.build_node(prog.classifier, node))
     memo_entries = builder.memo_size
@@ -457,10 +471,27 @@ def build_instance(prog: Program, graph: Graph, node: int | None, over: Over = "
     return Diagram(manager, f, variables, memo_entries, manager_nodes)
 
 
+def graph_term_players(prog: Program, graph: Graph, backend: str = "cudd",
+                       max_nodes: int | None = MAX_BDD_NODES) -> BoolArray:
+    """The nodes a graph classifier's value can depend on under node removal, bounded
+    through its terms without running its counters (`Builder.term_support`): a bool per
+    node, every other node a null player."""
+    if prog.kind is not Kind.GRAPH:
+        raise GracrError("graph_term_players bounds a graph classifier's players; a node "
+                         "classifier's are its node receptive field")
+    manager, _, builder = _instance_builder(prog, graph, None, "nodes", backend, False, True,
+                                            "computation", max_nodes, MAX_COUNTER_STEPS)
+    players = np.zeros(graph.num_nodes, dtype=np.bool_)
+    players[sorted(builder.term_support(prog.classifier))] = True
+    del builder
+    manager.check_budget()
+    return players
+
+
 def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Over = "edges",
                backend: str = "cudd", reorder: bool = False, shortcuts: bool = True,
-               order: VariableOrder = "computation", max_nodes: int | None = MAX_BDD_NODES
-               ) -> UpiReport:
+               order: VariableOrder = "computation", max_nodes: int | None = MAX_BDD_NODES,
+               max_counter_steps: int = MAX_COUNTER_STEPS) -> UpiReport:
     """UnionPI (Algorithm 1) on one instance, with node counts and per-stage times.
 
     `over` is `"edges"`, `"nodes"` or `"both"`; `backend` is `"cudd"` or
@@ -472,7 +503,7 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Ove
     node = resolve_target(prog, graph, target)
     start = time.perf_counter()
     built_diagram = build_instance(prog, graph, node, over, backend, reorder, shortcuts, order,
-                                   max_nodes)
+                                   max_nodes, max_counter_steps)
     manager, f, variables = built_diagram.manager, built_diagram.f, built_diagram.variables
     memo_entries, manager_nodes = built_diagram.memo_entries, built_diagram.manager_nodes
     del built_diagram
@@ -567,12 +598,12 @@ def upi(prog: Program, graph: Graph, target: int | None = None, over: Over = "ed
 
 def upi_json(prog: Program, graph: Graph, target: int | None = None, over: Over = "edges",
              backend: str = "cudd", reorder: bool = False,
-             order: VariableOrder = "computation", max_nodes: int | None = MAX_BDD_NODES
-             ) -> dict[str, int | list[int]]:
+             order: VariableOrder = "computation", max_nodes: int | None = MAX_BDD_NODES,
+             max_counter_steps: int = MAX_COUNTER_STEPS) -> dict[str, int | list[int]]:
     """The `gracrc upi` output for one graph: `{"label": 0|1, "mask": [0|1 per edge]}`
     over edges, `{"label", "node_mask": [0|1 per node]}` over nodes, all three over both."""
     report = upi_report(prog, graph, target, over, backend=backend, reorder=reorder, order=order,
-                        max_nodes=max_nodes)
+                        max_nodes=max_nodes, max_counter_steps=max_counter_steps)
     record: dict[str, int | list[int]] = {"label": report.label}
     if over != "nodes":
         record["mask"] = [int(m) for m in report.mask]

@@ -35,7 +35,7 @@ RealArray = npt.NDArray[np.float64]
 # `edges`, `relations`, `target`): the dataset keys GracrBench writes. Anything else
 # must start with `x-` (a user's own annotation), so that a misspelt key
 # (`"colours"`) is an error rather than silently ignored.
-GRAPH_KEYS = ("num_nodes", "colors", "attributes", "features", "edges", "relations",
+GRAPH_KEYS = ("num_nodes", "colors", "attributes", "features", "pos", "edges", "relations",
               "edge_attr", "target")
 DATASET_KEYS = ("label", "upi", "node_labels", "targets", "receptive_field")
 USER_KEY_PREFIX = "x-"
@@ -51,7 +51,9 @@ class Graph:
     `feature_values[v]` holds node v's numeric features (JSON `"features"`, one list per
     node, in the order a program's `features` line declares them; float64) and
     `edge_attr[e]` edge e's numeric attributes (JSON `"edge_attr"`, PyG's `edge_attr`:
-    what a trained model reads, e.g. a distance; no formula reads it).
+    what a trained model reads, e.g. a distance; no formula reads it). `pos[v]` is node
+    v's position (JSON `"pos"`, one list per node, PyG's `pos`; e.g. a cell's (x, y) in
+    µm): what spatial baselines and figures read; no formula reads it.
     `target` is the node a node classifier is asked about (optional).
     """
 
@@ -64,6 +66,7 @@ class Graph:
     relations: tuple[str, ...] | None = None
     feature_values: RealArray | None = None
     edge_attr: RealArray | None = None
+    pos: RealArray | None = None
 
     @classmethod
     def from_edges(cls, num_nodes: int, colors: Sequence[Iterable[str]] | None,
@@ -72,7 +75,8 @@ class Graph:
                    attributes: Mapping[str, Sequence[str]] | None = None,
                    relations: Sequence[str] | None = None,
                    features: npt.ArrayLike | None = None,
-                   edge_attr: npt.ArrayLike | None = None) -> Graph:
+                   edge_attr: npt.ArrayLike | None = None,
+                   pos: npt.ArrayLike | None = None) -> Graph:
         """Build a graph from Python values, checking them as `from_json` does."""
         pairs = np.asarray(list(edges) if not isinstance(edges, np.ndarray) else edges,
                            dtype=np.int64).reshape(-1, 2)
@@ -81,7 +85,8 @@ class Graph:
                     np.ascontiguousarray(pairs[:, 1]), target,
                     {k: tuple(v) for k, v in (attributes or {}).items()},
                     None if relations is None else tuple(relations),
-                    _rows(features, num_nodes), _rows(edge_attr, len(pairs)))
+                    _rows(features, num_nodes), _rows(edge_attr, len(pairs)),
+                    _rows(pos, num_nodes))
         graph.validate()
         return graph
 
@@ -102,7 +107,8 @@ class Graph:
             raise GraphError(f"{where}: 'relations' has {len(self.relations)} entries but the "
                              f"graph has {len(self.sources)} edges")
         for key, rows, count, unit in (("features", self.feature_values, self.num_nodes, "nodes"),
-                                       ("edge_attr", self.edge_attr, len(self.sources), "edges")):
+                                       ("edge_attr", self.edge_attr, len(self.sources), "edges"),
+                                       ("pos", self.pos, self.num_nodes, "nodes")):
             if rows is not None and (rows.ndim != 2 or rows.shape[0] != count):
                 raise GraphError(f"{where}: '{key}' has {rows.shape[0]} rows but the graph has "
                                  f"{count} {unit}")
@@ -294,7 +300,7 @@ class Graph:
                      else tuple(r for r, k in zip(self.relations, keep) if k))
         return Graph(self.num_nodes, self.colors, self.sources[keep], self.targets[keep],
                      self.target, self.attributes, relations, self.feature_values,
-                     None if self.edge_attr is None else self.edge_attr[keep])
+                     None if self.edge_attr is None else self.edge_attr[keep], self.pos)
 
     def keep_nodes(self, mask: BoolArray | Sequence[bool]) -> tuple[Graph, IntArray]:
         """The subgraph induced by the nodes where `mask` holds, renumbered in order, and
@@ -319,12 +325,14 @@ class Graph:
                       np.ascontiguousarray(renumber[self.targets[kept_edges]]),
                       target, attributes, relations,
                       None if self.feature_values is None else self.feature_values[nodes],
-                      None if self.edge_attr is None else self.edge_attr[kept_edges])
+                      None if self.edge_attr is None else self.edge_attr[kept_edges],
+                      None if self.pos is None else self.pos[nodes])
         return graph, kept_edges
 
     def with_target(self, target: int | None) -> Graph:
         graph = Graph(self.num_nodes, self.colors, self.sources, self.targets, target,
-                      self.attributes, self.relations, self.feature_values, self.edge_attr)
+                      self.attributes, self.relations, self.feature_values, self.edge_attr,
+                      self.pos)
         graph.validate()
         return graph
 
@@ -369,6 +377,7 @@ class Graph:
         relations = _read_relations(obj, len(raw_edges), where)
         feature_values = _read_numbers(obj, "features", num_nodes, "node", where)
         edge_attr = _read_numbers(obj, "edge_attr", len(raw_edges), "edge", where)
+        pos = _read_numbers(obj, "pos", num_nodes, "node", where)
         for index, edge in enumerate(raw_edges):
             if (not isinstance(edge, list) or len(edge) != 2 or
                     not all(isinstance(v, int) and not isinstance(v, bool) for v in edge)):
@@ -388,7 +397,7 @@ class Graph:
         pairs = np.asarray(raw_edges, dtype=np.int64).reshape(-1, 2)
         graph = cls(num_nodes, colors, np.ascontiguousarray(pairs[:, 0]),
                     np.ascontiguousarray(pairs[:, 1]), target, attributes, relations,
-                    feature_values, edge_attr)
+                    feature_values, edge_attr, pos)
         graph.validate(where)
         if schema is not None:
             graph.check_schema(schema, where)
@@ -403,6 +412,8 @@ class Graph:
                                  for family, values in self.attributes.items()}
         if self.feature_values is not None:
             obj["features"] = self.feature_values.tolist()
+        if self.pos is not None:
+            obj["pos"] = self.pos.tolist()
         obj["edges"] = [list(e) for e in self.edges]
         if self.relations is not None:
             obj["relations"] = list(self.relations)
@@ -475,7 +486,7 @@ def _rows(values: npt.ArrayLike | None, count: int) -> RealArray | None:
 
 def _read_numbers(obj: dict[str, Any], key: str, count: int, unit: str,
                   where: str) -> RealArray | None:
-    """`"features"` (one list per node) or `"edge_attr"` (one list per edge): lists of
+    """`"features"` or `"pos"` (one list per node) or `"edge_attr"` (one list per edge): lists of
     equal length of finite numbers."""
     if key not in obj:
         return None

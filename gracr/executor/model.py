@@ -53,7 +53,8 @@ class CompiledGNN(Network):
 
     def encode(self, graph: Graph) -> Any:
         """A PyG `Data` with `x`, `edge_index`, `edge_type` when relations are declared, and
-        `edge_attr` (float32) when the graph carries it (what trained models read)."""
+        `edge_attr` (float32) when the graph carries it (what trained models read), and `pos`
+        when it carries positions."""
         import torch
         from torch_geometric.data import Data
 
@@ -64,6 +65,8 @@ class CompiledGNN(Network):
             data.edge_type = torch.as_tensor(edge_type, dtype=torch.long)
         if graph.edge_attr is not None:
             data.edge_attr = torch.as_tensor(graph.edge_attr, dtype=torch.float32)
+        if graph.pos is not None:
+            data.pos = torch.as_tensor(graph.pos, dtype=torch.float32)
         return data
 
     def predict(self, graph: Graph, max_bytes: int = DEFAULT_MAX_BYTES

@@ -42,13 +42,14 @@ def tissue_program(theta: float) -> str:
 
 
 def graph_json(table: CellTable, theta: float, ratio: float) -> dict[str, Any]:
-    """gracr's graph JSON of one sample: marker features per node, the radius graph at
-    `ratio` times the label radius (both directions, relation and length per edge), and
-    the cell table and θ as `x-` annotations."""
+    """gracr's graph JSON of one sample: marker features and the (x, y) position in µm
+    per node, the radius graph at `ratio` times the label radius (both directions,
+    relation and length per edge), and the cell table and θ as `x-` annotations."""
     edges, distances = radius_graph(table, ratio)
     return {
         "num_nodes": table.num_cells,
         "features": [[float(v) for v in row] for row in table.markers.tolist()],
+        "pos": [[float(x), float(y)] for x, y in table.positions.tolist()],
         "edges": [[int(s), int(t)] for s, t in edges.tolist()],
         "relations": list(relations_of(distances, table.label_radius_um)),
         "edge_attr": [[float(d)] for d in distances.tolist()],

@@ -15,6 +15,7 @@ graph, k). Every step is explained, an out-of-time one included.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import math
 import time
@@ -78,8 +79,7 @@ def recoloured(graph: Graph, nodes: Iterable[int]) -> Graph:
     colours = [graph.node_colors(v) for v in range(graph.num_nodes)]
     for node in nodes:
         colours[node] = frozenset({RECOLOUR})
-    return Graph(graph.num_nodes, tuple(colours), graph.sources, graph.targets, graph.target,
-                 graph.attributes, graph.relations)
+    return dataclasses.replace(graph, colors=tuple(colours))
 
 
 def checked_upi(program: Any, graph: Graph, expected: BoolArray, where: str) -> None:
