@@ -20,7 +20,7 @@ LAYERS = {
     "gracr.compiler": 2,
     "gracr.executor": 3,
     "gracr.bdd": 4,
-    "gracr.bench": 5, "gracr.chem": 5,   # domain packs sit beside bench
+    "gracr.bench": 5, "gracr.chem": 5, "gracr.spatial": 5,   # domain packs sit beside bench
     "gracr.fuzz": 6,
     "gracr.cli": 7, "gracr": 7,
 }

@@ -51,6 +51,10 @@ Boolean function (the property tests check each against the reference evaluator)
 Colours, attribute values and threshold atoms over numeric features are constants at
 each node, never variables (removing nodes or edges does not change a node's features). A memo
 table keyed by (subformula, node) means no pair is built twice (App. D.2).
+
+Its size (~530 lines) is one `Builder`: Algorithms 4 and 5 and a counter per derived
+operator share its memo table, presence terms and counting order, which a split would
+have to pass around.
 """
 
 from __future__ import annotations

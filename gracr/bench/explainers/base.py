@@ -61,6 +61,8 @@ class Subject:
     bool-per-node mask of the nodes whose deletion can (`gracr.node_receptive_field`).
     `level` is what the explanation is scored on: `"edge"` asks for edge scores,
     `"node"` for node scores (an explainer that can give both may compute only that).
+    `graph` is the explained graph itself, for explainers that read what the model does
+    not see (the model-free spatial baselines read its positions, `Graph.pos`).
     """
 
     compiled: CompiledGNN
@@ -73,6 +75,7 @@ class Subject:
     edge_type: Tensor | None = None
     node_receptive_field: BoolArray | None = None
     level: Level = "edge"
+    graph: Graph | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, compiled: CompiledGNN, program: Program, graph: Graph, target: int | None,
@@ -87,7 +90,7 @@ class Subject:
                    receptive_field(program, graph, target),
                    {} if modules is None else modules,
                    None if edge_type is None else torch.as_tensor(edge_type),
-                   node_receptive_field(program, graph, target), level)
+                   node_receptive_field(program, graph, target), level, graph)
 
     @property
     def model_kwargs(self) -> dict[str, Tensor]:
@@ -201,7 +204,9 @@ class ExplainerSpec:
     `[N, F]`, reduced to the sum of absolute values over the columns); `levels` says which
     of the two it can give (one with edge only is given node scores from its edge scores,
     `derives_node_scores`).
-    `graph_only` names settings that exist only for graph tasks. `train`, if given, is
+    `graph_only` names settings that exist only for graph tasks. `model_free` marks a
+    baseline of a domain that reads the graph's own data and no model (the tissue
+    baselines): it is run when named, never as part of `--explainers all`. `train`, if given, is
     called before the explainer explains anything (`trained`); its `run` may then refuse
     to explain untrained, and its settings must include `training_instances`.
     """
@@ -214,6 +219,7 @@ class ExplainerSpec:
     graph_only: frozenset[str] = frozenset()
     levels: frozenset[Level] = frozenset({"edge"})
     train: TrainFn | None = None
+    model_free: bool = False
 
     def __post_init__(self) -> None:
         levels = frozenset(self.levels)

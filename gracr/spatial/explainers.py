@@ -1,0 +1,71 @@
+"""The tissue note's six model-free baselines, registered as GracrBench explainers.
+
+Each is an explainer like any other (`gracr.bench.explainers.register`): it gives node
+scores only, from the explained graph itself (`Subject.graph`): the cells' positions
+(graph JSON `"pos"`, which the tissue generator writes), their six markers (the
+numeric `"features"`, in `gracr.spatial.CHANNELS` order) and the edges; it reads no
+model. The scorers are `gracr.spatial.baselines`; their settings are the fields of
+`BaselineContext` (`tumour_mean` `None`: the generator's tumour row), and a run's seed
+seeds `Rnd-cells` and `Blob`.
+
+Installed, this module is the entry point `tissue-baselines` of the group
+`gracr.explainers`, so the names resolve in every process that asks for them; being
+`model_free`, they run when named, never as part of `--explainers all`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import torch
+from torch_geometric.explain import Explanation
+
+from gracr.bench.explainers.base import ExplainerSpec, Subject, register
+from gracr.errors import GracrError
+from gracr.spatial.baselines import BASELINE_NAMES, BaselineContext, baseline_scores
+from gracr.spatial.table import CHANNELS
+
+_DEFAULTS = BaselineContext()
+
+
+def _context(settings: Mapping[str, Any]) -> BaselineContext:
+    mean = settings["tumour_mean"]
+    return BaselineContext(
+        tumour_mean=_DEFAULTS.tumour_mean if mean is None
+        else tuple(float(v) for v in mean),
+        density_radius_um=float(settings["density_radius_um"]),
+        blob_length_scale_um=float(settings["blob_length_scale_um"]),
+        blob_bumps=int(settings["blob_bumps"]))
+
+
+def _runner(name: str) -> Any:
+    def run(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explanation:
+        graph = subject.graph
+        if graph is None or graph.pos is None or graph.feature_values is None:
+            raise GracrError(f"{name} scores cells from their positions and markers: the "
+                             f"graph needs 'pos' and 'features' (the tissue generator "
+                             f"writes both)")
+        if graph.feature_values.shape[1] != len(CHANNELS):
+            raise GracrError(f"{name} reads the {len(CHANNELS)} tissue markers "
+                             f"({', '.join(CHANNELS)}); the graph has "
+                             f"{graph.feature_values.shape[1]} features")
+        edges = np.stack([graph.sources, graph.targets], axis=1)
+        values = baseline_scores(name, graph.pos, graph.feature_values, edges, seed,
+                                 _context(settings))
+        return Explanation(node_mask=torch.as_tensor(values))
+
+    return run
+
+
+SETTINGS: dict[str, Any] = {
+    "tumour_mean": None,
+    "density_radius_um": _DEFAULTS.density_radius_um,
+    "blob_length_scale_um": _DEFAULTS.blob_length_scale_um,
+    "blob_bumps": _DEFAULTS.blob_bumps,
+}
+
+for _name in BASELINE_NAMES:
+    register(ExplainerSpec(name=_name, run=_runner(_name), defaults=dict(SETTINGS),
+                           source="gracr.spatial.baselines (model-free; the tissue note)",
+                           levels=frozenset({"node"}), model_free=True))
