@@ -470,6 +470,7 @@ def test_bad_arguments_and_budgets_are_refused() -> None:
     refused = relevance(prog, graph, backend="autoref", max_nodes=3, permutations=400)
     assert refused.diagram == "refused" and "budget of 3 nodes" in (refused.reason or "")
     assert refused.counterfactual is None and refused.min_counterfactual is None
+    assert refused.build_seconds > 0  # the time spent until the diagram was refused
     assert refused.shapley_method == "monte-carlo" and refused.banzhaf_stderr is not None
     # Three symmetric red players of `exists[2, inf] red`: 1/3 each (Shapley), 1/2 (Banzhaf).
     assert refused.shapley == pytest.approx([1 / 3] * 3, abs=5 * refused.shapley_stderr.max())

@@ -52,6 +52,7 @@ level-by-level passes share the export's arrays.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -394,7 +395,8 @@ class Relevance:
     engine's node count of `f` (terminal included, complemented edges shared),
     `plain_size` that of the exported diagram without complemented edges (both
     terminals included). Times are wall-clock seconds; `build_seconds` includes
-    creating the manager, `counterfactual_seconds` exporting the diagram.
+    creating the manager (for a refused diagram: the time until it was refused),
+    `counterfactual_seconds` exporting the diagram.
     `counterfactual_closure` says how the flipping removals were closed upwards:
     `"support"` (over the support) or `"skipped (monotone)"` (`gracr.bdd.polarity`).
 
@@ -456,7 +458,9 @@ def relevance(prog: Program, graph: Graph, target: int | None = None, backend: s
         built_diagram = build_instance(prog, graph, node, "nodes", backend, max_nodes=max_nodes,
                                        max_counter_steps=max_counter_steps)
     except (CounterTooLarge, DiagramTooLarge) as refusal:
-        return sampled_relevance(prog, graph, node, permutations, seed, str(refusal), backend)
+        refused_after = time.perf_counter() - start
+        sampled = sampled_relevance(prog, graph, node, permutations, seed, str(refusal), backend)
+        return dataclasses.replace(sampled, build_seconds=refused_after)
     manager, f, variables = built_diagram.manager, built_diagram.f, built_diagram.variables
     del built_diagram
     label = int(value_at_full_graph(manager, f, variables))
