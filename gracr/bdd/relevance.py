@@ -459,8 +459,9 @@ def relevance(prog: Program, graph: Graph, target: int | None = None, backend: s
                                        max_counter_steps=max_counter_steps)
     except (CounterTooLarge, DiagramTooLarge) as refusal:
         refused_after = time.perf_counter() - start
-        sampled = sampled_relevance(prog, graph, node, permutations, seed, str(refusal), backend)
-        return dataclasses.replace(sampled, build_seconds=refused_after)
+        fallback = sampled_relevance(prog, graph, node, permutations, seed, str(refusal),
+                                     backend)
+        return dataclasses.replace(fallback, build_seconds=refused_after)
     manager, f, variables = built_diagram.manager, built_diagram.f, built_diagram.variables
     del built_diagram
     label = int(value_at_full_graph(manager, f, variables))

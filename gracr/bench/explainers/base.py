@@ -25,6 +25,7 @@ registers any PyG `ExplainerAlgorithm`.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import random
@@ -49,52 +50,123 @@ from gracr.executor.torch_backend import CompiledModule, TargetConeModule
 BoolArray = npt.NDArray[np.bool_]
 
 
+@dataclass(frozen=True, eq=False)
+class TrainedModel:
+    """A model that learned its weights, explained beside compiled ones (the tissue
+    study's GIN and GATv2): `module(x, edge_index, batch=None, edge_attr=None)` gives one
+    logit per graph (`[B, 1]`, `kind` GRAPH) or per node (`[N, 1]`, NODE) from the graph's
+    numeric node features (`Graph.feature_values`) and edge attributes (`Graph.edge_attr`).
+
+    Explainers read the logit, the model's pre-threshold output (the tissue note explains
+    "with respect to the positive-class logit"); `num_layers` is its number of
+    message-passing layers (GraphSVX's and PyG's k-hop rules). Nothing about it is known
+    by construction, so every node and edge is in its receptive field."""
+
+    name: str
+    module: nn.Module
+    kind: Kind = Kind.GRAPH
+    num_layers: int = 1
+
+
+_NOT_COMPILED = ("this explainer reads a compiled network's layers; {name} is a trained "
+                 "model")
+
+
+class _Logit(nn.Module):
+    """A `TrainedModel`'s module called the way explainers call a compiled one:
+    `(x, edge_index, batch=None, **kwargs)`, `edge_attr` by name."""
+
+    def __init__(self, module: nn.Module) -> None:
+        super().__init__()
+        self.module = module
+
+    def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None,
+                **kwargs: Any) -> Tensor:
+        result: Tensor = self.module(x, edge_index, edge_attr=kwargs.get("edge_attr"),
+                                     batch=batch)
+        return result
+
+
 @dataclass(frozen=True)
 class Subject:
-    """What an explainer explains: a compiled model, one graph and one target.
+    """What an explainer explains: a model, one graph and one target.
 
-    `x` is the float feature matrix (`CompiledGNN.features`), `edge_index` the `[2, E]`
-    directed edges, `edge_type` their relation indices when the model declares
-    relations, `target` the explained node (node classifiers) or `None` (graph
-    classifiers). `receptive_field` is the bool-per-edge mask of the edges that can
-    change the target's value (`gracr.receptive_field`), `node_receptive_field` the
-    bool-per-node mask of the nodes whose deletion can (`gracr.node_receptive_field`).
+    `model` is a `CompiledGNN` (the benchmark's subject; `compiled` returns it) or a
+    `TrainedModel` (`Subject.of_trained`); an explainer that reads the compiled network's
+    layers (LRP, FlowX, SubgraphX, GraphMask-clean, ShapleySampling's node-task cone)
+    refuses a trained one by name. `x` is the float feature matrix (`CompiledGNN.features`;
+    a trained model's: the numeric node features), `edge_index` the `[2, E]` directed
+    edges, `edge_type` their relation indices when the model declares relations,
+    `edge_attr` the edge attributes a trained model reads, `target` the explained node
+    (node classifiers) or `None` (graph classifiers). `receptive_field` is the
+    bool-per-edge mask of the edges that can change the target's value
+    (`gracr.receptive_field`), `node_receptive_field` the bool-per-node mask of the nodes
+    whose deletion can (`gracr.node_receptive_field`); all true for a trained model.
     `level` is what the explanation is scored on: `"edge"` asks for edge scores,
     `"node"` for node scores (an explainer that can give both may compute only that).
     `graph` is the explained graph itself, for explainers that read what the model does
     not see (the model-free spatial baselines read its positions, `Graph.pos`).
     """
 
-    compiled: CompiledGNN
+    model: CompiledGNN | TrainedModel
     x: Tensor
     edge_index: Tensor
     target: int | None
     receptive_field: BoolArray
-    modules: dict[str, CompiledModule] = field(default_factory=dict, compare=False,
-                                               repr=False)
+    modules: dict[str, nn.Module] = field(default_factory=dict, compare=False, repr=False)
     edge_type: Tensor | None = None
     node_receptive_field: BoolArray | None = None
     level: Level = "edge"
     graph: Graph | None = field(default=None, compare=False, repr=False)
+    edge_attr: Tensor | None = None
 
     @classmethod
     def of(cls, compiled: CompiledGNN, program: Program, graph: Graph, target: int | None,
            modules: dict[str, CompiledModule] | None = None, level: Level = "edge") -> Subject:
         """The subject of `graph` (and `target`) for `compiled`, the model of `program`,
         asking for scores at `level`."""
-        if level not in LEVELS:
-            raise GracrError(f"unknown level '{level}'; the levels are {', '.join(LEVELS)}")
+        _check_level_name(level)
         edge_type = compiled.edge_types(graph)
         return cls(compiled, torch.as_tensor(compiled.features(graph)),
                    torch.as_tensor(graph.edge_index), target,
                    receptive_field(program, graph, target),
-                   {} if modules is None else modules,
+                   {} if modules is None else dict(modules),
                    None if edge_type is None else torch.as_tensor(edge_type),
                    node_receptive_field(program, graph, target), level, graph)
+
+    @classmethod
+    def of_trained(cls, model: TrainedModel, graph: Graph, target: int | None = None,
+                   level: Level = "edge") -> Subject:
+        """The subject of `graph` (and `target`) for a trained model, at `level`: `x` the
+        graph's numeric node features, `edge_attr` its edge attributes."""
+        _check_level_name(level)
+        if graph.feature_values is None:
+            raise GracrError(f"{model.name} reads numeric node features; the graph has none "
+                             f"(graph JSON 'features')")
+        return cls(model, torch.as_tensor(graph.feature_values, dtype=torch.float32),
+                   torch.as_tensor(graph.edge_index), target,
+                   np.ones(graph.num_edges, dtype=np.bool_), {}, None,
+                   np.ones(graph.num_nodes, dtype=np.bool_), level, graph,
+                   None if graph.edge_attr is None
+                   else torch.as_tensor(graph.edge_attr, dtype=torch.float32))
+
+    @property
+    def compiled(self) -> CompiledGNN:
+        """The compiled model; a `GracrError` for a trained one (an explainer that reads a
+        compiled network's layers cannot explain it)."""
+        if isinstance(self.model, TrainedModel):
+            raise GracrError(_NOT_COMPILED.format(name=self.model.name))
+        return self.model
+
+    @property
+    def trained(self) -> bool:
+        return isinstance(self.model, TrainedModel)
 
     @property
     def model_kwargs(self) -> dict[str, Tensor]:
         """The keyword arguments every module call needs besides `x` and `edge_index`."""
+        if self.trained:
+            return {} if self.edge_attr is None else {"edge_attr": self.edge_attr}
         return {} if self.edge_type is None else {"edge_type": self.edge_type}
 
     @property
@@ -107,14 +179,15 @@ class Subject:
 
     @property
     def num_layers(self) -> int:
-        return self.compiled.num_layers
+        return self.model.num_layers
 
     @property
     def task_level(self) -> Literal["node", "graph"]:
-        return "node" if self.compiled.kind is Kind.NODE else "graph"
+        return "node" if self.model.kind is Kind.NODE else "graph"
 
-    def module(self, derivative: Literal["surrogate", "exact"] = "surrogate") -> CompiledModule:
-        """The shared PyG module with the given derivative of the truncated ReLU.
+    def module(self, derivative: Literal["surrogate", "exact"] = "surrogate") -> nn.Module:
+        """The shared PyG module with the given derivative of the truncated ReLU (a trained
+        model has one derivative, its own).
 
         Explainers must leave it as they found it; one that alters the model it
         explains (PyG's GraphMask) takes a `fresh_module` instead.
@@ -123,37 +196,61 @@ class Subject:
             self.modules[derivative] = self.fresh_module(derivative)
         return self.modules[derivative]
 
+    def compiled_module(self, derivative: Literal["surrogate", "exact"] = "surrogate"
+                        ) -> CompiledModule:
+        """`module(derivative)` for explainers that read a compiled module's layers (a
+        `GracrError` for a trained model, as `compiled`)."""
+        module = self.module(derivative)
+        if not isinstance(module, CompiledModule):
+            raise GracrError(_NOT_COMPILED.format(name=getattr(self.model, "name", "it")))
+        return module
+
     def fresh_module(self, derivative: Literal["surrogate", "exact"] = "surrogate",
-                     narrow: bool = True) -> CompiledModule:
-        module = self.compiled.to_pyg(surrogate=derivative == "surrogate", narrow=narrow)
+                     narrow: bool = True) -> nn.Module:
+        if isinstance(self.model, TrainedModel):
+            return _Logit(copy.deepcopy(self.model.module)).eval()
+        module = self.model.to_pyg(surrogate=derivative == "surrogate", narrow=narrow)
         assert isinstance(module, CompiledModule)
         return module.eval()
 
     def fresh_target_module(self, derivative: Literal["surrogate", "exact"] = "surrogate"
                             ) -> nn.Module:
         """A fresh module for explainers that read only the target's output: on node
-        tasks a `TargetConeModule` (the same value and gradients at the target, a
-        fraction of the cost; NaN at the other nodes), on graph tasks `fresh_module`."""
-        if self.target is None:
+        tasks of a compiled model a `TargetConeModule` (the same value and gradients at
+        the target, a fraction of the cost; NaN at the other nodes), else `fresh_module`."""
+        if self.target is None or isinstance(self.model, TrainedModel):
             return self.fresh_module(derivative)
         edge_type = None if self.edge_type is None else self.edge_type.numpy()
-        module = TargetConeModule(self.compiled, self.edge_index.numpy(), int(self.x.shape[0]),
+        module = TargetConeModule(self.model, self.edge_index.numpy(), int(self.x.shape[0]),
                                   self.target, surrogate=derivative == "surrogate",
                                   edge_type=edge_type)
         return module.eval()
 
-    @cached_property
-    def prediction(self) -> float:
-        """The model's output on the target (1.0 on every instance GracrBench explains)."""
+    def output(self, module: nn.Module | None = None) -> float:
+        """The model's output at the target (or the graph's): a compiled model's 0/1
+        probability, a trained model's logit."""
         with torch.no_grad():
-            out = self.module()(self.x, self.edge_index, **self.model_kwargs)
+            out = (module or self.module())(self.x, self.edge_index, **self.model_kwargs)
         return float(out[self.target if self.target is not None else 0, 0])
 
+    @cached_property
+    def prediction(self) -> float:
+        """The model's probability of the positive class at the target (1.0 on every
+        instance GracrBench explains): a trained model's is the sigmoid of its logit."""
+        value = self.output()
+        return float(torch.sigmoid(torch.tensor(value))) if self.trained else value
+
     def model_config(self, return_type: str = "probs") -> dict[str, str]:
-        """PyG's `model_config`. The output is already a 0/1 probability, so `probs`:
-        PyG's Captum bridge requires it for binary models."""
+        """PyG's `model_config`. A compiled output is already a 0/1 probability, so
+        `probs`: PyG's Captum bridge requires it for binary models. A trained model's
+        output is a logit: `raw`, whatever is asked."""
         return {"mode": "binary_classification", "task_level": self.task_level,
-                "return_type": return_type}
+                "return_type": "raw" if self.trained else return_type}
+
+
+def _check_level_name(level: str) -> None:
+    if level not in LEVELS:
+        raise GracrError(f"unknown level '{level}'; the levels are {', '.join(LEVELS)}")
 
 
 # ---------------------------------------------------------------- search spaces (Table 16)

@@ -251,7 +251,7 @@ def graphmask_gates(subject: Subject, settings: Mapping[str, Any], seed: int,
                          f"baselines are {', '.join(BASELINES)}")
     torch.manual_seed(seed)
     problem = _problem(subject)
-    module = subject.module()
+    module = subject.compiled_module()
     plans = layer_plans(subject.compiled)
     types = None if problem.edge_type is None else problem.edge_type.numpy()
     num_edges = int(problem.edge_index.shape[1])

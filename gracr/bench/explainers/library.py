@@ -603,7 +603,7 @@ def register_algorithm(name: str, algorithm: type[Any],
 
     def explain_with(instance: Any, subject: Subject) -> Any:
         model = subject.fresh_module(derivative)  # type: ignore[arg-type]
-        return _run_pyg(subject, instance, model, model.model_config,
+        return _run_pyg(subject, instance, model, subject.model_config("raw"),
                         explanation_type=explanation_type, **_mask_types(subject.level))
 
     def run(subject: Subject, chosen: Mapping[str, Any], seed: int) -> Any:
