@@ -18,7 +18,7 @@ its initial random weights (`build_model` with the run's seed). `--shuffle-contr
 a run per model trained on shuffled training labels (its test AUC should sit near 0.5).
 
 Torch runs on `--threads` threads (default 1: on a busy two-core machine two threads made
-each scatter a hundred times slower in the probe run).
+a small scatter ~200 times slower in a probe run).
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
@@ -20,7 +21,7 @@ from gracr.spatial.probes import (attention_matrix, attention_rollout, linear_pr
                                   rollout_matrices, rollout_scores)
 from gracr.spatial.trained import (GATv2, GIN, ModelSettings, Splits, TissueModel,
                                    TrainingRecord, TrainingSettings, build_model, load_model,
-                                   save_model, shuffle_labels, split_graphs, tissue_graphs,
+                                   model_auc, save_model, shuffle_labels, split_graphs, tissue_graphs,
                                    train_model)
 
 FEW = TrainingSettings(max_epochs=4, patience=2, batch_size=8, seed=0)
@@ -148,23 +149,27 @@ def test_training_record(architecture: str, splits: Splits,
     assert 0.0 <= record.test_auc <= 1.0
     assert 0.0 < record.seconds < 60.0
     assert not model.training
-    if record.best_epoch > 0:
-        assert not same(parameters(model), parameters(build_model(ModelSettings(architecture))))
+    # the weights kept are the best epoch's: the initial ones iff none beat them
+    initial = parameters(build_model(ModelSettings(architecture)))
+    assert same(parameters(model), initial) == (record.best_epoch == 0)
+    assert record.test_auc == model_auc(model, splits.test)
 
 
 @pytest.mark.parametrize("architecture", ["gin", "gatv2"])
 def test_training_is_reproducible(architecture: str, splits: Splits,
                                   trained: dict[str, tuple[TissueModel, TrainingRecord]]
                                   ) -> None:
-    settings = TrainingSettings(max_epochs=2, patience=5, batch_size=8, seed=0)
+    # the last epoch's weights, so that the comparison is of trained weights whatever
+    # the validation AUC did
+    settings = TrainingSettings(max_epochs=2, patience=5, batch_size=8, seed=0, keep="last")
     state = torch.get_rng_state()
     a, record_a = train_model(ModelSettings(architecture), splits, settings)
     b, record_b = train_model(ModelSettings(architecture), splits, settings)
     assert torch.equal(state, torch.get_rng_state())    # the global RNG is left alone
     assert record_a.epochs == record_b.epochs == 2
+    assert not same(parameters(a), parameters(build_model(ModelSettings(architecture))))
     assert same(parameters(a), parameters(b))
-    c, _ = train_model(ModelSettings(architecture), splits,
-                       TrainingSettings(max_epochs=2, patience=5, batch_size=8, seed=1))
+    c, _ = train_model(ModelSettings(architecture), splits, replace(settings, seed=1))
     assert not same(parameters(a), parameters(c))
 
 
@@ -176,11 +181,10 @@ def test_shuffled_labels(splits: Splits) -> None:
     assert [g.y.item() for g in splits.train] == before          # originals untouched
     assert all(torch.equal(s.x, g.x) for s, g in zip(shuffled, splits.train))
     assert after == [g.y.item() for g in shuffle_labels(splits.train, seed=0)]
-    settings = TrainingSettings(max_epochs=2, patience=5, batch_size=8, seed=0)
+    settings = TrainingSettings(max_epochs=2, patience=5, batch_size=8, seed=0, keep="last")
     true_model, _ = train_model(ModelSettings("gin"), splits, settings)
     control, record = train_model(ModelSettings("gin"), splits,
-                                  TrainingSettings(max_epochs=2, patience=5, batch_size=8,
-                                                   seed=0, shuffle_labels=True))
+                                  replace(settings, shuffle_labels=True))
     assert record.shuffled_labels
     assert not same(parameters(true_model), parameters(control))
 

@@ -210,10 +210,13 @@ class TrainingSettings:
     weight_decay: float = 0.0
     seed: int = 0
     shuffle_labels: bool = False
+    keep: str = "best"
 
     def __post_init__(self) -> None:
         if self.max_epochs < 0 or self.patience < 1 or self.batch_size < 1:
             raise ValueError("max_epochs must be >= 0, patience and batch_size >= 1")
+        if self.keep not in ("best", "last"):
+            raise ValueError(f"keep must be 'best' or 'last', got {self.keep!r}")
 
 
 @dataclass(frozen=True)
@@ -265,7 +268,9 @@ def train_model(model_settings: ModelSettings, splits: Splits,
     best validation epoch (AUC, ties to the lower validation loss; a validation split of
     one class falls back to the loss) and the record. Stops after `patience` epochs
     without a better one, or at `max_epochs`. `shuffle_labels`: train on a permutation
-    of the training labels (seeded by `settings.seed`); validation and test keep theirs."""
+    of the training labels (seeded by `settings.seed`); validation and test keep theirs.
+    `keep="last"` returns the last epoch's weights instead (the record's test AUC is
+    always that of the model returned)."""
     start = time.perf_counter()
     model = build_model(model_settings, settings.seed)
     train = shuffle_labels(splits.train, settings.seed) if settings.shuffle_labels \
@@ -295,7 +300,8 @@ def train_model(model_settings: ModelSettings, splits: Splits,
         current = score()
         if current > best:
             best, best_state, best_epoch = current, copy.deepcopy(model.state_dict()), epoch
-    model.load_state_dict(best_state)
+    if settings.keep == "best":
+        model.load_state_dict(best_state)
     model.eval()
     best_auc = math.nan if best[0] < 0 else best[0]
     return model, TrainingRecord(model_settings.architecture, settings.seed,
