@@ -8,7 +8,10 @@ is positive iff more than θ of its tumour cells have a tcell within 30 µm. The
 - `radius`: roles, the engaged ratio, `recompute_label` and the `cKDTree` radius graph;
 - `generator`: `TissueSettings`, hard-core placement, `generate_sample`,
   `generate_dataset` and θ for class balance;
-- `dataset`: the program text, gracr's graph JSON and the files of a dataset.
+- `dataset`: the program text, gracr's graph JSON and the files of a dataset;
+- `trained` and `probes` (import them by name: they need torch-geometric and
+  scikit-learn): PyG data, trained GIN and GATv2 and their files; the linear probe of
+  node embeddings and GATv2 attention rollout.
 """
 
 from gracr.spatial.dataset import graph_json, tissue_program, write_dataset
