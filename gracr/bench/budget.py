@@ -100,9 +100,9 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}{where}"
 
 
-def explain(explainer: str | ExplainerSpec, subject: Subject, upi_mask: BoolArray,
+def explain(explainer: str | ExplainerSpec, subject: Subject, upi_mask: BoolArray | None,
             settings: Mapping[str, Any] | None, seed: int, budget: float | None,
-            negative: bool = False) -> Outcome:
+            negative: bool = False, scored: bool = True) -> Outcome:
     """Run `explainer` on `subject` within `budget` CPU seconds and score it against the UPI
     at the subject's level (`upi_mask`: the edge UPI, or at node level the node UPI): the
     best-F1 point, the AUROC and the average precision. A `negative` instance has no
@@ -111,7 +111,9 @@ def explain(explainer: str | ExplainerSpec, subject: Subject, upi_mask: BoolArra
     The compiled model must predict a positive instance positive and a negative one
     negative (it always does on GracrBench instances; anything else is reported as an
     error). An explainer that raises is a result (`status="error"`), not a failure of
-    the run.
+    the run. Not `scored` (a study that scores the kept `scores` against ground truth
+    of its own, such as the tissue study's), nothing is checked or scored: the outcome
+    carries the scores, the status and the cost.
     """
     from gracr.bench.explainers.base import scores as explainer_scores
 
@@ -123,15 +125,18 @@ def explain(explainer: str | ExplainerSpec, subject: Subject, upi_mask: BoolArra
     ranked = Ranking(None, None)
     uniform = None
     try:
-        if (subject.prediction >= 0.5) == negative:
+        if scored and (subject.prediction >= 0.5) == negative:
             raise GracrError("the compiled model predicts this negative instance positive"
                              if negative else
                              "the compiled model does not predict this positive instance")
         with cpu_budget(budget):
             scores = explainer_scores(explainer, subject, settings, seed=seed).numpy()
-        if negative:
+        if not scored:
+            pass
+        elif negative:
             uniform = uniform_attribution(scores)
         else:
+            assert upi_mask is not None, "a scored positive instance needs its UPI"
             point = plausibility_at(subject.level, scores, upi_mask, subject.target)
             ranked = ranking_at(subject.level, scores, upi_mask, subject.target)
     except OutOfTime:

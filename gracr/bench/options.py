@@ -101,7 +101,7 @@ def parse_names(text: str, known: Sequence[str], what: str) -> list[str]:
 def parse_explainers(text: str, trained: bool = True) -> list[str]:
     """`--explainers`: `paper` (the eleven of Tables 2 and 3 and `Rnd`), `all` (every
     registered explainer that reads the model; without those that must be trained first
-    unless `trained`; a domain's model-free baselines only by name), or a comma list of
+    unless `trained`; a domain's own explainers only by name), or a comma list of
     registered names."""
     from gracr.bench.explainers import EXPLAINERS
     from gracr.bench.paper import PAPER_EXPLAINERS
@@ -110,7 +110,7 @@ def parse_explainers(text: str, trained: bool = True) -> list[str]:
         return list(PAPER_EXPLAINERS)
     if text == "all":
         return [name for name, spec in EXPLAINERS.items()
-                if (trained or spec.train is None) and not spec.model_free]
+                if (trained or spec.train is None) and spec.domain is None]
     return parse_names(text, list(EXPLAINERS), "explainer")
 
 

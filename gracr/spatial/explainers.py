@@ -1,4 +1,5 @@
-"""The tissue note's six model-free baselines, registered as GracrBench explainers.
+"""The tissue note's six model-free baselines and GATv2 attention rollout, registered as
+GracrBench explainers.
 
 Each is an explainer like any other (`gracr.bench.explainers.register`): it gives node
 scores only, from the explained graph itself (`Subject.graph`): the cells' positions
@@ -8,9 +9,14 @@ model. The scorers are `gracr.spatial.baselines`; their settings are the fields 
 `BaselineContext` (`tumour_mean` `None`: the generator's tumour row), and a run's seed
 seeds `Rnd-cells` and `Blob`.
 
+`AttentionRollout` (node scores) explains a trained GATv2 (`gracr.spatial.trained`,
+`Subject.of_trained`) by `gracr.spatial.probes.attention_rollout`; any other model is
+refused by name.
+
 Installed, this module is the entry point `tissue-baselines` of the group
 `gracr.explainers`, so the names resolve in every process that asks for them; being
-`model_free`, they run when named, never as part of `--explainers all`.
+a domain's explainers (`domain="tissue"`), they and `AttentionRollout` run when named,
+never as part of `--explainers all`.
 """
 
 from __future__ import annotations
@@ -68,4 +74,25 @@ SETTINGS: dict[str, Any] = {
 for _name in BASELINE_NAMES:
     register(ExplainerSpec(name=_name, run=_runner(_name), defaults=dict(SETTINGS),
                            source="gracr.spatial.baselines (model-free; the tissue note)",
-                           levels=frozenset({"node"}), model_free=True))
+                           levels=frozenset({"node"}), domain="tissue"))
+
+
+def _attention_rollout(subject: Subject, settings: Mapping[str, Any], seed: int
+                       ) -> Explanation:
+    from torch_geometric.data import Data
+
+    from gracr.spatial.probes import attention_rollout
+    from gracr.spatial.trained import GATv2
+
+    module = getattr(subject.model, "module", None)
+    if not isinstance(module, GATv2):
+        raise GracrError("AttentionRollout reads a trained GATv2's attention; this model has "
+                         "none")
+    graph = Data(x=subject.x, edge_index=subject.edge_index, edge_attr=subject.edge_attr,
+                 num_nodes=subject.num_nodes)
+    return Explanation(node_mask=torch.as_tensor(attention_rollout(module, graph)))
+
+
+register(ExplainerSpec(name="AttentionRollout", run=_attention_rollout, defaults={},
+                       source="Abnar & Zuidema 2020, on GATv2's attention (gracr.spatial.probes)",
+                       levels=frozenset({"node"}), domain="tissue"))

@@ -3,8 +3,8 @@
 - `tissue_graphs`: PyG `Data` per `CellTable`: `x` the six markers (float32, in `CHANNELS`
   order; the cell type is never a feature: a model must read it off the markers, as the
   compiled one does), `edge_index` the radius graph at `ratio` times the label radius,
-  `edge_attr` the edge length *divided by the label radius* (one float32 column: 1.0 is
-  exactly 30 µm, so a near edge is one with `edge_attr <= 1`), `y` the label (float32,
+  `edge_attr` the edge length in µm (one float32 column, as gracr's graph JSON carries
+  it: the same graphs go to explainers), `y` the label (float32,
   shape [1]), and per-node bool flags `tumour`, `tcell`, `engaged`, `driver`, `decoy`
   (recomputed by `roles`; for probes, never fed to a model);
 - `split_graphs`: train / validation / test by a seeded permutation;
@@ -41,6 +41,8 @@ from torch_geometric.data import Batch, Data
 from torch_geometric.loader import DataLoader
 from torch_geometric.nn import GATv2Conv, GINEConv, global_add_pool, global_mean_pool
 
+from gracr.bench.explainers.base import TrainedModel
+from gracr.dsl.ir import Kind
 from gracr.spatial.radius import radius_graph, recompute_label, roles
 from gracr.spatial.table import CHANNELS, TCELL, TUMOUR, CellTable
 
@@ -64,8 +66,7 @@ def tissue_graphs(tables: Sequence[CellTable], theta: float, ratio: float) -> li
         graphs.append(Data(
             x=torch.as_tensor(table.markers, dtype=torch.float32).reshape(-1, len(CHANNELS)),
             edge_index=torch.as_tensor(edges.T.copy(), dtype=torch.long).reshape(2, -1),
-            edge_attr=torch.as_tensor(distances / table.label_radius_um,
-                                      dtype=torch.float32).reshape(-1, 1),
+            edge_attr=torch.as_tensor(distances, dtype=torch.float32).reshape(-1, 1),
             y=torch.tensor([float(recompute_label(table, theta))], dtype=torch.float32),
             **{k: torch.as_tensor(v, dtype=torch.bool) for k, v in flags.items()}))
     return graphs
@@ -107,13 +108,17 @@ def shuffle_labels(graphs: Sequence[Data], seed: int) -> list[Data]:
 @dataclass(frozen=True)
 class ModelSettings:
     """`architecture` "gin" or "gatv2"; `hidden` units per layer (GATv2: over all heads,
-    `hidden // heads` per head, concatenated); `pooling` "mean" or "sum"."""
+    `hidden // heads` per head, concatenated); `pooling` "mean" or "sum";
+    `distance_scale_um`: the model divides each edge length (µm) by it before its layers
+    read it (the label radius: 1.0 is exactly 30 µm, a near edge one of at most 1), so the
+    graphs it reads carry lengths in µm, as the graph JSON does."""
 
     architecture: str = "gin"
     hidden: int = 64
     layers: int = 2
     heads: int = 2
     pooling: str = "mean"
+    distance_scale_um: float = 30.0
 
     def __post_init__(self) -> None:
         if self.architecture not in ARCHITECTURES or self.pooling not in POOLINGS:
@@ -122,6 +127,9 @@ class ModelSettings:
         if self.hidden < 1 or self.layers < 1 or self.heads < 1 or self.hidden % self.heads:
             raise ValueError("hidden, layers and heads must be positive, hidden a multiple "
                              "of heads")
+        if not (math.isfinite(self.distance_scale_um) and self.distance_scale_um > 0):
+            raise ValueError(f"distance_scale_um must be a positive number, got "
+                             f"{self.distance_scale_um}")
 
 
 class TissueModel(torch.nn.Module):
@@ -133,6 +141,12 @@ class TissueModel(torch.nn.Module):
         self.convs = torch.nn.ModuleList(convs)
         self.head = torch.nn.Linear(settings.hidden, 1)
 
+    def scaled(self, edge_attr: Tensor | None, x: Tensor, edge_index: Tensor) -> Tensor:
+        """The edge lengths (µm) as the layers read them: over `distance_scale_um`."""
+        if edge_attr is None:
+            return x.new_zeros((edge_index.size(1), 1))
+        return edge_attr / self.settings.distance_scale_um
+
     def _conv(self, conv: torch.nn.Module, h: Tensor, edge_index: Tensor,
               edge_attr: Tensor) -> Tensor:
         return cast(Tensor, conv(h, edge_index, edge_attr))
@@ -141,8 +155,7 @@ class TissueModel(torch.nn.Module):
                         edge_attr: Tensor | None = None) -> Tensor:
         """`[N, hidden]`: the last message-passing layer's output after its ReLU (what the
         pooling reads). `edge_attr=None` means length 0 on every edge."""
-        if edge_attr is None:
-            edge_attr = x.new_zeros((edge_index.size(1), 1))
+        edge_attr = self.scaled(edge_attr, x, edge_index)
         h = x
         for conv in self.convs:
             h = torch.relu(self._conv(conv, h, edge_index, edge_attr))
@@ -180,8 +193,7 @@ class GATv2(TissueModel):
         """Per layer, `(edge_index [2, E'], alpha [E', heads])` with the self loops the
         layer adds; alpha of edge j→i (column (j, i)) is softmax-normalised over the
         edges into i."""
-        if edge_attr is None:
-            edge_attr = x.new_zeros((edge_index.size(1), 1))
+        edge_attr = self.scaled(edge_attr, x, edge_index)
         h, out = x, cast(list[tuple[Tensor, Tensor]], [])
         for conv in self.convs:
             h, (index, alpha) = conv(h, edge_index, edge_attr, return_attention_weights=True)
@@ -307,6 +319,12 @@ def train_model(model_settings: ModelSettings, splits: Splits,
     return model, TrainingRecord(model_settings.architecture, settings.seed,
                                  settings.shuffle_labels, epoch, best_epoch, best_auc,
                                  model_auc(model, splits.test), time.perf_counter() - start)
+
+
+def explained(model: TissueModel, name: str) -> TrainedModel:
+    """`model` as GracrBench explainers take it (`Subject.of_trained`): a graph
+    classifier giving one logit, `name` in messages and results."""
+    return TrainedModel(name, model, Kind.GRAPH, model.settings.layers)
 
 
 # --- files ------------------------------------------------------------------------------

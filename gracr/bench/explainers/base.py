@@ -21,6 +21,13 @@ Explainers register under the names the paper's Tables 2 and 3 give them (our
 variants, such as `GraphMask-clean`, under names of their own); `register` is also how a user
 plugs in an explainer of their own (see the README), and `library.register_algorithm`
 registers any PyG `ExplainerAlgorithm`.
+
+The subject is a compiled model or a trained one (`TrainedModel`): explainers that read
+the model only through its module and its output explain both alike.
+
+Its size (~540 lines) is one interface: the subject (compiled or trained), the spec and
+its registry, the search spaces, and `scores`, the one way every caller runs an
+explainer; split, each part would import the others.
 """
 
 from __future__ import annotations
@@ -243,9 +250,14 @@ class Subject:
     def model_config(self, return_type: str = "probs") -> dict[str, str]:
         """PyG's `model_config`. A compiled output is already a 0/1 probability, so
         `probs`: PyG's Captum bridge requires it for binary models. A trained model's
-        output is a logit: `raw`, whatever is asked."""
+        output is a logit: `raw`; asked for `probs` (the Captum bridge), it is declared a
+        regression output, so that Captum attributes the logit itself (the tissue note's
+        "with respect to the positive-class logit"), which the bridge takes no other way."""
+        if self.trained:
+            mode = "regression" if return_type == "probs" else "binary_classification"
+            return {"mode": mode, "task_level": self.task_level, "return_type": "raw"}
         return {"mode": "binary_classification", "task_level": self.task_level,
-                "return_type": "raw" if self.trained else return_type}
+                "return_type": return_type}
 
 
 def _check_level_name(level: str) -> None:
@@ -301,9 +313,10 @@ class ExplainerSpec:
     `[N, F]`, reduced to the sum of absolute values over the columns); `levels` says which
     of the two it can give (one with edge only is given node scores from its edge scores,
     `derives_node_scores`).
-    `graph_only` names settings that exist only for graph tasks. `model_free` marks a
-    baseline of a domain that reads the graph's own data and no model (the tissue
-    baselines): it is run when named, never as part of `--explainers all`. `train`, if given, is
+    `graph_only` names settings that exist only for graph tasks. `domain` names the
+    domain of an explainer that applies to its graphs or models only (`"tissue"`: the
+    model-free baselines that read cell positions, GATv2's attention rollout): it is run
+    when named, never as part of `--explainers all`. `train`, if given, is
     called before the explainer explains anything (`trained`); its `run` may then refuse
     to explain untrained, and its settings must include `training_instances`.
     """
@@ -316,7 +329,7 @@ class ExplainerSpec:
     graph_only: frozenset[str] = frozenset()
     levels: frozenset[Level] = frozenset({"edge"})
     train: TrainFn | None = None
-    model_free: bool = False
+    domain: str | None = None
 
     def __post_init__(self) -> None:
         levels = frozenset(self.levels)

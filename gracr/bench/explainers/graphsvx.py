@@ -34,7 +34,11 @@ Our choices, following the paper and App. H.1 of the Gracr paper:
   separately (as its name says), which has no object with feature players off.
 * Edge score (App. H.1): min(|φ_u|, |φ_v|) (`use_abs`; else min(φ_u, φ_v)); the
   explained node scores the maximum over all players; an edge with an endpoint
-  outside the players (and not the target) scores 0.
+  outside the players (and not the target) scores 0. At node level (ours) each
+  player's score is its |φ| (`use_abs`; else the signed φ), every other node 0 (a node
+  task's target: the maximum, as above).
+* A trained model (`Subject.of_trained`) is evaluated through its own module with the
+  kept edges' attributes; the value is the sigmoid of its logit.
 
 The value evaluations are batched: a chunk of coalitions becomes one disjoint
 union of copies of the graph, each copy keeping only the edges between present
@@ -58,6 +62,9 @@ from gracr.bench.explainers.base import Choice, ExplainerSpec, IntRange, Subject
 from gracr.errors import GracrError
 
 FloatArray = npt.NDArray[np.float64]
+# The width a trained model's batch is sized by (its hidden units, about): a compiled
+# model's own width sizes its batches.
+TRAINED_WIDTH = 64
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
 
@@ -274,7 +281,8 @@ class CoalitionGame:
         x = self.subject.x[torch.as_tensor(self.nodes)]
         local_edges = self.local_edge_index()
         num_nodes = len(self.nodes)
-        width = max(self.subject.compiled.width, 1)
+        width = (TRAINED_WIDTH if self.subject.trained
+                 else max(self.subject.compiled.width, 1))
         chunk = max(1, BATCH_ELEMENTS // max(num_nodes * width, 1))
         results: list[FloatArray] = []
         for start in range(0, len(members), chunk):
@@ -298,10 +306,15 @@ class CoalitionGame:
         offset = copy_of_edge * num_nodes
         edge_index = torch.as_tensor(np.stack([sources[edge] + offset, targets[edge] + offset]))
         batch = torch.arange(copies).repeat_interleave(num_nodes)
+        attributes = self.subject.edge_attr
+        kwargs = ({} if attributes is None or not self.subject.trained
+                  else {"edge_attr": attributes[torch.as_tensor(self.edges[edge])]})
         with torch.no_grad():
-            output = self.module(x.repeat(copies, 1), edge_index, batch)
+            output = self.module(x.repeat(copies, 1), edge_index, batch, **kwargs)
         if self.local_target is not None:
             output = output[torch.arange(copies) * num_nodes + self.local_target]
+        if self.subject.trained:
+            output = torch.sigmoid(output)  # a trained model's logit, as a probability
         p = output.reshape(-1).to(torch.float64).numpy()
         chosen: FloatArray = p if self.positive else 1.0 - p
         return chosen
@@ -348,7 +361,7 @@ def coalition_game(subject: Subject, hops: int | str | None) -> CoalitionGame:
     receptive field's edges and the features of their endpoints.
     """
     num_nodes = int(subject.x.shape[0])
-    module = subject.compiled.to_pyg(fused=True)
+    module = subject.fresh_module() if subject.trained else subject.compiled.to_pyg(fused=True)
     if subject.target is None:
         nodes = np.arange(num_nodes)
         edges = np.arange(subject.num_edges)
@@ -416,8 +429,12 @@ def edge_scores_from_nodes(result: GraphSVXResult, edge_index: Tensor) -> FloatA
     return np.where(both, scores, 0.0)
 
 
-def _graphsvx(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+def _graphsvx(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
+    from torch_geometric.explain import Explanation
+
     result = graphsvx_shapley(subject, settings, seed)
+    if subject.level == "node":
+        return Explanation(node_mask=torch.as_tensor(result.node_scores))
     return torch.as_tensor(edge_scores_from_nodes(result, subject.edge_index))
 
 
@@ -429,4 +446,5 @@ register(ExplainerSpec(
            "args_coal": Choice(("Smarter", "Smart", "Random")),
            "args_g": Choice(("WLS", "WLR_sklearn")), "use_abs": Choice((True, False))},
     source="ours, clean-room from Duval & Malliaros 2021; node players only, edge "
-           "score min(|φ_u|, |φ_v|) (App. H.1)"))
+           "score min(|φ_u|, |φ_v|) (App. H.1)",
+    levels=frozenset({"edge", "node"})))
