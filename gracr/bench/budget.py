@@ -157,17 +157,18 @@ def explain(explainer: str | ExplainerSpec, subject: Subject, upi_mask: BoolArra
 def explain_each(items: Iterable[_T], explainer: str | ExplainerSpec,
                  settings: Mapping[str, Any] | None,
                  budget: float | None, subject_of: Callable[[_T], Subject],
-                 upi_of: Callable[[_T], BoolArray], seed_of: Callable[[_T], int],
-                 negative: bool = False) -> Iterator[tuple[_T, Outcome]]:
+                 upi_of: Callable[[_T], BoolArray | None], seed_of: Callable[[_T], int],
+                 negative: bool = False, scored: bool = True
+                 ) -> Iterator[tuple[_T, Outcome]]:
     """`explain` over `items` in order, stopping after the first out-of-time one.
 
     `subject_of(item)`, `upi_of(item)` and `seed_of(item)` give each item's subject, UPI
     mask (at the subject's level) and explainer seed; `negative` says the items are
-    negative instances.
+    negative instances, and `scored` whether they are scored (`explain`).
     """
     for item in items:
         outcome = explain(explainer, subject_of(item), upi_of(item), settings, seed_of(item),
-                          budget, negative)
+                          budget, negative, scored)
         yield item, outcome
         if outcome.status == "oot":
             return

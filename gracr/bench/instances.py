@@ -128,14 +128,17 @@ def compile_variant(task_name: str, variant: Variant, dataset: Dataset,
                            presence=level == "node")
 
 
-def subject_for(dataset: Dataset, program: Any, model: CompiledGNN,
+def subject_for(dataset: Dataset, program: Any, model: Any,
                 instance: ExplainedInstance, modules: dict[str, Any],
                 level: Level = "edge") -> Any:
-    """The `Subject` of one positive instance (`modules` is shared between instances),
-    asking for scores at `level`."""
+    """The `Subject` of one instance for a compiled or a trained model (`modules` is
+    shared between instances), asking for scores at `level`."""
     from gracr.bench.explainers import Subject
+    from gracr.bench.explainers.base import TrainedModel
 
     graph = dataset.instances[instance.graph].graph
+    if isinstance(model, TrainedModel):
+        return Subject.of_trained(model, graph, instance.target, level)
     return Subject.of(model, program, graph, instance.target, modules, level)
 
 

@@ -90,6 +90,12 @@ class Record:
     uniform: bool | None = None
 
     @property
+    def scored(self) -> bool:
+        """Whether the runner scored it; an unscored record (`Job.scored=False`) carries the
+        raw `scores` (in `extra`) for a study to score, and no plausibility."""
+        return "scores" not in self.extra
+
+    @property
     def key(self) -> RecordKey:
         """Two records with the same key explain the same instance: the later one wins."""
         return (self.task, self.variant, self.explainer, self.config_hash, self.level,
@@ -135,11 +141,12 @@ class Record:
         uniform = None
         if obj.get("uniform") is not None:
             uniform = fields.boolean("uniform")
-        if status == "ok" and sample == "positive":
+        unscored = "scores" in obj   # a study's record: raw scores, scored by the study
+        if status == "ok" and sample == "positive" and not unscored:
             for name, value in scores.items():
                 if value is None:
                     raise GracrError(f"{place}: field '{name}' is null in an 'ok' record")
-        if status == "ok" and sample == "negative" and uniform is None:
+        if status == "ok" and sample == "negative" and uniform is None and not unscored:
             raise GracrError(f"{place}: field 'uniform' is null in an 'ok' record of a "
                              f"negative instance")
         config = fields.raw("config")

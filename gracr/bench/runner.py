@@ -87,6 +87,12 @@ class Job:
     level: Level = "edge"
     # Positive instances (scored against their ground truth) or negative ones (the IQR test).
     sample: Sample = "positive"
+    # A model file to explain instead of compiling `variant` (`gracr.bench.models`: a
+    # compiled .npz or a registered trained format); `variant` then names it in the records.
+    model: str | None = None
+    # Unscored, an instance is explained whatever the model predicts and its record keeps
+    # the raw scores for a study that scores them against ground truth of its own.
+    scored: bool = True
 
     def wanted(self, available: int) -> range:
         """The instance indices this job explains, of a dataset with `available` instances
@@ -146,23 +152,27 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
     todo = list(_until((instance for instance in explained_instances(dataset, job.sample)
                         if instance.index >= job.start and instance.index not in done),
                        job.limit))
-    truth = ground_truth(dataset, todo, job.level, job.datasets, job.sample)
+    truth = (ground_truth(dataset, todo, job.level, job.datasets, job.sample) if job.scored
+             else {})
     # Node scores an edge-only explainer gives are derived from its edge scores: say so.
-    extra = {"node_scores": "max over incident edges"} \
-        if job.level == "node" and derives_node_scores(explainer) else None
+    extra: dict[str, Any] = {"node_scores": "max over incident edges"} \
+        if job.level == "node" and derives_node_scores(explainer) else {}
     sent = 0
     for instance, outcome in explain_each(
             todo, explainer, job.settings, job.budget,
             subject_of=lambda i: subject_for(dataset, program, model, i, modules, job.level),
-            upi_of=lambda i: truth[i.index],
+            upi_of=lambda i: truth.get(i.index),
             seed_of=lambda i: explainer_seed(job.seed, i.index),
-            negative=job.sample == "negative"):
+            negative=job.sample == "negative", scored=job.scored):
         graph = dataset.instances[instance.graph].graph
+        kept = ({} if job.scored else
+                {"scores": None if outcome.scores is None else
+                 [float(v) for v in outcome.scores]})
         emit(Record.of(outcome, task=job.task, variant=job.variant, explainer=job.explainer,
                        config=job.settings, config_hash=job.settings_hash, seed=job.seed,
                        instance=instance.index, graph=instance.graph, target=instance.target,
                        upi_edges=int(instance.upi.sum()), edges=graph.num_edges,
-                       extra=extra, level=job.level, sample=job.sample))
+                       extra={**extra, **kept}, level=job.level, sample=job.sample))
         sent += 1
         if orphaned():
             # Not SystemExit: the pool's worker loop catches every exception and would
@@ -194,7 +204,7 @@ def _kept(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
 
 def _context_key(job: Job) -> tuple[Any, ...]:
     return ("context", job.task, job.variant, job.seed, job.dataset_size, job.datasets,
-            job.explainer, job.settings_hash, job.level, job.task_file)
+            job.explainer, job.settings_hash, job.level, job.task_file, job.model)
 
 
 def _job_context(job: Job, explainer: Any) -> tuple[Any, ...]:
@@ -208,10 +218,16 @@ def _job_context(job: Job, explainer: Any) -> tuple[Any, ...]:
         dataset = _kept(("dataset", job.task, job.seed, job.dataset_size, job.datasets),
                         lambda: load_or_build(job.task, job.seed, job.dataset_size,
                                               job.datasets, progress=False))
-        model = _kept(("model", job.task, job.seed, job.dataset_size, job.datasets,
-                       job.variant, job.level),
-                      lambda: compile_variant(job.task, variant_named(job.variant), dataset,
-                                              job.level))
+        if job.model is not None:
+            from gracr.bench.models import load_model_file
+
+            file = job.model
+            model = _kept(("model file", file), lambda: load_model_file(file))
+        else:
+            model = _kept(("model", job.task, job.seed, job.dataset_size, job.datasets,
+                           job.variant, job.level),
+                          lambda: compile_variant(job.task, variant_named(job.variant),
+                                                  dataset, job.level))
         ready = ready_explainer(explainer, job.task, model, job.settings, job.seed,
                                 job.dataset_size, job.datasets, job.level)
         return (dataset, model, ready, task_named(job.task).program(), {})
@@ -323,7 +339,7 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
         if job_key(job) not in stopped and len(finished) < len(wanted):
             pending.append((job, finished, [i for i in wanted if i not in finished]))
             # The node-level UPI and the held-out training data, likewise made once here.
-            if job.level != "edge" and job.sample == "positive":
+            if job.level != "edge" and job.sample == "positive" and job.scored:
                 ground_truth(dataset, (i for i in explained_instances(dataset)
                                        if i.index in wanted and i.index not in finished),
                              job.level, job.datasets)

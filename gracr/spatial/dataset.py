@@ -58,9 +58,10 @@ def graph_json(table: CellTable, theta: float, ratio: float) -> dict[str, Any]:
     }
 
 
-def task_text(count: int) -> str:
-    """The task file: the program beside it and the graphs taken as they are."""
-    return (f'name = "Tissue"\n'
+def task_text(count: int, name: str = "Tissue") -> str:
+    """The task file: the program beside it and the graphs taken as they are; `name` is
+    the task's name in results (distinct per dataset a run explains)."""
+    return (f'name = "{name}"\n'
             f'formula = "{PROGRAM_FILE}"\n'
             f'\n[graphs]\n'
             f'file = "{GRAPHS_FILE}"\n'
@@ -69,9 +70,9 @@ def task_text(count: int) -> str:
 
 
 def write_dataset(folder: str | Path, tables: Sequence[CellTable], theta: float,
-                  ratio: float) -> Path:
-    """Write `graphs.jsonl`, `cells.jsonl`, `tissue.gml` and `tissue.toml` into `folder`
-    (created if needed); returns the task file's path."""
+                  ratio: float, name: str = "Tissue") -> Path:
+    """Write `graphs.jsonl`, `cells.jsonl`, `tissue.gml` and `tissue.toml` (the task
+    `name`) into `folder` (created if needed); returns the task file's path."""
     root = Path(folder)
     root.mkdir(parents=True, exist_ok=True)
     with open(root / GRAPHS_FILE, "w", encoding="utf-8") as out:
@@ -84,5 +85,5 @@ def write_dataset(folder: str | Path, tables: Sequence[CellTable], theta: float,
             out.write("\n")
     (root / PROGRAM_FILE).write_text(tissue_program(theta), encoding="utf-8")
     task = root / TASK_FILE
-    task.write_text(task_text(len(tables)), encoding="utf-8")
+    task.write_text(task_text(len(tables), name), encoding="utf-8")
     return task

@@ -14,7 +14,8 @@ seeds `Rnd-cells` and `Blob`.
 refused by name.
 
 Installed, this module is the entry point `tissue-baselines` of the group
-`gracr.explainers`, so the names resolve in every process that asks for them; being
+`gracr.explainers`, so the names (and, through `gracr.spatial.trained`, the trained
+models' file format) resolve in every process that asks for them; being
 a domain's explainers (`domain="tissue"`), they and `AttentionRollout` run when named,
 never as part of `--explainers all`.
 """
@@ -31,6 +32,7 @@ from gracr.bench.explainers.base import ExplainerSpec, Subject, register
 from gracr.errors import GracrError
 from gracr.spatial.baselines import BASELINE_NAMES, BaselineContext, baseline_scores
 from gracr.spatial.table import CHANNELS
+from gracr.spatial.trained import GATv2
 
 _DEFAULTS = BaselineContext()
 
@@ -82,7 +84,6 @@ def _attention_rollout(subject: Subject, settings: Mapping[str, Any], seed: int
     from torch_geometric.data import Data
 
     from gracr.spatial.probes import attention_rollout
-    from gracr.spatial.trained import GATv2
 
     module = getattr(subject.model, "module", None)
     if not isinstance(module, GATv2):

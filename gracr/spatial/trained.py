@@ -42,6 +42,7 @@ from torch_geometric.loader import DataLoader
 from torch_geometric.nn import GATv2Conv, GINEConv, global_add_pool, global_mean_pool
 
 from gracr.bench.explainers.base import TrainedModel
+from gracr.bench.models import register_model_format
 from gracr.dsl.ir import Kind
 from gracr.spatial.radius import radius_graph, recompute_label, roles
 from gracr.spatial.table import CHANNELS, TCELL, TUMOUR, CellTable
@@ -359,3 +360,11 @@ def load_model(path: str | Path) -> TissueModel:
     state = torch.load(stem.with_suffix(".pt"), map_location="cpu", weights_only=True)
     model.load_state_dict(state)
     return model.eval()
+
+
+def _read_model_file(stem: Path) -> TrainedModel:
+    return explained(load_model(stem), stem.name)
+
+
+# The runner explains these files by path (`Job.model`), named after their stem.
+register_model_format(FORMAT, _read_model_file)

@@ -204,7 +204,7 @@ def summarise_seeds(records: Iterable[Record]) -> list[SeedSummary]:
     (WOMBAT's IQR test) have no F1 and are left to `gracr.bench.report.ranking`."""
     by_seed: dict[SeedKey, list[Record]] = defaultdict(list)
     for record in records:
-        if record.sample != "positive":
+        if record.sample != "positive" or not record.scored:
             continue
         by_seed[(record.task, scored_variant(record.variant, record.level), record.explainer,
                  record.config_hash, record.seed)].append(record)

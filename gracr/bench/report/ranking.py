@@ -70,7 +70,7 @@ def ranking_rows(records: Iterable[Record]) -> list[RankingRow]:
     """The table's rows, in report order; empty when no record was ranked or tested."""
     groups: dict[tuple[str, str, str, str], list[Record]] = defaultdict(list)
     for record in records:
-        if record.status == "ok":
+        if record.status == "ok" and record.scored:
             groups[(record.task, scored_variant(record.variant, record.level),
                     record.explainer, record.config_hash)].append(record)
     rows = []
