@@ -360,6 +360,50 @@ def _with_error(value: float, errors: "npt.NDArray[np.float64] | None", v: int) 
     return f"{value:.6g}" + ("" if errors is None else f" ± {errors[v]:.2g}")
 
 
+def _study_explainers() -> tuple[str, ...]:
+    from gracr.spatial.study import EXPLAINERS
+
+    return EXPLAINERS
+
+
+def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
+    from dataclasses import replace
+
+    from gracr.spatial.study import StudySettings, run_study
+    from gracr.spatial.trained import TrainingSettings
+
+    def numbers(text: str, flag: str) -> tuple[float, ...]:
+        try:
+            return tuple(float(v) for v in text.split(",") if v.strip())
+        except ValueError:
+            raise GracrError(f"{flag}: expected a comma list of numbers, got {text!r}") \
+                from None
+
+    def integers(text: str, flag: str) -> tuple[int, ...]:
+        values = numbers(text, flag)
+        if any(v != int(v) for v in values):
+            raise GracrError(f"{flag}: expected whole numbers, got {text!r}")
+        return tuple(int(v) for v in values)
+
+    if args.jobs < 1:
+        raise GracrError(f"--jobs must be positive, got {args.jobs}")
+    if args.address is not None and args.engine != "ray":
+        raise GracrError("--address needs --engine ray")
+    explainers = tuple(parse_explainers(args.explainers))
+    settings = StudySettings(
+        samples=args.samples, cells=args.cells, seed=args.seed,
+        ratios=numbers(args.ratios, "--ratios"),
+        model_seeds=integers(args.model_seeds, "--model-seeds"),
+        test_limit=args.test_limit, explainers=explainers,
+        epochs=integers(args.epochs, "--epochs"), budget=args.budget,
+        training=replace(TrainingSettings(), max_epochs=args.max_epochs))
+    folder = run_study(args.out, settings, workers=args.jobs, engine=args.engine,
+                       address=args.address, progress=not args.quiet)
+    print(f"{folder}: tables in {folder / 'tables'}, figures in {folder / 'figures'}",
+          file=out)
+    return 0
+
+
 def cmd_tissue(args: argparse.Namespace, out: TextIO) -> int:
     try:
         from gracr.spatial import (TissueSettings, generate_dataset, recompute_label,
@@ -775,6 +819,38 @@ def build_parser() -> argparse.ArgumentParser:
                                  "default 1)")
     tissue_cmd.add_argument("--seed", type=int, default=0, help="the dataset's seed")
     tissue_cmd.set_defaults(run=cmd_tissue)
+
+    study_cmd = commands.add_parser(
+        "tissue-study", help="the tissue note's metrics, baselines and controls on the "
+                             "compiled rule beside trained GIN and GATv2 (resumable)")
+    study_cmd.add_argument("--out", required=True, metavar="DIR",
+                           help="the study's folder (data, truth, models, attributions, "
+                                "tables, figures); a rerun resumes")
+    study_cmd.add_argument("--samples", type=int, default=100, metavar="N",
+                           help="samples in the dataset, split 0.6/0.2/0.2 (default 100)")
+    study_cmd.add_argument("--cells", type=int, default=300, metavar="N",
+                           help="approximate cells per sample (default 300)")
+    study_cmd.add_argument("--seed", type=int, default=0, help="the dataset's seed")
+    study_cmd.add_argument("--ratios", default="1,1.5,2,3", metavar="R,...",
+                           help="graph radius / label radius (default 1,1.5,2,3)")
+    study_cmd.add_argument("--model-seeds", default="0,1,2", metavar="S,...",
+                           help="training seeds at ratio 1; the other ratios take the first "
+                                "(default 0,1,2)")
+    study_cmd.add_argument("--test-limit", type=int, default=10, metavar="N",
+                           help="test samples explained per class (default 10)")
+    study_cmd.add_argument("--explainers", default=",".join(_study_explainers()),
+                           metavar="NAMES", help="the explainers that read the model "
+                                                 f"(default {','.join(_study_explainers())})")
+    study_cmd.add_argument("--epochs", default="30,100,200,400", metavar="E,...",
+                           help="GNNExplainer's budgets for the epoch curve")
+    study_cmd.add_argument("--max-epochs", type=int, default=300, metavar="N",
+                           help="training epochs at most (early stopping on validation AUC)")
+    add_budget_option(study_cmd)
+    study_cmd.add_argument("--jobs", type=int, default=1, metavar="K",
+                           help="worker processes (default 1)")
+    add_engine_options(study_cmd)
+    study_cmd.add_argument("--quiet", action="store_true", help="no progress")
+    study_cmd.set_defaults(run=cmd_tissue_study)
 
     smarts_cmd = commands.add_parser(
         "smarts", help="translate an acyclic SMARTS into a .gml classifier over molecules "

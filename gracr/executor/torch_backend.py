@@ -352,19 +352,22 @@ class CompiledLayer(MessagePassing):  # type: ignore[misc]  # PyG ships no type 
         return x_j * edge_weight.unsqueeze(-1)
 
 
-def pool(kind: Readout, h: Tensor, batch: Tensor | None) -> Tensor:
+def pool(kind: Readout, h: Tensor, batch: Tensor | None, size: int | None = None) -> Tensor:
     """The graph vector `[B, w]` of the last hidden states `h` `[N, w]` by the compile
     option `readout` — `numpy_backend.pool` states the math: the sum (`threshold`), the
     maximum (`max`, WOMBAT's Eq. 3) or 1 − Π_v (1 − h_v) (`soft-or`, Eq. 4) per graph.
 
     Gradients are autograd's: under `max` the maximal nodes of a graph share the
     gradient equally (`scatter_reduce`'s `amax`), under `soft-or` node v gets
-    Π_{u ≠ v} (1 − h_u), which is 0 for every node once two nodes hold 1."""
+    Π_{u ≠ v} (1 − h_u), which is 0 for every node once two nodes hold 1.
+
+    `size` is the number of graphs when `batch` may leave the last ones empty (a graph
+    with no node pools to the empty sum, max or soft-or: 0)."""
     if kind == "threshold":
-        summed: Tensor = global_add_pool(h, batch)
+        summed: Tensor = global_add_pool(h, batch, size)
         return summed
     index = h.new_zeros(h.shape[0], dtype=torch.long) if batch is None else batch
-    graphs = int(index.max()) + 1 if index.numel() else 1
+    graphs = size if size is not None else int(index.max()) + 1 if index.numel() else 1
     spread = index.unsqueeze(-1).expand_as(h)
     if kind == "max":
         largest: Tensor = h.new_zeros(graphs, h.shape[1]).scatter_reduce(
@@ -391,6 +394,19 @@ class GraphReadout(nn.Module):
         for dense in self.layers:
             r = dense(r)
         return r[:, self.output_column:self.output_column + 1]
+
+    def pre_activation(self, h: Tensor, batch: Tensor | None, size: int | None = None
+                       ) -> Tensor:
+        """`[B, 1]`: the output unit's `z = r W + b` before its truncated ReLU, the
+        compiled counterpart of a trained model's logit (deletion and insertion curves
+        read it: past the threshold the output itself is flat); `size` as in `pool`."""
+        r = pool(self.kind, h, batch, size)
+        for dense in self.layers[:-1]:
+            r = dense(r)
+        last = self.layers[-1]
+        assert isinstance(last, ReadoutLayer)
+        z: Tensor = r @ last.W + last.b
+        return z[:, self.output_column:self.output_column + 1]
 
 
 class ReadoutLayer(nn.Module):
@@ -447,6 +463,18 @@ class CompiledModule(nn.Module):
             return h[:, self.output_column:self.output_column + 1]
         result: Tensor = self.readout(h, batch)
         return result
+
+    def pre_activation(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None, *,
+                       edge_type: Tensor | None = None, num_graphs: int | None = None
+                       ) -> Tensor:
+        """A graph classifier's output unit before its truncated ReLU (`[B, 1]`,
+        `GraphReadout.pre_activation`; `num_graphs` = B when the last graphs of `batch`
+        may be empty); a node classifier's is not exposed (an error)."""
+        if self.kind is Kind.NODE:
+            raise ValueError("pre_activation: a node classifier's output unit is a hidden "
+                             "column; only a graph classifier's readout is exposed")
+        h = self.hidden_states(x, edge_index, edge_type=edge_type)[-1]
+        return self.readout.pre_activation(h, batch, num_graphs)
 
     def hidden_states(self, x: Tensor, edge_index: Tensor, *, edge_type: Tensor | None = None,
                       layer_edge_weights: Sequence[Tensor | None] | None = None,

@@ -163,13 +163,15 @@ class TissueModel(torch.nn.Module):
         return h
 
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None,
-                batch: Tensor | None = None) -> Tensor:
-        """`[B, 1]` logits (B = 1 without `batch`)."""
+                batch: Tensor | None = None, num_graphs: int | None = None) -> Tensor:
+        """`[B, 1]` logits (B = 1 without `batch`; `num_graphs` = B when the last graphs
+        of `batch` may be empty: a graph with no node pools to 0)."""
         h = self.node_embeddings(x, edge_index, edge_attr)
         if batch is None:
             batch = torch.zeros(x.size(0), dtype=torch.long, device=x.device)
+            num_graphs = 1
         pool = global_mean_pool if self.settings.pooling == "mean" else global_add_pool
-        return cast(Tensor, self.head(pool(h, batch)))
+        return cast(Tensor, self.head(pool(h, batch, num_graphs)))
 
 
 class GIN(TissueModel):

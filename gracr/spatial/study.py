@@ -1,0 +1,402 @@
+"""The tissue study: the note's metrics, baselines and controls on a compiled model beside
+trained ones, through the benchmark runner (`gracrc tissue-study --out DIR`).
+
+The phases, each resumable (a phase whose output is in `DIR` is not redone):
+
+1. **data** (`DIR/data/`): one dataset of `samples` cell tables (`generate_dataset`, θ for
+   class balance), split train / validation / test (0.6 / 0.2 / 0.2, seeded); one test
+   task file per graph radius ratio (the same test tables, graphs at 30 µm × ratio).
+2. **truth** (`DIR/truth.jsonl`): each test sample's signed ground truth,
+   `gracr.bdd.relevance.relevance` (counterfactual set, Banzhaf, Shapley; exact where the
+   diagram is built, sampled and marked where it is refused). The rule reads `near`
+   edges only, so the ground truth is the same at every ratio.
+3. **models** (`DIR/models/`): the compiled rule (presence bit: a zeroed cell is deleted)
+   and GIN and GATv2 (`gracr.spatial.trained`) at ratio 1 for each of `model_seeds` and at
+   the other ratios for the first seed; the first seed's shuffled-label and untrained
+   (random-init) controls; the randomised copies of the compiled model and of the
+   first-seed ratio-1 models (`gracr.bench.randomisation`, cascading and independent).
+   Training records and linear probes go to `training.jsonl` and `probes.jsonl`.
+4. **explain** (`DIR/attributions/results.jsonl`): every job goes through
+   `gracr.bench.runner.run` (process pool or Ray), unscored (`Job.scored=False`: the
+   records keep the raw node scores; explained whatever the model predicts, both
+   classes): the explainers on every model, AttentionRollout on the GATv2 models, the six
+   model-free baselines once (on the compiled model's subject; they read no model), and
+   GNNExplainer at each epoch budget on the models and their fully randomised copies.
+5. **report** (`gracr.spatial.study_report`): the metrics, class-stratified, beside the
+   note's numbers; tables in `DIR/tables/`, figures in `DIR/figures/`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from gracr.bench.explainers import explainer_named, settings_for, settings_hash
+from gracr.bench.runner import Engine, Job, run
+from gracr.errors import GracrError
+from gracr.spatial.dataset import write_dataset
+from gracr.spatial.generator import TissueSettings, generate_dataset
+from gracr.spatial.radius import GRAPH_RADIUS_RATIOS
+from gracr.spatial.table import CellTable
+from gracr.spatial.trained import TrainingSettings
+
+EXPLAINERS: tuple[str, ...] = ("IG", "GNNExplainer", "Saliency", "GraphSVX")
+BASELINES: tuple[str, ...] = ("Rnd-cells", "Marker", "NearestT", "TDensity", "Blob", "Degree")
+ROLLOUT = "AttentionRollout"
+ARCHITECTURES: tuple[str, ...] = ("GIN", "GATv2")
+COMPILED = "compiled"
+MODES: tuple[str, ...] = ("cascading", "independent")
+SPLIT = (0.6, 0.2)   # train, validation; the rest is the test split
+SETTINGS_FILE = "settings.json"
+
+
+@dataclass(frozen=True)
+class StudySettings:
+    """What one study runs: the dataset (`samples` of ≈ `cells` cells, `seed`), the
+    trained models (`model_seeds` at ratio 1, the first at the other `ratios`), the
+    explained test samples (`test_limit` per class), the explainers and GNNExplainer's
+    epoch budgets, the CPU budget per explanation and the training settings."""
+
+    samples: int = 100
+    cells: int = 300
+    seed: int = 0
+    ratios: tuple[float, ...] = GRAPH_RADIUS_RATIOS
+    model_seeds: tuple[int, ...] = (0, 1, 2)
+    test_limit: int = 10
+    explainers: tuple[str, ...] = EXPLAINERS
+    epochs: tuple[int, ...] = (30, 100, 200, 400)
+    budget: float = 180.0
+    hidden: int = 64
+    layers: int = 2
+    training: TrainingSettings = field(default_factory=TrainingSettings)
+
+    def __post_init__(self) -> None:
+        if self.samples < 10:
+            raise GracrError(f"the study needs at least 10 samples (a test split of both "
+                             f"classes), got {self.samples}")
+        if 1.0 not in self.ratios or any(r < 1.0 for r in self.ratios):
+            raise GracrError(f"the ratios must include 1 and be at least 1, got "
+                             f"{list(self.ratios)}")
+        if not self.model_seeds or self.test_limit < 1:
+            raise GracrError("the study needs a model seed and a test limit of at least 1")
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "ratios": list(self.ratios),
+                "model_seeds": list(self.model_seeds), "explainers": list(self.explainers),
+                "epochs": list(self.epochs)}
+
+
+def ratio_name(ratio: float) -> str:
+    return f"r{ratio:g}"
+
+
+def trained_name(architecture: str, ratio: float, seed: int, control: str = "") -> str:
+    """`GIN-r1-s0`, `GATv2-r1.5-s0`, `GIN-r1-s0-shuffled`, `GIN-r1-s0-untrained`."""
+    return f"{architecture}-{ratio_name(ratio)}-s{seed}" + (f"-{control}" if control else "")
+
+
+def randomised_name(base: str, variant: str, mode: str) -> str:
+    """`GIN-r1-s0~cascading~top-2`: a randomised copy of `base`."""
+    return f"{base}~{mode}~{variant}"
+
+
+@dataclass(frozen=True)
+class StudyData:
+    """The split (indices into `tables`), θ, and each ratio's test task file."""
+
+    tables: tuple[CellTable, ...]
+    theta: float
+    train: tuple[int, ...]
+    validation: tuple[int, ...]
+    test: tuple[int, ...]
+    test_tasks: dict[float, Path]
+
+    @property
+    def positive_share(self) -> float:
+        """The test split's share of positive samples (the class balance the pooled,
+        balanced summaries weigh by)."""
+        from gracr.spatial.radius import recompute_label
+
+        labels = [recompute_label(self.tables[i], self.theta) for i in self.test]
+        return sum(labels) / max(len(labels), 1)
+
+
+def prepare_data(folder: Path, settings: StudySettings) -> StudyData:
+    """Phase 1 (read back when already written with the same settings)."""
+    data = folder / "data"
+    cells = data / "cells.jsonl"
+    split_file = data / "split.json"
+    if not split_file.exists():
+        rng = np.random.default_rng([settings.seed, 0x7155])
+        generated, theta = generate_dataset(rng, TissueSettings.for_cells(settings.cells),
+                                            settings.samples)
+        order = np.random.default_rng([settings.seed, 0x5e1]).permutation(len(generated))
+        cut_train = int(round(SPLIT[0] * len(generated)))
+        cut_validation = cut_train + int(round(SPLIT[1] * len(generated)))
+        data.mkdir(parents=True, exist_ok=True)
+        with open(cells, "w", encoding="utf-8") as out:
+            for table in generated:
+                out.write(json.dumps(table.to_json(), separators=(",", ":")) + "\n")
+        split = {"theta": theta, "train": sorted(order[:cut_train].tolist()),
+                 "validation": sorted(order[cut_train:cut_validation].tolist()),
+                 "test": sorted(order[cut_validation:].tolist())}
+        split_file.write_text(json.dumps(split, indent=1) + "\n", encoding="utf-8")
+    split = json.loads(split_file.read_text(encoding="utf-8"))
+    tables = tuple(CellTable.from_json(json.loads(line))
+                   for line in cells.read_text(encoding="utf-8").splitlines())
+    theta = float(split["theta"])
+    test = tuple(int(i) for i in split["test"])
+    tasks = {}
+    for ratio in settings.ratios:
+        task_folder = data / ratio_name(ratio)
+        task_file = task_folder / "tissue.toml"
+        if not task_file.exists():
+            write_dataset(task_folder, [tables[i] for i in test], theta, ratio,
+                          name=f"Tissue-{settings.seed}-{ratio_name(ratio)}-test")
+        tasks[ratio] = task_file
+    return StudyData(tables, theta, tuple(int(i) for i in split["train"]),
+                     tuple(int(i) for i in split["validation"]), test, tasks)
+
+
+# ---------------------------------------------------------------- truth
+
+
+def prepare_truth(folder: Path, data: StudyData, progress: Callable[[str], None]
+                  ) -> list[dict[str, Any]]:
+    """Phase 2: one JSON line per test sample (in test order): its relevance record."""
+    import gracr
+    from gracr.bdd.relevance import relevance, relevance_record
+    from gracr.spatial.dataset import graph_json, tissue_program
+
+    path = folder / "truth.jsonl"
+    done: list[dict[str, Any]] = []
+    if path.exists():
+        done = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    program = gracr.parse(tissue_program(data.theta))
+    with open(path, "a", encoding="utf-8") as out:
+        for position in range(len(done), len(data.test)):
+            table = data.tables[data.test[position]]
+            graph = gracr.Graph.from_json(graph_json(table, data.theta, 1.0),
+                                          schema=program.schema)
+            record = {"sample": position, "table": data.test[position],
+                      **relevance_record(relevance(program, graph))}
+            out.write(json.dumps(record, separators=(",", ":")) + "\n")
+            out.flush()
+            done.append(record)
+            progress(f"ground truth {position + 1}/{len(data.test)} "
+                     f"({record['diagram']}, Shapley {record['shapley_method']})")
+    return done
+
+
+# ---------------------------------------------------------------- models
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """One explained model: its name (the records' variant), file, graph radius ratio,
+    and, for a randomised copy, the model it copies and how (`mode`, `variant`)."""
+
+    name: str
+    path: Path
+    ratio: float
+    base: str | None = None
+    mode: str | None = None
+    variant: str | None = None
+    architecture: str = COMPILED
+
+
+def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
+                   progress: Callable[[str], None]) -> list[ModelFile]:
+    """Phase 3: every model file (see the module docstring), training and probing what
+    is not there yet."""
+    import gracr
+    from gracr.bench.randomisation import randomisation_variants
+    from gracr.executor.model import compile_program
+    from gracr.spatial.dataset import tissue_program
+    from gracr.spatial.probes import linear_probe
+    from gracr.spatial.trained import (ModelSettings, Splits, build_model, load_model,
+                                       save_model, tissue_graphs, train_model)
+
+    models = folder / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    files: list[ModelFile] = []
+    compiled_path = models / f"{COMPILED}.npz"
+    if not compiled_path.exists():
+        compile_program(gracr.parse(tissue_program(data.theta)),
+                        presence=True).save(str(compiled_path))
+    files.append(ModelFile(COMPILED, compiled_path, 1.0))
+
+    training_log = models / "training.jsonl"
+    probe_log = models / "probes.jsonl"
+    first = settings.model_seeds[0]
+    wanted: list[tuple[str, float, int, str]] = []
+    for architecture in ARCHITECTURES:
+        wanted += [(architecture, 1.0, seed, "") for seed in settings.model_seeds]
+        wanted += [(architecture, ratio, first, "") for ratio in settings.ratios
+                   if ratio != 1.0]
+        wanted += [(architecture, 1.0, first, "shuffled"), (architecture, 1.0, first,
+                                                           "untrained")]
+    graphs_by_ratio: dict[float, Any] = {}
+    for architecture, ratio, seed, control in wanted:
+        name = trained_name(architecture, ratio, seed, control)
+        path = models / f"{name}.json"
+        files.append(ModelFile(name, path, ratio, architecture=architecture))
+        if path.exists():
+            continue
+        if ratio not in graphs_by_ratio:
+            graphs = tissue_graphs(data.tables, data.theta, ratio)
+            graphs_by_ratio[ratio] = Splits(
+                train=[graphs[i] for i in data.train],
+                validation=[graphs[i] for i in data.validation],
+                test=[graphs[i] for i in data.test])
+        splits = graphs_by_ratio[ratio]
+        model_settings = ModelSettings(architecture=architecture.lower(),
+                                       hidden=settings.hidden, layers=settings.layers)
+        progress(f"training {name}")
+        if control == "untrained":
+            model = build_model(model_settings, seed)
+            record: dict[str, Any] = {"model": name, "untrained": True}
+        else:
+            training = replace(settings.training, seed=seed,
+                               shuffle_labels=control == "shuffled")
+            model, trained = train_model(model_settings, splits, training)
+            record = {"model": name, **asdict(trained)}
+        save_model(model, path)
+        with open(training_log, "a", encoding="utf-8") as out:
+            out.write(json.dumps(record) + "\n")
+        if control == "":
+            random_init = build_model(model_settings, seed + 10_000)
+            probe = {"model": name,
+                     "trained": linear_probe(model, splits.train, splits.test),
+                     "random_init": linear_probe(random_init, splits.train, splits.test)}
+            with open(probe_log, "a", encoding="utf-8") as out:
+                out.write(json.dumps(probe) + "\n")
+
+    random_folder = models / "randomised"
+    random_folder.mkdir(exist_ok=True)
+    for base in (COMPILED, *(trained_name(a, 1.0, first) for a in ARCHITECTURES)):
+        for mode in MODES:
+            names = random_folder / f"{base}~{mode}.names"
+            if names.exists():
+                continue
+            progress(f"randomising {base} ({mode})")
+            source: Any = (gracr.load(str(compiled_path)) if base == COMPILED
+                           else load_model(models / f"{base}.json"))
+            variants = randomisation_variants(source, mode, settings.seed)
+            for variant, copy in variants:
+                path = random_folder / randomised_name(base, variant, mode)
+                if base == COMPILED:
+                    copy.save(f"{path}.npz")
+                else:
+                    save_model(copy, path)
+            # Written last: a names file says every copy it lists is on disk.
+            names.write_text("".join(f"{v}\n" for v, _ in variants), encoding="utf-8")
+    return files + _randomised_files(folder)
+
+
+def _variant_names(folder: Path, base: str, mode: str) -> list[str]:
+    names = folder / "models" / "randomised" / f"{base}~{mode}.names"
+    if not names.exists():
+        return []
+    return [line for line in names.read_text(encoding="utf-8").splitlines() if line]
+
+
+def _randomised_files(folder: Path) -> list[ModelFile]:
+    files = []
+    random_folder = folder / "models" / "randomised"
+    for names in sorted(random_folder.glob("*.names")):
+        base, mode = names.stem.split("~")
+        architecture = COMPILED if base == COMPILED else base.split("-")[0]
+        for variant in _variant_names(folder, base, mode):
+            name = randomised_name(base, variant, mode)
+            path = random_folder / (f"{name}.npz" if base == COMPILED else f"{name}.json")
+            files.append(ModelFile(name, path, 1.0, base, mode, variant, architecture))
+    return files
+
+
+# ---------------------------------------------------------------- jobs
+
+
+def study_jobs(settings: StudySettings, data: StudyData, models: Sequence[ModelFile],
+               folder: Path) -> list[Job]:
+    """Phase 4's jobs (see the module docstring), both classes each."""
+    from gracr.bench.tasks import task_named
+
+    store = str(folder / "store")
+    jobs: list[Job] = []
+
+    def add(model: ModelFile, explainer: str, overrides: dict[str, Any] | None = None) -> None:
+        spec = explainer_named(explainer)
+        chosen = settings_for(spec, overrides)
+        task_file = data.test_tasks[model.ratio]
+        task = task_named(str(task_file)).name
+        for sample in ("positive", "negative"):
+            jobs.append(Job(task, model.name, explainer, chosen, settings_hash(chosen),
+                            settings.seed, settings.test_limit, settings.budget, None, store,
+                            task_file=str(task_file), level="node", sample=sample,
+                            model=str(model.path), scored=False))
+
+    epochs_default = settings_for(explainer_named("GNNExplainer"), None)["epochs"]
+    for model in models:
+        for explainer in settings.explainers:
+            add(model, explainer)
+        if model.architecture == "GATv2":
+            add(model, ROLLOUT)
+        fully_randomised = model.mode == "cascading" and model.variant == _top(models, model)
+        if "GNNExplainer" in settings.explainers and (model.base is None or fully_randomised) \
+                and not model.name.endswith(("-shuffled", "-untrained")) and model.ratio == 1.0:
+            for epochs in settings.epochs:
+                if epochs != epochs_default:
+                    add(model, "GNNExplainer", {"epochs": epochs})
+    compiled = next(m for m in models if m.name == COMPILED)
+    for baseline in BASELINES:
+        add(compiled, baseline)
+    return jobs
+
+
+def _top(models: Sequence[ModelFile], model: ModelFile) -> str | None:
+    """The name of the cascading variant of `model.base` that randomises every layer."""
+    steps = [m.variant for m in models if m.base == model.base and m.mode == "cascading"]
+    return max(steps, key=lambda v: int(str(v).split("-")[-1])) if steps else None
+
+
+def run_study(folder: str | Path, settings: StudySettings, workers: int = 1,
+              engine: Engine = "process", address: str | None = None,
+              progress: bool = True) -> Path:
+    """Every phase into `folder`; returns the folder. A folder already holding a study of
+    other settings is refused (its results would mix)."""
+    from tqdm import tqdm
+
+    from gracr.spatial.study_report import write_report
+
+    root = Path(folder)
+    root.mkdir(parents=True, exist_ok=True)
+    settings_file = root / SETTINGS_FILE
+    wanted = settings.to_json()
+    if settings_file.exists():
+        known = json.loads(settings_file.read_text(encoding="utf-8"))
+        if known != json.loads(json.dumps(wanted)):
+            raise GracrError(f"{settings_file}: this folder holds a study of other settings; "
+                             f"choose another --out, or the same settings to resume it")
+    else:
+        settings_file.write_text(json.dumps(wanted, indent=1) + "\n", encoding="utf-8")
+
+    def say(message: str) -> None:
+        if progress:
+            tqdm.write(message)
+
+    data = prepare_data(root, settings)
+    say(f"data: {len(data.tables)} samples, θ = {data.theta}, test {len(data.test)} "
+        f"({data.positive_share:.0%} positive)")
+    prepare_truth(root, data, say)
+    models = prepare_models(root, settings, data, say)
+    jobs = study_jobs(settings, data, models, root)
+    say(f"explaining: {len(jobs)} jobs over {len(models)} models")
+    run(jobs, str(root / "attributions"), workers=workers, progress=progress, engine=engine,
+        address=address)
+    write_report(root, settings, data, models, say)
+    return root

@@ -1,0 +1,361 @@
+"""The tissue study's report: every unscored record of `DIR/attributions` scored against
+the test samples' ground truth, class-stratified, beside the tissue note's numbers.
+
+Per record (one model, explainer, settings and test sample; the scores signed as the
+explainer gives them): average precision against the counterfactual set (`None` where the
+set is empty or the diagram was refused); Spearman's ρ against the Banzhaf and the Shapley
+values; the share of |attribution| on decoys; deletion and insertion AUC over
+`CURVE_STEPS` steps, on the record's model's pre-threshold output (a trained model's logit,
+the compiled readout unit's pre-activation `z`) for the induced subgraph of the kept cells.
+
+Tables (`DIR/tables/`, Markdown and CSV, each printed):
+
+- `metrics`: per model (not randomised) and explainer at its default settings, each metric
+  for positives, negatives, pooled and balanced (weighted to the test split's share of
+  positives), mean ± std over samples, with the note's pooled AP of that explainer beside
+  (the note's models were trained GIN/GATv2);
+- `seeds`: the ratio-1 models' pooled AP, mean ± std over model seeds (the dataset seed is
+  one per study: run the study per dataset seed to report that spread);
+- `randomisation`: Spearman between each explainer's attributions on a model and on each
+  randomised copy (cascading top-k, independent layer), mean over samples;
+- `epochs`: GNNExplainer's pooled AP and randomisation correlation (the model against its
+  fully randomised copy) at each epoch budget;
+- `between_class`: IG − Marker AP per sample, by class, and the share of its variance
+  between the classes (the note's 92 %);
+- `training` and `probes`: test AUC per trained model; the linear probe of the engaged
+  property on frozen node embeddings, trained against random-init.
+
+Figures (`DIR/figures/`): the first positive and the first negative test sample with its
+ground truth and the attributions of the compiled and the GIN model (IG) and two baselines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from gracr.bench.metric import (between_class_share, decoy_mass, deletion_curve,
+                                insertion_curve, ranking, signed_rank_correlation, stratified)
+from gracr.bench.record import Record, latest_records, read_records
+from gracr.bench.tables import render_table, write_table
+
+if TYPE_CHECKING:
+    from gracr.spatial.study import ModelFile, StudyData, StudySettings
+
+CURVE_STEPS = 20
+METRICS: tuple[str, ...] = ("AP", "ρ Shapley", "ρ Banzhaf", "decoy mass", "deletion AUC",
+                            "insertion AUC")
+BoolArray = npt.NDArray[np.bool_]
+FloatArray = npt.NDArray[np.float64]
+
+
+def _mean_std(values: Sequence[float | None]) -> str:
+    known = [v for v in values if v is not None]
+    if not known:
+        return "–"
+    if len(known) == 1:
+        return f"{known[0]:.3f}"
+    return f"{np.mean(known):.3f} ± {np.std(known, ddof=1):.3f}"
+
+
+def _summary_cell(mean: float | None, std: float | None) -> str:
+    if mean is None:
+        return "–"
+    return f"{mean:.3f}" + ("" if std is None else f" ± {std:.3f}")
+
+
+class Outputs:
+    """The pre-threshold output of each model file on induced subgraphs of a test graph:
+    `output(model, graph)(kept)` → one value per row of `kept` (`[K, N]`), the K subgraphs
+    evaluated as one disjoint union."""
+
+    def __init__(self, models: dict[str, ModelFile]) -> None:
+        self.models = models
+        self.loaded: dict[str, Any] = {}
+
+    def output(self, name: str, graph: Any) -> Callable[[BoolArray], FloatArray]:
+        import torch
+
+        from gracr.bench.models import load_model_file
+        from gracr.executor.model import CompiledGNN
+
+        if name not in self.loaded:
+            self.loaded[name] = load_model_file(self.models[name].path)
+        model = self.loaded[name]
+        compiled = isinstance(model, CompiledGNN)
+        if compiled:
+            module = model.to_pyg(surrogate=False)
+            x = torch.as_tensor(model.features(graph))
+            types = model.edge_types(graph)
+        else:
+            module = model.module
+            x = torch.as_tensor(graph.feature_values, dtype=torch.float32)
+            types = None
+        sources, targets = graph.sources, graph.targets
+        attributes = None if graph.edge_attr is None else graph.edge_attr
+
+        def evaluate(kept: BoolArray) -> FloatArray:
+            copies, n = kept.shape
+            position = np.cumsum(kept, axis=1) - 1 + np.cumsum(
+                np.concatenate([[0], kept.sum(axis=1)[:-1]]))[:, None]
+            keep_edge = kept[:, sources] & kept[:, targets]
+            copy_of, edge = np.nonzero(keep_edge)
+            edge_index = torch.as_tensor(np.stack([position[copy_of, sources[edge]],
+                                                   position[copy_of, targets[edge]]]))
+            copy_of_node, node = np.nonzero(kept)
+            batch = torch.as_tensor(copy_of_node)
+            with torch.no_grad():
+                if compiled:
+                    kwargs = ({} if types is None
+                              else {"edge_type": torch.as_tensor(types[edge])})
+                    out = module.pre_activation(x[node], edge_index, batch,
+                                                num_graphs=copies, **kwargs)
+                else:
+                    edge_attr = (None if attributes is None else
+                                 torch.as_tensor(attributes[edge], dtype=torch.float32))
+                    out = module(x[node], edge_index, edge_attr, batch, num_graphs=copies)
+            values: FloatArray = out.reshape(-1).double().numpy()
+            return values
+
+        return evaluate
+
+
+def score_records(records: Sequence[Record], truth: Sequence[dict[str, Any]],
+                  data: StudyData, models: dict[str, ModelFile], graphs: dict[float, list[Any]],
+                  curves: Callable[[ModelFile], bool]) -> list[dict[str, Any]]:
+    """One row of metrics per record (see the module docstring); curves only for the
+    models `curves` accepts (they cost a forward pass per step)."""
+    outputs = Outputs(models)
+    rows = []
+    for record in records:
+        scores = np.asarray(record.extra["scores"], dtype=np.float64)
+        sample = truth[record.graph]
+        table = data.tables[data.test[record.graph]]
+        model = models[record.variant]
+        counterfactual = sample["counterfactual"]
+        ap = None
+        if counterfactual is not None and any(counterfactual):
+            ap = ranking(scores, np.asarray(counterfactual, dtype=np.bool_)).average_precision
+        row: dict[str, Any] = {
+            "model": record.variant, "explainer": record.explainer,
+            "config": record.config_hash, "epochs": record.config.get("epochs"),
+            "sample": record.graph, "class": record.sample, "scores": scores,
+            "AP": ap,
+            "ρ Shapley": signed_rank_correlation(scores, sample["shapley"]),
+            "ρ Banzhaf": signed_rank_correlation(scores, sample["banzhaf"]),
+            "decoy mass": decoy_mass(scores, table.decoy),
+            "deletion AUC": None, "insertion AUC": None}
+        if curves(model):
+            graph = graphs[model.ratio][record.graph]
+            output = outputs.output(record.variant, graph)
+            row["deletion AUC"] = deletion_curve(scores, output, steps=CURVE_STEPS).auc
+            row["insertion AUC"] = insertion_curve(scores, output, steps=CURVE_STEPS).auc
+        rows.append(row)
+    return rows
+
+
+def _default_config(explainer: str) -> str:
+    from gracr.bench.explainers import explainer_named, settings_for, settings_hash
+
+    return settings_hash(settings_for(explainer_named(explainer), None))
+
+
+def write_report(root: Path, settings: StudySettings, data: StudyData,
+                 models: Sequence[ModelFile], say: Callable[[str], None]) -> None:
+    """Score every record and write (and print) the tables and figures."""
+    import gracr
+    from gracr.spatial import note
+    from gracr.spatial.study import COMPILED, trained_name
+
+    by_name = {m.name: m for m in models}
+    latest, _ = latest_records(read_records(root / "attributions" / "results.jsonl"))
+    done = [r for r in latest if r.status == "ok" and r.variant in by_name
+            and r.extra.get("scores") is not None]
+    failed = [r for r in latest if r.status != "ok"]
+    truth = [json.loads(line) for line in
+             (root / "truth.jsonl").read_text(encoding="utf-8").splitlines()]
+    graphs: dict[float, list[Any]] = {}
+    for ratio, task_file in data.test_tasks.items():
+        lines = (task_file.parent / "graphs.jsonl").read_text(encoding="utf-8").splitlines()
+        graphs[ratio] = [gracr.Graph.from_json(json.loads(line)) for line in lines]
+    defaults = {name: _default_config(name) for name in {r.explainer for r in done}}
+    rows = score_records(done, truth, data, by_name, graphs,
+                         curves=lambda m: m.base is None)
+    share = data.positive_share
+    tables = root / "tables"
+
+    def emit(name: str, title: str, headers: Sequence[str], body: list[list[str]]) -> None:
+        say(f"\n{title}\n\n{render_table(headers, body)}")
+        for suffix in ("md", "csv"):
+            write_table(str(tables / f"{name}.{suffix}"), headers, body)
+
+    # -- metrics by model and explainer, stratified
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        if by_name[row["model"]].base is None and row["config"] == defaults[row["explainer"]]:
+            groups[(row["model"], row["explainer"])].append(row)
+    headers = ["model", "explainer", "n+", "n−"] + [
+        f"{metric} {part}" for metric in METRICS for part in ("+", "−", "pooled", "balanced")
+    ] + ["note: AP pooled"]
+    body = []
+    for (name, explainer), group in sorted(groups.items()):
+        classes = [r["class"] for r in group]
+        cells = [name, explainer, str(classes.count("positive")),
+                 str(classes.count("negative"))]
+        for metric in METRICS:
+            s = stratified([r[metric] for r in group], classes, share)
+            cells += [_summary_cell(part.mean, part.std)
+                      for part in (s.positive, s.negative, s.pooled, s.balanced)]
+        cells.append(note.AP_POOLED.get(explainer, ""))
+        body.append(cells)
+    emit("metrics", f"Attribution metrics by class (test split: {share:.0%} positive; "
+         f"balanced = weighted to it; mean ± std over samples)", headers, body)
+
+    # -- model seeds (ratio 1)
+    seed_rows = []
+    for architecture in ("GIN", "GATv2"):
+        for explainer in sorted({r["explainer"] for r in rows}):
+            per_seed = []
+            for seed in settings.model_seeds:
+                group = groups.get((trained_name(architecture, 1.0, seed), explainer), [])
+                aps = [r["AP"] for r in group if r["AP"] is not None]
+                if aps:
+                    per_seed.append(float(np.mean(aps)))
+            if per_seed:
+                seed_rows.append([architecture, explainer, str(len(per_seed)),
+                                  _mean_std(per_seed),
+                                  note.SEED_SPREAD if explainer == "IG" else ""])
+    emit("seeds", "Pooled AP over model seeds at ratio 1 (mean ± std of the seeds' means)",
+         ["model", "explainer", "seeds", "AP", "note"], seed_rows)
+
+    # -- randomisation
+    keyed: dict[tuple[str, str, str, int], FloatArray] = {
+        (r["model"], r["explainer"], r["config"], r["sample"]): r["scores"] for r in rows}
+    random_rows = []
+    for model in models:
+        if model.base is None:
+            continue
+        for explainer in sorted({r["explainer"] for r in rows if r["model"] == model.name}):
+            config = defaults[explainer]
+            paired = [signed_rank_correlation(keyed[(model.base, explainer, config, s)], v)
+                    for (name, e, c, s), v in keyed.items()
+                    if name == model.name and e == explainer and c == config
+                    and (model.base, explainer, config, s) in keyed]
+            random_rows.append([model.base, model.mode or "", model.variant or "", explainer,
+                                str(len(paired)), _mean_std(paired),
+                                note.RANDOMISATION.get(explainer, "")
+                                if model.mode == "cascading" else ""])
+    emit("randomisation", "Spearman of attributions on a model and on its randomised copy "
+         "(mean ± std over samples)",
+         ["model", "mode", "randomised", "explainer", "n", "ρ", "note (cascading)"],
+         random_rows)
+
+    # -- GNNExplainer's budget
+    epoch_rows = []
+    for model in models:
+        if model.base is not None or model.ratio != 1.0 or model.name.endswith(
+                ("-shuffled", "-untrained")):
+            continue
+        top = max((m for m in models if m.base == model.name and m.mode == "cascading"),
+                  key=lambda m: int(str(m.variant).split("-")[-1]), default=None)
+        for epochs in settings.epochs:
+            group = [r for r in rows if r["model"] == model.name
+                     and r["explainer"] == "GNNExplainer" and r["epochs"] == epochs]
+            if not group:
+                continue
+            rhos: list[float | None] = []
+            if top is not None:
+                for r in group:
+                    other = keyed.get((top.name, "GNNExplainer", r["config"], r["sample"]))
+                    if other is not None:
+                        rhos.append(signed_rank_correlation(r["scores"], other))
+            epoch_rows.append([model.name, str(epochs), str(len(group)),
+                               _mean_std([r["AP"] for r in group]), _mean_std(rhos),
+                               note.GNNEXPLAINER_EPOCHS.get(epochs, "")])
+    emit("epochs", "GNNExplainer's budget: pooled AP and Spearman against the fully "
+         "randomised model (cascading, every layer)",
+         ["model", "epochs", "n", "AP", "ρ randomised", "note ρ"], epoch_rows)
+
+    # -- IG against the marker heuristic, per sample
+    between_rows = []
+    for model in [m for m in models if m.base is None and m.ratio == 1.0]:
+        ig = {r["sample"]: r for r in groups.get((model.name, "IG"), [])}
+        marker = {r["sample"]: r for r in groups.get((COMPILED, "Marker"), [])}
+        both = [s for s in ig if s in marker and ig[s]["AP"] is not None
+                and marker[s]["AP"] is not None]
+        if not both:
+            continue
+        differences: list[float | None] = [ig[s]["AP"] - marker[s]["AP"] for s in both]
+        classes = [ig[s]["class"] for s in both]
+        s = stratified(differences, classes, share)
+        between = between_class_share(differences, classes)
+        between_rows.append([model.name, str(len(both)),
+                             _summary_cell(s.positive.mean, s.positive.std),
+                             _summary_cell(s.negative.mean, s.negative.std),
+                             _summary_cell(s.balanced.mean, s.balanced.std),
+                             "–" if between is None else f"{between:.0%}"])
+    emit("between_class", "IG − Marker AP per sample (note: +0.302 positives, −0.237 "
+         f"negatives, +0.018 balanced; {note.BETWEEN_CLASS_VARIANCE} between the classes)",
+         ["model", "samples", "positives", "negatives", "balanced", "variance between"],
+         between_rows)
+
+    # -- training and probes
+    training = _jsonl(root / "models" / "training.jsonl")
+    emit("training", f"Trained models (note: test AUC {note.TEST_AUC})",
+         ["model", "epochs", "best epoch", "val AUC", "test AUC", "seconds"],
+         [[t["model"], str(t.get("epochs", "–")), str(t.get("best_epoch", "–")),
+           _fmt(t.get("best_validation_auc")), _fmt(t.get("test_auc")),
+           _fmt(t.get("seconds"))] for t in training])
+    probes = _jsonl(root / "models" / "probes.jsonl")
+    emit("probes", f"Linear probe of the engaged property on frozen node embeddings "
+         f"(note: random init {note.PROBE_AUC_RANDOM_INIT})",
+         ["model", "probe AUC trained", "probe AUC random init"],
+         [[p["model"], _fmt(p["trained"]), _fmt(p["random_init"])] for p in probes])
+    if failed:
+        say(f"\n{len(failed)} explanations did not finish (error or out of time), e.g. "
+            f"{failed[0].variant} {failed[0].explainer}: {failed[0].error or failed[0].status}")
+    _figures(root, data, truth, rows, graphs, say)
+
+
+def _fmt(value: Any) -> str:
+    return "–" if value is None else f"{float(value):.3f}"
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def _figures(root: Path, data: StudyData, truth: Sequence[dict[str, Any]],
+             rows: Sequence[dict[str, Any]], graphs: dict[float, list[Any]],
+             say: Callable[[str], None]) -> None:
+    from gracr.spatial.figure import draw_tissue_sample
+    from gracr.spatial.study import COMPILED, trained_name
+
+    shown = [(COMPILED, "IG"), (trained_name("GIN", 1.0, 0), "IG"),
+             (trained_name("GATv2", 1.0, 0), "AttentionRollout"), (COMPILED, "GNNExplainer"),
+             (COMPILED, "Marker"), (COMPILED, "NearestT")]
+    for label in ("positive", "negative"):
+        sample = next((s for s in range(len(data.test))
+                       if any(r["sample"] == s and r["class"] == label for r in rows)), None)
+        if sample is None:
+            continue
+        attributions = {f"{model} {explainer}": r["scores"] for model, explainer in shown
+                        for r in rows if r["model"] == model and r["explainer"] == explainer
+                        and r["sample"] == sample and r["config"] == _default_config(explainer)}
+        graph = graphs[1.0][sample]
+        edges = np.stack([graph.sources, graph.targets], axis=1)
+        path = root / "figures" / f"{label}-sample-{sample}.png"
+        counterfactual = truth[sample]["counterfactual"]
+        draw_tissue_sample(data.tables[data.test[sample]], edges,
+                           None if counterfactual is None
+                           else np.asarray(counterfactual, dtype=np.bool_),
+                           np.asarray(truth[sample]["shapley"]), attributions, path,
+                           title=f"test sample {sample} ({label})")
+        say(f"figure: {path}")
