@@ -9,6 +9,8 @@ is positive iff more than θ of its tumour cells have a tcell within 30 µm. The
 - `generator`: `TissueSettings`, hard-core placement, `generate_sample`,
   `generate_dataset` and θ for class balance;
 - `dataset`: the program text, gracr's graph JSON and the files of a dataset;
+- `figure` (import it by name; matplotlib is imported when it draws): the figure of one
+  sample, its cells, the exact ground truth and explainers' scores as maps of the field;
 - `trained` and `probes` (import them by name: they need torch-geometric and
   scikit-learn): PyG data, trained GIN and GATv2 and their files; the linear probe of
   node embeddings and GATv2 attention rollout.
