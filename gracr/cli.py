@@ -30,6 +30,7 @@ from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_engine_op
 from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
 from gracr.executor.model import CompiledGNN, load
+from gracr.executor.plan import keeps_compiled_layout
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program, parse_file
 from gracr.errors import GmlError, GracrError, os_error_message
@@ -148,7 +149,12 @@ def _format_weights(label: str, weights: list[tuple[str, float]], bias: float) -
 
 
 def inspect_model(model: CompiledGNN) -> str:
-    """Layer by layer: each column's meaning and its non-zero weights."""
+    """Layer by layer: each column's meaning and its non-zero weights. A compiled layer
+    shows the columns it settles (the others it carries or leaves at 0); the layers of a
+    network without that layout (a randomisation control, `gracr.bench.randomisation`)
+    show every column."""
+    hidden_layout = keeps_compiled_layout(model)
+    readout_layout = _readout_keeps_layout(model)
     lines = [
         f"formula:  {model.formula}",
         f"kind:     {model.kind.value} classifier",
@@ -175,18 +181,22 @@ def inspect_model(model: CompiledGNN) -> str:
     features = model.feature_names
     for i in range(model.width):
         sources = [features[c] for c in np.flatnonzero(model.input_matrix[:, i])]
-        if sources:
+        if not hidden_layout:
+            weights = [(f"x[{features[int(c)]}]", float(model.input_matrix[c, i]))
+                       for c in np.flatnonzero(model.input_matrix[:, i])]
+            lines.append(f"  {_format_weights(label(i), weights, float(model.input_bias[i]))}")
+        elif sources:
             lines.append(f"  h{i} = x[{sources[0]}]")
         elif model.input_bias[i]:
             lines.append(f"  h{i} = {model.input_bias[i]:g}")
     for number, layer in enumerate(model.layers, start=1):
         carried = [i for i in range(model.width) if layer.C[i, i] == 1 and
-                   model.columns[i].depth < number]
+                   model.columns[i].depth < number] if hidden_layout else []
         lines += ["", f"layer {number}:"]
         if carried:
             lines.append(f"  carry forward (C_ii = 1): {_ranges(carried)}")
         for i, column in enumerate(model.columns):
-            if column.depth != number:
+            if column.depth != number and hidden_layout:
                 continue
             weights = [(label(int(k)), float(layer.C[k, i]))
                        for k in np.flatnonzero(layer.C[:, i])]
@@ -199,7 +209,7 @@ def inspect_model(model: CompiledGNN) -> str:
     for number, dense in enumerate(model.readout, start=1):
         lines += ["", f"readout {number}:"]
         for i, column in enumerate(model.readout_columns):
-            if column.depth != number - 1:
+            if column.depth != number - 1 and readout_layout:
                 continue
             pooled = {"threshold": "sum_nodes", "max": "max_nodes",
                       "soft-or": "soft_or_nodes"}[model.options.readout]
@@ -210,6 +220,24 @@ def inspect_model(model: CompiledGNN) -> str:
     output = f"r{model.output_column}" if model.kind is Kind.GRAPH else f"h{model.output_column}"
     lines += ["", f"output: {output}"]
     return "\n".join(lines)
+
+
+def _readout_keeps_layout(model: CompiledGNN) -> bool:
+    """Whether the readout is laid out as compiled: dense layer n settles the readout
+    columns of depth n − 1, carries the earlier ones (W_ii = 1, nothing else into them,
+    bias 0) and sends nothing into the later ones (bias ≤ 0)."""
+    depths = np.array([column.depth for column in model.readout_columns], dtype=np.int64)
+    for number, dense in enumerate(model.readout, start=1):
+        later = depths > number - 1
+        if np.any(dense.W[:, later]) or np.any(dense.b[later] > 0):
+            return False
+        if number > 1:
+            earlier = depths < number - 1
+            carried = np.ix_(np.ones(len(depths), dtype=np.bool_), earlier)
+            identity = np.eye(len(depths), dtype=np.float32)
+            if np.any(dense.W[carried] != identity[carried]) or np.any(dense.b[earlier]):
+                return False
+    return True
 
 
 def _ranges(indices: list[int]) -> str:

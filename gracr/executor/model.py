@@ -89,12 +89,16 @@ class CompiledGNN(Network):
         `surrogate=True` uses the backward of Eq. 9 (every explainer but IG);
         `False` keeps the exact derivative of the truncated ReLU (IG).
         `fused=True` gives a faster inference-only module (no gradients, no PyG
-        edge masks) computing the same function. `narrow=False` sends full-width
-        messages (`out_channels` wide), which PyG's GraphMaskExplainer requires.
+        edge masks) computing the same function; on a network without the compiled
+        layout it needs (`gracr.executor.plan.keeps_compiled_layout`: e.g. a
+        randomisation control) it gives the full module, which computes that network.
+        `narrow=False` sends full-width messages (`out_channels` wide), which PyG's
+        GraphMaskExplainer requires.
         """
+        from gracr.executor.plan import keeps_compiled_layout
         from gracr.executor.torch_backend import CompiledModule, FusedCompiledModule
 
-        if fused:
+        if fused and keeps_compiled_layout(self):
             return FusedCompiledModule(self)
         return CompiledModule(self, surrogate=surrogate, narrow=narrow)
 

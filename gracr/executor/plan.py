@@ -104,6 +104,34 @@ def layer_plans(network: Network) -> tuple[LayerPlan, ...]:
                  for level, layer in enumerate(network.layers, start=1))
 
 
+def keeps_compiled_layout(network: Network) -> bool:
+    """Whether `network` has the layout that the fused and numba backends rely on when
+    they run only the columns each layer settles: h⁽⁰⁾ is 0 in every column of depth
+    > 0, and each layer ℓ, on the columns of depth < ℓ (the only ones not 0 in its
+    input), carries those columns unchanged (`C_ii = 1`, nothing else into them, bias 0)
+    and sends nothing into the columns of depth > ℓ (bias ≤ 0: they stay 0).
+
+    Every compiled network has it (and `gracr.fuzz.pad_layers` keeps it); a network
+    whose weights were replaced after compiling, such as a randomisation control
+    (`gracr.bench.randomisation`), has not, and only the full layers compute it."""
+    depths = np.array([column.depth for column in network.columns], dtype=np.int64)
+    deeper = depths > 0
+    if np.any(np.diff(depths) < 0) or np.any(network.input_matrix[:, deeper]) or np.any(network.input_bias[deeper] > 0):
+        return False
+    identity = np.eye(network.width, dtype=np.float32)
+    for level, layer in enumerate(network.layers, start=1):
+        settled = depths < level
+        later = depths > level
+        carried = np.ix_(settled, settled)
+        unsettled = np.ix_(settled, later)
+        if np.any(layer.C[carried] != identity[carried]) or np.any(layer.C[unsettled]) \
+                or any(np.any(a.A[carried]) or np.any(a.A[unsettled])
+                       for a in layer.aggregations) \
+                or np.any(layer.b[settled]) or np.any(layer.b[later] > 0):
+            return False
+    return True
+
+
 def message_layers(network: Network) -> IntArray:
     """The (0-based) layers that pass messages: the ones an edge can matter in."""
     return np.array([index for index, plan in enumerate(layer_plans(network))

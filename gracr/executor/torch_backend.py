@@ -34,7 +34,9 @@ from torch_geometric.nn import MessagePassing, global_add_pool
 from gracr.compiler.desugar import Readout
 from gracr.compiler.network import Network
 from gracr.dsl.ir import Kind
-from gracr.executor.plan import Channel, LayerPlan, layer_plans, target_cone
+from gracr.executor.plan import (
+    Channel, LayerPlan, keeps_compiled_layout, layer_plans, target_cone,
+)
 
 
 class _SurrogateClamp(torch.autograd.Function):
@@ -827,7 +829,10 @@ class FusedCompiledModule(nn.Module):
     """Inference only: the same function as `CompiledModule`, skipping the zero blocks.
 
     It aggregates with `index_add_` rather than `propagate`, so PyG edge masks do
-    not reach it: explainers must use `CompiledModule`.
+    not reach it: explainers must use `CompiledModule`. It runs only the columns each
+    layer settles, so it refuses a network without the compiled layout
+    (`gracr.executor.plan.keeps_compiled_layout`; `CompiledGNN.to_pyg(fused=True)` gives
+    such a network the full module instead).
     """
 
     input_matrix: Tensor
@@ -835,6 +840,10 @@ class FusedCompiledModule(nn.Module):
 
     def __init__(self, compiled: Network) -> None:
         super().__init__()
+        if not keeps_compiled_layout(compiled):
+            raise ValueError("FusedCompiledModule runs only the columns each layer settles, "
+                             "and this network's layers write others (it is not laid out as "
+                             "compiled, e.g. a randomisation control): use CompiledModule")
         self.kind = compiled.kind
         self.output_column = compiled.output_column
         depths = [column.depth for column in compiled.columns]
