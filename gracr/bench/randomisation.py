@@ -68,10 +68,10 @@ from typing import Any, Iterable, Literal, Sequence, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 import torch
-from scipy import stats
 from torch import Tensor, nn
 
 from gracr.bench.explainers.base import Subject
+from gracr.bench.metric import signed_rank_correlation
 from gracr.compiler.network import Column, Network
 from gracr.compiler.weights import Aggregation, DenseLayer, Layer
 from gracr.errors import GracrError
@@ -208,7 +208,7 @@ def randomised_subject(subject: Subject, network: Network) -> Subject:
         nodes[sources[edges]] = True
         nodes[targets[edges]] = True
         nodes[subject.target] = False
-    return dataclasses.replace(subject, compiled=compiled, modules={}, receptive_field=edges,
+    return dataclasses.replace(subject, model=compiled, modules={}, receptive_field=edges,
                                node_receptive_field=nodes)
 
 
@@ -338,21 +338,20 @@ def _check_seed(seed: int) -> None:
 
 def randomisation_correlation(before: Tensor | npt.ArrayLike,
                               after: Tensor | npt.ArrayLike) -> float | None:
-    """Spearman's rank correlation (`scipy.stats.spearmanr`, ties at their mean rank) of
-    the scores on the model (`before`) and on a randomised variant (`after`), one per
-    edge or node in the same order: 1 when randomising left the ranking as it was, the
-    sign of a failed sanity check. `None` when it is undefined: fewer than two scores,
-    a constant vector, or a score that is not a finite number."""
+    """Spearman's rank correlation (`gracr.bench.metric.signed_rank_correlation`, ties at
+    their mean rank) of the scores on the model (`before`) and on a randomised variant
+    (`after`), one per edge or node in the same order: 1 when randomising left the
+    ranking as it was, the sign of a failed sanity check. `None` when it is undefined:
+    fewer than two scores, a constant vector, or a score that is not a finite number (a
+    saturated randomised model's gradients can be)."""
     a = _vector(before)
     b = _vector(after)
     if a.shape != b.shape:
         raise GracrError(f"randomisation_correlation: {a.size} scores before and {b.size} "
                          f"after; they must score the same elements")
-    if a.size < 2 or not (np.isfinite(a).all() and np.isfinite(b).all()) \
-            or a.min() == a.max() or b.min() == b.max():
+    if a.size < 2 or not (np.isfinite(a).all() and np.isfinite(b).all()):
         return None
-    value = float(stats.spearmanr(a, b).statistic)
-    return value if np.isfinite(value) else None
+    return signed_rank_correlation(a, b)
 
 
 def _vector(scores: Tensor | npt.ArrayLike) -> npt.NDArray[np.float64]:

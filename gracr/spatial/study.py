@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 
@@ -49,7 +49,7 @@ BASELINES: tuple[str, ...] = ("Rnd-cells", "Marker", "NearestT", "TDensity", "Bl
 ROLLOUT = "AttentionRollout"
 ARCHITECTURES: tuple[str, ...] = ("GIN", "GATv2")
 COMPILED = "compiled"
-MODES: tuple[str, ...] = ("cascading", "independent")
+MODES: tuple[Literal["cascading", "independent"], ...] = ("cascading", "independent")
 SPLIT = (0.6, 0.2)   # train, validation; the rest is the test split
 SETTINGS_FILE = "settings.json"
 

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from gracr.bench.randomisation import randomisation_correlation
 from gracr.bench.metric import (between_class_share, decoy_mass, deletion_curve,
                                 insertion_curve, ranking, signed_rank_correlation, stratified)
 from gracr.bench.record import Record, latest_records, read_records
@@ -242,7 +243,7 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
             continue
         for explainer in sorted({r["explainer"] for r in rows if r["model"] == model.name}):
             config = defaults[explainer]
-            paired = [signed_rank_correlation(keyed[(model.base, explainer, config, s)], v)
+            paired = [randomisation_correlation(keyed[(model.base, explainer, config, s)], v)
                     for (name, e, c, s), v in keyed.items()
                     if name == model.name and e == explainer and c == config
                     and (model.base, explainer, config, s) in keyed]
@@ -273,7 +274,7 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
                 for r in group:
                     other = keyed.get((top.name, "GNNExplainer", r["config"], r["sample"]))
                     if other is not None:
-                        rhos.append(signed_rank_correlation(r["scores"], other))
+                        rhos.append(randomisation_correlation(r["scores"], other))
             epoch_rows.append([model.name, str(epochs), str(len(group)),
                                _mean_std([r["AP"] for r in group]), _mean_std(rhos),
                                note.GNNEXPLAINER_EPOCHS.get(epochs, "")])
