@@ -307,3 +307,16 @@ def test_save_and_load(architecture: str, tmp_path: Path, graphs: list[Data],
     settings.write_text(json.dumps({"format": "other"}), encoding="utf-8")
     with pytest.raises(ValueError, match="not a gracr-tissue-model"):
         load_model(weights)
+
+
+def test_a_stem_with_dots_keeps_its_name(tmp_path: Path) -> None:
+    """`GIN~convs.0` and `GIN~convs.1` (randomised copies named after their layer) are two
+    files, not one `GIN~convs.pt` written twice."""
+    first, second = build_model(ModelSettings(hidden=8), 1), build_model(ModelSettings(hidden=8), 2)
+    paths = [save_model(first, tmp_path / "GIN~convs.0"), save_model(second, tmp_path / "GIN~convs.1")]
+    assert {p.name for pair in paths for p in pair} == {
+        "GIN~convs.0.pt", "GIN~convs.0.json", "GIN~convs.1.pt", "GIN~convs.1.json"}
+    for model, stem in ((first, "GIN~convs.0"), (second, "GIN~convs.1")):
+        loaded = load_model(tmp_path / stem)
+        assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(),
+                                                     loaded.state_dict().values()))

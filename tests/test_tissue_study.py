@@ -41,8 +41,9 @@ def test_every_phase_writes_its_output(study: Path) -> None:
     randomised = {p.name for p in (study / "models" / "randomised").iterdir()}
     assert any(name.startswith("compiled~cascading~top-") for name in randomised)
     assert any(name.startswith("GIN-r1-s0~independent~") for name in randomised)
-    for table in ("metrics", "seeds", "randomisation", "epochs", "between_class",
-                  "training", "probes"):
+    for table in ("metric-ap", "metric-spearman-shapley", "metric-spearman-banzhaf",
+                  "metric-decoy-mass", "metric-deletion", "metric-insertion", "seeds",
+                  "randomisation", "epochs", "between_class", "training", "probes"):
         assert (study / "tables" / f"{table}.md").exists(), table
         assert (study / "tables" / f"{table}.csv").exists(), table
 
@@ -62,7 +63,7 @@ def test_records_keep_raw_scores_of_every_model_kind(study: Path) -> None:
 
 
 def test_the_metrics_table_names_models_and_explainers(study: Path) -> None:
-    text = (study / "tables" / "metrics.md").read_text()
+    text = (study / "tables" / "metric-ap.md").read_text()
     for name in ("compiled", "GIN-r1-s0", "GATv2-r1-s0", "Marker", "Saliency"):
         assert name in text
 

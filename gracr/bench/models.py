@@ -36,7 +36,7 @@ def load_model_file(path: str | Path) -> CompiledGNN | TrainedModel:
     if file.suffix == ".npz":
         return load(str(file))
     stem = file.with_suffix("") if file.suffix in (".json", ".pt") else file
-    meta_path = stem.with_suffix(".json")
+    meta_path = stem.with_name(stem.name + ".json")   # a stem may hold dots (`GIN~convs.0`)
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except OSError as error:

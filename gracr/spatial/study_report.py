@@ -10,10 +10,11 @@ the compiled readout unit's pre-activation `z`) for the induced subgraph of the 
 
 Tables (`DIR/tables/`, Markdown and CSV, each printed):
 
-- `metrics`: per model (not randomised) and explainer at its default settings, each metric
-  for positives, negatives, pooled and balanced (weighted to the test split's share of
-  positives), mean ± std over samples, with the note's pooled AP of that explainer beside
-  (the note's models were trained GIN/GATv2);
+- `metric-ap`, `metric-spearman-shapley`, `metric-spearman-banzhaf`, `metric-decoy-mass`,
+  `metric-deletion`, `metric-insertion`: per model (not randomised) and explainer at its
+  default settings, the metric for positives, negatives, pooled and balanced (weighted to the test split's share of
+  positives), mean ± std over samples, with the note's pooled number of that explainer
+  beside where it gives one (the note's models were trained GIN/GATv2);
 - `seeds`: the ratio-1 models' pooled AP, mean ± std over model seeds (the dataset seed is
   one per study: run the study per dataset seed to report that spread);
 - `randomisation`: Spearman between each explainer's attributions on a model and on each
@@ -51,6 +52,16 @@ if TYPE_CHECKING:
 CURVE_STEPS = 20
 METRICS: tuple[str, ...] = ("AP", "ρ Shapley", "ρ Banzhaf", "decoy mass", "deletion AUC",
                             "insertion AUC")
+SLUGS = {"AP": "ap", "ρ Shapley": "spearman-shapley", "ρ Banzhaf": "spearman-banzhaf",
+         "decoy mass": "decoy-mass", "deletion AUC": "deletion", "insertion AUC": "insertion"}
+ABOUT = {"AP": "against the counterfactual set",
+         "ρ Shapley": "Spearman against the exact Shapley values",
+         "ρ Banzhaf": "Spearman against the exact Banzhaf values",
+         "decoy mass": "share of |attribution| on decoy T cells",
+         "deletion AUC": f"{CURVE_STEPS} steps, on the logit or the compiled pre-activation; "
+                         "lower is better",
+         "insertion AUC": f"{CURVE_STEPS} steps, on the logit or the compiled "
+                          "pre-activation; higher is better"}
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
 
@@ -173,6 +184,7 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     from gracr.spatial import note
     from gracr.spatial.study import COMPILED, trained_name
 
+    NOTED = {"AP": note.AP_POOLED, "decoy mass": note.DECOY_MASS}
     by_name = {m.name: m for m in models}
     latest, _ = latest_records(read_records(root / "attributions" / "results.jsonl"))
     done = [r for r in latest if r.status == "ok" and r.variant in by_name
@@ -200,22 +212,21 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     for row in rows:
         if by_name[row["model"]].base is None and row["config"] == defaults[row["explainer"]]:
             groups[(row["model"], row["explainer"])].append(row)
-    headers = ["model", "explainer", "n+", "n−"] + [
-        f"{metric} {part}" for metric in METRICS for part in ("+", "−", "pooled", "balanced")
-    ] + ["note: AP pooled"]
-    body = []
-    for (name, explainer), group in sorted(groups.items()):
-        classes = [r["class"] for r in group]
-        cells = [name, explainer, str(classes.count("positive")),
-                 str(classes.count("negative"))]
-        for metric in METRICS:
+    for metric in METRICS:
+        headers = ["model", "explainer", "n+", "n−", "positives", "negatives", "pooled",
+                   "balanced"] + (["note: pooled"] if metric in NOTED else [])
+        body = []
+        for (name, explainer), group in sorted(groups.items()):
+            classes = [r["class"] for r in group]
             s = stratified([r[metric] for r in group], classes, share)
-            cells += [_summary_cell(part.mean, part.std)
-                      for part in (s.positive, s.negative, s.pooled, s.balanced)]
-        cells.append(note.AP_POOLED.get(explainer, ""))
-        body.append(cells)
-    emit("metrics", f"Attribution metrics by class (test split: {share:.0%} positive; "
-         f"balanced = weighted to it; mean ± std over samples)", headers, body)
+            body.append([name, explainer, str(classes.count("positive")),
+                         str(classes.count("negative"))]
+                        + [_summary_cell(part.mean, part.std)
+                           for part in (s.positive, s.negative, s.pooled, s.balanced)]
+                        + ([NOTED[metric].get(explainer, "")] if metric in NOTED else []))
+        emit(f"metric-{SLUGS[metric]}", f"{metric} by class (test split: {share:.0%} "
+             f"positive; balanced = weighted to it; mean ± std over samples; {ABOUT[metric]})",
+             headers, body)
 
     # -- model seeds (ratio 1)
     seed_rows = []
@@ -353,6 +364,7 @@ def _figures(root: Path, data: StudyData, truth: Sequence[dict[str, Any]],
         graph = graphs[1.0][sample]
         edges = np.stack([graph.sources, graph.targets], axis=1)
         path = root / "figures" / f"{label}-sample-{sample}.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
         counterfactual = truth[sample]["counterfactual"]
         draw_tissue_sample(data.tables[data.test[sample]], edges,
                            None if counterfactual is None

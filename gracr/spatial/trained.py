@@ -281,7 +281,8 @@ def train_model(model_settings: ModelSettings, splits: Splits,
                 ) -> tuple[TissueModel, TrainingRecord]:
     """Train from `build_model(model_settings, settings.seed)`; return the weights of the
     best validation epoch (AUC, ties to the lower validation loss; a validation split of
-    one class falls back to the loss) and the record. Stops after `patience` epochs
+    one class falls back to the loss; the initial weights are never chosen, so a trained
+    model, and the shuffled-label control, has always been trained) and the record. Stops after `patience` epochs
     without a better one, or at `max_epochs`. `shuffle_labels`: train on a permutation
     of the training labels (seeded by `settings.seed`); validation and test keep theirs.
     `keep="last"` returns the last epoch's weights instead (the record's test AUC is
@@ -303,7 +304,8 @@ def train_model(model_settings: ModelSettings, splits: Splits,
         value = auc(logits, labels)
         return (-1.0 if math.isnan(value) else value), -loss
 
-    best, best_state, best_epoch, epoch = score(), copy.deepcopy(model.state_dict()), 0, 0
+    best: tuple[float, float] | None = None
+    best_state, best_epoch, epoch = copy.deepcopy(model.state_dict()), 0, 0
     while epoch < settings.max_epochs and epoch - best_epoch < settings.patience:
         epoch += 1
         model.train()
@@ -313,12 +315,12 @@ def train_model(model_settings: ModelSettings, splits: Splits,
             loss_fn(logits.reshape(-1), batch.y.reshape(-1)).backward()
             optimiser.step()
         current = score()
-        if current > best:
+        if best is None or current > best:
             best, best_state, best_epoch = current, copy.deepcopy(model.state_dict()), epoch
     if settings.keep == "best":
         model.load_state_dict(best_state)
     model.eval()
-    best_auc = math.nan if best[0] < 0 else best[0]
+    best_auc = math.nan if best is None or best[0] < 0 else best[0]
     return model, TrainingRecord(model_settings.architecture, settings.seed,
                                  settings.shuffle_labels, epoch, best_epoch, best_auc,
                                  model_auc(model, splits.test), time.perf_counter() - start)
@@ -333,8 +335,14 @@ def explained(model: TissueModel, name: str) -> TrainedModel:
 # --- files ------------------------------------------------------------------------------
 
 def _stem(path: str | Path) -> Path:
+    """`path` without a `.pt` or `.json` suffix (any other dot is part of the name:
+    `GIN~convs.0` is a stem)."""
     path = Path(path)
     return path.with_suffix("") if path.suffix in (".pt", ".json") else path
+
+
+def _beside(stem: Path, suffix: str) -> Path:
+    return stem.with_name(stem.name + suffix)
 
 
 def save_model(model: TissueModel, path: str | Path) -> tuple[Path, Path]:
@@ -343,7 +351,7 @@ def save_model(model: TissueModel, path: str | Path) -> tuple[Path, Path]:
     paths."""
     stem = _stem(path)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    weights, settings = stem.with_suffix(".pt"), stem.with_suffix(".json")
+    weights, settings = _beside(stem, ".pt"), _beside(stem, ".json")
     torch.save(model.state_dict(), weights)
     settings.write_text(json.dumps({"format": FORMAT, "version": 1,
                                     "settings": asdict(model.settings)}, indent=1) + "\n",
@@ -355,11 +363,11 @@ def load_model(path: str | Path) -> TissueModel:
     """The model `save_model` wrote (`path` with or without `.pt` / `.json`), loaded with
     `weights_only=True` (no pickled code runs) in eval mode."""
     stem = _stem(path)
-    meta: dict[str, Any] = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
+    meta: dict[str, Any] = json.loads(_beside(stem, ".json").read_text(encoding="utf-8"))
     if meta.get("format") != FORMAT:
-        raise ValueError(f"{stem.with_suffix('.json')}: not a {FORMAT} file")
+        raise ValueError(f"{_beside(stem, '.json')}: not a {FORMAT} file")
     model = build_model(ModelSettings(**meta["settings"]))
-    state = torch.load(stem.with_suffix(".pt"), map_location="cpu", weights_only=True)
+    state = torch.load(_beside(stem, ".pt"), map_location="cpu", weights_only=True)
     model.load_state_dict(state)
     return model.eval()
 
