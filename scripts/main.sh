@@ -26,6 +26,12 @@ head -1 "$out/tissue/graphs.jsonl" > "$out/tissue/one.jsonl"
 .venv/bin/gracrc upi "$out/tissue/tissue.gml" "$out/tissue/one.jsonl" --over nodes | cut -c1-120
 .venv/bin/gracrc relevance "$out/tissue/tissue.gml" "$out/tissue/one.jsonl" | sed -n '1,20p'
 echo
+echo "== the tissue study, tiny (the compiled rule beside trained GIN/GATv2; tables and figures)"
+.venv/bin/gracrc tissue-study --out "$out/tissue-study" --samples 20 --cells 80 --ratios 1,2 \
+    --model-seeds 0 --test-limit 2 --epochs 10,30 --max-epochs 10 --explainers Saliency,IG --quiet \
+  | tail -1
+sed -n '1,12p' "$out/tissue-study/tables/metric-ap.md"
+echo
 echo "== every formula, every compile option, on the bundled graphs"
 .venv/bin/python examples/run_examples.py --out "$out"
 echo

@@ -171,10 +171,16 @@ def score_records(records: Sequence[Record], truth: Sequence[dict[str, Any]],
     return rows
 
 
-def _default_config(explainer: str) -> str:
-    from gracr.bench.explainers import explainer_named, settings_for, settings_hash
+def _default_settings(explainer: str) -> dict[str, Any]:
+    from gracr.bench.explainers import explainer_named, settings_for
 
-    return settings_hash(settings_for(explainer_named(explainer), None))
+    return settings_for(explainer_named(explainer), None)
+
+
+def _default_config(explainer: str) -> str:
+    from gracr.bench.explainers import settings_hash
+
+    return settings_hash(_default_settings(explainer))
 
 
 def write_report(root: Path, settings: StudySettings, data: StudyData,
@@ -197,6 +203,7 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
         lines = (task_file.parent / "graphs.jsonl").read_text(encoding="utf-8").splitlines()
         graphs[ratio] = [gracr.Graph.from_json(json.loads(line)) for line in lines]
     defaults = {name: _default_config(name) for name in {r.explainer for r in done}}
+    epochs_default = _default_settings("GNNExplainer")["epochs"]
     rows = score_records(done, truth, data, by_name, graphs,
                          curves=lambda m: m.base is None)
     share = data.positive_share
@@ -219,7 +226,8 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
         for (name, explainer), group in sorted(groups.items()):
             classes = [r["class"] for r in group]
             s = stratified([r[metric] for r in group], classes, share)
-            body.append([name, explainer, str(classes.count("positive")),
+            body.append([name, _shown(explainer, group[0]["epochs"]),
+                         str(classes.count("positive")),
                          str(classes.count("negative"))]
                         + [_summary_cell(part.mean, part.std)
                            for part in (s.positive, s.negative, s.pooled, s.balanced)]
@@ -258,7 +266,8 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
                     for (name, e, c, s), v in keyed.items()
                     if name == model.name and e == explainer and c == config
                     and (model.base, explainer, config, s) in keyed]
-            random_rows.append([model.base, model.mode or "", model.variant or "", explainer,
+            random_rows.append([model.base, model.mode or "", model.variant or "",
+                                _shown(explainer, epochs_default),
                                 str(len(paired)), _mean_std(paired),
                                 note.RANDOMISATION.get(explainer, "")
                                 if model.mode == "cascading" else ""])
@@ -332,6 +341,12 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
         say(f"\n{len(failed)} explanations did not finish (error or out of time), e.g. "
             f"{failed[0].variant} {failed[0].explainer}: {failed[0].error or failed[0].status}")
     _figures(root, data, truth, rows, graphs, say)
+
+
+def _shown(explainer: str, epochs: Any) -> str:
+    """An explainer's name in a table; GNNExplainer's with its budget (the note: its
+    randomisation correlation depends on it, so every figure states it)."""
+    return f"{explainer} ({epochs} epochs)" if explainer == "GNNExplainer" else explainer
 
 
 def _fmt(value: Any) -> str:
