@@ -397,7 +397,8 @@ def _study_explainers() -> tuple[str, ...]:
 def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
     from dataclasses import replace
 
-    from gracr.spatial.study import StudySettings, run_study
+    from gracr.spatial.study import StudySettings
+    from gracr.spatial.study_report import study
     from gracr.spatial.trained import TrainingSettings
 
     def numbers(text: str, flag: str) -> tuple[float, ...]:
@@ -425,8 +426,8 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
         test_limit=args.test_limit, explainers=explainers,
         epochs=integers(args.epochs, "--epochs"), budget=args.budget,
         training=replace(TrainingSettings(), max_epochs=args.max_epochs))
-    folder = run_study(args.out, settings, workers=args.jobs, engine=args.engine,
-                       address=args.address, progress=not args.quiet)
+    folder = study(args.out, settings, workers=args.jobs, engine=args.engine,
+                   address=args.address, progress=not args.quiet)
     print(f"{folder}: tables in {folder / 'tables'}, figures in {folder / 'figures'}",
           file=out)
     return 0

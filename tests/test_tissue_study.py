@@ -14,7 +14,8 @@ import torch
 
 from gracr.bench.record import read_records
 from gracr.errors import GracrError
-from gracr.spatial.study import StudySettings, run_study
+from gracr.spatial.study import StudySettings
+from gracr.spatial.study_report import study as run_study
 from gracr.spatial.trained import TrainingSettings
 
 TINY = StudySettings(samples=16, cells=60, seed=3, ratios=(1.0, 2.0), model_seeds=(0,),
@@ -33,8 +34,10 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_phase_writes_its_output(study: Path) -> None:
     assert (study / "data" / "split.json").exists()
     split = json.loads((study / "data" / "split.json").read_text())
-    truth = (study / "truth.jsonl").read_text().splitlines()
-    assert len(truth) == len(split["test"]) >= 2
+    truth = [json.loads(line) for line in (study / "truth.jsonl").read_text().splitlines()]
+    # The ground truth of the explained test samples only: a positive and a negative.
+    assert 1 <= len(truth) <= 2 * TINY.test_limit <= len(split["test"])
+    assert {t["label"] for t in truth} <= {0, 1} and len({t["sample"] for t in truth}) == len(truth)
     models = {p.name for p in (study / "models").iterdir()}
     assert {"compiled.npz", "GIN-r1-s0.json", "GATv2-r2-s0.json", "GIN-r1-s0-shuffled.json",
             "GATv2-r1-s0-untrained.json"} <= models

@@ -6,7 +6,7 @@ The phases, each resumable (a phase whose output is in `DIR` is not redone):
 1. **data** (`DIR/data/`): one dataset of `samples` cell tables (`generate_dataset`, θ for
    class balance), split train / validation / test (0.6 / 0.2 / 0.2, seeded); one test
    task file per graph radius ratio (the same test tables, graphs at 30 µm × ratio).
-2. **truth** (`DIR/truth.jsonl`): each test sample's signed ground truth,
+2. **truth** (`DIR/truth.jsonl`): each explained test sample's signed ground truth,
    `gracr.bdd.relevance.relevance` (counterfactual set, Banzhaf, Shapley; exact where the
    diagram is built, sampled and marked where it is refused). The rule reads `near`
    edges only, so the ground truth is the same at every ratio.
@@ -22,8 +22,9 @@ The phases, each resumable (a phase whose output is in `DIR` is not redone):
    classes): the explainers on every model, AttentionRollout on the GATv2 models, the six
    model-free baselines once (on the compiled model's subject; they read no model), and
    GNNExplainer at each epoch budget on the models and their fully randomised copies.
-5. **report** (`gracr.spatial.study_report`): the metrics, class-stratified, beside the
-   note's numbers; tables in `DIR/tables/`, figures in `DIR/figures/`.
+5. **report** (`gracr.spatial.study_report`, which `study_report.study` runs after
+   `run_study`): the metrics, class-stratified, beside the note's numbers; tables in
+   `DIR/tables/`, figures in `DIR/figures/`.
 """
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ import numpy as np
 
 from gracr.bench.explainers import explainer_named, settings_for, settings_hash
 from gracr.bench.runner import Engine, Job, run
+from gracr.data.graph import Graph
+from gracr.dsl.parse import parse
 from gracr.errors import GracrError
+from gracr.executor.model import load
 from gracr.spatial.dataset import write_dataset
 from gracr.spatial.generator import TissueSettings, generate_dataset
 from gracr.spatial.radius import GRAPH_RADIUS_RATIOS
@@ -165,29 +169,48 @@ def prepare_data(folder: Path, settings: StudySettings) -> StudyData:
 # ---------------------------------------------------------------- truth
 
 
-def prepare_truth(folder: Path, data: StudyData, progress: Callable[[str], None]
-                  ) -> list[dict[str, Any]]:
-    """Phase 2: one JSON line per test sample (in test order): its relevance record."""
-    import gracr
+def explained_positions(data: StudyData, limit: int) -> list[int]:
+    """The test positions the runner explains: the first `limit` positive and the first
+    `limit` negative test samples (its positive and negative instances, in order)."""
+    from gracr.spatial.radius import recompute_label
+
+    labels = [recompute_label(data.tables[i], data.theta) for i in data.test]
+    positives = [p for p, label in enumerate(labels) if label][:limit]
+    negatives = [p for p, label in enumerate(labels) if not label][:limit]
+    return sorted(positives + negatives)
+
+
+def read_truth(folder: Path) -> dict[int, dict[str, Any]]:
+    """The ground truth computed so far, by test position."""
+    path = folder / "truth.jsonl"
+    if not path.exists():
+        return {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {int(record["sample"]): record for record in map(json.loads, lines)}
+
+
+def prepare_truth(folder: Path, data: StudyData, positions: Sequence[int],
+                  progress: Callable[[str], None]) -> dict[int, dict[str, Any]]:
+    """Phase 2: one JSON line per explained test sample (`positions`): its relevance
+    record."""
     from gracr.bdd.relevance import relevance, relevance_record
     from gracr.spatial.dataset import graph_json, tissue_program
 
-    path = folder / "truth.jsonl"
-    done: list[dict[str, Any]] = []
-    if path.exists():
-        done = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    program = gracr.parse(tissue_program(data.theta))
-    with open(path, "a", encoding="utf-8") as out:
-        for position in range(len(done), len(data.test)):
+    done = read_truth(folder)
+    program = parse(tissue_program(data.theta))
+    with open(folder / "truth.jsonl", "a", encoding="utf-8") as out:
+        for count, position in enumerate(positions, start=1):
+            if position in done:
+                continue
             table = data.tables[data.test[position]]
-            graph = gracr.Graph.from_json(graph_json(table, data.theta, 1.0),
+            graph = Graph.from_json(graph_json(table, data.theta, 1.0),
                                           schema=program.schema)
             record = {"sample": position, "table": data.test[position],
                       **relevance_record(relevance(program, graph))}
             out.write(json.dumps(record, separators=(",", ":")) + "\n")
             out.flush()
-            done.append(record)
-            progress(f"ground truth {position + 1}/{len(data.test)} "
+            done[position] = record
+            progress(f"ground truth {count}/{len(positions)} "
                      f"({record['diagram']}, Shapley {record['shapley_method']})")
     return done
 
@@ -213,7 +236,6 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
                    progress: Callable[[str], None]) -> list[ModelFile]:
     """Phase 3: every model file (see the module docstring), training and probing what
     is not there yet."""
-    import gracr
     from gracr.bench.randomisation import randomisation_variants
     from gracr.executor.model import compile_program
     from gracr.spatial.dataset import tissue_program
@@ -226,7 +248,7 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
     files: list[ModelFile] = []
     compiled_path = models / f"{COMPILED}.npz"
     if not compiled_path.exists():
-        compile_program(gracr.parse(tissue_program(data.theta)),
+        compile_program(parse(tissue_program(data.theta)),
                         presence=True).save(str(compiled_path))
     files.append(ModelFile(COMPILED, compiled_path, 1.0))
 
@@ -284,7 +306,7 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
             if names.exists():
                 continue
             progress(f"randomising {base} ({mode})")
-            source: Any = (gracr.load(str(compiled_path)) if base == COMPILED
+            source: Any = (load(str(compiled_path)) if base == COMPILED
                            else load_model(models / f"{base}.json"))
             variants = randomisation_variants(source, mode, settings.seed)
             for variant, copy in variants:
@@ -364,14 +386,23 @@ def _top(models: Sequence[ModelFile], model: ModelFile) -> str | None:
     return max(steps, key=lambda v: int(str(v).split("-")[-1])) if steps else None
 
 
+@dataclass(frozen=True)
+class StudyRun:
+    """A study's folder, settings, data and models after phases 1–4: what the report
+    (`gracr.spatial.study_report.write_report`) reads."""
+
+    root: Path
+    settings: StudySettings
+    data: StudyData
+    models: tuple[ModelFile, ...]
+
+
 def run_study(folder: str | Path, settings: StudySettings, workers: int = 1,
               engine: Engine = "process", address: str | None = None,
-              progress: bool = True) -> Path:
-    """Every phase into `folder`; returns the folder. A folder already holding a study of
-    other settings is refused (its results would mix)."""
+              progress: bool = True) -> StudyRun:
+    """Phases 1–4 into `folder` (`gracr.spatial.study_report.study` adds the report). A
+    folder already holding a study of other settings is refused (its results would mix)."""
     from tqdm import tqdm
-
-    from gracr.spatial.study_report import write_report
 
     root = Path(folder)
     root.mkdir(parents=True, exist_ok=True)
@@ -392,11 +423,10 @@ def run_study(folder: str | Path, settings: StudySettings, workers: int = 1,
     data = prepare_data(root, settings)
     say(f"data: {len(data.tables)} samples, θ = {data.theta}, test {len(data.test)} "
         f"({data.positive_share:.0%} positive)")
-    prepare_truth(root, data, say)
+    prepare_truth(root, data, explained_positions(data, settings.test_limit), say)
     models = prepare_models(root, settings, data, say)
     jobs = study_jobs(settings, data, models, root)
     say(f"explaining: {len(jobs)} jobs over {len(models)} models")
     run(jobs, str(root / "attributions"), workers=workers, progress=progress, engine=engine,
         address=address)
-    write_report(root, settings, data, models, say)
-    return root
+    return StudyRun(root, settings, data, tuple(models))

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -46,8 +46,10 @@ from gracr.bench.metric import (between_class_share, decoy_mass, deletion_curve,
 from gracr.bench.record import Record, latest_records, read_records
 from gracr.bench.tables import render_table, write_table
 
-if TYPE_CHECKING:
-    from gracr.spatial.study import ModelFile, StudyData, StudySettings
+from gracr.bench.runner import Engine
+from gracr.data.graph import Graph
+from gracr.spatial.study import (COMPILED, ModelFile, StudyData, StudySettings, read_truth,
+                                 run_study, trained_name)
 
 CURVE_STEPS = 20
 METRICS: tuple[str, ...] = ("AP", "ρ Shapley", "ρ Banzhaf", "decoy mass", "deletion AUC",
@@ -137,7 +139,7 @@ class Outputs:
         return evaluate
 
 
-def score_records(records: Sequence[Record], truth: Sequence[dict[str, Any]],
+def score_records(records: Sequence[Record], truth: dict[int, dict[str, Any]],
                   data: StudyData, models: dict[str, ModelFile], graphs: dict[float, list[Any]],
                   curves: Callable[[ModelFile], bool]) -> list[dict[str, Any]]:
     """One row of metrics per record (see the module docstring); curves only for the
@@ -183,12 +185,27 @@ def _default_config(explainer: str) -> str:
     return settings_hash(_default_settings(explainer))
 
 
+def study(folder: str | Path, settings: StudySettings, workers: int = 1,
+          engine: Engine = "process", address: str | None = None,
+          progress: bool = True) -> Path:
+    """The whole study (`gracrc tissue-study`): `run_study`'s phases, then the report.
+    Returns the folder."""
+    from tqdm import tqdm
+
+    done = run_study(folder, settings, workers, engine, address, progress)
+
+    def say(message: str) -> None:
+        if progress:
+            tqdm.write(message)
+
+    write_report(done.root, done.settings, done.data, done.models, say)
+    return done.root
+
+
 def write_report(root: Path, settings: StudySettings, data: StudyData,
                  models: Sequence[ModelFile], say: Callable[[str], None]) -> None:
     """Score every record and write (and print) the tables and figures."""
-    import gracr
     from gracr.spatial import note
-    from gracr.spatial.study import COMPILED, trained_name
 
     NOTED = {"AP": note.AP_POOLED, "decoy mass": note.DECOY_MASS}
     by_name = {m.name: m for m in models}
@@ -196,12 +213,11 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     done = [r for r in latest if r.status == "ok" and r.variant in by_name
             and r.extra.get("scores") is not None]
     failed = [r for r in latest if r.status != "ok"]
-    truth = [json.loads(line) for line in
-             (root / "truth.jsonl").read_text(encoding="utf-8").splitlines()]
+    truth = read_truth(root)
     graphs: dict[float, list[Any]] = {}
     for ratio, task_file in data.test_tasks.items():
         lines = (task_file.parent / "graphs.jsonl").read_text(encoding="utf-8").splitlines()
-        graphs[ratio] = [gracr.Graph.from_json(json.loads(line)) for line in lines]
+        graphs[ratio] = [Graph.from_json(json.loads(line)) for line in lines]
     defaults = {name: _default_config(name) for name in {r.explainer for r in done}}
     epochs_default = _default_settings("GNNExplainer")["epochs"]
     rows = score_records(done, truth, data, by_name, graphs,
@@ -359,11 +375,10 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def _figures(root: Path, data: StudyData, truth: Sequence[dict[str, Any]],
+def _figures(root: Path, data: StudyData, truth: dict[int, dict[str, Any]],
              rows: Sequence[dict[str, Any]], graphs: dict[float, list[Any]],
              say: Callable[[str], None]) -> None:
     from gracr.spatial.figure import draw_tissue_sample
-    from gracr.spatial.study import COMPILED, trained_name
 
     shown = [(COMPILED, "IG"), (trained_name("GIN", 1.0, 0), "IG"),
              (trained_name("GATv2", 1.0, 0), "AttentionRollout"), (COMPILED, "GNNExplainer"),
