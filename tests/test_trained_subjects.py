@@ -110,3 +110,22 @@ def test_an_unscored_outcome_keeps_the_scores(graph: gracr.Graph) -> None:
     assert outcome.status == "ok" and outcome.scores is not None
     assert outcome.scores.shape == (graph.num_nodes,)
     assert outcome.f1 is None and outcome.average_precision is None and outcome.uniform is None
+
+
+def test_graphsvx_passes_a_typed_compiled_model_its_relations(graph: gracr.Graph) -> None:
+    """The compiled tissue rule reads `near` edges only: GraphSVX's coalitions carry each
+    kept edge's relation (it failed without, on every typed compiled model)."""
+    from gracr.bench.explainers.graphsvx import coalition_game
+    from gracr.executor.model import compile_program
+    from gracr.spatial import tissue_program
+
+    program = gracr.parse(tissue_program(0.4))
+    subject = Subject.of(compile_program(program, presence=True), program, graph, None,
+                         level="node")
+    game = coalition_game(subject, "receptive_field")
+    full = np.ones((1, game.num_players), dtype=np.bool_)
+    label = bool(program.evaluate(graph))
+    assert game.values(full)[0] == pytest.approx(1.0)  # the predicted class, on the whole graph
+    assert subject.prediction == float(label)
+    values = scores("GraphSVX", subject, {"num_samples": 40}, seed=0).numpy()
+    assert values.shape == (graph.num_nodes,) and np.isfinite(values).all()
