@@ -44,7 +44,7 @@ def test_every_phase_writes_its_output(study: Path) -> None:
     randomised = {p.name for p in (study / "models" / "randomised").iterdir()}
     assert any(name.startswith("compiled~cascading~top-") for name in randomised)
     assert any(name.startswith("GIN-r1-s0~independent~") for name in randomised)
-    for table in ("metric-ap", "metric-spearman-shapley", "metric-spearman-banzhaf",
+    for table in ("metric-ap", "metric-auroc", "metric-spearman-shapley", "metric-spearman-banzhaf",
                   "metric-decoy-mass", "metric-deletion", "metric-insertion", "seeds",
                   "randomisation", "epochs", "between_class", "training", "probes"):
         assert (study / "tables" / f"{table}.md").exists(), table

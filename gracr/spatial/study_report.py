@@ -2,15 +2,15 @@
 the test samples' ground truth, class-stratified, beside the tissue note's numbers.
 
 Per record (one model, explainer, settings and test sample; the scores signed as the
-explainer gives them): average precision against the counterfactual set (`None` where the
-set is empty or the diagram was refused); Spearman's ρ against the Banzhaf and the Shapley
+explainer gives them): average precision and AUROC against the counterfactual set (`None`
+where the set is empty or the diagram was refused); Spearman's ρ against the Banzhaf and the Shapley
 values; the share of |attribution| on decoys; deletion and insertion AUC over
 `CURVE_STEPS` steps, on the record's model's pre-threshold output (a trained model's logit,
 the compiled readout unit's pre-activation `z`) for the induced subgraph of the kept cells.
 
 Tables (`DIR/tables/`, Markdown and CSV, each printed):
 
-- `metric-ap`, `metric-spearman-shapley`, `metric-spearman-banzhaf`, `metric-decoy-mass`,
+- `metric-ap`, `metric-auroc`, `metric-spearman-shapley`, `metric-spearman-banzhaf`, `metric-decoy-mass`,
   `metric-deletion`, `metric-insertion`: per model (not randomised) and explainer at its
   default settings, the metric for positives, negatives, pooled and balanced (weighted to the test split's share of
   positives), mean ± std over samples, with the note's pooled number of that explainer
@@ -52,11 +52,12 @@ from gracr.spatial.study import (COMPILED, ModelFile, StudyData, StudySettings, 
                                  run_study, trained_name)
 
 CURVE_STEPS = 20
-METRICS: tuple[str, ...] = ("AP", "ρ Shapley", "ρ Banzhaf", "decoy mass", "deletion AUC",
-                            "insertion AUC")
-SLUGS = {"AP": "ap", "ρ Shapley": "spearman-shapley", "ρ Banzhaf": "spearman-banzhaf",
+METRICS: tuple[str, ...] = ("AP", "AUROC", "ρ Shapley", "ρ Banzhaf", "decoy mass",
+                            "deletion AUC", "insertion AUC")
+SLUGS = {"AP": "ap", "AUROC": "auroc", "ρ Shapley": "spearman-shapley", "ρ Banzhaf": "spearman-banzhaf",
          "decoy mass": "decoy-mass", "deletion AUC": "deletion", "insertion AUC": "insertion"}
 ABOUT = {"AP": "against the counterfactual set",
+         "AUROC": "against the counterfactual set (the molecule task's node AUROC)",
          "ρ Shapley": "Spearman against the exact Shapley values",
          "ρ Banzhaf": "Spearman against the exact Banzhaf values",
          "decoy mass": "share of |attribution| on decoy T cells",
@@ -152,14 +153,15 @@ def score_records(records: Sequence[Record], truth: dict[int, dict[str, Any]],
         table = data.tables[data.test[record.graph]]
         model = models[record.variant]
         counterfactual = sample["counterfactual"]
-        ap = None
+        ranked = None
         if counterfactual is not None and any(counterfactual):
-            ap = ranking(scores, np.asarray(counterfactual, dtype=np.bool_)).average_precision
+            ranked = ranking(scores, np.asarray(counterfactual, dtype=np.bool_))
         row: dict[str, Any] = {
             "model": record.variant, "explainer": record.explainer,
             "config": record.config_hash, "epochs": record.config.get("epochs"),
             "sample": record.graph, "class": record.sample, "scores": scores,
-            "AP": ap,
+            "AP": None if ranked is None else ranked.average_precision,
+            "AUROC": None if ranked is None else ranked.auroc,
             "ρ Shapley": signed_rank_correlation(scores, sample["shapley"]),
             "ρ Banzhaf": signed_rank_correlation(scores, sample["banzhaf"]),
             "decoy mass": decoy_mass(scores, table.decoy),
