@@ -50,8 +50,10 @@ MIN_NON_EMPTY = 0.20
 
 
 def property_settings(examples: int) -> settings:
-    """Exactly `examples` fresh draws (no example database replayed), however slow."""
-    return settings(max_examples=examples, deadline=None, database=None,
+    """Exactly `examples` draws (no example database replayed), however slow; the same
+    draws on every run (`derandomize`): a fresh random draw once grew one diagram of the
+    pure-Python engine past 23 GB and the run was killed."""
+    return settings(max_examples=examples, deadline=None, database=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
