@@ -394,6 +394,12 @@ def _study_explainers() -> tuple[str, ...]:
     return EXPLAINERS
 
 
+def _study_metrics() -> tuple[str, ...]:
+    from gracr.spatial.study_report import METRICS
+
+    return METRICS
+
+
 def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
     from dataclasses import replace
 
@@ -430,6 +436,15 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
                    address=args.address, progress=not args.quiet)
     print(f"{folder}: tables in {folder / 'tables'}, figures in {folder / 'figures'}",
           file=out)
+    return 0
+
+
+def cmd_tissue_seeds(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.spatial.study_seeds import write_seed_spreads
+
+    table = write_seed_spreads(args.studies, args.out, args.metric,
+                               say=lambda text: print(text, file=out))
+    print(f"{table} (and .csv)", file=out)
     return 0
 
 
@@ -880,6 +895,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_engine_options(study_cmd)
     study_cmd.add_argument("--quiet", action="store_true", help="no progress")
     study_cmd.set_defaults(run=cmd_tissue_study)
+
+    seeds_cmd = commands.add_parser(
+        "tissue-seeds", help="a metric over several tissue studies of different dataset "
+                             "seeds: the model-seed and the dataset-seed spread, separately")
+    seeds_cmd.add_argument("studies", nargs="+", metavar="STUDY",
+                           help="tissue-study folders (one design, one dataset seed each)")
+    seeds_cmd.add_argument("--out", required=True, metavar="DIR",
+                           help="folder for seeds-<metric>.md and .csv")
+    seeds_cmd.add_argument("--metric", default="AP", choices=_study_metrics(),
+                           help="the metric (default AP)")
+    seeds_cmd.set_defaults(run=cmd_tissue_seeds)
 
     smarts_cmd = commands.add_parser(
         "smarts", help="translate an acyclic SMARTS into a .gml classifier over molecules "

@@ -1,14 +1,21 @@
 """`gracrc tissue-study` end to end on a tiny study (small fields, few epochs, two test
 samples per class): every phase writes its output, the runner's records carry each
 explanation's raw scores, the tables hold the compiled model, a trained one, the
-baselines and the randomised copies, a rerun resumes without redoing anything, and other
-settings in the same folder are refused."""
+baselines and the randomised copies, the report keeps every record's metrics, a rerun
+resumes without redoing anything, other settings in the same folder are refused, a larger
+test limit adds samples (a smaller one reports fewer), and on Ray the study gets the
+process pool's attributions."""
 
 from __future__ import annotations
 
+import csv
 import json
+import re
+import shutil
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -78,3 +85,82 @@ def test_a_rerun_resumes_and_other_settings_are_refused(study: Path) -> None:
     assert results.read_text() == before
     with pytest.raises(GracrError, match="other settings"):
         run_study(study, StudySettings(samples=17, cells=60, seed=3), progress=False)
+
+
+def test_the_report_keeps_every_records_metrics(study: Path) -> None:
+    lines = [json.loads(line) for line in (study / "metrics.jsonl").read_text().splitlines()]
+    scored = [r for r in read_records(study / "attributions" / "results.jsonl")
+              if r.status == "ok"]
+    assert len(lines) == len({(r.variant, r.explainer, r.config_hash, r.graph)
+                              for r in scored})
+    assert any(line["randomised"] for line in lines) and any(line["default"] for line in lines)
+    assert {"AP", "ρ Shapley", "decoy mass", "deletion AUC"} <= set(lines[0])
+    assert "scores" not in lines[0]
+
+
+def copy_study(study: Path, to: Path, attributions: bool) -> Path:
+    """The study's folder without its report (and without its explanations unless
+    `attributions`)."""
+    skipped = {"tables", "figures", "metrics.jsonl"} | (set() if attributions
+                                                          else {"attributions", "store"})
+    return Path(shutil.copytree(study, to, ignore=lambda folder, names: [
+        n for n in names if Path(folder) == study and n in skipped]))
+
+
+def test_a_larger_test_limit_adds_samples_and_a_smaller_one_reports_fewer(
+        study: Path, tmp_path: Path) -> None:
+    from gracr.spatial.study import explained_positions, prepare_data
+
+    grown = copy_study(study, tmp_path / "grown", attributions=True)
+    before = (grown / "attributions" / "results.jsonl").read_text()
+    first = {line["sample"] for line in map(json.loads, (study / "metrics.jsonl")
+                                            .read_text().splitlines())}
+    run_study(grown, replace(TINY, test_limit=2), progress=False)
+    after = (grown / "attributions" / "results.jsonl").read_text()
+    assert after.startswith(before)   # the first samples' records kept, not redone
+    data = prepare_data(grown, TINY)
+    wanted = explained_positions(data, 2)
+    truth = (grown / "truth.jsonl").read_text().splitlines()
+    assert sorted(json.loads(line)["sample"] for line in truth) == wanted
+    reported = {line["sample"] for line in map(json.loads, (grown / "metrics.jsonl")
+                                               .read_text().splitlines())}
+    assert reported == set(wanted) and first <= reported
+    run_study(grown, TINY, progress=False)   # back to one per class: reported, not redone
+    assert (grown / "attributions" / "results.jsonl").read_text() == after
+    again = {line["sample"] for line in map(json.loads, (grown / "metrics.jsonl")
+                                            .read_text().splitlines())}
+    assert again == first
+
+
+def test_on_ray_the_study_gets_the_process_pools_attributions(study: Path,
+                                                              tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray")
+    on_ray = copy_study(study, tmp_path / "ray", attributions=False)
+    run_study(on_ray, TINY, workers=2, engine="ray", progress=False)
+    assert not ray.is_initialized()   # started and stopped by the run
+
+    def explained(folder: Path) -> dict[tuple[object, ...], list[float]]:
+        return {(r.variant, r.explainer, r.config_hash, r.graph): r.extra["scores"]
+                for r in read_records(folder / "attributions" / "results.jsonl")
+                if r.status == "ok"}
+
+    pool, ray_run = explained(study), explained(on_ray)
+    assert set(ray_run) == set(pool)
+    deterministic = ("Saliency", "Marker", "NearestT", "TDensity", "Degree")
+    compared = [key for key in pool if key[1] in deterministic]
+    assert len(compared) >= 10
+    for key in compared:
+        assert np.allclose(ray_run[key], pool[key]), key
+    assert (on_ray / "tables" / "metric-ap.md").exists()
+
+
+def test_attributions_that_read_the_model_change_when_it_is_randomised(study: Path) -> None:
+    with open(study / "tables" / "randomisation.csv", encoding="utf-8") as table:
+        rows = list(csv.DictReader(table))
+    assert rows and all(re.fullmatch(r"\d+/\d+", row["changed"]) for row in rows)
+    saliency = [row for row in rows if row["explainer"] == "Saliency"
+                and row["model"] != "compiled" and int(row["n"]) > 0]
+    assert saliency
+    for row in saliency:   # gradients of a re-initialised network are other gradients
+        changed, n = map(int, row["changed"].split("/"))
+        assert changed == n, row

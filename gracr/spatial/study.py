@@ -30,6 +30,7 @@ The phases, each resumable (a phase whose output is in `DIR` is not redone):
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
@@ -101,6 +102,22 @@ def ratio_name(ratio: float) -> str:
 def trained_name(architecture: str, ratio: float, seed: int, control: str = "") -> str:
     """`GIN-r1-s0`, `GATv2-r1.5-s0`, `GIN-r1-s0-shuffled`, `GIN-r1-s0-untrained`."""
     return f"{architecture}-{ratio_name(ratio)}-s{seed}" + (f"-{control}" if control else "")
+
+
+_TRAINED_NAME = re.compile(r"^(?P<architecture>[A-Za-z0-9]+)-r(?P<ratio>[0-9.]+)"
+                          r"-s(?P<seed>[0-9]+)(?:-(?P<control>[a-z]+))?$")
+
+
+def model_family(name: str) -> tuple[str, int | None]:
+    """A model name without its training seed, and the seed: `GIN-r1-s2` →
+    (`GIN-r1`, 2), `GIN-r1-s0-shuffled` → (`GIN-r1-shuffled`, 0); a name `trained_name`
+    did not make (`compiled`) is its own family, with no seed."""
+    match = _TRAINED_NAME.match(name)
+    if match is None:
+        return name, None
+    control = match["control"]
+    return (f"{match['architecture']}-r{match['ratio']}" + (f"-{control}" if control else ""),
+            int(match["seed"]))
 
 
 def randomised_name(base: str, variant: str, mode: str) -> str:
@@ -386,6 +403,11 @@ def _top(models: Sequence[ModelFile], model: ModelFile) -> str | None:
     return max(steps, key=lambda v: int(str(v).split("-")[-1])) if steps else None
 
 
+def _identity(settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings that decide a study folder's results (all but `test_limit`)."""
+    return {key: value for key, value in settings.items() if key != "test_limit"}
+
+
 @dataclass(frozen=True)
 class StudyRun:
     """A study's folder, settings, data and models after phases 1–4: what the report
@@ -410,11 +432,13 @@ def run_study(folder: str | Path, settings: StudySettings, workers: int = 1,
     wanted = settings.to_json()
     if settings_file.exists():
         known = json.loads(settings_file.read_text(encoding="utf-8"))
-        if known != json.loads(json.dumps(wanted)):
+        if _identity(known) != _identity(json.loads(json.dumps(wanted))):
             raise GracrError(f"{settings_file}: this folder holds a study of other settings; "
-                             f"choose another --out, or the same settings to resume it")
-    else:
-        settings_file.write_text(json.dumps(wanted, indent=1) + "\n", encoding="utf-8")
+                             f"choose another --out, or the same settings to resume it (only "
+                             f"--test-limit may change)")
+    # The test limit only chooses how many explained samples are reported: a run with a
+    # larger one adds samples to the folder, a smaller one reports the first ones.
+    settings_file.write_text(json.dumps(wanted, indent=1) + "\n", encoding="utf-8")
 
     def say(message: str) -> None:
         if progress:

@@ -16,15 +16,19 @@ Tables (`DIR/tables/`, Markdown and CSV, each printed):
   positives), mean ± std over samples, with the note's pooled number of that explainer
   beside where it gives one (the note's models were trained GIN/GATv2);
 - `seeds`: the ratio-1 models' pooled AP, mean ± std over model seeds (the dataset seed is
-  one per study: run the study per dataset seed to report that spread);
+  one per study: run the study per dataset seed, then `gracr.spatial.study_seeds`,
+  `gracrc tissue-seeds`, for that spread);
 - `randomisation`: Spearman between each explainer's attributions on a model and on each
-  randomised copy (cascading top-k, independent layer), mean over samples;
+  randomised copy (cascading top-k, independent layer), mean over samples, and on how
+  many samples the attributions changed at all (ρ is undefined on constant scores);
 - `epochs`: GNNExplainer's pooled AP and randomisation correlation (the model against its
   fully randomised copy) at each epoch budget;
 - `between_class`: IG − Marker AP per sample, by class, and the share of its variance
   between the classes (the note's 92 %);
 - `training` and `probes`: test AUC per trained model; the linear probe of the engaged
   property on frozen node embeddings, trained against random-init.
+
+Every record's metrics also go to `DIR/metrics.jsonl` (one JSON line each, no scores).
 
 Figures (`DIR/figures/`): the first positive and the first negative test sample with its
 ground truth and the attributions of the compiled and the GIN model (IG) and two baselines.
@@ -48,10 +52,11 @@ from gracr.bench.tables import render_table, write_table
 
 from gracr.bench.runner import Engine
 from gracr.data.graph import Graph
-from gracr.spatial.study import (COMPILED, ModelFile, StudyData, StudySettings, read_truth,
-                                 run_study, trained_name)
+from gracr.spatial.study import (COMPILED, ModelFile, StudyData, StudySettings,
+                                 explained_positions, read_truth, run_study, trained_name)
 
 CURVE_STEPS = 20
+METRICS_FILE = "metrics.jsonl"
 METRICS: tuple[str, ...] = ("AP", "AUROC", "ρ Shapley", "ρ Banzhaf", "decoy mass",
                             "deletion AUC", "insertion AUC")
 SLUGS = {"AP": "ap", "AUROC": "auroc", "ρ Shapley": "spearman-shapley", "ρ Banzhaf": "spearman-banzhaf",
@@ -212,8 +217,9 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     NOTED = {"AP": note.AP_POOLED, "decoy mass": note.DECOY_MASS}
     by_name = {m.name: m for m in models}
     latest, _ = latest_records(read_records(root / "attributions" / "results.jsonl"))
+    explained = set(explained_positions(data, settings.test_limit))
     done = [r for r in latest if r.status == "ok" and r.variant in by_name
-            and r.extra.get("scores") is not None]
+            and r.extra.get("scores") is not None and r.graph in explained]
     failed = [r for r in latest if r.status != "ok"]
     truth = read_truth(root)
     graphs: dict[float, list[Any]] = {}
@@ -224,6 +230,7 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     epochs_default = _default_settings("GNNExplainer")["epochs"]
     rows = score_records(done, truth, data, by_name, graphs,
                          curves=lambda m: m.base is None)
+    _write_metrics(root / METRICS_FILE, rows, by_name, defaults)
     share = data.positive_share
     tables = root / "tables"
 
@@ -274,25 +281,31 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     # -- randomisation
     keyed: dict[tuple[str, str, str, int], FloatArray] = {
         (r["model"], r["explainer"], r["config"], r["sample"]): r["scores"] for r in rows}
+    by_sample: dict[tuple[str, str, str], dict[int, FloatArray]] = defaultdict(dict)
+    for (name, explainer, config, sample), scores in keyed.items():
+        by_sample[(name, explainer, config)][sample] = scores
     random_rows = []
     for model in models:
         if model.base is None:
             continue
         for explainer in sorted({r["explainer"] for r in rows if r["model"] == model.name}):
             config = defaults[explainer]
-            paired = [randomisation_correlation(keyed[(model.base, explainer, config, s)], v)
-                    for (name, e, c, s), v in keyed.items()
-                    if name == model.name and e == explainer and c == config
-                    and (model.base, explainer, config, s) in keyed]
+            original = by_sample.get((model.base, explainer, config), {})
+            pairs = [(original[s], scores) for s, scores in
+                     by_sample.get((model.name, explainer, config), {}).items() if s in original]
+            paired = [randomisation_correlation(a, b) for a, b in pairs]
+            # ρ is undefined when the randomised model's scores are constant; whether they
+            # moved at all is still the control's question.
+            changed = sum(not np.array_equal(a, b) for a, b in pairs)
             random_rows.append([model.base, model.mode or "", model.variant or "",
                                 _shown(explainer, epochs_default),
-                                str(len(paired)), _mean_std(paired),
+                                str(len(pairs)), f"{changed}/{len(pairs)}", _mean_std(paired),
                                 note.RANDOMISATION.get(explainer, "")
                                 if model.mode == "cascading" else ""])
     emit("randomisation", "Spearman of attributions on a model and on its randomised copy "
-         "(mean ± std over samples)",
-         ["model", "mode", "randomised", "explainer", "n", "ρ", "note (cascading)"],
-         random_rows)
+         "(mean ± std over samples; changed: samples whose attributions differ at all)",
+         ["model", "mode", "randomised", "explainer", "n", "changed", "ρ",
+          "note (cascading)"], random_rows)
 
     # -- GNNExplainer's budget
     epoch_rows = []
@@ -359,6 +372,20 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
         say(f"\n{len(failed)} explanations did not finish (error or out of time), e.g. "
             f"{failed[0].variant} {failed[0].explainer}: {failed[0].error or failed[0].status}")
     _figures(root, data, truth, rows, graphs, say)
+
+
+def _write_metrics(path: Path, rows: Sequence[dict[str, Any]], models: dict[str, ModelFile],
+                   defaults: dict[str, str]) -> None:
+    """Every scored record's metrics, one JSON line each (no scores), rewritten per report:
+    what `gracr.spatial.study_seeds` reads across studies of several dataset seeds."""
+    with open(path, "w", encoding="utf-8") as out:
+        for row in rows:
+            model = models[row["model"]]
+            line = {key: row[key] for key in ("model", "explainer", "config", "epochs",
+                                              "sample", "class", *METRICS)}
+            line.update(randomised=model.base is not None,
+                        default=row["config"] == defaults[row["explainer"]])
+            out.write(json.dumps(line, separators=(",", ":")) + "\n")
 
 
 def _shown(explainer: str, epochs: Any) -> str:
