@@ -15,14 +15,14 @@ Tables (`DIR/tables/`, Markdown and CSV, each printed):
   default settings, the metric for positives, negatives, pooled and balanced (weighted to the test split's share of
   positives), mean ± std over samples, with the note's pooled number of that explainer
   beside where it gives one (the note's models were trained GIN/GATv2);
-- `seeds`: the ratio-1 models' pooled AP, mean ± std over model seeds (the dataset seed is
-  one per study: run the study per dataset seed, then `gracr.spatial.study_seeds`,
+- `seeds`: the ratio-1 models' AP by class, mean ± std over model seeds (the dataset seed
+  is one per study: run the study per dataset seed, then `gracr.spatial.study_seeds`,
   `gracrc tissue-seeds`, for that spread);
 - `randomisation`: Spearman between each explainer's attributions on a model and on each
-  randomised copy (cascading top-k, independent layer), mean over samples, and on how
-  many samples the attributions changed at all (ρ is undefined on constant scores);
-- `epochs`: GNNExplainer's pooled AP and randomisation correlation (the model against its
-  fully randomised copy) at each epoch budget;
+  randomised copy (cascading top-k, independent layer) by class, mean over samples, and on
+  how many samples the attributions changed at all (ρ is undefined on constant scores);
+- `epochs`: GNNExplainer's AP and randomisation correlation (the model against its
+  fully randomised copy) by class at each epoch budget;
 - `between_class`: IG − Marker AP per sample, by class, and the share of its variance
   between the classes (the note's 92 %);
 - `training` and `probes`: test AUC per trained model; the linear probe of the engaged
@@ -72,6 +72,17 @@ ABOUT = {"AP": "against the counterfactual set",
                           "pre-activation; higher is better"}
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
+
+
+CLASS_PARTS = ("positives", "negatives", "pooled")
+
+
+def _class_parts(rows: Sequence[dict[str, Any]], values: Sequence[float | None]
+                 ) -> dict[str, list[float | None]]:
+    """`values` (one per row, in order) split by the rows' class, and all of them."""
+    return {"positives": [v for r, v in zip(rows, values) if r["class"] == "positive"],
+            "negatives": [v for r, v in zip(rows, values) if r["class"] == "negative"],
+            "pooled": list(values)}
 
 
 def _mean_std(values: Sequence[float | None]) -> str:
@@ -265,22 +276,25 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     seed_rows = []
     for architecture in ("GIN", "GATv2"):
         for explainer in sorted({r["explainer"] for r in rows}):
-            per_seed = []
+            per_seed: dict[str, list[float | None]] = defaultdict(list)
             for seed in settings.model_seeds:
                 group = groups.get((trained_name(architecture, 1.0, seed), explainer), [])
-                aps = [r["AP"] for r in group if r["AP"] is not None]
-                if aps:
-                    per_seed.append(float(np.mean(aps)))
+                if any(r["AP"] is not None for r in group):
+                    for part, values in _class_parts(group, [r["AP"] for r in group]).items():
+                        known = [v for v in values if v is not None]
+                        per_seed[part].append(float(np.mean(known)) if known else None)
             if per_seed:
-                seed_rows.append([architecture, explainer, str(len(per_seed)),
-                                  _mean_std(per_seed),
-                                  note.SEED_SPREAD if explainer == "IG" else ""])
-    emit("seeds", "Pooled AP over model seeds at ratio 1 (mean ± std of the seeds' means)",
-         ["model", "explainer", "seeds", "AP", "note"], seed_rows)
+                seed_rows.append([architecture, explainer, str(len(per_seed["pooled"]))]
+                                 + [_mean_std(per_seed[part]) for part in CLASS_PARTS]
+                                 + [note.SEED_SPREAD if explainer == "IG" else ""])
+    emit("seeds", "AP over model seeds at ratio 1 (mean ± std of the seeds' means; the "
+         "dataset seeds' spread: gracrc tissue-seeds)",
+         ["model", "explainer", "seeds", *CLASS_PARTS, "note"], seed_rows)
 
     # -- randomisation
     keyed: dict[tuple[str, str, str, int], FloatArray] = {
         (r["model"], r["explainer"], r["config"], r["sample"]): r["scores"] for r in rows}
+    sample_class = {r["sample"]: r["class"] for r in rows}
     by_sample: dict[tuple[str, str, str], dict[int, FloatArray]] = defaultdict(dict)
     for (name, explainer, config, sample), scores in keyed.items():
         by_sample[(name, explainer, config)][sample] = scores
@@ -291,21 +305,24 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
         for explainer in sorted({r["explainer"] for r in rows if r["model"] == model.name}):
             config = defaults[explainer]
             original = by_sample.get((model.base, explainer, config), {})
-            pairs = [(original[s], scores) for s, scores in
-                     by_sample.get((model.name, explainer, config), {}).items() if s in original]
-            paired = [randomisation_correlation(a, b) for a, b in pairs]
+            randomised = by_sample.get((model.name, explainer, config), {})
+            paired = [s for s in randomised if s in original]
+            correlations = [randomisation_correlation(original[s], randomised[s])
+                            for s in paired]
             # ρ is undefined when the randomised model's scores are constant; whether they
             # moved at all is still the control's question.
-            changed = sum(not np.array_equal(a, b) for a, b in pairs)
+            changed = sum(not np.array_equal(original[s], randomised[s]) for s in paired)
+            parts = _class_parts([{"class": sample_class[s]} for s in paired], correlations)
             random_rows.append([model.base, model.mode or "", model.variant or "",
                                 _shown(explainer, epochs_default),
-                                str(len(pairs)), f"{changed}/{len(pairs)}", _mean_std(paired),
-                                note.RANDOMISATION.get(explainer, "")
-                                if model.mode == "cascading" else ""])
+                                str(len(paired)), f"{changed}/{len(paired)}"]
+                               + [_mean_std(parts[part]) for part in CLASS_PARTS]
+                               + [note.RANDOMISATION.get(explainer, "")
+                                  if model.mode == "cascading" else ""])
     emit("randomisation", "Spearman of attributions on a model and on its randomised copy "
-         "(mean ± std over samples; changed: samples whose attributions differ at all)",
-         ["model", "mode", "randomised", "explainer", "n", "changed", "ρ",
-          "note (cascading)"], random_rows)
+         "by class (mean ± std over samples; changed: samples whose attributions differ at "
+         "all)", ["model", "mode", "randomised", "explainer", "n", "changed",
+                  *(f"ρ {part}" for part in CLASS_PARTS), "note (cascading)"], random_rows)
 
     # -- GNNExplainer's budget
     epoch_rows = []
@@ -321,17 +338,21 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
             if not group:
                 continue
             rhos: list[float | None] = []
-            if top is not None:
-                for r in group:
-                    other = keyed.get((top.name, "GNNExplainer", r["config"], r["sample"]))
-                    if other is not None:
-                        rhos.append(randomisation_correlation(r["scores"], other))
-            epoch_rows.append([model.name, str(epochs), str(len(group)),
-                               _mean_std([r["AP"] for r in group]), _mean_std(rhos),
-                               note.GNNEXPLAINER_EPOCHS.get(epochs, "")])
-    emit("epochs", "GNNExplainer's budget: pooled AP and Spearman against the fully "
-         "randomised model (cascading, every layer)",
-         ["model", "epochs", "n", "AP", "ρ randomised", "note ρ"], epoch_rows)
+            for r in group:
+                other = None if top is None else keyed.get(
+                    (top.name, "GNNExplainer", r["config"], r["sample"]))
+                rhos.append(None if other is None
+                            else randomisation_correlation(r["scores"], other))
+            ap = _class_parts(group, [r["AP"] for r in group])
+            rho = _class_parts(group, rhos)
+            epoch_rows.append([model.name, str(epochs), str(len(group))]
+                              + [_mean_std(ap[part]) for part in CLASS_PARTS]
+                              + [_mean_std(rho[part]) for part in CLASS_PARTS]
+                              + [note.GNNEXPLAINER_EPOCHS.get(epochs, "")])
+    emit("epochs", "GNNExplainer's budget: AP and Spearman against the fully randomised "
+         "model (cascading, every layer), by class",
+         ["model", "epochs", "n", *(f"AP {part}" for part in CLASS_PARTS),
+          *(f"ρ {part}" for part in CLASS_PARTS), "note ρ (pooled)"], epoch_rows)
 
     # -- IG against the marker heuristic, per sample
     between_rows = []
