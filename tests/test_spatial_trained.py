@@ -15,9 +15,11 @@ import pytest
 import torch
 from torch_geometric.data import Batch, Data
 
+from gracr.data.graph import Graph
 from gracr.spatial import (CELL_TYPES, CellTable, TissueSettings, generate_dataset,
                            radius_graph, recompute_label)
-from gracr.spatial.probes import (attention_matrix, attention_rollout, linear_probe, probe_auc,
+from gracr.spatial.probes import (attention_matrix, attention_rollout, compiled_embeddings,
+                                  embedding_probe, linear_probe, probe_auc,
                                   rollout_matrices, rollout_scores)
 from gracr.spatial.trained import (GATv2, GIN, ModelSettings, Splits, TissueModel,
                                    TrainingRecord, TrainingSettings, build_model, load_model,
@@ -320,3 +322,29 @@ def test_a_stem_with_dots_keeps_its_name(tmp_path: Path) -> None:
         loaded = load_model(tmp_path / stem)
         assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(),
                                                      loaded.state_dict().values()))
+
+
+def test_the_compiled_rule_holds_the_engaged_flag_in_a_column(
+        dataset: tuple[list[CellTable], float]) -> None:
+    """The compiled network's last hidden state computes the rule's subformulas, the
+    engaged tumour cell among them: the probe reads it exactly. A network whose columns
+    are scrambled (each graph's rows shuffled) loses it."""
+    from gracr.dsl.parse import parse
+    from gracr.executor.model import compile_program
+    from gracr.spatial.dataset import graph_json, tissue_program
+
+    tables, theta = dataset
+    program = parse(tissue_program(theta))
+    model = compile_program(program, presence=True)
+    graphs = tissue_graphs(tables, theta, 1.0)
+    gracr_graphs = [Graph.from_json(graph_json(t, theta, 1.0), schema=program.schema)
+                    for t in tables]
+    embeddings = compiled_embeddings(model, gracr_graphs)
+    assert [e.shape for e in embeddings] == [(g.num_nodes, model.width) for g in graphs]
+    half = len(graphs) // 2
+    assert embedding_probe(embeddings[:half], graphs[:half], embeddings[half:],
+                           graphs[half:]) == 1.0
+    rng = np.random.default_rng(0)
+    scrambled = [e[rng.permutation(len(e))] for e in embeddings]
+    assert embedding_probe(scrambled[:half], graphs[:half], scrambled[half:],
+                           graphs[half:]) < 0.8

@@ -1,7 +1,8 @@
 """Reading trained tissue models (`gracr.spatial.trained`): a linear probe of a node flag
 from frozen node embeddings, and attention rollout for GATv2.
 
-- `linear_probe` (on a model and graphs) and `probe_auc` (on arrays): standardisation +
+- `linear_probe` (on a model and graphs), `embedding_probe` (on any node embeddings: a
+  compiled network's, `compiled_embeddings`) and `probe_auc` (on arrays): standardisation +
   logistic regression fitted on the training split's masked nodes, scored by ROC AUC on
   the test split's. The default asks what the tissue note probes: whether a tumour cell
   has a T cell within the label radius (`engaged` on `tumour` nodes). Run on a trained
@@ -26,6 +27,8 @@ from sklearn.preprocessing import StandardScaler
 from torch import Tensor
 from torch_geometric.data import Data
 
+from gracr.data.graph import Graph
+from gracr.executor.model import CompiledGNN
 from gracr.spatial.trained import NODE_FLAGS, GATv2, TissueModel, auc
 
 FloatArray = npt.NDArray[np.float64]
@@ -45,30 +48,56 @@ def probe_auc(train_x: npt.ArrayLike, train_y: npt.ArrayLike, test_x: npt.ArrayL
     return auc(probe.decision_function(np.asarray(test_x, dtype=np.float64)), test_y)
 
 
-@torch.no_grad()
-def _rows(model: TissueModel, graphs: Sequence[Data], mask: str, target: str
+def _rows(embeddings: Sequence[FloatArray], graphs: Sequence[Data], mask: str, target: str
           ) -> tuple[FloatArray, FloatArray]:
-    model.eval()
-    xs, ys = [np.zeros((0, model.settings.hidden))], [np.zeros(0)]
-    for g in graphs:
-        keep = getattr(g, mask)
-        xs.append(model.node_embeddings(g.x, g.edge_index, g.edge_attr)[keep].double().numpy())
+    for name in (mask, target):
+        if name not in NODE_FLAGS:
+            raise ValueError(f"unknown node flag {name!r} (the flags are {NODE_FLAGS})")
+    width = embeddings[0].shape[1] if len(embeddings) else 0
+    xs, ys = [np.zeros((0, width))], [np.zeros(0)]
+    for embedding, g in zip(embeddings, graphs, strict=True):
+        keep = getattr(g, mask).numpy()
+        xs.append(np.asarray(embedding, dtype=np.float64)[keep])
         ys.append(getattr(g, target)[keep].double().numpy())
     return np.concatenate(xs), np.concatenate(ys)
+
+
+def embedding_probe(train_embeddings: Sequence[FloatArray], train: Sequence[Data],
+                    test_embeddings: Sequence[FloatArray], test: Sequence[Data],
+                    mask: str = "tumour", target: str = "engaged") -> float:
+    """How well a linear read of node embeddings (`[N, width]` per graph, in the graphs'
+    node order) recovers a node flag of the graphs (`tissue_graphs`' flags): fit on the
+    nodes of `train` where flag `mask` holds, AUC on those of `test`."""
+    return probe_auc(*_rows(train_embeddings, train, mask, target),
+                     *_rows(test_embeddings, test, mask, target))
+
+
+@torch.no_grad()
+def model_embeddings(model: TissueModel, graphs: Sequence[Data]) -> list[FloatArray]:
+    """The frozen `node_embeddings` of a trained (or untrained) model, one array per graph."""
+    model.eval()
+    return [model.node_embeddings(g.x, g.edge_index, g.edge_attr).double().numpy()
+            for g in graphs]
+
+
+def compiled_embeddings(model: CompiledGNN, graphs: Sequence[Graph]) -> list[FloatArray]:
+    """A compiled network's last hidden state per graph (`numpy_backend.trace`): its
+    columns are the rule's subformulas, so a flag the rule computes is one column."""
+    from gracr.executor.numpy_backend import trace
+
+    return [np.asarray(trace(model, model.features(g), g.edge_index, model.edge_types(g),
+                             keep=False).states[-1], dtype=np.float64) for g in graphs]
 
 
 def linear_probe(model: TissueModel, train: Sequence[Data], test: Sequence[Data],
                  mask: str = "tumour", target: str = "engaged") -> float:
     """How well a linear read of the frozen `node_embeddings` recovers a node flag: fit on
     the nodes of `train` where flag `mask` holds, AUC on those of `test`.
-
     The default asks what the tissue note probes, whether a tumour cell has a T cell
     within the label radius (`engaged` on `tumour` nodes); `mask="tcell",
     target="driver"` asks the same of T cells. Flags are those of `NODE_FLAGS`."""
-    for name in (mask, target):
-        if name not in NODE_FLAGS:
-            raise ValueError(f"unknown node flag {name!r} (the flags are {NODE_FLAGS})")
-    return probe_auc(*_rows(model, train, mask, target), *_rows(model, test, mask, target))
+    return embedding_probe(model_embeddings(model, train), train,
+                           model_embeddings(model, test), test, mask, target)
 
 
 # --- attention rollout (GATv2) ----------------------------------------------------------

@@ -15,7 +15,8 @@ The phases, each resumable (a phase whose output is in `DIR` is not redone):
    the other ratios for the first seed; the first seed's shuffled-label and untrained
    (random-init) controls; the randomised copies of the compiled model and of the
    first-seed ratio-1 models (`gracr.bench.randomisation`, cascading and independent).
-   Training records and linear probes go to `training.jsonl` and `probes.jsonl`.
+   Training records and linear probes go to `training.jsonl` and `probes.jsonl` (the
+   compiled model's probe reads its last hidden state, beside its fully randomised copy).
 4. **explain** (`DIR/attributions/results.jsonl`): every job goes through
    `gracr.bench.runner.run` (process pool or Ray), unscored (`Job.scored=False`: the
    records keep the raw node scores; explained whatever the model predicts, both
@@ -334,7 +335,48 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
                     save_model(copy, path)
             # Written last: a names file says every copy it lists is on disk.
             names.write_text("".join(f"{v}\n" for v, _ in variants), encoding="utf-8")
+    if not any(record.get("model") == COMPILED for record in read_jsonl(probe_log)):
+        progress("probing the compiled model")
+        probe = _compiled_probe(folder, data, compiled_path)
+        with open(probe_log, "a", encoding="utf-8") as out:
+            out.write(json.dumps(probe) + "\n")
     return files + _randomised_files(folder)
+
+
+def _compiled_probe(folder: Path, data: StudyData, compiled_path: Path) -> dict[str, Any]:
+    """The linear probe of the engaged flag on the compiled network's last hidden state,
+    and on its fully randomised cascading copy (the issue's rule) in the place of the
+    trained models' random init."""
+    from gracr.spatial.dataset import graph_json, tissue_program
+    from gracr.spatial.probes import compiled_embeddings, embedding_probe
+    from gracr.spatial.trained import tissue_graphs
+
+    schema = parse(tissue_program(data.theta)).schema
+    flags = tissue_graphs(data.tables, data.theta, 1.0)
+    graphs = [Graph.from_json(graph_json(table, data.theta, 1.0), schema=schema)
+              for table in data.tables]
+    train = [flags[i] for i in data.train]
+    test = [flags[i] for i in data.test]
+
+    def probe(path: Path) -> float:
+        model = load(str(path))
+        return embedding_probe(compiled_embeddings(model, [graphs[i] for i in data.train]),
+                               train,
+                               compiled_embeddings(model, [graphs[i] for i in data.test]),
+                               test)
+
+    top = _variant_names(folder, COMPILED, "cascading")[-1:]
+    randomised = (folder / "models" / "randomised" /
+                  f"{randomised_name(COMPILED, top[0], 'cascading')}.npz") if top else None
+    return {"model": COMPILED, "trained": probe(compiled_path),
+            "random_init": None if randomised is None else probe(randomised)}
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The JSON lines of one of the study's logs (none when it is not there yet)."""
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
 def _variant_names(folder: Path, base: str, mode: str) -> list[str]:

@@ -26,7 +26,8 @@ Tables (`DIR/tables/`, Markdown and CSV, each printed):
 - `between_class`: IG − Marker AP per sample, by class, and the share of its variance
   between the classes (the note's 92 %);
 - `training` and `probes`: test AUC per trained model; the linear probe of the engaged
-  property on frozen node embeddings, trained against random-init.
+  property on frozen node embeddings, trained against random-init (the compiled model:
+  its last hidden state against its fully randomised copy).
 
 Every record's metrics also go to `DIR/metrics.jsonl` (one JSON line each, no scores).
 
@@ -53,7 +54,8 @@ from gracr.bench.tables import render_table, write_table
 from gracr.bench.runner import Engine
 from gracr.data.graph import Graph
 from gracr.spatial.study import (COMPILED, ModelFile, StudyData, StudySettings,
-                                 explained_positions, read_truth, run_study, trained_name)
+                                 explained_positions, read_jsonl, read_truth, run_study,
+                                 trained_name)
 
 CURVE_STEPS = 20
 METRICS_FILE = "metrics.jsonl"
@@ -378,15 +380,16 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
          between_rows)
 
     # -- training and probes
-    training = _jsonl(root / "models" / "training.jsonl")
+    training = read_jsonl(root / "models" / "training.jsonl")
     emit("training", f"Trained models (note: test AUC {note.TEST_AUC})",
          ["model", "epochs", "best epoch", "val AUC", "test AUC", "seconds"],
          [[t["model"], str(t.get("epochs", "–")), str(t.get("best_epoch", "–")),
            _fmt(t.get("best_validation_auc")), _fmt(t.get("test_auc")),
            _fmt(t.get("seconds"))] for t in training])
-    probes = _jsonl(root / "models" / "probes.jsonl")
+    probes = read_jsonl(root / "models" / "probes.jsonl")
     emit("probes", f"Linear probe of the engaged property on frozen node embeddings "
-         f"(note: random init {note.PROBE_AUC_RANDOM_INIT})",
+         f"(the compiled model: its last hidden state, and in the random-init column its "
+         f"fully randomised copy; note: random init {note.PROBE_AUC_RANDOM_INIT})",
          ["model", "probe AUC trained", "probe AUC random init"],
          [[p["model"], _fmt(p["trained"]), _fmt(p["random_init"])] for p in probes])
     if failed:
@@ -417,12 +420,6 @@ def _shown(explainer: str, epochs: Any) -> str:
 
 def _fmt(value: Any) -> str:
     return "–" if value is None else f"{float(value):.3f}"
-
-
-def _jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
 def _figures(root: Path, data: StudyData, truth: dict[int, dict[str, Any]],
