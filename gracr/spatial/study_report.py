@@ -47,7 +47,8 @@ import numpy.typing as npt
 
 from gracr.bench.randomisation import randomisation_correlation
 from gracr.bench.metric import (between_class_share, decoy_mass, deletion_curve,
-                                insertion_curve, ranking, signed_rank_correlation, stratified)
+                                insertion_curve, ranking, signed_rank_correlation, stratified,
+                                Sample)
 from gracr.bench.record import Record, latest_records, read_records
 from gracr.bench.tables import render_table, write_table
 
@@ -79,12 +80,11 @@ FloatArray = npt.NDArray[np.float64]
 CLASS_PARTS = ("positives", "negatives", "pooled")
 
 
-def _class_parts(rows: Sequence[dict[str, Any]], values: Sequence[float | None]
-                 ) -> dict[str, list[float | None]]:
-    """`values` (one per row, in order) split by the rows' class, and all of them."""
-    return {"positives": [v for r, v in zip(rows, values) if r["class"] == "positive"],
-            "negatives": [v for r, v in zip(rows, values) if r["class"] == "negative"],
-            "pooled": list(values)}
+def _class_cells(values: Sequence[float | None], classes: Sequence[Sample]) -> list[str]:
+    """`values` (one per sample) as table cells for `CLASS_PARTS` (`metric.stratified`)."""
+    parts = stratified(values, classes, 0.5)   # the share weighs `balanced` only, unused here
+    return [_summary_cell(part.mean, part.std)
+            for part in (parts.positive, parts.negative, parts.pooled)]
 
 
 def _mean_std(values: Sequence[float | None]) -> str:
@@ -278,16 +278,18 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     seed_rows = []
     for architecture in ("GIN", "GATv2"):
         for explainer in sorted({r["explainer"] for r in rows}):
-            per_seed: dict[str, list[float | None]] = defaultdict(list)
+            per_seed: list[list[float | None]] = []   # [positives, negatives, pooled]
             for seed in settings.model_seeds:
                 group = groups.get((trained_name(architecture, 1.0, seed), explainer), [])
                 if any(r["AP"] is not None for r in group):
-                    for part, values in _class_parts(group, [r["AP"] for r in group]).items():
-                        known = [v for v in values if v is not None]
-                        per_seed[part].append(float(np.mean(known)) if known else None)
+                    parts = stratified([r["AP"] for r in group], [r["class"] for r in group],
+                                       share)
+                    per_seed.append([parts.positive.mean, parts.negative.mean,
+                                     parts.pooled.mean])
             if per_seed:
-                seed_rows.append([architecture, explainer, str(len(per_seed["pooled"]))]
-                                 + [_mean_std(per_seed[part]) for part in CLASS_PARTS]
+                seed_rows.append([architecture, explainer, str(len(per_seed))]
+                                 + [_mean_std([means[k] for means in per_seed])
+                                    for k in range(len(CLASS_PARTS))]
                                  + [note.SEED_SPREAD if explainer == "IG" else ""])
     emit("seeds", "AP over model seeds at ratio 1 (mean ± std of the seeds' means; the "
          "dataset seeds' spread: gracrc tissue-seeds)",
@@ -314,11 +316,10 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
             # ρ is undefined when the randomised model's scores are constant; whether they
             # moved at all is still the control's question.
             changed = sum(not np.array_equal(original[s], randomised[s]) for s in paired)
-            parts = _class_parts([{"class": sample_class[s]} for s in paired], correlations)
             random_rows.append([model.base, model.mode or "", model.variant or "",
                                 _shown(explainer, epochs_default),
                                 str(len(paired)), f"{changed}/{len(paired)}"]
-                               + [_mean_std(parts[part]) for part in CLASS_PARTS]
+                               + _class_cells(correlations, [sample_class[s] for s in paired])
                                + [note.RANDOMISATION.get(explainer, "")
                                   if model.mode == "cascading" else ""])
     emit("randomisation", "Spearman of attributions on a model and on its randomised copy "
@@ -345,11 +346,10 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
                     (top.name, "GNNExplainer", r["config"], r["sample"]))
                 rhos.append(None if other is None
                             else randomisation_correlation(r["scores"], other))
-            ap = _class_parts(group, [r["AP"] for r in group])
-            rho = _class_parts(group, rhos)
+            classes = [r["class"] for r in group]
             epoch_rows.append([model.name, str(epochs), str(len(group))]
-                              + [_mean_std(ap[part]) for part in CLASS_PARTS]
-                              + [_mean_std(rho[part]) for part in CLASS_PARTS]
+                              + _class_cells([r["AP"] for r in group], classes)
+                              + _class_cells(rhos, classes)
                               + [note.GNNEXPLAINER_EPOCHS.get(epochs, "")])
     emit("epochs", "GNNExplainer's budget: AP and Spearman against the fully randomised "
          "model (cascading, every layer), by class",
