@@ -306,13 +306,10 @@ class CoalitionGame:
         offset = copy_of_edge * num_nodes
         edge_index = torch.as_tensor(np.stack([sources[edge] + offset, targets[edge] + offset]))
         batch = torch.arange(copies).repeat_interleave(num_nodes)
-        # The kept edges' own attributes: a trained model's lengths, a typed compiled
-        # model's relations.
+        # The kept edges' share of what the model reads per edge (a trained model's
+        # lengths, a typed compiled model's relations).
         kept_edges = torch.as_tensor(self.edges[edge])
-        attributes, types = self.subject.edge_attr, self.subject.edge_type
-        kwargs = ({"edge_attr": attributes[kept_edges]}
-                  if self.subject.trained and attributes is not None
-                  else {"edge_type": types[kept_edges]} if types is not None else {})
+        kwargs = {name: value[kept_edges] for name, value in self.subject.model_kwargs.items()}
         with torch.no_grad():
             output = self.module(x.repeat(copies, 1), edge_index, batch, **kwargs)
         if self.local_target is not None:
