@@ -389,13 +389,13 @@ def _with_error(value: float, errors: "npt.NDArray[np.float64] | None", v: int) 
 
 
 def _study_explainers() -> tuple[str, ...]:
-    from gracr.spatial.study import EXPLAINERS
+    from gracr.spatial.study_names import EXPLAINERS
 
     return EXPLAINERS
 
 
 def _study_metrics() -> tuple[str, ...]:
-    from gracr.spatial.study_report import METRICS
+    from gracr.spatial.study_names import METRICS
 
     return METRICS
 

@@ -192,3 +192,35 @@ def test_inspect_shows_families_relations_features_and_typed_sums() -> None:
             "charge=zero, charge=pos, present") in out
     assert "presence=True" in out
     assert "sum_in{double}(" in out and "sum_in{single}(" in out and "sum_in{aromatic}(" in out
+
+
+_LOADS_TORCH = """
+import runpy, sys
+sys.argv = ["gracrc", *sys.argv[1:]]
+try:
+    runpy.run_module("gracr.cli", run_name="__main__")
+except SystemExit:
+    pass
+print("torch" in sys.modules, "torch_geometric" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["dataset", "task.toml", "--out", "store"]],
+                         ids=["help", "dataset"])
+def test_gracrc_builds_its_parser_and_datasets_without_torch(argv: list[str],
+                                                            tmp_path: Path) -> None:
+    # Every call builds the whole parser; one subcommand's defaults once imported the tissue
+    # study, and with it torch, so each `gracrc` call paid seconds before doing anything.
+    import subprocess
+    import sys
+
+    (tmp_path / "task.toml").write_text('name = "Small"\nformula = "rule.gml"\n[graphs]\n'
+                                        'family = "tree"\nnodes = 3\n[dataset]\ngraphs = 2\n')
+    (tmp_path / "rule.gml").write_text("colors red, blue\nclassify exists (red & atleast 1 blue)\n")
+    done = subprocess.run([sys.executable, "-c", _LOADS_TORCH, *argv], cwd=tmp_path,
+                          capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "False False"
+    if argv[0] == "dataset":
+        assert (tmp_path / "store").is_dir()           # the command did run

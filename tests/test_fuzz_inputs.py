@@ -19,11 +19,15 @@ from gracr.fuzz.inputs.driver import run_one
 from gracr.fuzz.inputs.kinds import STAGES, CliRun, Payload, Reached
 
 BUILT_IN = ("gml", "graph-json", "model-file", "task-file")
+# The time limit catches hangs; these tests check findings, not speed. A `gracrc` run that
+# took 5 s here took over 10 s on a loaded CI machine, so the tests give each input far more.
+HANG_LIMIT = 120.0
 
 
 def test_two_thousand_hostile_inputs_give_no_finding_and_reach_every_stage(
         tmp_path: Path) -> None:
     report = fuzz_inputs(FuzzInputsConfig(2000, seed=0, cli_every=200, out=str(tmp_path),
+                                          time_limit=HANG_LIMIT,
                                           kinds=BUILT_IN))
     assert report.findings == [], report_table(report)
     assert report.inputs == 2000
@@ -77,6 +81,7 @@ for _name, _faults in {"planted": ["fine", "refused", "crash", "inconsistent"],
 def test_planted_crashes_and_inconsistencies_are_findings_saved_with_their_input(
         tmp_path: Path) -> None:
     report = fuzz_inputs(FuzzInputsConfig(60, seed=1, cli_every=0, out=str(tmp_path),
+                                          time_limit=HANG_LIMIT,
                                           kinds=("planted",)))
     problems = {problem for _, _, problem in report.findings}
     assert problems == {"ValueError (not a GracrError)", "two results disagree"}
@@ -104,7 +109,8 @@ def test_a_hang_or_a_dying_worker_is_a_finding_and_the_run_goes_on(kind: str,
 
 
 def test_gracrc_disagreeing_with_the_api_is_a_finding() -> None:
-    report = fuzz_inputs(FuzzInputsConfig(2, seed=0, cli_every=1, kinds=("lies",)))
+    report = fuzz_inputs(FuzzInputsConfig(2, seed=0, cli_every=1, kinds=("lies",),
+                                          time_limit=HANG_LIMIT))
     assert [p for _, _, p in report.findings] == ["gracrc accepted what the API refused"] * 2
 
 
@@ -125,7 +131,7 @@ def test_a_hostile_task_file_is_refused_by_the_api_and_by_gracrc() -> None:
                "edits": ["number"], "intact": False, "nodes": None, "size": 2, "seed": 0,
                "options": {"disjunction": "demorgan", "comparison": "expanded",
                            "presence": False}}
-    result = run_one(KINDS["task-file"], payload, with_cli=True, time_limit=10.0)
+    result = run_one(KINDS["task-file"], payload, with_cli=True, time_limit=HANG_LIMIT)
     assert result["finding"] is None
     assert result["stages"] == ["parsed"]
     assert result["refused"].endswith(
@@ -140,7 +146,7 @@ def test_an_untouched_task_file_that_gracr_refuses_is_a_finding() -> None:
                          "rule.gml": "colors red, red\nclassify red\n"},
                "edits": [], "intact": True, "nodes": [3, 3], "size": 2, "seed": 0,
                "options": {"disjunction": "flat", "comparison": "direct", "presence": False}}
-    result = run_one(KINDS["task-file"], payload, with_cli=False, time_limit=10.0)
+    result = run_one(KINDS["task-file"], payload, with_cli=False, time_limit=HANG_LIMIT)
     assert result["finding"][0] == "a valid task file was refused"
     assert "rule.gml:1:13: colour 'red' is listed twice" in result["finding"][1]
 
@@ -154,7 +160,7 @@ SMALL_TASK = {"files": {"task.toml": 'name = "Small"\nformula = "rule.gml"\n[gra
 
 
 def test_a_small_task_passes_every_stage() -> None:
-    result = run_one(KINDS["task-file"], SMALL_TASK, with_cli=True, time_limit=10.0)
+    result = run_one(KINDS["task-file"], SMALL_TASK, with_cli=True, time_limit=HANG_LIMIT)
     assert result["finding"] is None and result["refused"] is None
     assert result["stages"] == ["parsed", "checked", "compiled", "evaluated"]
 
@@ -176,7 +182,7 @@ def test_a_dataset_built_wrong_is_a_finding(fault: str, problem: str,
         return (1 - label, mask) if fault == "label" else (label, ~mask)
 
     monkeypatch.setattr(datasets, "upi", wrong)
-    result = run_one(KINDS["task-file"], SMALL_TASK, with_cli=False, time_limit=10.0)
+    result = run_one(KINDS["task-file"], SMALL_TASK, with_cli=False, time_limit=HANG_LIMIT)
     assert result["finding"] is not None and result["finding"][0] == problem
 
 

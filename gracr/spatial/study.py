@@ -47,10 +47,10 @@ from gracr.executor.model import load
 from gracr.spatial.dataset import write_dataset
 from gracr.spatial.generator import TissueSettings, generate_dataset
 from gracr.spatial.radius import GRAPH_RADIUS_RATIOS
+from gracr.spatial.study_names import EXPLAINERS
 from gracr.spatial.table import CellTable
 from gracr.spatial.trained import TrainingSettings
 
-EXPLAINERS: tuple[str, ...] = ("IG", "GNNExplainer", "Saliency", "GraphSVX")
 BASELINES: tuple[str, ...] = ("Rnd-cells", "Marker", "NearestT", "TDensity", "Blob", "Degree")
 ROLLOUT = "AttentionRollout"
 ARCHITECTURES: tuple[str, ...] = ("GIN", "GATv2")

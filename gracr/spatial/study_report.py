@@ -57,11 +57,10 @@ from gracr.data.graph import Graph
 from gracr.spatial.study import (COMPILED, ModelFile, StudyData, StudySettings,
                                  explained_positions, read_jsonl, read_truth, run_study,
                                  trained_name)
+from gracr.spatial.study_names import METRICS
 
 CURVE_STEPS = 20
 METRICS_FILE = "metrics.jsonl"
-METRICS: tuple[str, ...] = ("AP", "AUROC", "ρ Shapley", "ρ Banzhaf", "decoy mass",
-                            "deletion AUC", "insertion AUC")
 SLUGS = {"AP": "ap", "AUROC": "auroc", "ρ Shapley": "spearman-shapley", "ρ Banzhaf": "spearman-banzhaf",
          "decoy mass": "decoy-mass", "deletion AUC": "deletion", "insertion AUC": "insertion"}
 ABOUT = {"AP": "against the counterfactual set",

@@ -34,7 +34,8 @@ import numpy as np
 from gracr.bench.tables import render_table, write_table
 from gracr.errors import GracrError
 from gracr.spatial.study import SETTINGS_FILE, model_family
-from gracr.spatial.study_report import METRICS, METRICS_FILE, SLUGS
+from gracr.spatial.study_names import METRICS
+from gracr.spatial.study_report import METRICS_FILE, SLUGS
 
 # Settings that may differ between the studies combined (all others must agree).
 FREE_SETTINGS = ("seed", "ratios", "epochs", "test_limit")
