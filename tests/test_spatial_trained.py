@@ -191,6 +191,29 @@ def test_shuffled_labels(splits: Splits) -> None:
     assert not same(parameters(true_model), parameters(control))
 
 
+def test_the_shuffled_control_never_sees_a_true_training_or_validation_label(
+        splits: Splits) -> None:
+    shuffled = splits.with_shuffled_labels(seed=3)
+    labels = [g.y.item() for g in [*splits.train, *splits.validation]]
+    permuted = [g.y.item() for g in [*shuffled.train, *shuffled.validation]]
+    assert sorted(permuted) == sorted(labels) and permuted != labels
+    assert [g.y.item() for g in shuffled.validation] != [g.y.item() for g in splits.validation]
+    assert shuffled.test == splits.test                       # the same graphs, true labels
+    assert all(torch.equal(s.x, g.x) for s, g in zip(shuffled.train, splits.train))
+    # The control chooses its epoch by AUC on the shuffled validation labels: training it is
+    # training an ordinary model on the shuffled splits, record and weights alike. (The
+    # control once chose by the true validation labels.)
+    settings = TrainingSettings(max_epochs=4, patience=4, batch_size=8, seed=3)
+    control, record = train_model(ModelSettings("gin"), splits,
+                                  replace(settings, shuffle_labels=True))
+    plain, plain_record = train_model(ModelSettings("gin"), shuffled, settings)
+    assert same(parameters(control), parameters(plain))
+    assert replace(record, seconds=0.0) == replace(plain_record, seconds=0.0,
+                                                   shuffled_labels=True)
+    validation_auc = model_auc(control, shuffled.validation)
+    assert record.best_validation_auc == pytest.approx(validation_auc)
+
+
 # --- linear probe -----------------------------------------------------------------------
 
 class FirstColumns(TissueModel):

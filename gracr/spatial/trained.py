@@ -79,6 +79,14 @@ class Splits:
     validation: list[Data]
     test: list[Data]
 
+    def with_shuffled_labels(self, seed: int) -> Splits:
+        """The shuffled-label control's splits: one seeded permutation of the training and
+        validation labels together, the test split untouched. The validation labels are
+        shuffled too because they choose the epoch kept: true ones would let the control
+        keep whichever epoch happens to agree with the real labels."""
+        labelled = shuffle_labels([*self.train, *self.validation], seed)
+        return Splits(labelled[:len(self.train)], labelled[len(self.train):], list(self.test))
+
 
 def split_graphs(graphs: Sequence[Data], seed: int, train: float = 0.6,
                  validation: float = 0.2) -> Splits:
@@ -282,15 +290,16 @@ def train_model(model_settings: ModelSettings, splits: Splits,
     """Train from `build_model(model_settings, settings.seed)`; return the weights of the
     best validation epoch (AUC, ties to the lower validation loss; a validation split of
     one class falls back to the loss; the initial weights are never chosen, so a trained
-    model, and the shuffled-label control, has always been trained) and the record. Stops after `patience` epochs
-    without a better one, or at `max_epochs`. `shuffle_labels`: train on a permutation
-    of the training labels (seeded by `settings.seed`); validation and test keep theirs.
-    `keep="last"` returns the last epoch's weights instead (the record's test AUC is
-    always that of the model returned)."""
+    model, and the shuffled-label control, has always been trained) and the record. Stops
+    after `patience` epochs without a better one, or at `max_epochs`. `shuffle_labels`:
+    train and choose the epoch on `splits.with_shuffled_labels(settings.seed)`; the test
+    split keeps its labels. `keep="last"` returns the last epoch's weights instead (the
+    record's test AUC is always that of the model returned)."""
     start = time.perf_counter()
     model = build_model(model_settings, settings.seed)
-    train = shuffle_labels(splits.train, settings.seed) if settings.shuffle_labels \
-        else list(splits.train)
+    if settings.shuffle_labels:
+        splits = splits.with_shuffled_labels(settings.seed)
+    train = list(splits.train)
     optimiser = torch.optim.Adam(model.parameters(), lr=settings.learning_rate,
                                  weight_decay=settings.weight_decay)
     loss_fn = torch.nn.BCEWithLogitsLoss()
