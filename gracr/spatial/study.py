@@ -44,6 +44,7 @@ from gracr.data.graph import Graph
 from gracr.dsl.parse import parse
 from gracr.errors import GracrError
 from gracr.executor.model import load
+from gracr.spatial.baselines import BASELINE_NAMES
 from gracr.spatial.dataset import write_dataset
 from gracr.spatial.generator import TissueSettings, generate_dataset
 from gracr.spatial.radius import GRAPH_RADIUS_RATIOS
@@ -51,7 +52,6 @@ from gracr.spatial.study_names import EXPLAINERS
 from gracr.spatial.table import CellTable
 from gracr.spatial.trained import TrainingSettings
 
-BASELINES: tuple[str, ...] = ("Rnd-cells", "Marker", "NearestT", "TDensity", "Blob", "Degree")
 ROLLOUT = "AttentionRollout"
 ARCHITECTURES: tuple[str, ...] = ("GIN", "GATv2")
 COMPILED = "compiled"
@@ -434,7 +434,7 @@ def study_jobs(settings: StudySettings, data: StudyData, models: Sequence[ModelF
                 if epochs != epochs_default:
                     add(model, "GNNExplainer", {"epochs": epochs})
     compiled = next(m for m in models if m.name == COMPILED)
-    for baseline in BASELINES:
+    for baseline in BASELINE_NAMES:
         add(compiled, baseline)
     return jobs
 
