@@ -15,7 +15,8 @@ epochs run, the best validation AUC, the test AUC of the model kept, seconds of 
 and the linear probe's test AUC (`linear_probe`: engaged flag of tumour cells, fitted on
 the training split's tumour cells) for the trained model and for the same architecture at
 its initial random weights (`build_model` with the run's seed). `--shuffle-control` adds
-a run per model trained on shuffled training labels (its test AUC should sit near 0.5).
+a run per model trained, and early-stopped, on shuffled training and validation labels
+(its test AUC should sit near 0.5).
 
 Torch runs on `--threads` threads (default 1: on a busy two-core machine two threads made
 a small scatter ~200 times slower in a probe run).
@@ -63,7 +64,7 @@ def main() -> int:
     parser.add_argument("--batch-size", type=int, default=TrainingSettings.batch_size)
     parser.add_argument("--learning-rate", type=float, default=TrainingSettings.learning_rate)
     parser.add_argument("--shuffle-control", action="store_true",
-                        help="also train each model on shuffled training labels")
+                        help="also train each model on shuffled training and validation labels")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--markdown", default=None, metavar="FILE")
     args = parser.parse_args()
