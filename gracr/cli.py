@@ -36,6 +36,8 @@ from gracr.dsl.parse import Program, parse_file
 from gracr.errors import GmlError, GracrError, os_error_message
 from gracr.data.graph import Graph, read_placed_graphs
 from gracr.limits import DEFAULT_MAX_BYTES, format_bytes, parse_bytes
+from gracr.spatial.study_names import EXPLAINERS as STUDY_EXPLAINERS
+from gracr.spatial.study_names import METRICS as STUDY_METRICS
 
 if TYPE_CHECKING:
     from gracr.bdd.relevance import Relevance
@@ -386,18 +388,6 @@ def _relevance_table(place: str, report: "Relevance", every_node: bool) -> str:
 
 def _with_error(value: float, errors: "npt.NDArray[np.float64] | None", v: int) -> str:
     return f"{value:.6g}" + ("" if errors is None else f" ± {errors[v]:.2g}")
-
-
-def _study_explainers() -> tuple[str, ...]:
-    from gracr.spatial.study_names import EXPLAINERS
-
-    return EXPLAINERS
-
-
-def _study_metrics() -> tuple[str, ...]:
-    from gracr.spatial.study_names import METRICS
-
-    return METRICS
 
 
 def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
@@ -882,9 +872,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "(default 0,1,2)")
     study_cmd.add_argument("--test-limit", type=int, default=10, metavar="N",
                            help="test samples explained per class (default 10)")
-    study_cmd.add_argument("--explainers", default=",".join(_study_explainers()),
+    study_cmd.add_argument("--explainers", default=",".join(STUDY_EXPLAINERS),
                            metavar="NAMES", help="the explainers that read the model "
-                                                 f"(default {','.join(_study_explainers())})")
+                                                 f"(default {','.join(STUDY_EXPLAINERS)})")
     study_cmd.add_argument("--epochs", default="30,100,200,400", metavar="E,...",
                            help="GNNExplainer's budgets for the epoch curve")
     study_cmd.add_argument("--max-epochs", type=int, default=300, metavar="N",
@@ -903,7 +893,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="tissue-study folders (one design, one dataset seed each)")
     seeds_cmd.add_argument("--out", required=True, metavar="DIR",
                            help="folder for seeds-<metric>.md and .csv")
-    seeds_cmd.add_argument("--metric", default="AP", choices=_study_metrics(),
+    seeds_cmd.add_argument("--metric", default="AP", choices=STUDY_METRICS,
                            help="the metric (default AP)")
     seeds_cmd.set_defaults(run=cmd_tissue_seeds)
 
