@@ -227,13 +227,23 @@ def test_a_remembering_cone_batch_gives_the_module_s_values(formula: Formula, g:
                 np.testing.assert_allclose(values, expected, rtol=0, atol=1e-6)
 
 
+def _float32_product_bound(left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
+    """Twice the classic bound on a float32 product's rounding, entry by entry:
+    |fl(A B) − A B| ≤ k·u·(|A| |B|), k the inner dimension, u = 2⁻²⁴; any summation
+    order a BLAS picks stays inside it."""
+    inner = left.shape[1]
+    magnitude = left.abs().double() @ right.abs().double()
+    return (2 * inner * 2.0**-24 * magnitude).float()
+
+
 @pytest.mark.usefixtures("one_torch_thread")
 @pytest.mark.parametrize("width, edges", [(715, 1992), (15, 2192), (16, 134)])
 def test_row_sharing_products_are_the_linear_s_own(width: int, edges: int) -> None:
-    """What `graphmask_pyg.RowSharingLinear` relies on, on this machine's BLAS: the
-    distinct rows' product (padded to `MIN_PRODUCT_ROWS`) gives every edge row the value
-    the edges' product gives it, and its weight gradient is `Linear`'s own, zero input
-    columns left out (the shapes of Majority2Hop, RedBlueLeaf-NC, CompetingRedundancy)."""
+    """`graphmask_pyg.RowSharingLinear` computes `Linear`'s product and weight gradient
+    (the shapes of Majority2Hop, RedBlueLeaf-NC, CompetingRedundancy), within float32
+    rounding: the distinct rows' product and the edges' product may be summed in other
+    orders by the BLAS (MKL on AVX-512 gave equal bits, other CPUs do not), so each
+    entry is held to the rounding bound of its product, not to its bits."""
     from gracr.bench.explainers.graphmask_pyg import RowSharingLinear, SharedRows
 
     generator = torch.Generator().manual_seed(width)
@@ -251,8 +261,11 @@ def test_row_sharing_products_are_the_linear_s_own(width: int, edges: int) -> No
         assert linear.weight.grad is not None
         results.append((output.detach(), linear.weight.grad.clone()))
     (plain, plain_grad), (sharing, sharing_grad) = results
-    assert torch.equal(plain, sharing)
-    assert torch.equal(plain_grad, sharing_grad)
+    weight = linear.weight.detach()
+    assert ((plain - sharing).abs() <= _float32_product_bound(rows, weight.t())).all()
+    assert ((plain_grad - sharing_grad).abs() <= _float32_product_bound(grad.t(), rows)).all()
+    # The bound is not vacuous: it is far below the values compared.
+    assert _float32_product_bound(rows, weight.t()).max() < 1e-3 * plain.abs().max()
 
 
 @pytest.mark.usefixtures("one_torch_thread")

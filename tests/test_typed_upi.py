@@ -30,6 +30,7 @@ from gracr.bdd.backend import BACKENDS, Var, make_backend
 from gracr.bdd.brute import brute_force_masks, brute_force_upi, subset_values, subset_variables
 from gracr.bdd.brute import upi_from_values
 from gracr.bdd.build import OVER, Builder, Over
+from gracr.bdd.oracle import upi_disagreements
 from gracr.bdd.polarity import Polarity, polarity
 from gracr.bdd.upi import (
     VariableOrder, admitted_by_depth, computation_order, node_receptive_field, receptive_field,
@@ -198,31 +199,18 @@ def _assert_polarity_holds(formula: Formula, over: Over, values: np.ndarray) -> 
 
 
 def check_against_brute_force(instance: Instance, over: Over, order: VariableOrder) -> bool:
-    """Both engines, with and without shortcuts, agree with the definition; the polarity
-    claim holds; the UPI lies in the receptive fields. Returns whether it is non-empty."""
+    """Both engines, with and without shortcuts, agree with the definition and the UPI
+    lies in the receptive fields (`gracr.bdd.oracle`); the polarity claim holds. Returns
+    whether the UPI is non-empty."""
     prog, graph, target = instance.prog, instance.graph, instance.target
-    variables = subset_variables(prog, graph, target, over)
     values = subset_values(prog, graph, target, over)
-    label = int(values[-1])
-    assert label == _value(instance)
-    mask = np.zeros(graph.num_edges, dtype=np.bool_)
-    node_mask = np.zeros(graph.num_nodes, dtype=np.bool_)
-    for variable, member in zip(variables, upi_from_values(values)):
-        (mask if variable.kind == "edge" else node_mask)[variable.index] = member
-    for backend, shortcuts in itertools.product(BACKENDS, (False, True)):
-        report = upi_report(prog, graph, target, over, backend=backend, shortcuts=shortcuts,
-                            order=order)
-        where = f"over {over}, {backend}, shortcuts={shortcuts}, order={order}"
-        assert report.label == label, where
-        assert report.mask.tolist() == mask.tolist(), where
-        assert report.node_mask.tolist() == node_mask.tolist(), where
-        assert report.over == over
-    assert not (mask & ~receptive_field(prog, graph, target)).any()
-    assert not (node_mask & ~node_receptive_field(prog, graph, target)).any()
+    assert int(values[-1]) == _value(instance)
+    truth, problems = upi_disagreements(prog, graph, target, over=over, orders=(order,))
+    assert not problems, problems
     claim = _assert_polarity_holds(prog.classifier, over, values)
     event(f"polarity {claim.value}")
     event(f"{prog.kind.value} classifier")
-    return bool(mask.any() or node_mask.any())
+    return bool(truth.mask.any() or truth.node_mask.any())
 
 
 def _brute_force_property(over: Over, examples: int, **sizes: int) -> None:

@@ -10,8 +10,8 @@ gated forward pass with gradients; one backward pass. On Majority2Hop (8 layers 
 715 columns, ~2,000 edges) the three `[E, 715] x [715, 715]` products per layer and
 epoch were most of the 40-60 CPU seconds per instance.
 
-Two things there are the same every time, and are computed once here; neither changes
-a number, so the explanation is PyG's to the bit (the fixture test pins it):
+Two things there are the same every time, and are computed once here. The first
+changes no number; the second computes PyG's products within float32 rounding:
 
 * The ungated forward pass. Its input is the same `x` every epoch and no gate is
   injected when it runs (PyG resets them after each gated pass), so its gate inputs
@@ -26,13 +26,18 @@ a number, so the explanation is PyG's to the bit (the fixture test pins it):
   the edges, restricted to the input columns that are not all zero (the others'
   gradient is exactly 0) — or 0 without any product when the input is all zero.
 
-Why it is still PyG's arithmetic, bit for bit, on this machine's MKL: a dense float32
-product gives a row the same result whatever the other rows are, once the left
-factor has at least `MIN_PRODUCT_ROWS` rows (below that MKL takes another path; the
-distinct rows are padded up to it), and `Xᵀ G` restricted to some columns of `X` is
-those columns of the full product. Both are facts about the BLAS, not guarantees:
-`tests/test_cone_explainers.py` checks them on the machine it runs on, and the
-explanations themselves against plain PyG; the explainer fixture checks them too.
+How close to PyG's arithmetic: on the machine the published tables were made on (MKL,
+AVX-512), a dense float32 product gave a row the same bits whatever the other rows
+were, once the left factor had at least `MIN_PRODUCT_ROWS` rows (below that MKL took
+another path; the distinct rows are padded up to it), and `Xᵀ G` restricted to some
+columns of `X` was those columns of the full product; there the explanations were
+PyG's to the bit. Neither is a guarantee of any BLAS: another CPU may sum in another
+order, and then each product differs from PyG's by float32 rounding (held to the
+classic bound k·u·|A||B| by `tests/test_cone_explainers.py`). Over the hundreds of
+Adam steps of a training that can move the last digits of a gate, and so, rarely, a
+GraphMask score near a threshold: the GraphMask rows of Tables 2 and 3 are PyG's on
+the machine they were made on, and on another CPU may differ from a rerun of plain
+PyG by what that rounding moves (not measured).
 
 Why the target cone cannot help (node tasks): PyG's GraphMask explains a different
 model from ours — every message goes through a layer norm, and a closed gate sends a
@@ -53,8 +58,8 @@ from torch import Tensor, nn
 from torch_geometric.explain.algorithm import GraphMaskExplainer
 from torch_geometric.nn import MessagePassing
 
-# Below this many rows, MKL's single-precision product takes a path whose rounding
-# differs from the one it takes for the edge rows; the distinct rows are padded to it.
+# Below this many rows, MKL's single-precision product took a path whose rounding
+# differed from the one it took for the edge rows; the distinct rows are padded to it.
 MIN_PRODUCT_ROWS = 4
 
 GATE_INPUTS = ("latest_source_embeddings", "latest_messages", "latest_target_embeddings")
