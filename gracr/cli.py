@@ -26,7 +26,8 @@ from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_engine_op
                                  add_keep_errors_option,
                                  add_level_option, add_plugin_option, parse_explainers,
                                  parse_names,
-                                 parse_overrides, parse_seeds)
+                                 parse_overrides, parse_seeds, positive_integer,
+                                 positive_seconds, seed_number)
 from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
 from gracr.executor.model import CompiledGNN, load
@@ -935,7 +936,8 @@ def build_parser() -> argparse.ArgumentParser:
     dataset_cmd.add_argument("task", nargs="?", metavar="TASK",
                              help="RedBlueLeaf, Redundancy, CompetingRedundancy, RedBlueLeaf-NC, "
                                   "Majority1Hop, Majority2Hop, or a task file (.toml)")
-    dataset_cmd.add_argument("--seed", type=int, default=None, help="the dataset's seed (default 0)")
+    dataset_cmd.add_argument("--seed", type=seed_number, default=None,
+                             help="the dataset's seed (default 0)")
     dataset_cmd.add_argument("--seeds", default="0", help="seeds for --stats, e.g. 0-4")
     _add_bdd_budget_option(dataset_cmd)
     dataset_cmd.add_argument("--out", "--datasets", default=None, metavar="DIR",
@@ -986,7 +988,8 @@ def build_parser() -> argparse.ArgumentParser:
         "show", help="draw one positive instance of a GracrBench dataset: the graph (a node "
                      "task's receptive field), its UPI and an explainer's edge scores")
     show_cmd.add_argument("task", metavar="TASK", help="the task (as `gracrc bench --tasks`)")
-    show_cmd.add_argument("--seed", type=int, default=0, help="the dataset's seed (default 0)")
+    show_cmd.add_argument("--seed", type=seed_number, default=0,
+                          help="the dataset's seed (default 0)")
     show_cmd.add_argument("--instance", type=int, default=0, metavar="I",
                           help="the instance's position among the seed's positive instances "
                                "(default 0; as in the results' 'instance')")
@@ -1072,12 +1075,13 @@ def build_parser() -> argparse.ArgumentParser:
                           help="comma list of tasks and task files (.toml), or all")
     tune_cmd.add_argument("--explainers", default="all",
                           help="comma list of tunable explainers, or all")
-    tune_cmd.add_argument("--trials", type=int, default=20, help="Optuna trials (default 20)")
-    tune_cmd.add_argument("--instances", type=int, default=20,
+    tune_cmd.add_argument("--trials", type=positive_integer, default=20,
+                          help="Optuna trials (default 20)")
+    tune_cmd.add_argument("--instances", type=positive_integer, default=20,
                           help="instances scored per trial (default 20)")
     tune_cmd.add_argument("--paper", action="store_true",
                           help="the paper's budget: 50 trials x 50 instances")
-    tune_cmd.add_argument("--seed", type=int, default=100,
+    tune_cmd.add_argument("--seed", type=seed_number, default=100,
                           help="held-out dataset seed (default 100; the benchmark uses 0-4)")
     add_budget_option(tune_cmd, help="CPU seconds per instance; over budget scores 0")
     tune_cmd.add_argument("--datasets", default=None, metavar="DIR", help=DATASETS_HELP)
@@ -1122,7 +1126,7 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz_cmd.add_argument("--shrink", choices=("all", "first", "none"), default="all",
                           help="shrink every failure (default), only the first per formula and "
                                "explainer, or none")
-    fuzz_cmd.add_argument("--budget", type=float, default=30.0, metavar="SECONDS",
+    fuzz_cmd.add_argument("--budget", type=positive_seconds, default=30.0, metavar="SECONDS",
                           help="CPU seconds for one explainer run or one instance's UPI; "
                                "over it the run is recorded as an error, the instance skipped "
                                "(default 30)")
@@ -1144,8 +1148,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
          err: TextIO | None = None) -> int:
-    out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
+    if out is None and sys.stdout is None:
+        # Python starts with no sys.stdout when file descriptor 1 is closed (`>&-`): unlike
+        # a reader that went away (a broken pipe, quiet exit 0), nothing could ever be
+        # written, so say so before any work is done.
+        print("gracrc: error: standard output is closed: nothing can be written (redirect "
+              "it to a file, or to /dev/null to discard it)", file=err)
+        return EXIT_BAD_INPUT
+    out = sys.stdout if out is None else out
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -26,6 +26,15 @@ and memory quadratic in a dotted key's length, so the text is measured before it
 nodes (the background's largest size plus every planted copy's nodes), and its plants
 add at most this many edges; a benchmark graph has tens. Both are known from the task
 file alone, so a task that would draw a graph too large is refused when it is read.
+
+`MAX_SECONDS`: a time budget (`--budget`) is at most this many seconds (about 31 years).
+The budget is armed with `setitimer`, which refuses a time past what the platform's
+`time_t` holds in nanoseconds (about 9.2e9 s), so a larger budget is refused when given.
+
+`MAX_SEEDS`: a seed list (`--seeds 0-4`, `0,2,5`) names at most this many seeds (each
+seed is a dataset built and explained); a range is measured before it is expanded, so
+`0-100000000000` is refused without being built. `SEED_LIMIT`: every seed is below it
+(2**32), the range numpy's and torch's seeding functions take.
 """
 
 from __future__ import annotations
@@ -37,6 +46,9 @@ MAX_COUNT = 2**24
 DEFAULT_MAX_BYTES = 4 * 2**30
 MAX_TASK_NESTING = 32
 MAX_TASK_GRAPH = 10**6
+MAX_SECONDS = 10**9
+MAX_SEEDS = 100_000
+SEED_LIMIT = 2**32
 
 
 def format_bytes(size: int) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -224,3 +225,149 @@ def test_gracrc_builds_its_parser_and_datasets_without_torch(argv: list[str],
     assert done.stdout.splitlines()[-1] == "False False"
     if argv[0] == "dataset":
         assert (tmp_path / "store").is_dir()           # the command did run
+
+
+# Each ends with an unknown option: argparse reports it only after converting every value,
+# so a refused value is reported first, and a value the parser took (the code before these
+# checks) ends in the unknown option's message instead of running the command.
+_BUDGET_COMMANDS = [["bench"], ["tune"], ["show", "RedBlueLeaf"], ["report", "out"], ["fuzz"],
+                    ["ablate", "table8"], ["tissue-study"]]
+
+
+@pytest.mark.parametrize("command", _BUDGET_COMMANDS, ids=lambda argv: argv[0])
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-1", "1e10", "x"])
+def test_a_budget_must_be_a_positive_finite_number_of_seconds(
+        command: list[str], value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # Once `nan` and `inf` were taken, and every instance recorded as an explainer error.
+    code, out, _ = run(*command, f"--budget={value}", "--not-an-option")
+    err = capsys.readouterr().err   # argparse writes its usage errors to sys.stderr
+    assert code == 2 and out == ""
+    assert "argument --budget: " in err and "--not-an-option" not in err, err
+    assert "seconds" in err and repr(value) in err, err
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("--trials", "0", "must be a positive integer, got 0"),
+    ("--instances", "0", "must be a positive integer, got 0"),
+    ("--trials", "-3", "must be a positive integer, got -3"),
+    ("--instances", "two", "not an integer: 'two'"),
+    ("--seed", "-1", "a seed is an integer in [0, 2**32), got -1"),
+    ("--seed", str(2**32), f"a seed is an integer in [0, 2**32), got {2**32}"),
+])
+def test_tune_refuses_counts_below_one_and_seeds_out_of_range(
+        option: str, value: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # `--trials 0` and `--instances 0` were internal errors (exit 70) after the dataset
+    # was built.
+    code, out, _ = run("tune", f"{option}={value}", "--not-an-option")
+    err = capsys.readouterr().err
+    assert code == 2 and out == ""
+    assert f"argument {option}: {message}" in err, err
+
+
+def test_a_dataset_seed_out_of_range_is_refused(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    for command in (["dataset", "Redundancy", "--graphs", "2", "--out", str(tmp_path)],
+                    ["show", "Redundancy", "-o", str(tmp_path / "x.png")]):
+        code, _, _ = run(*command, "--seed", str(2**32))
+        err = capsys.readouterr().err
+        assert code == 2 and "argument --seed: a seed is an integer in [0, 2**32)" in err, err
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("seeds", "message"), [
+    ("0-100000000000", "seed 100000000000 is not below 2**32"),
+    (f"0-{2**32}", f"seed {2**32} is not below 2**32"),
+    ("0-1000000", "1000001 seeds, over gracr's limit of 100000 (MAX_SEEDS)"),
+    ("0-99999,0-99999", "200000 seeds, over gracr's limit of 100000 (MAX_SEEDS)"),
+    ("5-3", "the range 5-3 is empty"),
+    ("9" * 5000, "write 3, 0-4 or 0,2,5"),
+    ("x", "write 3, 0-4 or 0,2,5"),
+    ("", "write 3, 0-4 or 0,2,5"),
+])
+def test_a_seed_list_is_bounded_before_it_is_expanded(seeds: str, message: str) -> None:
+    from gracr.bench.options import parse_seeds
+    from gracr.errors import GracrError
+
+    with pytest.raises(GracrError, match=re.escape(message)):
+        parse_seeds(seeds)
+    assert parse_seeds("0-2,7") == [0, 1, 2, 7]
+    assert parse_seeds(f"{2**32 - 1}") == [2**32 - 1]
+
+
+@pytest.mark.parametrize("command", [["dataset", "--stats"], ["bench", "--out", "unused"],
+                                     ["ablate", "table8", "--out", "unused"]],
+                         ids=lambda argv: argv[0])
+def test_a_seed_range_of_ten_to_the_eleven_is_one_message(command: list[str],
+                                                          tmp_path: Path) -> None:
+    # Once a MemoryError (exit 70): the range was expanded into a list first.
+    argv = [part if part != "unused" else str(tmp_path / "out") for part in command]
+    code, _, err = run(*argv, "--seeds", "0-100000000000")
+    assert code == 2, err
+    assert err == ("gracrc: error: bad seeds '0-100000000000': seed 100000000000 is not below "
+                   "2**32 (a seed is an integer in [0, 4294967296))\n")
+
+
+def test_a_closed_stdout_is_one_message_on_stderr_and_exit_2(tmp_path: Path) -> None:
+    # `>&-` closes file descriptor 1: Python then starts with sys.stdout None (once an
+    # internal error, exit 70, after the command had run and written its files).
+    import subprocess
+    import sys
+
+    model = tmp_path / "model.npz"
+    for argv in (["inspect", "gracr/formulas/Majority1Hop.gml", "--comparison", "direct"],
+                 ["compile", "gracr/formulas/RedBlueLeaf.gml", "-o", str(model)]):
+        done = subprocess.run(["sh", "-c", '"$0" -m gracr.cli "$@" >&-', sys.executable, *argv],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == ("gracrc: error: standard output is closed: nothing can be "
+                               "written (redirect it to a file, or to /dev/null to discard "
+                               "it)\n")
+    assert not model.exists()   # refused before any work
+
+
+@pytest.mark.parametrize("command", [["dataset"], ["bench", "--out", "unused", "--tasks"]],
+                         ids=lambda argv: argv[0])
+def test_a_formula_file_given_as_a_task_says_what_a_task_is(command: list[str],
+                                                            tmp_path: Path) -> None:
+    argv = [part if part != "unused" else str(tmp_path / "out") for part in command]
+    code, _, err = run(*argv, "gracr/formulas/Majority1Hop.gml")
+    assert code == 2
+    assert err.startswith("gracrc: error: gracr/formulas/Majority1Hop.gml: a formula file, "
+                          "not a task file; a task is a .toml file (see the README's "
+                          "'Benchmark your own rule') or a task name: RedBlueLeaf, "), err
+    assert err.endswith("; did you mean the task 'Majority1Hop'?\n") and "TOML" not in err
+    code, _, err = run("dataset", str(tmp_path / "mine.gml"))
+    assert code == 2 and "mine.gml: a formula file, not a task file" in err
+    assert "did you mean" not in err
+
+
+@pytest.mark.parametrize(("argv", "hint"), [
+    (["bench", "--explainers", "GNNexplainer"], "unknown explainer 'GNNexplainer' "
+                                                "(did you mean 'GNNExplainer'?)"),
+    (["bench", "--explainers", "Saliency,integratedgradient,Nope"],
+     "unknown explainer 'integratedgradient', 'Nope'; choose from"),
+    (["bench", "--explainers", "saliency,GNNExplaner"],
+     "unknown explainer 'saliency' (did you mean 'Saliency'?), 'GNNExplaner' (did you mean "
+     "'GNNExplainer'?); choose from"),
+    (["tune", "--explainers", "gnnexplainer"], "unknown tunable explainer 'gnnexplainer' "
+                                               "(did you mean 'GNNExplainer'?)"),
+    (["fuzz", "--explainers", "IG,lrp"], "unknown explainer 'lrp' (did you mean 'LRP'?)"),
+    (["bench", "--tasks", "majority2hop"], "unknown task 'majority2hop'; did you mean "
+                                           "'Majority2Hop'?"),
+], ids=["case slip", "no close name", "two slips", "tune", "fuzz", "task"])
+def test_a_misspelt_name_gets_a_did_you_mean(argv: list[str], hint: str,
+                                             tmp_path: Path) -> None:
+    code, _, err = run(*argv, "--out", str(tmp_path / "out")) if argv[0] == "bench" \
+        else run(*argv)
+    assert code == 2 and hint in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_misspelt_explainer_named_alone_gets_a_did_you_mean() -> None:
+    from gracr.bench.explainers import explainer_named
+    from gracr.errors import GracrError
+
+    with pytest.raises(GracrError, match=r"unknown explainer 'graphsvx' \(did you mean "
+                                         r"'GraphSVX'\?\); the explainers are"):
+        explainer_named("graphsvx")

@@ -388,3 +388,57 @@ def test_a_broken_seeds_csv_names_its_line(tmp_path: Path, edit: Any, message: s
         csv.writer(handle).writerows(edit(rows))
     with pytest.raises(GracrError, match=message):
         load_inputs([str(broken)])
+
+
+def _seeds_csv_rows(tmp_path: Path, records: list[dict[str, object]]) -> list[list[str]]:
+    folder = write_results(tmp_path / "run", records)
+    assert run("report", str(folder), "--out", str(tmp_path / "a"))[0] == 0
+    text = (tmp_path / "a" / "seeds.csv").read_text(encoding="utf-8")
+    return list(csv.reader(io.StringIO(text)))
+
+
+@pytest.mark.parametrize(("column", "value", "message"), [
+    # `int` refuses more than 4300 digits with a ValueError of its own: once exit 70.
+    (5, "9" * 5000, r"broken.csv:3: field 'ok' should be a count, got '9{40}…'$"),
+    # `isdigit` takes '²', which `int` refuses.
+    (7, "²", r"broken.csv:3: field 'errors' should be a count, got '²'$"),
+    # Over the csv reader's field size limit (128 KiB): once exit 70.
+    (16, "x" * 200_000, r"broken.csv:3: not a seed summary: field larger than field limit"),
+], ids=["5000-digit count", "superscript digit", "200000-character field"])
+def test_a_huge_seeds_csv_field_is_one_message_naming_its_line(
+        tmp_path: Path, column: int, value: str, message: str) -> None:
+    rows = _seeds_csv_rows(tmp_path, [record(0, 0), record(1, 0)])
+    rows[2][column] = value   # the second seed's row, line 3
+    broken = tmp_path / "broken.csv"
+    with broken.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(rows)
+    code, out, err = run("report", str(broken), "--out", str(tmp_path / "b"))
+    assert code == 2, err
+    assert "Traceback" not in err and "internal error" not in err
+    assert err.count("\n") == 1 and len(err) < 400
+    assert re.search(message, err.strip()), err
+
+
+def test_a_seeds_csv_row_after_a_line_break_in_a_field_is_named_by_its_line(
+        tmp_path: Path) -> None:
+    rows = _seeds_csv_rows(tmp_path, [record(0, 0, status="error",
+                                             error="RuntimeError: two\nlines"),
+                                      record(1, 0)])
+    assert rows[1][16] == "RuntimeError: two\nlines"
+    rows[2][5] = "two"
+    broken = tmp_path / "broken.csv"
+    with broken.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(rows)
+    # The first seed's row takes lines 2 and 3 of the file: the second starts on line 4.
+    with pytest.raises(GracrError, match=r"broken.csv:4: field 'ok' should be a count"):
+        load_inputs([str(broken)])
+
+
+def test_a_long_first_error_still_gives_a_seeds_csv_the_report_reads(tmp_path: Path) -> None:
+    # A seed's first error is written to seeds.csv: cut, so that the file stays readable
+    # by Python's csv reader (whose field size limit is 128 KiB).
+    long_error = "RuntimeError: " + "x" * 200_000
+    rows = _seeds_csv_rows(tmp_path, [record(0, 0, status="error", error=long_error)])
+    assert long_error.startswith(rows[1][16]) and len(rows[1][16]) == 1000
+    code, _, err = run("report", str(tmp_path / "a" / "seeds.csv"), "--out", str(tmp_path / "b"))
+    assert code == 0, err

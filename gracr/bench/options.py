@@ -9,13 +9,17 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.bench.metric import LEVELS
+from gracr.dsl.parse import closest_word
 from gracr.errors import GracrError
+from gracr.limits import MAX_SECONDS, MAX_SEEDS, SEED_LIMIT
 from gracr.places import CACHE_VARIABLE, cache_folder
 
 
@@ -28,9 +32,47 @@ DATASETS_HELP = (f"dataset store (default ${CACHE_VARIABLE}/datasets, else the u
                  "folder)")
 
 
+def positive_seconds(text: str) -> float:
+    """The argparse type of an option in seconds (`--budget`): a positive, finite number
+    of at most `MAX_SECONDS` (`nan` or `inf` would make every instance an error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number of seconds, "
+                                         f"got {text!r}")
+    if value > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_SECONDS:.0e} seconds (gracr's limit "
+                                         f"MAX_SECONDS), got {text!r}")
+    return value
+
+
+def positive_integer(text: str) -> int:
+    """The argparse type of a count that must be at least 1 (`--trials`, `--instances`)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def seed_number(text: str) -> int:
+    """The argparse type of one dataset seed (`--seed`): an integer in [0, 2**32)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"a seed is an integer in [0, 2**32), got {value}")
+    return value
+
+
 def add_budget_option(parser: argparse.ArgumentParser, help: str | None = None) -> None:
     """`--budget SECONDS`: App. H's per-instance CPU budget (default 180 s)."""
-    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
+    parser.add_argument("--budget", type=positive_seconds, default=DEFAULT_BUDGET, metavar="SECONDS",
                         help=help or f"CPU seconds per instance before OOT "
                                      f"(default {DEFAULT_BUDGET:g}, App. H)")
 
@@ -73,17 +115,29 @@ def add_level_option(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_seeds(text: str) -> list[int]:
-    """`3`, `0-4` or `0,2,5` -> a list of seeds."""
-    seeds: list[int] = []
-    try:
-        for part in text.split(","):
-            low, _, high = part.partition("-")
-            seeds.extend(range(int(low), int(high or low) + 1))
-    except ValueError:
-        raise GracrError(f"bad seeds '{text}': write 3, 0-4 or 0,2,5") from None
-    if not seeds or min(seeds) < 0:
-        raise GracrError(f"bad seeds '{text}': seeds are non-negative integers")
-    return seeds
+    """`3`, `0-4` or `0,2,5` -> a list of seeds, each in [0, 2**32), at most `MAX_SEEDS`
+    of them (counted before a range is expanded)."""
+    usage = f"bad seeds '{text}': write 3, 0-4 or 0,2,5"
+    bounds: list[tuple[int, int]] = []
+    for part in text.split(","):
+        # At most 20 digits: past 2**32 anyway, and never a long conversion.
+        match = re.fullmatch(r"\s*(\d{1,20})\s*(?:-\s*(\d{1,20})\s*)?", part)
+        if match is None:
+            raise GracrError(usage)
+        low = int(match.group(1))
+        high = low if match.group(2) is None else int(match.group(2))
+        if high >= SEED_LIMIT:
+            raise GracrError(f"bad seeds '{text}': seed {high} is not below 2**32 (a seed is "
+                             f"an integer in [0, {SEED_LIMIT}))")
+        if high < low:
+            raise GracrError(f"bad seeds '{text}': the range {low}-{high} is empty (write the "
+                             "lower seed first)")
+        bounds.append((low, high))
+    count = sum(high - low + 1 for low, high in bounds)
+    if count > MAX_SEEDS:
+        raise GracrError(f"bad seeds '{text}': {count} seeds, over gracr's limit of "
+                         f"{MAX_SEEDS} (MAX_SEEDS)")
+    return [seed for low, high in bounds for seed in range(low, high + 1)]
 
 
 def parse_names(text: str, known: Sequence[str], what: str) -> list[str]:
@@ -93,9 +147,15 @@ def parse_names(text: str, known: Sequence[str], what: str) -> list[str]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [name for name in names if name not in known]
     if unknown or not names:
-        raise GracrError(f"unknown {what} '{', '.join(unknown) or text}'; choose from "
+        named = ", ".join(f"'{name}'" + _did_you_mean(name, known) for name in unknown)
+        raise GracrError(f"unknown {what} {named or repr(text)}; choose from "
                          f"{', '.join(known)} or 'all'")
     return names
+
+
+def _did_you_mean(name: str, known: Sequence[str]) -> str:
+    meant = closest_word(name, known)
+    return f" (did you mean '{meant}'?)" if meant else ""
 
 
 def parse_explainers(text: str, trained: bool = True) -> list[str]:

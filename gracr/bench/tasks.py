@@ -59,7 +59,7 @@ from gracr.compiler.desugar import uses_comparison
 from gracr.data.generators import GRAPH_FAMILIES
 from gracr.data.graph import Graph, read_graphs
 from gracr.dsl import ir
-from gracr.dsl.parse import Program, parse
+from gracr.dsl.parse import Program, closest_word, parse
 from gracr.errors import GracrError
 from gracr.limits import MAX_TASK_GRAPH, MAX_TASK_NESTING
 
@@ -631,6 +631,13 @@ def task_named(spec: str) -> Task:
         # A task's folder stands for the task file named after it (`out/wombat/P06` for
         # `out/wombat/P06/P06.toml`, as `scripts/wombat_datasets.py` lays them out).
         spec = str(folder / f"{folder.name}.toml")
+    if spec.lower().endswith(".gml"):
+        # Read as TOML, a formula fails on its first line with a message about '='.
+        stem = Path(spec).stem
+        hint = f"; did you mean the task '{stem}'?" if stem in TASKS else ""
+        raise GracrError(f"{spec}: a formula file, not a task file; a task is a .toml file "
+                         f"(see the README's 'Benchmark your own rule') or a task name: "
+                         f"{', '.join(TASKS)}{hint}")
     if is_task_file(spec):
         path = Path(spec).resolve()
         try:
@@ -646,9 +653,8 @@ def task_named(spec: str) -> Task:
         if stamp is not None:
             _READ_FILES[path] = (stamp, task)
         return task
-    close = difflib.get_close_matches(spec, TASKS, n=1)
-    raise GracrError(f"unknown task '{spec}'" + (f"; did you mean '{close[0]}'?" if close
-                                                 else "")
+    meant = closest_word(spec, list(TASKS))
+    raise GracrError(f"unknown task '{spec}'" + (f"; did you mean '{meant}'?" if meant else "")
                      + f"; the tasks are {', '.join(TASKS)}, or give a task file (.toml)")
 
 

@@ -127,10 +127,15 @@ _UNCLOSED_DIAMOND = re.compile(r"<\s*-?\s*[0-9]+")
 
 
 def closest_word(word: str, candidates: Sequence[str], cutoff: float = 0.6) -> str | None:
-    """The candidate `word` is most likely a misspelling of, if one is close enough
-    (difflib's similarity ratio at least `cutoff`)."""
+    """The candidate `word` is most likely a misspelling of: one that differs from it in
+    case only (`GNNexplainer` for `GNNExplainer`), else one close enough (difflib's
+    similarity ratio at least `cutoff`)."""
     if word in candidates:
         return None
+    folded = word.casefold()
+    same_letters = [candidate for candidate in candidates if candidate.casefold() == folded]
+    if same_letters:
+        return same_letters[0]
     matches = difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)
     return matches[0] if matches else None
 

@@ -50,7 +50,7 @@ from gracr.bdd.upi import node_receptive_field, receptive_field
 from gracr.bench.metric import LEVELS, Level
 from gracr.data.graph import Graph
 from gracr.dsl.ir import Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.parse import Program, closest_word
 from gracr.errors import GracrError
 from gracr.executor.torch_backend import CompiledModule, TargetConeModule
 
@@ -361,7 +361,9 @@ def explainer_named(name: str) -> ExplainerSpec:
 
         load_entry_points()
     if name not in EXPLAINERS:
-        raise GracrError(f"unknown explainer '{name}'; the explainers are "
+        meant = closest_word(name, list(EXPLAINERS))
+        hint = f" (did you mean '{meant}'?)" if meant else ""
+        raise GracrError(f"unknown explainer '{name}'{hint}; the explainers are "
                          f"{', '.join(EXPLAINERS)}")
     return EXPLAINERS[name]
 

@@ -36,6 +36,9 @@ from gracr.bench.paper import PAPER_EXPLAINERS, TABLE2_TASKS, TABLE3_TASKS
 from gracr.bench.record import Record
 
 MAIN_VARIANT = "main"
+# A seed's first error is an example in one warning line; cut to this many characters it
+# also stays far below the field size Python's csv reader takes when `seeds.csv` is read.
+FIRST_ERROR_CHARS = 1000
 EXPLAINER_ORDER: tuple[str, ...] = PAPER_EXPLAINERS + ("GraphMask-clean",)
 TASK_ORDER: tuple[str, ...] = TABLE2_TASKS + TABLE3_TASKS
 
@@ -221,7 +224,7 @@ def summarise_seeds(records: Iterable[Record]) -> list[SeedSummary]:
             cpu=Moments.of([r.cpu_seconds for r in done]),
             wall=Moments.of([r.wall_seconds for r in done]),
             versions=tuple(sorted({r.gracr_version for r in group})),
-            first_error=next((r.error for r in errors if r.error), None),
+            first_error=next((r.error[:FIRST_ERROR_CHARS] for r in errors if r.error), None),
             place=", ".join(files)))
     return summaries
 

@@ -18,13 +18,14 @@ from __future__ import annotations
 import csv
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from gracr.bench.record import RESULTS_FILE, SCORES, Record, latest_records, read_records
 from gracr.bench.report.aggregation import (Moments, SeedKey, SeedSummary, cell_rank,
                                             summarise_seeds)
-from gracr.errors import GracrError
+from gracr.errors import GracrError, quoted
 
 SEEDS_FILE = "seeds.csv"
 SEEDS_CSV_COLUMNS: tuple[str, ...] = (
@@ -138,18 +139,30 @@ def seeds_csv_rows(summaries: Iterable[SeedSummary]) -> list[list[str]]:
 
 def read_seeds_csv(path: str) -> list[SeedSummary]:
     """The seed summaries of a `seeds.csv`, each problem reported as `file:line: message`."""
+    rows: list[tuple[int, list[str]]] = []   # each row with the line it starts on
+    reader = None
     try:
         with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.reader(handle))
+            reader = csv.reader(handle)
+            # A quoted field may hold line breaks: a row starts after the previous one ends.
+            ended = 0
+            for row in reader:
+                rows.append((ended + 1, row))
+                ended = reader.line_num
     except OSError as error:
         raise GracrError(f"{path}: cannot read ({error.strerror})") from None
     except UnicodeDecodeError:
         raise GracrError(f"{path}: not UTF-8 text") from None
-    if not rows or tuple(rows[0]) != SEEDS_CSV_COLUMNS:
+    except csv.Error as error:
+        # Python's csv reader refuses a field over its size limit (128 KiB by default);
+        # nothing `gracrc report` writes comes near it.
+        line = reader.line_num if reader is not None else 1
+        raise GracrError(f"{path}:{line}: not a seed summary: {error}") from None
+    if not rows or tuple(rows[0][1]) != SEEDS_CSV_COLUMNS:
         raise GracrError(f"{path}:1: not a seed summary (`gracrc report` writes {SEEDS_FILE} with "
                          f"the columns {', '.join(SEEDS_CSV_COLUMNS)})")
     summaries = []
-    for number, row in enumerate(rows[1:], start=2):
+    for number, row in rows[1:]:
         place = f"{path}:{number}"
         if len(row) != len(SEEDS_CSV_COLUMNS):
             raise GracrError(f"{place}: {len(row)} fields, expected {len(SEEDS_CSV_COLUMNS)}")
@@ -185,8 +198,11 @@ class _CsvRow:
 
     def count(self, name: str) -> int:
         text = self.row[name]
-        if not text.isdigit():
-            raise GracrError(f"{self.place}: field '{name}' should be a count, got {text!r}")
+        # ASCII digits only (`isdigit` takes '²', which `int` refuses), and few enough for
+        # `int` to convert (it refuses more than 4300 digits).
+        if not re.fullmatch(r"[0-9]{1,20}", text):
+            raise GracrError(f"{self.place}: field '{name}' should be a count, got "
+                             f"{quoted(text)}")
         return int(text)
 
     def number(self, name: str, high: float = math.inf) -> float:
@@ -197,7 +213,7 @@ class _CsvRow:
             value = math.nan
         if not 0 <= value <= high:
             raise GracrError(f"{self.place}: field '{name}' should be a number in "
-                             f"[0, {high:g}], got {text!r}")
+                             f"[0, {high:g}], got {quoted(text)}")
         return value
 
     def optional_number(self, name: str, high: float = math.inf) -> float | None:
