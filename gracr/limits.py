@@ -26,6 +26,19 @@ and memory quadratic in a dotted key's length, so the text is measured before it
 nodes (the background's largest size plus every planted copy's nodes), and its plants
 add at most this many edges; a benchmark graph has tens. Both are known from the task
 file alone, so a task that would draw a graph too large is refused when it is read.
+
+`MAX_MOLECULE_ATOMS`: a molecule (`gracr.chem`) has at most this many atoms as RDKit
+parses it, before its hydrogens are removed; a larger record is skipped, named. Drug-like
+molecules have tens of heavy atoms and the largest bundled ones a few hundred; the limit
+leaves room for peptides and small proteins while keeping one record's graph, and RDKit's
+substructure search on it, small.
+
+`MAX_SMARTS_ATOMS`, `MAX_SMARTS_BRANCHES`: a SMARTS that `gracrc smarts` translates has at
+most this many atoms, and each of its atoms at most this many bonds (its branches, the
+bond onward and the one from its parent). The translation nests a few levels per atom
+of depth and Hall's condition enumerates ways to split an atom's bonds among relations
+(C(n+3, 3) for n bonds), so anything larger would give a `.gml` over `MAX_NESTING`;
+both are checked while the SMARTS is read, before anything is enumerated.
 """
 
 from __future__ import annotations
@@ -37,6 +50,9 @@ MAX_COUNT = 2**24
 DEFAULT_MAX_BYTES = 4 * 2**30
 MAX_TASK_NESTING = 32
 MAX_TASK_GRAPH = 10**6
+MAX_MOLECULE_ATOMS = 10_000
+MAX_SMARTS_ATOMS = 200
+MAX_SMARTS_BRANCHES = 16
 
 
 def format_bytes(size: int) -> str:
