@@ -492,9 +492,18 @@ def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_smarts(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.chem.translate import smarts_to_gml
+    from gracr.chem.smarts import SmartsError
+    from gracr.chem.translate import translate_smarts
 
-    text = smarts_to_gml(args.smarts, root=args.root, node=args.node)
+    translation = translate_smarts(args.smarts, root=args.root, node=args.node)
+    # What is written must compile too: a program within the nesting limit can still
+    # need more weights than the budget (six branches over four bond types do).
+    try:
+        compile_program(translation.program, max_weights_bytes=args.max_weights_bytes)
+    except GracrError as error:
+        raise SmartsError(args.smarts, 0, len(args.smarts),
+                          f"the translation does not compile: {error}") from None
+    text = translation.text
     if args.output is None:
         print(text, end="", file=out)
         return 0
@@ -909,6 +918,10 @@ def build_parser() -> argparse.ArgumentParser:
     smarts_cmd.add_argument("--node", action="store_true",
                             help="classify atoms (is this atom the root of a match) instead "
                                  "of molecules (exists such an atom)")
+    smarts_cmd.add_argument("--max-weights-bytes", type=_byte_count, default=DEFAULT_MAX_BYTES,
+                            metavar="SIZE",
+                            help="refuse a translation whose compiled model would need more "
+                                 f"dense weights (default {format_bytes(DEFAULT_MAX_BYTES)})")
     smarts_cmd.set_defaults(run=cmd_smarts)
 
     check_cmd = commands.add_parser(
