@@ -519,9 +519,10 @@ EXIT_UNEXPLAINED = 1
 
 
 def cmd_chem_check(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.chem.check import check_file, tally
+    from gracr.chem.check import check_file, mismatches, tally
     from gracr.chem.reference import RelaxedQuery
-    from gracr.chem.smarts import parse_smarts
+    from gracr.chem.smarts import SmartsError, parse_smarts
+    from gracr.chem.translate import translate_smarts
 
     program = parse_file(args.file)
     if program.kind is not Kind.GRAPH:
@@ -533,10 +534,18 @@ def cmd_chem_check(args: argparse.Namespace, out: TextIO) -> int:
         raise GracrError(f"--root {root} is not an atom of the SMARTS "
                          f"(atoms 0..{len(tree.atoms) - 1})")
     query = RelaxedQuery.from_smarts(args.smarts, root)
+    # A difference between the model and the reference is gracr's only when the program
+    # is the SMARTS's translation; otherwise it is the user's formula against the SMARTS.
+    try:
+        translation = translate_smarts(args.smarts, root).program
+        translated = (translation.classifier == program.classifier
+                      and translation.schema == program.schema)
+    except SmartsError:   # a SMARTS `gracrc smarts` refuses has no translation
+        translated = False
     model = _compile(program, args)
     checks = []
     for path in args.molecules:
-        check = check_file(model, query, path, program.schema, args.file)
+        check = check_file(model, query, path, program.schema, args.file, translated)
         checks.append(check)
         for record in check.skipped:
             print(f"gracrc: {record}", file=args.err)
@@ -552,8 +561,13 @@ def cmd_chem_check(args: argparse.Namespace, out: TextIO) -> int:
     if len(checks) > 1:
         print(f"total: {total['molecules']} molecules: {total['rdkit positive']} RDKit "
               f"positive; {total['agree']} agree, {total['relaxed']} relaxed, "
-              f"{total['unexplained']} unexplained", file=out)
-    return EXIT_UNEXPLAINED if total["unexplained"] else 0
+              f"{total['unexplained']} unexplained{mismatches(total)}", file=out)
+    if total["mismatch"]:
+        print(f"gracrc: {args.file} is not the translation of the SMARTS {args.smarts!r} "
+              f"(rooted at atom {root}): where its model and the relaxed reference differ "
+              f"('mismatch'), the SMARTS and the formula disagree, which is no fault of "
+              f"gracr; `gracrc smarts` writes the translation", file=args.err)
+    return EXIT_UNEXPLAINED if total["unexplained"] or total["mismatch"] else 0
 
 
 def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
