@@ -33,6 +33,9 @@ Refused, each with an error naming the token: ring closures (`1`, `%10`), recurs
 SMARTS (`$(`), chirality (`@`, `@@`), ring primitives (`R`, `r`, `x`, the ring bond
 `@`), bond direction (`/`, `\\`), several components (`.`), and every other primitive
 (isotopes, `X`, `v`, `h`, `^`, atom maps ...).
+
+Its size is one parser for the whole subset, with its own message for each refused
+token and each limit: split, the pieces would share all of `_Parser`'s state.
 """
 
 from __future__ import annotations
