@@ -302,13 +302,15 @@ HOSTILE = [
     ("[#" + "1" * 5000 + "]", "SMARTS:1:3: the number 11111111111111111111... is over "
                               "gracr's limit of 16777216 (gracr.limits.MAX_COUNT)"),
     ("[D99999999]", "SMARTS:1:3: the number 99999999 is over gracr's limit of 16777216"),
+    ("[" + "C&" * 200 + "C]", "SMARTS:1:204: more than 101 operands of one operator in the "
+                              "atom: its formula would nest deeper than gracr's limit of 100"),
     ("C" * 80, "SMARTS:1:34: the translation is not a program gracr reads, at atom 33: "
                "formula nested 102 levels deep, over gracr's limit of 100"),
 ]
 
 
 @pytest.mark.parametrize("smarts,message", HOSTILE, ids=["chain", "nested", "digits", "degree",
-                                                        "deep"])
+                                                        "operands", "deep"])
 def test_the_smarts_command_refuses_hostile_smarts_with_one_message(smarts: str,
                                                                     message: str) -> None:
     code, out, err = _run("smarts", smarts)

@@ -25,7 +25,8 @@ proven against RDKit, `gracr.chem.reference`):
   relations (`single`, `double`, `triple`, `aromatic`) it admits.
 
 Limits (`gracr.limits`): at most `MAX_SMARTS_ATOMS` atoms, at most `MAX_SMARTS_BRANCHES`
-bonds at one atom, and no number over `MAX_COUNT`; each is refused where it is
+bonds at one atom, at most `MAX_NESTING + 1` operands of one operator in an atom (the
+translation chains them) and no number over `MAX_COUNT`; each is refused where it is
 exceeded. The parser recurses only into branches, so its depth is bounded by the atom
 limit; a run of `!` is read in a loop (`!!x` is `x`).
 
@@ -46,7 +47,7 @@ from typing import Callable, Union
 
 from gracr.chem.schema import BOND_RELATIONS, ELEMENT_SYMBOLS
 from gracr.errors import GmlError, Problem, Span
-from gracr.limits import MAX_COUNT, MAX_SMARTS_ATOMS, MAX_SMARTS_BRANCHES
+from gracr.limits import MAX_COUNT, MAX_NESTING, MAX_SMARTS_ATOMS, MAX_SMARTS_BRANCHES
 
 ORGANIC_ALIPHATIC = ("Cl", "Br", "B", "C", "N", "O", "F", "P", "S", "I")
 ORGANIC_AROMATIC = ("b", "c", "n", "o", "p", "s")
@@ -418,8 +419,17 @@ class _Parser:
         operands = [operand()]
         while self.peek() == operator:
             self.at += 1
+            self._within_operand_limit(operands)
             operands.append(operand())
         return operands[0] if len(operands) == 1 else build(tuple(operands))
+
+    def _within_operand_limit(self, operands: list[AtomExpr]) -> None:
+        """Refuse an operand past the `MAX_NESTING + 1`th of one operator: the
+        translation writes the operands as one chain, a level each."""
+        if len(operands) > MAX_NESTING:
+            raise self.fail(f"more than {MAX_NESTING + 1} operands of one operator in the "
+                            f"atom: its formula would nest deeper than gracr's limit of "
+                            f"{MAX_NESTING} (gracr.limits.MAX_NESTING)")
 
     def _atom_or(self) -> AtomExpr:
         return self._atom_binary(self._atom_and, ",", Or)
@@ -430,6 +440,7 @@ class _Parser:
     def _atom_implicit_and(self) -> AtomExpr:
         operands = [self._atom_unary()]
         while self.peek() and self.peek() not in "&,;]":
+            self._within_operand_limit(operands)
             operands.append(self._atom_unary())
         return operands[0] if len(operands) == 1 else And(tuple(operands))
 
