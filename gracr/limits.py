@@ -28,17 +28,19 @@ add at most this many edges; a benchmark graph has tens. Both are known from the
 file alone, so a task that would draw a graph too large is refused when it is read.
 
 `MAX_MOLECULE_ATOMS`: a molecule (`gracr.chem`) has at most this many atoms as RDKit
-parses it, before its hydrogens are removed; a larger record is skipped, named. Drug-like
-molecules have tens of heavy atoms and the largest bundled ones a few hundred; the limit
-leaves room for peptides and small proteins while keeping one record's graph, and RDKit's
-substructure search on it, small.
+parses it, explicit hydrogens included; a larger record is skipped, named, before RDKit
+sanitises it. Drug-like molecules have tens of heavy atoms; the limit leaves room for
+peptides and small proteins while keeping one record's graph, and RDKit's substructure
+search on it, small.
 
-`MAX_SMARTS_ATOMS`, `MAX_SMARTS_BRANCHES`: a SMARTS that `gracrc smarts` translates has at
-most this many atoms, and each of its atoms at most this many bonds (its branches, the
-bond onward and the one from its parent). The translation nests a few levels per atom
-of depth and Hall's condition enumerates ways to split an atom's bonds among relations
-(C(n+3, 3) for n bonds), so anything larger would give a `.gml` over `MAX_NESTING`;
-both are checked while the SMARTS is read, before anything is enumerated.
+`MAX_SMARTS_ATOMS`, `MAX_SMARTS_BRANCHES`: a SMARTS that `gracr.chem` reads has at most
+this many atoms, and each of its atoms at most this many bonds (its branches, the bond
+onward and the one from its parent); both are checked while the SMARTS is read. They
+bound what the parser and the translation walk and enumerate (Hall's condition splits an
+atom's n bonds among the relations in up to C(n+3, 3) ways) before the translation is
+checked against `MAX_NESTING`, in practice the tighter bound (it refuses a chain of
+more than 65 atoms, more than 6 different branches at one atom); WOMBAT's patterns have
+at most 16 atoms.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ edge `2k + 1` = `(b, a)`, so an edge mask maps back to bonds by halving the inde
 A record RDKit cannot parse or sanitise, whose molecule is outside the schema, or which
 has more than `gracr.limits.MAX_MOLECULE_ATOMS` atoms, is not an error of the file: it
 is returned as a `Skipped` with its place (`file:line`) and the reason, and reading
-goes on. Only a file that cannot be read at all (missing,
-not text, a CSV whose named SMILES column does not exist) raises `GraphError`.
+goes on. Only a file that cannot be read at all (missing, not text, a CSV whose named
+SMILES column does not exist) raises `GraphError`.
 """
 
 from __future__ import annotations

@@ -251,8 +251,8 @@ class _Parser:
                 c = self.peek()
                 if c == ")":
                     return
-                self._within_branch_limit(previous)
                 if c == "(":
+                    self._within_branch_limit(previous)
                     opened = self.at
                     self.at += 1
                     self.pending = self.bond()
@@ -264,6 +264,7 @@ class _Parser:
                     self.at += 1
                 else:
                     self._refuse_between_atoms()
+                    self._within_branch_limit(previous)
                     self.pending = self.bond()
                     if not self.peek() or self.next_is(")("):
                         raise self.fail("a bond must be followed by an atom")
@@ -359,8 +360,7 @@ class _Parser:
         c = self.peek()
         if len(self.atoms) == MAX_SMARTS_ATOMS and c and c not in ")(":
             raise self.fail(f"more than {MAX_SMARTS_ATOMS} atoms, over gracr's limit "
-                            f"(gracr.limits.MAX_SMARTS_ATOMS): the translation would nest "
-                            f"deeper than a .gml formula may")
+                            f"(gracr.limits.MAX_SMARTS_ATOMS)")
         if c == "[":
             expr = self.bracket()
         elif self.text.startswith(("Cl", "Br"), self.at):
