@@ -35,6 +35,21 @@ The budget is armed with `setitimer`, which refuses a time past what the platfor
 seed is a dataset built and explained); a range is measured before it is expanded, so
 `0-100000000000` is refused without being built. `SEED_LIMIT`: every seed is below it
 (2**32), the range numpy's and torch's seeding functions take.
+
+`MAX_MOLECULE_ATOMS`: a molecule (`gracr.chem`) has at most this many atoms as RDKit
+parses it, explicit hydrogens included; a larger record is skipped, named, before RDKit
+sanitises it. Drug-like molecules have tens of heavy atoms; the limit leaves room for
+peptides and small proteins while keeping one record's graph, and RDKit's substructure
+search on it, small.
+
+`MAX_SMARTS_ATOMS`, `MAX_SMARTS_BRANCHES`: a SMARTS that `gracr.chem` reads has at most
+this many atoms, and each of its atoms at most this many bonds (its branches, the bond
+onward and the one from its parent); both are checked while the SMARTS is read. They
+bound what the parser and the translation walk and enumerate (Hall's condition splits an
+atom's n bonds among the relations in up to C(n+3, 3) ways) before the translation is
+checked against `MAX_NESTING`, in practice the tighter bound (it refuses a chain of
+more than 65 atoms, more than 6 different branches at one atom); WOMBAT's patterns have
+at most 16 atoms.
 """
 
 from __future__ import annotations
@@ -49,6 +64,9 @@ MAX_TASK_GRAPH = 10**6
 MAX_SECONDS = 10**9
 MAX_SEEDS = 100_000
 SEED_LIMIT = 2**32
+MAX_MOLECULE_ATOMS = 10_000
+MAX_SMARTS_ATOMS = 200
+MAX_SMARTS_BRANCHES = 16
 
 
 def format_bytes(size: int) -> str:

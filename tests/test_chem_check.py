@@ -52,14 +52,54 @@ def test_chem_check_counts_agreement_and_lists_relaxed_cases(tmp_path: Path) -> 
         f"  relaxed      {molecules}:1  C1CC1"]
 
 
-def test_chem_check_exits_1_on_an_unexplained_disagreement(tmp_path: Path) -> None:
+def test_chem_check_calls_a_formula_that_is_not_the_smarts_translation_a_mismatch(
+        tmp_path: Path) -> None:
     molecules = tmp_path / "m.smi"
     molecules.write_text("CCl\nClCC\n")
     # The program of [CH2]Cl checked against CCl: methyl chloride is a CCl but no CH2.
-    code, out, _ = _run("chem-check", str(_program(tmp_path, "[CH2]Cl")), "--smarts", "CCl",
-                        "--molecules", str(molecules))
+    # That is the user's formula against the user's SMARTS, not a bug of gracr.
+    program = _program(tmp_path, "[CH2]Cl")
+    code, out, err = _run("chem-check", str(program), "--smarts", "CCl",
+                          "--molecules", str(molecules))
     assert code == 1
-    assert f"  unexplained  {molecules}:1  CCl" in out.splitlines()
+    assert out.splitlines() == [
+        f"{molecules}: 2 molecules (0 skipped): 2 RDKit positive, 1 compiled positive; "
+        f"1 agree, 0 relaxed, 0 unexplained, 1 where the SMARTS and the formula disagree",
+        f"  mismatch     {molecules}:1  CCl"]
+    assert err == (f"gracrc: {program} is not the translation of the SMARTS 'CCl' (rooted at "
+                   f"atom 0): where its model and the relaxed reference differ ('mismatch'), "
+                   f"the SMARTS and the formula disagree, which is no fault of gracr; "
+                   f"`gracrc smarts` writes the translation\n")
+
+
+def test_chem_check_exits_1_on_an_unexplained_disagreement(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gracr.chem.check as check
+
+    molecules = tmp_path / "m.smi"
+    molecules.write_text("CCl\nCC\n")
+    # The program is the translation, so a model answering otherwise than the reference
+    # would be gracr's bug: stand one in by inverting the model's answers.
+    predict = check.predict_molecules
+    monkeypatch.setattr(check, "predict_molecules",
+                        lambda model, graphs: [not a for a in predict(model, graphs)])
+    code, out, err = _run("chem-check", str(_program(tmp_path, "CCl")), "--smarts", "CCl",
+                          "--molecules", str(molecules))
+    assert code == 1 and err == ""
+    assert out.splitlines()[1:] == [f"  unexplained  {molecules}:1  CCl",
+                                    f"  unexplained  {molecules}:2  CC"]
+
+
+def test_a_formula_and_smarts_difference_is_theirs_unless_rdkit_beats_the_reference() -> None:
+    from gracr.chem.reference import classify
+
+    assert classify(True, False, False, translated=False) == "mismatch"
+    assert classify(False, True, True, translated=False) == "mismatch"
+    assert classify(False, True, False, translated=False) == "mismatch"
+    assert classify(True, True, False, translated=False) == "relaxed"
+    # RDKit matching where the relaxed reference does not is the reference's bug.
+    assert classify(True, False, True, translated=False) == "unexplained"
+    assert classify(True, False, False) == "unexplained"
 
 
 def test_chem_check_needs_a_graph_sentence_and_a_supported_smarts(tmp_path: Path) -> None:

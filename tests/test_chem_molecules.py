@@ -162,3 +162,27 @@ def test_gzipped_files_are_read_and_a_damaged_one_is_an_error(tmp_path: Path) ->
     bad.write_bytes(b"not gzip")
     with pytest.raises(gracr.GraphError, match="bad.smi.gz: cannot read: Not a gzipped file"):
         read_molecules(str(bad))
+
+
+def test_a_molecule_over_the_atom_limit_is_skipped_named_by_its_line(tmp_path: Path) -> None:
+    from gracr.limits import MAX_MOLECULE_ATOMS
+
+    # An explicit hydrogen counts: the limit is on the atoms RDKit parses.
+    over = "C" * MAX_MOLECULE_ATOMS + "[H]"
+    molecules = tmp_path / "m.smi"
+    molecules.write_text(f"CCO\n{over} big\nCC\n")
+    found = read_molecules(str(molecules))
+    assert [Path(m.place).name for m in found.molecules] == ["m.smi:1", "m.smi:3"]
+    assert [str(s) for s in found.skipped] == [
+        f"{molecules}:2: skipped: the molecule has {MAX_MOLECULE_ATOMS + 1} atoms, over "
+        f"gracr's limit of {MAX_MOLECULE_ATOMS} (gracr.limits.MAX_MOLECULE_ATOMS)"]
+
+
+def test_bonds_become_edges_in_rdkit_bond_order() -> None:
+    # The bonds are collected through the atoms (linear); their order must stay RDKit's.
+    molecule = read_smiles("OC1=CC(N)=CC(Cl)=C1C#N")
+    expected = []
+    for bond in molecule.mol.GetBonds():
+        begin, end = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
+        expected += [(begin, end), (end, begin)]
+    assert molecule.graph.edges == expected

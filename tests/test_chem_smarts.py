@@ -265,6 +265,85 @@ def test_the_reference_is_relaxed_where_rdkit_is_exact() -> None:
 
 
 def test_an_atom_with_too_many_different_branches_is_refused() -> None:
-    with pytest.raises(SmartsError, match="atom 0 has 11 different branches, over the limit "
-                                          "of 10"):
-        smarts_to_gml("C(C)(N)(O)(S)(F)(Cl)(Br)(I)(P)(B)c")
+    # Seven groups: Hall's condition is a chain of 127 conjuncts, over MAX_NESTING (100).
+    with pytest.raises(SmartsError, match="atom 0 has 7 different branches, over the limit "
+                                          "of 6"):
+        smarts_to_gml("C(N)(O)(S)(P)(F)(Cl)(Br)")
+
+
+def test_an_atom_with_too_many_bonds_is_refused_at_the_bond_over_the_limit() -> None:
+    from gracr.limits import MAX_SMARTS_BRANCHES
+
+    # 600 branches over four bond types: Hall's condition would split them C(603, 3) ways.
+    smarts = "C" + "(-C)(=C)(#C)(:C)" * 150
+    with pytest.raises(SmartsError) as caught:
+        parse_smarts(smarts)
+    column = 1 + 4 * MAX_SMARTS_BRANCHES    # the branch after the last one allowed
+    assert caught.value.column == column
+    assert str(caught.value).startswith(
+        f"SMARTS:1:{column + 1}: atom 0 (C) has more than {MAX_SMARTS_BRANCHES} bonds, over "
+        f"gracr's limit (gracr.limits.MAX_SMARTS_BRANCHES)")
+
+
+def test_a_split_of_bonds_longer_than_the_nesting_limit_is_refused_before_it_is_written(
+        ) -> None:
+    with pytest.raises(SmartsError, match="atom 0's 8 bonds split 165 ways among 4 relation "
+                                          "classes: Hall's condition would nest deeper than "
+                                          "gracr's limit of 100"):
+        smarts_to_gml("C(-C)(-C)(=C)(=C)(#C)(#C)(:C)(:C)")
+
+
+HOSTILE = [
+    # A chain, nested branches and a number far over any limit: each refused where it is.
+    ("C" * 3000, "SMARTS:1:201: more than 200 atoms, over gracr's limit "
+                 "(gracr.limits.MAX_SMARTS_ATOMS)"),
+    ("C(" * 1500 + "C" + ")" * 1500, "SMARTS:1:401: more than 200 atoms, over gracr's limit "
+                                     "(gracr.limits.MAX_SMARTS_ATOMS)"),
+    ("[#" + "1" * 5000 + "]", "SMARTS:1:3: the number 11111111111111111111... is over "
+                              "gracr's limit of 16777216 (gracr.limits.MAX_COUNT)"),
+    ("[D99999999]", "SMARTS:1:3: the number 99999999 is over gracr's limit of 16777216"),
+    ("[" + "C&" * 200 + "C]", "SMARTS:1:204: more than 101 operands of one operator in the "
+                              "atom: its formula would nest deeper than gracr's limit of 100"),
+    ("C" * 80, "SMARTS:1:34: the translation is not a program gracr reads, at atom 33: "
+               "formula nested 102 levels deep, over gracr's limit of 100"),
+]
+
+
+@pytest.mark.parametrize("smarts,message", HOSTILE, ids=["chain", "nested", "digits", "degree",
+                                                        "operands", "deep"])
+def test_the_smarts_command_refuses_hostile_smarts_with_one_message(smarts: str,
+                                                                    message: str) -> None:
+    code, out, err = _run("smarts", smarts)
+    assert (code, out) == (2, "")
+    assert err.startswith(message) and "Traceback" not in err
+
+
+def test_a_long_run_of_negations_is_read_without_recursion() -> None:
+    # `!!x` is `x`, as RDKit reads it.
+    assert lets(smarts_to_gml("[" + "!" * 3000 + "C]"))["atom0"] == "(element=C & aromatic=no)"
+    assert lets(smarts_to_gml("[" + "!" * 3001 + "C]"))["atom0"] == "!(element=C & aromatic=no)"
+    assert lets(smarts_to_gml("C" + "!" * 3000 + "-C"))["match"] == "atom0 & <1>{single} from1"
+    assert lets(smarts_to_gml("C" + "!" * 3001 + "-C"))["match"] == (
+        "atom0 & <1>{double, triple, aromatic} from1")
+
+
+@pytest.mark.parametrize("smarts,reason", [
+    ("C(N)(O)(S)(P)(F)(Cl)(Br)", "atom 0 has 7 different branches, over the limit of 6"),
+    ("C(N)(O)(S)(P)(F)(Cl)(Br)(I)(B)(c)", "atom 0 has 10 different branches, over the limit "
+                                         "of 6"),
+    ("C(-C)(=C)(#C)(:C)(-N)(=N)", "the translation does not compile: the compiled model would "
+                                  "hold 54.8 GiB of dense weights"),
+])
+def test_the_smarts_command_writes_only_what_gracr_compiles(tmp_path: Path, smarts: str,
+                                                            reason: str) -> None:
+    target = tmp_path / "p.gml"
+    code, _, err = _run("smarts", smarts, "-o", str(target))
+    assert code == 2 and not target.exists()
+    assert err.startswith("SMARTS:1:1: " + reason)
+
+
+def test_six_branch_groups_are_written_and_compile(tmp_path: Path) -> None:
+    target = tmp_path / "p.gml"
+    code, _, _ = _run("smarts", "C(N)(O)(S)(P)(F)(Cl)", "-o", str(target))
+    assert code == 0
+    gracr.compile(gracr.parse(target.read_text()))

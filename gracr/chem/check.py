@@ -86,23 +86,26 @@ def _chunks(graphs: Sequence[Graph]) -> list[list[Graph]]:
 
 @dataclass(frozen=True)
 class Verdict:
-    """One molecule: the compiled model's answer, the relaxed reference's, RDKit's."""
+    """One molecule: the compiled model's answer, the relaxed reference's, RDKit's, and
+    whether the model's program is the translation of the SMARTS."""
 
     molecule: Molecule
     compiled: bool
     relaxed: bool
     rdkit: bool
+    translated: bool = True
 
     @property
     def kind(self) -> Kind:
-        return classify(self.compiled, self.relaxed, self.rdkit)
+        return classify(self.compiled, self.relaxed, self.rdkit, self.translated)
 
 
-def check_molecules(model: CompiledGNN, query: RelaxedQuery,
-                    molecules: Sequence[Molecule]) -> list[Verdict]:
-    """Each molecule's verdict; `model` is the compiled graph sentence of `query`."""
+def check_molecules(model: CompiledGNN, query: RelaxedQuery, molecules: Sequence[Molecule],
+                    translated: bool = True) -> list[Verdict]:
+    """Each molecule's verdict; `model` is a compiled graph sentence, the translation of
+    `query` unless `translated` is False (then a difference is the two's, `mismatch`)."""
     compiled = predict_molecules(model, [m.graph for m in molecules])
-    return [Verdict(m, bool(c), query.matches(m.mol), query.rdkit_matches(m.mol))
+    return [Verdict(m, bool(c), query.matches(m.mol), query.rdkit_matches(m.mol), translated)
             for m, c in zip(molecules, compiled)]
 
 
@@ -130,14 +133,21 @@ class FileCheck:
         return (f"{self.path}: {counts['molecules']} molecules ({len(self.skipped)} skipped): "
                 f"{counts['rdkit positive']} RDKit positive, {counts['compiled positive']} "
                 f"compiled positive; {counts['agree']} agree, {counts['relaxed']} relaxed, "
-                f"{counts['unexplained']} unexplained")
+                f"{counts['unexplained']} unexplained{mismatches(counts)}")
 
     def disagreements(self) -> list[Verdict]:
         return [v for v in self.verdicts if v.kind != "agree"]
 
 
+def mismatches(counts: Counter[str]) -> str:
+    """The summary's count of `mismatch` verdicts, when there are any."""
+    return (f", {counts['mismatch']} where the SMARTS and the formula disagree"
+            if counts["mismatch"] else "")
+
+
 def check_file(model: CompiledGNN, query: RelaxedQuery, path: str, schema: Schema,
-               program: str = "the program") -> FileCheck:
+               program: str = "the program", translated: bool = True) -> FileCheck:
     """`check_molecules` on every molecule of `path` that the program can read."""
     molecules, skipped = molecules_for(schema, path, program)
-    return FileCheck(path, tuple(check_molecules(model, query, molecules)), tuple(skipped))
+    return FileCheck(path, tuple(check_molecules(model, query, molecules, translated)),
+                     tuple(skipped))

@@ -16,7 +16,9 @@ by Hall's condition, as the translation does). A molecule matches when some atom
 matches the root.
 
 Every exact match (RDKit's) is a relaxed one, so the only disagreement the relaxation
-predicts is "relaxed yes, RDKit no". `classify` names each molecule's case.
+predicts is "relaxed yes, RDKit no". `classify` names each molecule's case; when the
+program checked is not the translation of the SMARTS, a difference between the two is
+theirs (`mismatch`), not gracr's.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from rdkit import Chem, rdBase
 
 from gracr.errors import GracrError
 
-Kind = Literal["agree", "relaxed", "unexplained"]
+Kind = Literal["agree", "relaxed", "mismatch", "unexplained"]
 
 
 @dataclass(frozen=True)
@@ -125,13 +127,17 @@ def _distances(neighbours: tuple[tuple[int, ...], ...], start: int) -> dict[int,
     return distance
 
 
-def classify(compiled: bool, relaxed: bool, exact: bool) -> Kind:
+def classify(compiled: bool, relaxed: bool, exact: bool, translated: bool = True) -> Kind:
     """`agree` when the compiled model, the relaxed reference and RDKit agree;
     `relaxed` when the model and the reference say yes and RDKit no — the case the
-    relaxation predicts; `unexplained` otherwise (the model differs from the reference,
-    or RDKit finds a match the relaxation misses: a bug either way)."""
+    relaxation predicts; `mismatch` when the model differs from the reference and the
+    program is not the SMARTS's translation (`translated` False): the SMARTS and the
+    formula disagree; `unexplained` otherwise (the translation's model differs from the
+    reference, or RDKit finds a match the relaxation misses: a bug of gracr either way)."""
     if compiled == relaxed == exact:
         return "agree"
     if compiled and relaxed and not exact:
         return "relaxed"
+    if not translated and compiled != relaxed and relaxed >= exact:
+        return "mismatch"
     return "unexplained"

@@ -24,19 +24,30 @@ proven against RDKit, `gracr.chem.reference`):
   expression of those, or nothing: single or aromatic. A bond denotes the set of
   relations (`single`, `double`, `triple`, `aromatic`) it admits.
 
+Limits (`gracr.limits`): at most `MAX_SMARTS_ATOMS` atoms, at most `MAX_SMARTS_BRANCHES`
+bonds at one atom, at most `MAX_NESTING + 1` operands of one operator in an atom (the
+translation chains them) and no number over `MAX_COUNT`; each is refused where it is
+exceeded. The parser recurses only into branches, so its depth is bounded by the atom
+limit; a run of `!` is read in a loop (`!!x` is `x`).
+
 Refused, each with an error naming the token: ring closures (`1`, `%10`), recursive
 SMARTS (`$(`), chirality (`@`, `@@`), ring primitives (`R`, `r`, `x`, the ring bond
 `@`), bond direction (`/`, `\\`), several components (`.`), and every other primitive
 (isotopes, `X`, `v`, `h`, `^`, atom maps ...).
+
+Its size is one parser for the whole subset, with its own message for each refused
+token and each limit: split, the pieces would share all of `_Parser`'s state.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Union
 
 from gracr.chem.schema import BOND_RELATIONS, ELEMENT_SYMBOLS
 from gracr.errors import GmlError, Problem, Span
+from gracr.limits import MAX_COUNT, MAX_NESTING, MAX_SMARTS_ATOMS, MAX_SMARTS_BRANCHES
 
 ORGANIC_ALIPHATIC = ("Cl", "Br", "B", "C", "N", "O", "F", "P", "S", "I")
 ORGANIC_AROMATIC = ("b", "c", "n", "o", "p", "s")
@@ -153,13 +164,16 @@ class SmartsTree:
 
     def neighbours(self, atom: int) -> list[tuple[int, SmartsBond]]:
         """The atoms bonded to `atom`, in bond order, each with its bond."""
-        found = []
+        return self._adjacency[atom]
+
+    @cached_property
+    def _adjacency(self) -> list[list[tuple[int, SmartsBond]]]:
+        # Built once: a scan of the bonds per call made the centre search cubic.
+        adjacency: list[list[tuple[int, SmartsBond]]] = [[] for _ in self.atoms]
         for bond in self.bonds:
-            if bond.begin == atom:
-                found.append((bond.end, bond))
-            elif bond.end == atom:
-                found.append((bond.begin, bond))
-        return found
+            adjacency[bond.begin].append((bond.end, bond))
+            adjacency[bond.end].append((bond.begin, bond))
+        return adjacency
 
     def eccentricity(self, atom: int) -> int:
         """The largest number of bonds from `atom` to another atom."""
@@ -195,6 +209,7 @@ class _Parser:
         self.at = 0
         self.atoms: list[SmartsAtom] = []
         self.bonds: list[SmartsBond] = []
+        self.degree: list[int] = []
         # The bond read before the atom `chain` parses next.
         self.pending: tuple[frozenset[str], str] = (IMPLICIT_BOND, "")
 
@@ -222,32 +237,49 @@ class _Parser:
 
     def chain(self, parent: int | None) -> None:
         """An atom bonded to `parent` (the bond already read into `self.pending`), then
-        its branches and the rest of the chain."""
-        previous = self.atom()
-        if parent is not None:
-            relations, text = self.pending
-            self.bonds.append(SmartsBond(parent, previous, relations, text))
-        while self.at < len(self.text):
-            c = self.peek()
-            if c == "(":
-                opened = self.at
-                self.at += 1
-                self.pending = self.bond()
-                if self.peek() in ("", ")"):
-                    raise self.fail("a branch must hold an atom", opened)
-                self.chain(previous)
-                if self.peek() != ")":
-                    raise self.fail("unclosed branch: expected ')'", opened)
-                self.at += 1
-            elif c == ")":
+        its branches and the rest of the chain. The chain onward is a loop and only a
+        branch recurses, so the depth is the branches' nesting, under the atom limit."""
+        while True:
+            previous = self.atom()
+            if parent is not None:
+                relations, text = self.pending
+                self.bonds.append(SmartsBond(parent, previous, relations, text))
+                self.degree[parent] += 1
+                self.degree[previous] += 1
+            onward = False
+            while self.at < len(self.text) and not onward:
+                c = self.peek()
+                if c == ")":
+                    return
+                if c == "(":
+                    self._within_branch_limit(previous)
+                    opened = self.at
+                    self.at += 1
+                    self.pending = self.bond()
+                    if self.peek() in ("", ")"):
+                        raise self.fail("a branch must hold an atom", opened)
+                    self.chain(previous)
+                    if self.peek() != ")":
+                        raise self.fail("unclosed branch: expected ')'", opened)
+                    self.at += 1
+                else:
+                    self._refuse_between_atoms()
+                    self._within_branch_limit(previous)
+                    self.pending = self.bond()
+                    if not self.peek() or self.next_is(")("):
+                        raise self.fail("a bond must be followed by an atom")
+                    onward = True
+            if not onward:
                 return
-            else:
-                self._refuse_between_atoms()
-                self.pending = self.bond()
-                if not self.peek() or self.next_is(")("):
-                    raise self.fail("a bond must be followed by an atom")
-                self.chain(previous)
-                return
+            parent = previous
+
+    def _within_branch_limit(self, atom: int) -> None:
+        """Refuse one more bond at `atom` once it has `MAX_SMARTS_BRANCHES`."""
+        if self.degree[atom] >= MAX_SMARTS_BRANCHES:
+            raise self.fail(f"atom {atom} ({self.atoms[atom].text}) has more than "
+                            f"{MAX_SMARTS_BRANCHES} bonds, over gracr's limit "
+                            f"(gracr.limits.MAX_SMARTS_BRANCHES): Hall's condition would "
+                            f"enumerate too many ways to split them")
 
     def _refuse_between_atoms(self) -> None:
         c = self.peek()
@@ -288,10 +320,19 @@ class _Parser:
                 return relations
 
     def _bond_unary(self) -> frozenset[str]:
-        c = self.peek()
-        if c == "!":
+        negations = self._negations()
+        relations = self._bond_symbol()
+        return frozenset(BOND_RELATIONS) - relations if negations % 2 else relations
+
+    def _negations(self) -> int:
+        """How many `!` come next (read in a loop: a long run must not recurse)."""
+        start = self.at
+        while self.peek() == "!":
             self.at += 1
-            return frozenset(BOND_RELATIONS) - self._bond_unary()
+        return self.at - start
+
+    def _bond_symbol(self) -> frozenset[str]:
+        c = self.peek()
         if c in BOND_SYMBOLS:
             self.at += 1
             return BOND_SYMBOLS[c]
@@ -317,6 +358,9 @@ class _Parser:
     def atom(self) -> int:
         start = self.at
         c = self.peek()
+        if len(self.atoms) == MAX_SMARTS_ATOMS and c and c not in ")(":
+            raise self.fail(f"more than {MAX_SMARTS_ATOMS} atoms, over gracr's limit "
+                            f"(gracr.limits.MAX_SMARTS_ATOMS)")
         if c == "[":
             expr = self.bracket()
         elif self.text.startswith(("Cl", "Br"), self.at):
@@ -338,6 +382,7 @@ class _Parser:
             raise self._unexpected()
         index = len(self.atoms)
         self.atoms.append(SmartsAtom(index, expr, self.text[start:self.at], start))
+        self.degree.append(0)
         return index
 
     def _unexpected(self) -> SmartsError:
@@ -374,8 +419,17 @@ class _Parser:
         operands = [operand()]
         while self.peek() == operator:
             self.at += 1
+            self._within_operand_limit(operands)
             operands.append(operand())
         return operands[0] if len(operands) == 1 else build(tuple(operands))
+
+    def _within_operand_limit(self, operands: list[AtomExpr]) -> None:
+        """Refuse an operand past the `MAX_NESTING + 1`th of one operator: the
+        translation writes the operands as one chain, a level each."""
+        if len(operands) > MAX_NESTING:
+            raise self.fail(f"more than {MAX_NESTING + 1} operands of one operator in the "
+                            f"atom: its formula would nest deeper than gracr's limit of "
+                            f"{MAX_NESTING} (gracr.limits.MAX_NESTING)")
 
     def _atom_or(self) -> AtomExpr:
         return self._atom_binary(self._atom_and, ",", Or)
@@ -386,19 +440,25 @@ class _Parser:
     def _atom_implicit_and(self) -> AtomExpr:
         operands = [self._atom_unary()]
         while self.peek() and self.peek() not in "&,;]":
+            self._within_operand_limit(operands)
             operands.append(self._atom_unary())
         return operands[0] if len(operands) == 1 else And(tuple(operands))
 
     def _atom_unary(self) -> AtomExpr:
-        if self.peek() == "!":
-            self.at += 1
-            return Not(self._atom_unary())
-        return self._primitive()
+        negations = self._negations()
+        primitive = self._primitive()
+        return Not(primitive) if negations % 2 else primitive
 
     def _number(self) -> int | None:
         start = self.at
         while self.peek().isdigit():
             self.at += 1
+        digits = self.text[start:self.at].lstrip("0")
+        # Measured before `int`, which refuses (ValueError) past 4300 digits.
+        if len(digits) > len(str(MAX_COUNT)) or (digits and int(digits) > MAX_COUNT):
+            raise self.fail(f"the number {digits[:20]}{'...' if len(digits) > 20 else ''} "
+                            f"is over gracr's limit of {MAX_COUNT} (gracr.limits.MAX_COUNT)",
+                            start, self.at - start)
         return int(self.text[start:self.at]) if self.at > start else None
 
     def _primitive(self) -> AtomExpr:

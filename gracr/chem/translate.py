@@ -27,21 +27,32 @@ can say — distinct neighbours at each atom — and relaxed where it cannot: an
 matched below may reuse an atom matched further up (other than through the
 neighbour count at its own parent), and a match may close a cycle. `gracr.chem.
 reference` decides that relaxed semantics independently of this module.
+
+What is written is a program gracr reads: the text is parsed and checked before it is
+returned, and a formula nested deeper than `gracr.limits.MAX_NESTING` is refused naming
+the SMARTS atom whose formula it is. An atom with more branch groups than Hall's
+condition fits in that depth (2^k - 1 conjuncts: k ≤ 6), or whose split of its bonds
+among relations would be a longer disjunction, is refused before anything is enumerated.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from math import comb
 
 from gracr.chem.schema import (BOND_RELATIONS, ELEMENTS, MAX_CHARGE, MAX_HYDROGENS,
                                charge_value, molecule_declarations)
 from gracr.chem.smarts import (And, AnyAtom, Aromaticity, AtomExpr, Charge, Degree,
                                Element, HCount, Not, SmartsError, SmartsTree,
                                parse_smarts)
+from gracr.dsl.parse import Program, parse
+from gracr.errors import GmlError
+from gracr.limits import MAX_NESTING
 
-# Distinct branch groups at one atom: Hall's condition has 2^k - 1 terms.
-MAX_BRANCH_GROUPS = 10
+# Distinct branch groups at one atom: Hall's condition is a chain of 2^k - 1 conjuncts
+# after the atom's own, nesting 2^k - 1 levels; the most that fits in MAX_NESTING.
+MAX_BRANCH_GROUPS = (MAX_NESTING + 1).bit_length() - 1
 
 MATCH = "match"
 
@@ -58,12 +69,13 @@ class Branch:
 
 @dataclass(frozen=True)
 class Translation:
-    """The `.gml` text of a SMARTS and how it was made."""
+    """The `.gml` text of a SMARTS, the program gracr reads from it, and how it was made."""
 
     smarts: str
     tree: SmartsTree
     root: int
     text: str
+    program: Program
 
 
 def smarts_to_gml(smarts: str, root: int | None = None, node: bool = False,
@@ -84,14 +96,29 @@ def translate_smarts(smarts: str, root: int | None = None, node: bool = False,
     elif not 0 <= root < len(tree.atoms):
         raise SmartsError(smarts, 0, len(smarts), f"--root {root} is not an atom of the "
                           f"SMARTS (atoms 0..{len(tree.atoms) - 1})", where)
-    lines = [f"# {smarts}", f"# relaxed SMARTS as graded modal logic (gracr.chem); root = "
-             f"atom {root} {tree.atoms[root].text}", molecule_declarations().rstrip("\n")]
+    header = [f"# {smarts}", f"# relaxed SMARTS as graded modal logic (gracr.chem); root = "
+              f"atom {root} {tree.atoms[root].text}", molecule_declarations().rstrip("\n")]
+    # Each line of the text, with the SMARTS atom whose formula it writes (None: none).
+    lines: list[tuple[str, int | None]] = [
+        (line, None) for line in "\n".join(header).splitlines()]
     lines += _matches(tree, root, smarts, where)
-    lines.append(f"classify {MATCH}" if node else f"classify exists {MATCH}")
-    return Translation(smarts, tree, root, "\n".join(lines) + "\n")
+    lines.append((f"classify {MATCH}" if node else f"classify exists {MATCH}", root))
+    text = "\n".join(line for line, _ in lines) + "\n"
+    try:
+        program = parse(text, where)
+    except GmlError as error:
+        # The only problem a translation can have is its depth; name the atom it is at.
+        problem = error.problems[0]
+        atom = lines[problem.span.line - 1][1]
+        at = tree.atoms[root if atom is None else atom]
+        raise SmartsError(smarts, at.column, len(at.text),
+                          f"the translation is not a program gracr reads, at atom "
+                          f"{at.index}: {problem.message}", where) from None
+    return Translation(smarts, tree, root, text, program)
 
 
-def _matches(tree: SmartsTree, root: int, smarts: str, where: str) -> list[str]:
+def _matches(tree: SmartsTree, root: int, smarts: str, where: str
+             ) -> list[tuple[str, int]]:
     """The `let`s: `atom<a>` per distinct atom requirement, `from<a> = M(a)` per
     distinct subtree below the root (leaves first), then `let match = M(root)`.
 
@@ -104,12 +131,12 @@ def _matches(tree: SmartsTree, root: int, smarts: str, where: str) -> list[str]:
     for atom in tree.atoms:
         body = atom_formula(atom.expr)
         atom_name[atom.index] = f"atom{first_with.setdefault(body, atom.index)}"
-    lines = []
+    lines: list[tuple[str, int]] = []
     for body, first in first_with.items():
         same = [a.index for a in tree.atoms if atom_name[a.index] == f"atom{first}"]
         written = ", ".join(tree.atoms[a].text for a in same)
-        lines.append(f"let atom{first} = {body}    # atom{'s' if len(same) > 1 else ''} "
-                     f"{', '.join(map(str, same))}: {written}")
+        lines.append((f"let atom{first} = {body}    # atom{'s' if len(same) > 1 else ''} "
+                      f"{', '.join(map(str, same))}: {written}", first))
     subtree_name: dict[str, str] = {}
 
     def visit(atom: int, parent: int | None) -> str:
@@ -121,19 +148,30 @@ def _matches(tree: SmartsTree, root: int, smarts: str, where: str) -> list[str]:
             bond = next(b for other, b in tree.neighbours(atom) if other == parent)
             branches.append((bond.relations, atom_name[parent]))
         groups = _group(sorted(branches, key=lambda b: (sorted(b[0]), b[1])))
+        column, width = tree.atoms[atom].column, len(tree.atoms[atom].text)
         if len(groups) > MAX_BRANCH_GROUPS:
-            column = tree.atoms[atom].column
-            raise SmartsError(smarts, column, len(tree.atoms[atom].text),
+            raise SmartsError(smarts, column, width,
                               f"atom {atom} has {len(groups)} different branches, over the "
                               f"limit of {MAX_BRANCH_GROUPS} (Hall's condition doubles with "
-                              f"each)", where)
+                              f"each; more would nest deeper than gracr's limit of "
+                              f"{MAX_NESTING})", where)
+        # The whole set of groups has the most bonds and relation classes of any set,
+        # so its disjunction of splits is the longest.
+        needed = sum(group.count for group in groups)
+        parts = len(_relation_classes(groups))
+        splits = comb(needed + parts - 1, parts - 1) if parts else 0
+        if splits > MAX_NESTING + 1:
+            raise SmartsError(smarts, column, width,
+                              f"atom {atom}'s {needed} bonds split {splits} ways among "
+                              f"{parts} relation classes: Hall's condition would nest deeper "
+                              f"than gracr's limit of {MAX_NESTING}", where)
         body = _conjunction([atom_name[atom], *hall_condition(groups)])
         if parent is None:
-            lines.append(f"let {MATCH} = {body}")
+            lines.append((f"let {MATCH} = {body}", atom))
             return MATCH
         if body not in subtree_name:
             subtree_name[body] = f"from{atom}"
-            lines.append(f"let from{atom} = {body}")
+            lines.append((f"let from{atom} = {body}", atom))
         return subtree_name[body]
 
     visit(root, None)
@@ -163,12 +201,7 @@ def _at_least_serving(chosen: list[Branch]) -> str:
     """Σ_r count{r}(⋁_{g ∈ chosen, r ∈ b_g} S_g) ≥ Σ count_g, as a disjunction over
     the splits of the total among the relation classes."""
     needed = sum(branch.count for branch in chosen)
-    # Relations whose in-edges serve the same branches form one class, one filter.
-    classes: dict[tuple[str, ...], list[str]] = {}
-    for relation in BOND_RELATIONS:
-        served = tuple(dict.fromkeys(b.formula for b in chosen if relation in b.relations))
-        if served:
-            classes.setdefault(served, []).append(relation)
+    classes = _relation_classes(chosen)
     if not classes:
         return "false"
     counts = [(_filter(relations), _disjunction(list(served)))
@@ -180,6 +213,17 @@ def _at_least_serving(chosen: list[Branch]) -> str:
         alternatives.append(_conjunction(terms))
     return alternatives[0] if len(alternatives) == 1 else \
         "(" + " | ".join(alternatives) + ")"
+
+
+def _relation_classes(chosen: list[Branch]) -> dict[tuple[str, ...], list[str]]:
+    """Relations whose in-edges serve the same branches form one class, one filter:
+    the branches' formulas served, and the relations of the class."""
+    classes: dict[tuple[str, ...], list[str]] = {}
+    for relation in BOND_RELATIONS:
+        served = tuple(dict.fromkeys(b.formula for b in chosen if relation in b.relations))
+        if served:
+            classes.setdefault(served, []).append(relation)
+    return classes
 
 
 def _splits(total: int, parts: int) -> list[tuple[int, ...]]:

@@ -1,0 +1,42 @@
+"""pyproject.toml keeps ranges a user's environment may take (the README's Setup), and
+the chem extra keeps datamol 0.13's heavy dependencies (gcsfs, s3fs, JupyterLab) out."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _requirements(names: list[str]) -> dict[str, Requirement]:
+    return {(r := Requirement(text)).name: r for text in names}
+
+
+def _pinned() -> dict[str, str]:
+    """constraints.txt's exact versions, what scripts/setup.sh installs."""
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            name, version = line.split("==", 1)
+            pins[name.strip().lower()] = version.strip()
+    return pins
+
+
+def test_the_chem_extra_keeps_datamol_below_0_13() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    datamol = _requirements(project["optional-dependencies"]["chem"])["datamol"]
+    assert not datamol.specifier.contains("0.13.0")
+    assert datamol.specifier.contains("0.12.5")
+    assert datamol.specifier.contains(_pinned()["datamol"])
+
+
+def test_torch_is_a_range_that_admits_the_pinned_version() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    torch = _requirements(project["dependencies"])["torch"]
+    assert all(spec.operator not in ("==", "===") for spec in torch.specifier), torch
+    pinned = _pinned()["torch"]
+    assert torch.specifier.contains(pinned)
+    assert f'"torch=={pinned}"' in (ROOT / "scripts" / "setup.sh").read_text()
