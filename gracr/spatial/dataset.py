@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
+from gracr.files import atomic_writer, write_text
 from gracr.spatial.radius import radius_graph, relations_of, theta_fraction
 from gracr.spatial.table import CHANNELS, CellTable
 from gracr.spatial.radius import FAR, NEAR
@@ -69,21 +70,24 @@ def task_text(count: int, name: str = "Tissue") -> str:
             f'graphs = {count}\n')
 
 
+DATASET_FILES = (GRAPHS_FILE, CELLS_FILE, PROGRAM_FILE, TASK_FILE)   # the task file last
+
+
 def write_dataset(folder: str | Path, tables: Sequence[CellTable], theta: float,
                   ratio: float, name: str = "Tissue") -> Path:
     """Write `graphs.jsonl`, `cells.jsonl`, `tissue.gml` and `tissue.toml` (the task
-    `name`) into `folder` (created if needed); returns the task file's path."""
+    `name`) into `folder` (created if needed), each whole or not at all and the task file
+    last, so that a task file on disk says its dataset is complete; returns its path."""
     root = Path(folder)
     root.mkdir(parents=True, exist_ok=True)
-    with open(root / GRAPHS_FILE, "w", encoding="utf-8") as out:
-        for table in tables:
-            out.write(json.dumps(graph_json(table, theta, ratio), separators=(",", ":")))
-            out.write("\n")
-    with open(root / CELLS_FILE, "w", encoding="utf-8") as out:
-        for table in tables:
-            out.write(json.dumps(table.to_json(), separators=(",", ":")))
-            out.write("\n")
-    (root / PROGRAM_FILE).write_text(tissue_program(theta), encoding="utf-8")
+    rows: dict[str, Callable[[CellTable], dict[str, Any]]] = {
+        GRAPHS_FILE: lambda table: graph_json(table, theta, ratio),
+        CELLS_FILE: lambda table: table.to_json()}
+    for file_name, row in rows.items():
+        with atomic_writer(root / file_name) as out:
+            for table in tables:
+                out.write(json.dumps(row(table), separators=(",", ":")) + "\n")
+    write_text(root / PROGRAM_FILE, tissue_program(theta))
     task = root / TASK_FILE
-    task.write_text(task_text(len(tables), name), encoding="utf-8")
+    write_text(task, task_text(len(tables), name))
     return task
