@@ -1,7 +1,8 @@
 """The tissue study: the note's metrics, baselines and controls on a compiled model beside
 trained ones, through the benchmark runner (`gracrc tissue-study --out DIR`).
 
-The phases, each resumable (a phase whose output is in `DIR` is not redone):
+The phases, each resumable (what is complete in `DIR` is not redone; a file found damaged
+is said and made again):
 
 1. **data** (`DIR/data/`): one dataset of `samples` cell tables (`generate_dataset`, θ for
    class balance), split train / validation / test (0.6 / 0.2 / 0.2, seeded); one test
@@ -175,9 +176,10 @@ def prepare_data(folder: Path, settings: StudySettings) -> StudyData:
         with atomic_writer(cells) as out:
             for table in generated:
                 out.write(json.dumps(table.to_json(), separators=(",", ":")) + "\n")
-        split = {"theta": theta, "train": sorted(order[:cut_train].tolist()),
-                 "validation": sorted(order[cut_train:cut_validation].tolist()),
-                 "test": sorted(order[cut_validation:].tolist())}
+        split: dict[str, Any] = {
+            "theta": theta, "train": sorted(order[:cut_train].tolist()),
+            "validation": sorted(order[cut_train:cut_validation].tolist()),
+            "test": sorted(order[cut_validation:].tolist())}
         write_json(split_file, split)
         read = tuple(generated), split
     tables, split = read
