@@ -450,7 +450,7 @@ def cmd_tissue(args: argparse.Namespace, out: TextIO) -> int:
     except ImportError as error:
         raise GracrError(f"the tissue generator needs scipy ({error}): pip install "
                          "'gracr[spatial]'") from None
-    from gracr.spatial.dataset import DATASET_FILES
+    from gracr.spatial.dataset import DATASET_FILES, dataset_files, holds_text
     from gracr.spatial.generator import check_dataset_options
 
     if args.samples < 2:
@@ -460,12 +460,6 @@ def cmd_tissue(args: argparse.Namespace, out: TextIO) -> int:
         raise GracrError(f"--ratio must be at least 1 (the graph must hold the 30 µm label "
                          f"radius), got {args.ratio:g}")
     folder = Path(args.out)
-    # Checked before the (slow) generation: a dataset never replaces files already there.
-    taken = [name for name in DATASET_FILES if os.path.lexists(folder / name)]
-    if taken:
-        raise GracrError(f"{folder / taken[0]}: already exists; gracrc tissue overwrites "
-                         f"nothing: choose another --out, or remove "
-                         f"{', '.join(taken)} first")
     settings = TissueSettings.for_cells(args.cells)
     rng = np.random.default_rng(args.seed)
     progress = args.err if args.samples >= 50 else None
@@ -473,16 +467,25 @@ def cmd_tissue(args: argparse.Namespace, out: TextIO) -> int:
         print(f"gracrc: generating {args.samples} samples of ~{args.cells} cells ...",
               file=progress)
     tables, theta = generate_dataset(rng, settings, args.samples)
+    # A file already there is kept only if it holds what would be written (the same
+    # command run again); any other is refused, never overwritten.
+    files = dataset_files(tables, theta, args.ratio)
+    taken = [name for name in DATASET_FILES if os.path.lexists(folder / name)]
+    for name in taken:
+        if not holds_text(folder / name, files[name]()):
+            raise GracrError(f"{folder / name}: already exists and holds another dataset; "
+                             f"gracrc tissue overwrites nothing: choose another --out or "
+                             f"remove it first")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        write_dataset(folder, tables, theta, args.ratio)
+        write_dataset(folder, tables, theta, args.ratio, skip=taken)
     except OSError as error:
         raise GracrError(os_error_message(error, str(folder))) from None
     positives = sum(1 for table in tables if recompute_label(table, theta))
     print(f"{folder}: {len(tables)} samples (~{args.cells} cells each, seed {args.seed}), "
           f"θ = {theta}, {positives} positive; graph radius {args.ratio:g} x 30 µm", file=out)
     for name in DATASET_FILES:
-        print(f"  {folder / name}", file=out)
+        print(f"  {folder / name}" + (" (already there)" if name in taken else ""), file=out)
     return 0
 
 
@@ -856,7 +859,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "radius graphs, the ratio rule with its θ, and a task file")
     tissue_cmd.add_argument("--out", required=True, metavar="DIR",
                             help="folder to write tissue.gml, tissue.toml, graphs.jsonl, "
-                                 "cells.jsonl (refused if it holds any of them)")
+                                 "cells.jsonl (one holding another dataset's is refused)")
     tissue_cmd.add_argument("--samples", type=int, default=100, metavar="N",
                             help="samples (default 100; θ balances the classes over them)")
     tissue_cmd.add_argument("--cells", type=int, default=300, metavar="N",

@@ -148,6 +148,19 @@ def test_tissue_overwrites_no_file(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["graphs.jsonl"]
 
 
+def test_tissue_run_again_keeps_the_same_dataset_and_adds_what_is_missing(
+        tmp_path: Path) -> None:
+    command = ("tissue", "--out", str(tmp_path), "--samples", "4", "--cells", "60")
+    assert run(*command)[0] == 0
+    (tmp_path / "tissue.toml").unlink()
+    kept = {p.name: (p.stat().st_ino, p.read_bytes()) for p in tmp_path.iterdir()}
+    code, out, err = run(*command)
+    assert code == 0, err
+    assert out.count("(already there)") == 3 and (tmp_path / "tissue.toml").exists()
+    assert all((p.stat().st_ino, p.read_bytes()) == kept[p.name]   # not even rewritten
+               for p in tmp_path.iterdir() if p.name in kept)
+
+
 @pytest.mark.parametrize("option, message", [
     (["--seed", "-1"], "--seed must lie in [0, 2**32)"),
     (["--max-epochs", "-1"], "--max-epochs must be at least 0"),

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Iterable, Iterator, Sequence
 
-from gracr.files import atomic_writer, write_text
+from gracr.errors import GracrError, os_error_message
+from gracr.files import atomic_writer, output_target
 from gracr.spatial.radius import radius_graph, relations_of, theta_fraction
 from gracr.spatial.table import CHANNELS, CellTable
 from gracr.spatial.radius import FAR, NEAR
@@ -73,21 +74,44 @@ def task_text(count: int, name: str = "Tissue") -> str:
 DATASET_FILES = (GRAPHS_FILE, CELLS_FILE, PROGRAM_FILE, TASK_FILE)   # the task file last
 
 
+def dataset_files(tables: Sequence[CellTable], theta: float, ratio: float,
+                  name: str = "Tissue") -> dict[str, Callable[[], Iterator[str]]]:
+    """Each of `DATASET_FILES` and a function giving its text in pieces (a graph file of
+    large samples runs to hundreds of megabytes: it is never held whole)."""
+    def lines(row: Callable[[CellTable], dict[str, Any]]) -> Callable[[], Iterator[str]]:
+        return lambda: (json.dumps(row(table), separators=(",", ":")) + "\n"
+                        for table in tables)
+
+    return {GRAPHS_FILE: lines(lambda table: graph_json(table, theta, ratio)),
+            CELLS_FILE: lines(lambda table: table.to_json()),
+            PROGRAM_FILE: lambda: iter([tissue_program(theta)]),
+            TASK_FILE: lambda: iter([task_text(len(tables), name)])}
+
+
+def holds_text(path: Path, pieces: Iterable[str]) -> bool:
+    """Whether the regular file `path` holds exactly the text of `pieces` (read as it
+    goes; `GracrError` if `path` is not a regular file)."""
+    try:
+        with open(output_target(path), encoding="utf-8", newline="") as handle:
+            return all(handle.read(len(piece)) == piece for piece in pieces) \
+                and handle.read(1) == ""
+    except UnicodeDecodeError:
+        return False
+    except OSError as error:
+        raise GracrError(os_error_message(error, str(path))) from None
+
+
 def write_dataset(folder: str | Path, tables: Sequence[CellTable], theta: float,
-                  ratio: float, name: str = "Tissue") -> Path:
+                  ratio: float, name: str = "Tissue", skip: Collection[str] = ()) -> Path:
     """Write `graphs.jsonl`, `cells.jsonl`, `tissue.gml` and `tissue.toml` (the task
-    `name`) into `folder` (created if needed), each whole or not at all and the task file
-    last, so that a task file on disk says its dataset is complete; returns its path."""
+    `name`) but those named in `skip` into `folder` (created if needed), each whole or
+    not at all and the task file last, so that a task file on disk says its dataset is
+    complete; returns its path."""
     root = Path(folder)
     root.mkdir(parents=True, exist_ok=True)
-    rows: dict[str, Callable[[CellTable], dict[str, Any]]] = {
-        GRAPHS_FILE: lambda table: graph_json(table, theta, ratio),
-        CELLS_FILE: lambda table: table.to_json()}
-    for file_name, row in rows.items():
-        with atomic_writer(root / file_name) as out:
-            for table in tables:
-                out.write(json.dumps(row(table), separators=(",", ":")) + "\n")
-    write_text(root / PROGRAM_FILE, tissue_program(theta))
-    task = root / TASK_FILE
-    write_text(task, task_text(len(tables), name))
-    return task
+    for file_name, pieces in dataset_files(tables, theta, ratio, name).items():
+        if file_name not in skip:
+            with atomic_writer(root / file_name) as out:
+                for piece in pieces():
+                    out.write(piece)
+    return root / TASK_FILE
