@@ -164,6 +164,8 @@ def test_tissue_run_again_keeps_the_same_dataset_and_adds_what_is_missing(
 @pytest.mark.parametrize("option, message", [
     (["--seed", "-1"], "--seed must lie in [0, 2**32)"),
     (["--max-epochs", "-1"], "--max-epochs must be at least 0"),
+    (["--cells", "20"], "--cells must be at least 40"),
+    (["--model-seeds", "0,-1"], "a model seed must lie in [0, 2**32), got -1"),
 ])
 def test_tissue_study_refuses_bad_options(tmp_path: Path, option: list[str],
                                           message: str) -> None:
