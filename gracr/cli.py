@@ -411,8 +411,13 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
             raise GracrError(f"{flag}: expected whole numbers, got {text!r}")
         return tuple(int(v) for v in values)
 
+    from gracr.spatial.generator import check_dataset_options
+
     if args.jobs < 1:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
+    check_dataset_options(args.cells, args.seed)
+    if args.max_epochs < 0:
+        raise GracrError(f"--max-epochs must be at least 0, got {args.max_epochs}")
     if args.address is not None and args.engine != "ray":
         raise GracrError("--address needs --engine ray")
     explainers = tuple(parse_explainers(args.explainers))
@@ -446,13 +451,16 @@ def cmd_tissue(args: argparse.Namespace, out: TextIO) -> int:
     except ImportError as error:
         raise GracrError(f"the tissue generator needs scipy ({error}): pip install "
                          "'gracr[spatial]'") from None
+    from gracr.spatial.dataset import DATASET_FILES, dataset_files, holds_text
+    from gracr.spatial.generator import check_dataset_options
+
     if args.samples < 2:
         raise GracrError("--samples must be at least 2 (θ is chosen between the samples' ratios)")
-    if args.cells < 1:
-        raise GracrError("--cells must be positive")
+    check_dataset_options(args.cells, args.seed)
     if not args.ratio >= 1:
         raise GracrError(f"--ratio must be at least 1 (the graph must hold the 30 µm label "
                          f"radius), got {args.ratio:g}")
+    folder = Path(args.out)
     settings = TissueSettings.for_cells(args.cells)
     rng = np.random.default_rng(args.seed)
     progress = args.err if args.samples >= 50 else None
@@ -460,17 +468,25 @@ def cmd_tissue(args: argparse.Namespace, out: TextIO) -> int:
         print(f"gracrc: generating {args.samples} samples of ~{args.cells} cells ...",
               file=progress)
     tables, theta = generate_dataset(rng, settings, args.samples)
-    folder = Path(args.out)
+    # A file already there is kept only if it holds what would be written (the same
+    # command run again); any other is refused, never overwritten.
+    files = dataset_files(tables, theta, args.ratio)
+    taken = [name for name in DATASET_FILES if os.path.lexists(folder / name)]
+    for name in taken:
+        if not holds_text(folder / name, files[name]()):
+            raise GracrError(f"{folder / name}: already exists and holds another dataset; "
+                             f"gracrc tissue overwrites nothing: choose another --out or "
+                             f"remove it first")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        write_dataset(folder, tables, theta, args.ratio)
+        write_dataset(folder, tables, theta, args.ratio, skip=taken)
     except OSError as error:
         raise GracrError(os_error_message(error, str(folder))) from None
     positives = sum(1 for table in tables if recompute_label(table, theta))
     print(f"{folder}: {len(tables)} samples (~{args.cells} cells each, seed {args.seed}), "
           f"θ = {theta}, {positives} positive; graph radius {args.ratio:g} x 30 µm", file=out)
-    for name in ("tissue.gml", "tissue.toml", "graphs.jsonl", "cells.jsonl"):
-        print(f"  {folder / name}", file=out)
+    for name in DATASET_FILES:
+        print(f"  {folder / name}" + (" (already there)" if name in taken else ""), file=out)
     return 0
 
 
@@ -867,11 +883,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "radius graphs, the ratio rule with its θ, and a task file")
     tissue_cmd.add_argument("--out", required=True, metavar="DIR",
                             help="folder to write tissue.gml, tissue.toml, graphs.jsonl, "
-                                 "cells.jsonl")
+                                 "cells.jsonl (one holding another dataset's is refused)")
     tissue_cmd.add_argument("--samples", type=int, default=100, metavar="N",
                             help="samples (default 100; θ balances the classes over them)")
     tissue_cmd.add_argument("--cells", type=int, default=300, metavar="N",
-                            help="about N cells per sample (default 300)")
+                            help="about N cells per sample (default 300, at least 40)")
     tissue_cmd.add_argument("--ratio", type=float, default=1.0, metavar="R",
                             help="graph radius = R x the 30 µm label radius (1, 1.5, 2, 3; "
                                  "default 1)")
@@ -887,7 +903,7 @@ def build_parser() -> argparse.ArgumentParser:
     study_cmd.add_argument("--samples", type=int, default=100, metavar="N",
                            help="samples in the dataset, split 0.6/0.2/0.2 (default 100)")
     study_cmd.add_argument("--cells", type=int, default=300, metavar="N",
-                           help="approximate cells per sample (default 300)")
+                           help="approximate cells per sample (default 300, at least 40)")
     study_cmd.add_argument("--seed", type=int, default=0, help="the dataset's seed")
     study_cmd.add_argument("--ratios", default="1,1.5,2,3", metavar="R,...",
                            help="graph radius / label radius (default 1,1.5,2,3)")

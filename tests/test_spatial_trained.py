@@ -371,3 +371,12 @@ def test_the_compiled_rule_holds_the_engaged_flag_in_a_column(
     scrambled = [e[rng.permutation(len(e))] for e in embeddings]
     assert embedding_probe(scrambled[:half], graphs[:half], scrambled[half:],
                            graphs[half:]) < 0.8
+
+
+def test_a_cut_weights_file_is_named(tmp_path: Path) -> None:
+    from gracr.errors import GracrError
+
+    weights, _ = save_model(build_model(ModelSettings(hidden=8), 1), tmp_path / "model")
+    weights.write_bytes(weights.read_bytes()[:100])
+    with pytest.raises(GracrError, match=f"{weights}: cannot read the model's weights"):
+        load_model(tmp_path / "model")

@@ -116,3 +116,59 @@ def test_eval_names_the_nodes_inside_a_margin(tmp_path: Path) -> None:
     assert err.rstrip().endswith(": 0")
     code, _, err = run("eval", str(rule), str(graphs), "--delta", "0.0001")
     assert code == 0 and "margin" not in err
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--seed", "-1"], "--seed must lie in [0, 2**32), got -1"),
+    (["--seed", str(2**32)], "--seed must lie in [0, 2**32)"),
+    (["--cells", "1"], "--cells must be at least 40"),
+    (["--cells", "20"], "--cells must be at least 40"),
+])
+def test_tissue_refuses_a_bad_seed_or_too_few_cells(tmp_path: Path, option: list[str],
+                                                    message: str) -> None:
+    code, _, err = run("tissue", "--out", str(tmp_path / "out"), "--samples", "4", *option)
+    assert (code, err.count("\n")) == (2, 1), err
+    assert message in err and "internal error" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_tissue_says_when_no_theta_splits_the_samples(tmp_path: Path) -> None:
+    # Seed 0 draws two 40-cell samples with the same engaged fraction, 1/2.
+    code, _, err = run("tissue", "--out", str(tmp_path), "--samples", "2", "--cells", "40",
+                       "--seed", "0")
+    assert code == 2 and "no θ splits these 2 samples" in err and "1/2" in err, err
+
+
+def test_tissue_overwrites_no_file(tmp_path: Path) -> None:
+    kept = tmp_path / "graphs.jsonl"
+    kept.write_text("mine\n")
+    code, _, err = run("tissue", "--out", str(tmp_path), "--samples", "4", "--cells", "60")
+    assert code == 2 and f"{kept}: already exists" in err, err
+    assert kept.read_text() == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graphs.jsonl"]
+
+
+def test_tissue_run_again_keeps_the_same_dataset_and_adds_what_is_missing(
+        tmp_path: Path) -> None:
+    command = ("tissue", "--out", str(tmp_path), "--samples", "4", "--cells", "60")
+    assert run(*command)[0] == 0
+    (tmp_path / "tissue.toml").unlink()
+    kept = {p.name: (p.stat().st_ino, p.read_bytes()) for p in tmp_path.iterdir()}
+    code, out, err = run(*command)
+    assert code == 0, err
+    assert out.count("(already there)") == 3 and (tmp_path / "tissue.toml").exists()
+    assert all((p.stat().st_ino, p.read_bytes()) == kept[p.name]   # not even rewritten
+               for p in tmp_path.iterdir() if p.name in kept)
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--seed", "-1"], "--seed must lie in [0, 2**32)"),
+    (["--max-epochs", "-1"], "--max-epochs must be at least 0"),
+    (["--cells", "20"], "--cells must be at least 40"),
+    (["--model-seeds", "0,-1"], "a model seed must lie in [0, 2**32), got -1"),
+])
+def test_tissue_study_refuses_bad_options(tmp_path: Path, option: list[str],
+                                          message: str) -> None:
+    code, _, err = run("tissue-study", "--out", str(tmp_path / "study"), "--quiet", *option)
+    assert code == 2 and message in err and "internal error" not in err, err
+    assert not (tmp_path / "study").exists()

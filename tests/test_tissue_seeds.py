@@ -104,3 +104,12 @@ def test_other_designs_and_repeated_seeds_are_refused(two_studies: list[Path],
                 out=out, err=err) != 0
     assert "settings.json: not found" in err.getvalue()
     assert "Traceback" not in err.getvalue()
+
+
+def test_a_cut_settings_file_is_named(tmp_path: Path) -> None:
+    folder = write_study(tmp_path / "a", 0, [row("GIN-r1-s0", "IG", 0, "positive", 0.4)])
+    settings = folder / "settings.json"
+    settings.write_text(settings.read_text()[:20])
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["tissue-seeds", str(folder), "--out", str(tmp_path / "out")], out=out, err=err)
+    assert code == 2 and f"{settings}: damaged" in err.getvalue(), err.getvalue()

@@ -164,3 +164,118 @@ def test_attributions_that_read_the_model_change_when_it_is_randomised(study: Pa
     for row in saliency:   # gradients of a re-initialised network are other gradients
         changed, n = map(int, row["changed"].split("/"))
         assert changed == n, row
+
+
+# --- resuming from what is complete: cut files and a run stopped between two writes -----
+
+PHASES = replace(TINY, ratios=(1.0,), explainers=("Saliency",), epochs=(), layers=1,
+                 training=TrainingSettings(max_epochs=1, patience=1, batch_size=8))
+
+
+def prepare_phases(root: Path) -> None:
+    """Phases 1–3 (data, ground truth, models) of `PHASES` into `root`, as a run does."""
+    from gracr.spatial.study import (explained_positions, prepare_data, prepare_models,
+                                     prepare_truth)
+
+    data = prepare_data(root, PHASES)
+    prepare_truth(root, data, explained_positions(data, PHASES.test_limit), lambda _: None)
+    prepare_models(root, PHASES, data, lambda _: None)
+
+
+@pytest.fixture(scope="module")
+def phases(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    torch.set_num_threads(1)
+    root = tmp_path_factory.mktemp("phases")
+    (root / "settings.json").write_text(json.dumps(PHASES.to_json()))
+    prepare_phases(root)
+    return root
+
+
+def cut_last_line(path: Path) -> str:
+    """Cut `path`'s last line in half (what a run killed while appending it leaves);
+    returns the line."""
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:-1]) + lines[-1][:len(lines[-1]) // 2])
+    return lines[-1]
+
+
+def test_cut_logs_are_read_to_their_last_whole_line_and_the_rest_redone(
+        phases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = Path(shutil.copytree(phases, tmp_path / "study"))
+    truth, probes = folder / "truth.jsonl", folder / "models" / "probes.jsonl"
+    whole = {path: path.read_text() for path in (truth, probes)}
+    cut_last_line(truth)
+    cut_last_line(probes)   # the compiled model's probe, the last one written
+    prepare_phases(folder)
+    err = capsys.readouterr().err
+    assert f"{truth}:" in err and f"{probes}:" in err and "cut" in err
+    def records(text: str) -> list[dict[str, object]]:
+        return [{k: v for k, v in json.loads(line).items() if k != "seconds"}
+                for line in text.splitlines()]
+
+    for path, text in whole.items():   # the cut line dropped, its record made again
+        assert records(path.read_text()) == records(text), path
+
+
+def test_a_model_whose_probe_is_missing_is_probed_on_resume(phases: Path,
+                                                            tmp_path: Path) -> None:
+    """A run killed between saving a model and appending its probe."""
+    folder = Path(shutil.copytree(phases, tmp_path / "study"))
+    probes, training = folder / "models" / "probes.jsonl", folder / "models" / "training.jsonl"
+    rows = [json.loads(line) for line in probes.read_text().splitlines()]
+    probes.write_text("".join(json.dumps(row) + "\n" for row in rows
+                              if row["model"] != "GIN-r1-s0"))
+    trained = training.read_text()
+    prepare_phases(folder)
+    assert "GIN-r1-s0" in {json.loads(line)["model"] for line in probes.read_text().splitlines()}
+    assert training.read_text() == trained   # probed, not trained again
+
+
+def test_a_damaged_model_file_is_trained_again(phases: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from gracr.spatial.trained import load_model
+
+    folder = Path(shutil.copytree(phases, tmp_path / "study"))
+    weights = folder / "models" / "GIN-r1-s0-shuffled.pt"
+    weights.write_bytes(weights.read_bytes()[:100])
+    prepare_phases(folder)
+    assert f"{weights}: cannot read the model's weights" in capsys.readouterr().err
+    load_model(weights)
+
+
+def test_cut_data_files_are_made_again(phases: Path, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from gracr.spatial.study import prepare_data
+
+    for name in ("split.json", "cells.jsonl"):
+        folder = Path(shutil.copytree(phases, tmp_path / name))
+        path = folder / "data" / name
+        whole = path.read_text()
+        path.write_text(whole[:len(whole) // 2])
+        prepare_data(folder, PHASES)
+        assert f"{path}: damaged" in capsys.readouterr().err
+        assert path.read_text() == whole
+
+
+def test_a_cut_settings_file_is_written_again_only_in_a_folder_holding_nothing_else(
+        phases: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gracr.spatial.study as study_module
+
+    class Stop(Exception):
+        pass
+
+    def stop(folder: Path, settings: StudySettings) -> None:
+        raise Stop
+
+    monkeypatch.setattr(study_module, "prepare_data", stop)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "settings.json").write_text('{"samples": 1')   # cut while writing it
+    with pytest.raises(Stop):
+        study_module.run_study(empty, PHASES, progress=False)
+    assert json.loads((empty / "settings.json").read_text()) == PHASES.to_json()
+    folder = Path(shutil.copytree(phases, tmp_path / "study"))
+    (folder / "settings.json").write_text('{"samples": 1')
+    with pytest.raises(GracrError, match="damaged"):
+        study_module.run_study(folder, PHASES, progress=False)
+    assert (folder / "settings.json").read_text() == '{"samples": 1'

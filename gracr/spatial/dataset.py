@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Collection, Iterable, Iterator, Sequence
 
+from gracr.errors import GracrError, os_error_message
+from gracr.files import atomic_writer, output_target
 from gracr.spatial.radius import radius_graph, relations_of, theta_fraction
 from gracr.spatial.table import CHANNELS, CellTable
 from gracr.spatial.radius import FAR, NEAR
@@ -69,21 +71,47 @@ def task_text(count: int, name: str = "Tissue") -> str:
             f'graphs = {count}\n')
 
 
+DATASET_FILES = (GRAPHS_FILE, CELLS_FILE, PROGRAM_FILE, TASK_FILE)   # the task file last
+
+
+def dataset_files(tables: Sequence[CellTable], theta: float, ratio: float,
+                  name: str = "Tissue") -> dict[str, Callable[[], Iterator[str]]]:
+    """Each of `DATASET_FILES` and a function giving its text in pieces (a graph file of
+    large samples runs to hundreds of megabytes: it is never held whole)."""
+    def lines(row: Callable[[CellTable], dict[str, Any]]) -> Callable[[], Iterator[str]]:
+        return lambda: (json.dumps(row(table), separators=(",", ":")) + "\n"
+                        for table in tables)
+
+    return {GRAPHS_FILE: lines(lambda table: graph_json(table, theta, ratio)),
+            CELLS_FILE: lines(lambda table: table.to_json()),
+            PROGRAM_FILE: lambda: iter([tissue_program(theta)]),
+            TASK_FILE: lambda: iter([task_text(len(tables), name)])}
+
+
+def holds_text(path: Path, pieces: Iterable[str]) -> bool:
+    """Whether the regular file `path` holds exactly the text of `pieces` (read as it
+    goes; `GracrError` if `path` is not a regular file)."""
+    try:
+        with open(output_target(path), encoding="utf-8", newline="") as handle:
+            return all(handle.read(len(piece)) == piece for piece in pieces) \
+                and handle.read(1) == ""
+    except UnicodeDecodeError:
+        return False
+    except OSError as error:
+        raise GracrError(os_error_message(error, str(path))) from None
+
+
 def write_dataset(folder: str | Path, tables: Sequence[CellTable], theta: float,
-                  ratio: float, name: str = "Tissue") -> Path:
+                  ratio: float, name: str = "Tissue", skip: Collection[str] = ()) -> Path:
     """Write `graphs.jsonl`, `cells.jsonl`, `tissue.gml` and `tissue.toml` (the task
-    `name`) into `folder` (created if needed); returns the task file's path."""
+    `name`) but those named in `skip` into `folder` (created if needed), each whole or
+    not at all and the task file last, so that a task file on disk says its dataset is
+    complete; returns its path."""
     root = Path(folder)
     root.mkdir(parents=True, exist_ok=True)
-    with open(root / GRAPHS_FILE, "w", encoding="utf-8") as out:
-        for table in tables:
-            out.write(json.dumps(graph_json(table, theta, ratio), separators=(",", ":")))
-            out.write("\n")
-    with open(root / CELLS_FILE, "w", encoding="utf-8") as out:
-        for table in tables:
-            out.write(json.dumps(table.to_json(), separators=(",", ":")))
-            out.write("\n")
-    (root / PROGRAM_FILE).write_text(tissue_program(theta), encoding="utf-8")
-    task = root / TASK_FILE
-    task.write_text(task_text(len(tables), name), encoding="utf-8")
-    return task
+    for file_name, pieces in dataset_files(tables, theta, ratio, name).items():
+        if file_name not in skip:
+            with atomic_writer(root / file_name) as out:
+                for piece in pieces():
+                    out.write(piece)
+    return root / TASK_FILE

@@ -33,6 +33,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy.spatial import cKDTree
 
+from gracr.data.generators import SEED_LIMIT
+from gracr.errors import GracrError
 from gracr.spatial.radius import engaged_fraction, roles
 from gracr.spatial.table import (CD8, CELL_TYPES, CHANNELS, CK, OTHER, TCELL, TUMOUR,
                                  TYPE_THRESHOLD, BoolArray, CellTable, FloatArray)
@@ -135,6 +137,25 @@ class TissueSettings:
         at their defaults; change them with `dataclasses.replace`)."""
         return cls(side_um=1000.0 * math.sqrt(cells / cells_per_mm2),
                    cells_per_mm2=cells_per_mm2)
+
+
+# The fewest cells per sample `gracrc tissue` and the tissue study accept: the default
+# tumour share of them (25 %) fills the smallest nest (10 cells). Below it most samples
+# hold one fragment of a nest, their engaged fractions bunch on 0, 1/2 and 1, and the
+# classes often cannot be split at all (about a quarter of 2-sample datasets at 10 cells).
+MIN_CELLS = math.ceil(TissueSettings.nest_cells[0] / TissueSettings.tumour_share)
+
+
+def check_dataset_options(cells: int, seed: int, option: str = "--") -> None:
+    """`GracrError` naming the option (`--cells`, `--seed`, or the field with `option=""`)
+    unless `cells` is at least `MIN_CELLS` and `seed` lies in `[0, 2**32)`."""
+    if cells < MIN_CELLS:
+        raise GracrError(f"{option}cells must be at least {MIN_CELLS} (a sample's tumour "
+                         f"cells, {TissueSettings.tumour_share:.0%} of them, must fill the "
+                         f"smallest tumour nest, {TissueSettings.nest_cells[0]} cells), got "
+                         f"{cells}")
+    if not 0 <= seed < SEED_LIMIT:
+        raise GracrError(f"{option}seed must lie in [0, 2**32), got {seed}")
 
 
 def place_cells(rng: np.random.Generator, count: int, side_um: float,
@@ -374,7 +395,9 @@ def choose_theta(tables: list[CellTable], digits: int = 4) -> float:
     """θ for class balance: a short decimal strictly between two neighbouring sorted
     ratios, at the median if the gap there admits one, else at the nearest gap that does.
     No sample's ratio equals θ, so no label hangs on a tie. Samples without tumour cells
-    sort below every ratio (they are negative for any θ ≥ 0), and θ is never negative."""
+    sort below every ratio (they are negative for any θ ≥ 0), and θ is never negative.
+    `GracrError` when no such θ exists (every sample on the same fraction, or only gaps
+    too narrow for `digits` digits)."""
     no_tumour = Fraction(-1)
     ratios = sorted(no_tumour if f is None else f
                     for f in (engaged_fraction(t) for t in tables))
@@ -390,7 +413,16 @@ def choose_theta(tables: list[CellTable], digits: int = 4) -> float:
                                           digits)
             if theta is not None:
                 return float(theta)
-    raise ValueError("no short decimal θ separates the samples' ratios")
+    # Bad luck with the user's settings, not a bug: few or small samples can all land on
+    # the same fraction (1/2, or no tumour cell at all).
+    fractions = [str(ratio) for ratio in sorted({r for r in ratios if r >= 0})]
+    shown = ", ".join(fractions[:4]) + (", ..." if len(fractions) > 4 else "")
+    without = ratios.count(no_tumour)
+    raise GracrError(f"no θ splits these {len(ratios)} samples into two classes: their "
+                     f"engaged fractions ({shown or 'none'}"
+                     f"{f'; {without} sample(s) without tumour cells' if without else ''}) "
+                     f"leave no gap for a decimal of at most {digits} digits; generate more "
+                     f"samples, larger ones, or another seed")
 
 
 def generate_dataset(rng: np.random.Generator, settings: TissueSettings,

@@ -1,7 +1,8 @@
 """The tissue study: the note's metrics, baselines and controls on a compiled model beside
 trained ones, through the benchmark runner (`gracrc tissue-study --out DIR`).
 
-The phases, each resumable (a phase whose output is in `DIR` is not redone):
+The phases, each resumable (what is complete in `DIR` is not redone; a file found damaged
+is said and made again):
 
 1. **data** (`DIR/data/`): one dataset of `samples` cell tables (`generate_dataset`, θ for
    class balance), split train / validation / test (0.6 / 0.2 / 0.2, seeded); one test
@@ -31,7 +32,10 @@ The phases, each resumable (a phase whose output is in `DIR` is not redone):
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
+import sys
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
@@ -42,11 +46,13 @@ from gracr.bench.explainers import explainer_named, settings_for, settings_hash
 from gracr.bench.runner import Engine, Job, run
 from gracr.data.graph import Graph
 from gracr.dsl.parse import parse
-from gracr.errors import GracrError
+from gracr.data.generators import SEED_LIMIT
+from gracr.errors import GracrError, os_error_message
 from gracr.executor.model import load
+from gracr.files import append_lines, atomic_writer, read_json_lines, write_json, write_text
 from gracr.spatial.baselines import BASELINE_NAMES
-from gracr.spatial.dataset import write_dataset
-from gracr.spatial.generator import TissueSettings, generate_dataset
+from gracr.spatial.dataset import DATASET_FILES, TASK_FILE, write_dataset
+from gracr.spatial.generator import TissueSettings, check_dataset_options, generate_dataset
 from gracr.spatial.radius import GRAPH_RADIUS_RATIOS
 from gracr.spatial.study_names import EXPLAINERS
 from gracr.spatial.table import CellTable
@@ -89,6 +95,10 @@ class StudySettings:
                              f"{list(self.ratios)}")
         if not self.model_seeds or self.test_limit < 1:
             raise GracrError("the study needs a model seed and a test limit of at least 1")
+        check_dataset_options(self.cells, self.seed, option="the study's ")
+        for seed in self.model_seeds:
+            if not 0 <= seed < SEED_LIMIT:
+                raise GracrError(f"a model seed must lie in [0, 2**32), got {seed}")
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "ratios": list(self.ratios),
@@ -148,11 +158,14 @@ class StudyData:
 
 
 def prepare_data(folder: Path, settings: StudySettings) -> StudyData:
-    """Phase 1 (read back when already written with the same settings)."""
+    """Phase 1 (read back when already written with the same settings). The tables are
+    a function of the settings, so a damaged `split.json` or `cells.jsonl` is said and
+    the phase redone; the split is written last: on disk, it says the tables are too."""
     data = folder / "data"
     cells = data / "cells.jsonl"
     split_file = data / "split.json"
-    if not split_file.exists():
+    read = _read_data(cells, split_file, settings) if split_file.exists() else None
+    if read is None:
         rng = np.random.default_rng([settings.seed, 0x7155])
         generated, theta = generate_dataset(rng, TissueSettings.for_cells(settings.cells),
                                             settings.samples)
@@ -160,28 +173,62 @@ def prepare_data(folder: Path, settings: StudySettings) -> StudyData:
         cut_train = int(round(SPLIT[0] * len(generated)))
         cut_validation = cut_train + int(round(SPLIT[1] * len(generated)))
         data.mkdir(parents=True, exist_ok=True)
-        with open(cells, "w", encoding="utf-8") as out:
+        with atomic_writer(cells) as out:
             for table in generated:
                 out.write(json.dumps(table.to_json(), separators=(",", ":")) + "\n")
-        split = {"theta": theta, "train": sorted(order[:cut_train].tolist()),
-                 "validation": sorted(order[cut_train:cut_validation].tolist()),
-                 "test": sorted(order[cut_validation:].tolist())}
-        split_file.write_text(json.dumps(split, indent=1) + "\n", encoding="utf-8")
-    split = json.loads(split_file.read_text(encoding="utf-8"))
-    tables = tuple(CellTable.from_json(json.loads(line))
-                   for line in cells.read_text(encoding="utf-8").splitlines())
+        split: dict[str, Any] = {
+            "theta": theta, "train": sorted(order[:cut_train].tolist()),
+            "validation": sorted(order[cut_train:cut_validation].tolist()),
+            "test": sorted(order[cut_validation:].tolist())}
+        write_json(split_file, split)
+        read = tuple(generated), split
+    tables, split = read
     theta = float(split["theta"])
     test = tuple(int(i) for i in split["test"])
     tasks = {}
     for ratio in settings.ratios:
         task_folder = data / ratio_name(ratio)
-        task_file = task_folder / "tissue.toml"
-        if not task_file.exists():
+        task_file = task_folder / TASK_FILE
+        # `write_dataset` writes the task file last, each file whole.
+        if not all((task_folder / name).exists() for name in DATASET_FILES):
             write_dataset(task_folder, [tables[i] for i in test], theta, ratio,
                           name=f"Tissue-{settings.seed}-{ratio_name(ratio)}-test")
         tasks[ratio] = task_file
     return StudyData(tables, theta, tuple(int(i) for i in split["train"]),
                      tuple(int(i) for i in split["validation"]), test, tasks)
+
+
+def _read_data(cells: Path, split_file: Path, settings: StudySettings
+               ) -> tuple[tuple[CellTable, ...], dict[str, Any]] | None:
+    """Phase 1's tables and split, or None (said on stderr) when either file is not what
+    phase 1 writes for `settings`."""
+    try:
+        split = json.loads(split_file.read_text(encoding="utf-8"))
+        parts = [split["train"], split["validation"], split["test"]]
+        indices = sorted(int(i) for part in parts for i in part)
+        if indices != list(range(settings.samples)) or not math.isfinite(float(split["theta"])):
+            raise ValueError("not a split of the samples")
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        _say_redone(split_file, error)
+        return None
+    try:
+        lines = cells.read_text(encoding="utf-8").splitlines()
+        tables = tuple(CellTable.from_json(json.loads(line)) for line in lines)
+        if len(tables) != settings.samples:
+            raise ValueError(f"{len(tables)} cell tables, not {settings.samples}")
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        _say_redone(cells, error)
+        return None
+    return tables, split
+
+
+def _say_redone(path: Path, error: BaseException, what: str = "the data") -> None:
+    if isinstance(error, GracrError):   # its message names the file
+        problem = str(error)
+    else:
+        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        problem = f"{path}: damaged ({reason})"
+    print(f"gracrc: {problem}; making {what} again", file=sys.stderr)
 
 
 # ---------------------------------------------------------------- truth
@@ -198,13 +245,19 @@ def explained_positions(data: StudyData, limit: int) -> list[int]:
     return sorted(positives + negatives)
 
 
+TRUTH_KEYS = ("sample", "table", "counterfactual", "banzhaf", "shapley")
+
+
 def read_truth(folder: Path) -> dict[int, dict[str, Any]]:
-    """The ground truth computed so far, by test position."""
+    """The ground truth computed so far, by test position (a last line cut by a crash is
+    dropped, and its sample computed again)."""
     path = folder / "truth.jsonl"
-    if not path.exists():
-        return {}
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return {int(record["sample"]): record for record in map(json.loads, lines)}
+    records = read_jsonl(path)
+    for record in records:
+        if not all(key in record for key in TRUTH_KEYS) or not isinstance(record["sample"], int):
+            raise GracrError(f"{path}: a line that is not a ground-truth record; the file is "
+                             f"damaged (remove it to compute the ground truth again)")
+    return {record["sample"]: record for record in records}
 
 
 def prepare_truth(folder: Path, data: StudyData, positions: Sequence[int],
@@ -216,20 +269,18 @@ def prepare_truth(folder: Path, data: StudyData, positions: Sequence[int],
 
     done = read_truth(folder)
     program = parse(tissue_program(data.theta))
-    with open(folder / "truth.jsonl", "a", encoding="utf-8") as out:
-        for count, position in enumerate(positions, start=1):
-            if position in done:
-                continue
-            table = data.tables[data.test[position]]
-            graph = Graph.from_json(graph_json(table, data.theta, 1.0),
-                                          schema=program.schema)
-            record = {"sample": position, "table": data.test[position],
-                      **relevance_record(relevance(program, graph))}
-            out.write(json.dumps(record, separators=(",", ":")) + "\n")
-            out.flush()
-            done[position] = record
-            progress(f"ground truth {count}/{len(positions)} "
-                     f"({record['diagram']}, Shapley {record['shapley_method']})")
+    for count, position in enumerate(positions, start=1):
+        if position in done:
+            continue
+        table = data.tables[data.test[position]]
+        graph = Graph.from_json(graph_json(table, data.theta, 1.0),
+                                      schema=program.schema)
+        record = {"sample": position, "table": data.test[position],
+                  **relevance_record(relevance(program, graph))}
+        append_lines(folder / "truth.jsonl", [json.dumps(record, separators=(",", ":"))])
+        done[position] = record
+        progress(f"ground truth {count}/{len(positions)} "
+                 f"({record['diagram']}, Shapley {record['shapley_method']})")
     return done
 
 
@@ -253,7 +304,12 @@ class ModelFile:
 def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
                    progress: Callable[[str], None]) -> list[ModelFile]:
     """Phase 3: every model file (see the module docstring), training and probing what
-    is not there yet."""
+    is not there yet.
+
+    A trained model is done when its files load, its line is in `training.jsonl` and
+    (models without a control) its probe in `probes.jsonl`: each is written after the
+    one before, so a run stopped between them resumes at the first one missing. A model
+    file that does not load is said and the model trained again."""
     from gracr.bench.randomisation import randomisation_variants
     from gracr.executor.model import compile_program
     from gracr.spatial.dataset import tissue_program
@@ -265,13 +321,15 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
     models.mkdir(parents=True, exist_ok=True)
     files: list[ModelFile] = []
     compiled_path = models / f"{COMPILED}.npz"
-    if not compiled_path.exists():
+    if _loaded(compiled_path, lambda: load(str(compiled_path)), "the compiled model") is None:
         compile_program(parse(tissue_program(data.theta)),
                         presence=True).save(str(compiled_path))
     files.append(ModelFile(COMPILED, compiled_path, 1.0))
 
     training_log = models / "training.jsonl"
     probe_log = models / "probes.jsonl"
+    trained_done = {record.get("model") for record in read_jsonl(training_log)}
+    probed = {record.get("model") for record in read_jsonl(probe_log)}
     first = settings.model_seeds[0]
     wanted: list[tuple[str, float, int, str]] = []
     for architecture in ARCHITECTURES:
@@ -285,7 +343,9 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
         name = trained_name(architecture, ratio, seed, control)
         path = models / f"{name}.json"
         files.append(ModelFile(name, path, ratio, architecture=architecture))
-        if path.exists():
+        model = (_loaded(path, lambda: load_model(path), "the model")
+                 if name in trained_done else None)
+        if model is not None and (control != "" or name in probed):
             continue
         if ratio not in graphs_by_ratio:
             graphs = tissue_graphs(data.tables, data.theta, ratio)
@@ -296,32 +356,32 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
         splits = graphs_by_ratio[ratio]
         model_settings = ModelSettings(architecture=architecture.lower(),
                                        hidden=settings.hidden, layers=settings.layers)
-        progress(f"training {name}")
-        if control == "untrained":
-            model = build_model(model_settings, seed)
-            record: dict[str, Any] = {"model": name, "untrained": True}
-        else:
-            training = replace(settings.training, seed=seed,
-                               shuffle_labels=control == "shuffled")
-            model, trained = train_model(model_settings, splits, training)
-            record = {"model": name, **asdict(trained)}
-        save_model(model, path)
-        with open(training_log, "a", encoding="utf-8") as out:
-            out.write(json.dumps(record) + "\n")
+        if model is None:
+            progress(f"training {name}")
+            if control == "untrained":
+                model = build_model(model_settings, seed)
+                record: dict[str, Any] = {"model": name, "untrained": True}
+            else:
+                training = replace(settings.training, seed=seed,
+                                   shuffle_labels=control == "shuffled")
+                model, trained = train_model(model_settings, splits, training)
+                record = {"model": name, **asdict(trained)}
+            save_model(model, path)
+            append_lines(training_log, [json.dumps(record)])
         if control == "":
+            progress(f"probing {name}")
             random_init = build_model(model_settings, seed + 10_000)
             probe = {"model": name,
                      "trained": linear_probe(model, splits.train, splits.test),
                      "random_init": linear_probe(random_init, splits.train, splits.test)}
-            with open(probe_log, "a", encoding="utf-8") as out:
-                out.write(json.dumps(probe) + "\n")
+            append_lines(probe_log, [json.dumps(probe)])
 
     random_folder = models / "randomised"
     random_folder.mkdir(exist_ok=True)
     for base in (COMPILED, *(trained_name(a, 1.0, first) for a in ARCHITECTURES)):
         for mode in MODES:
             names = random_folder / f"{base}~{mode}.names"
-            if names.exists():
+            if names.exists() and _copies_load(folder, base, mode):
                 continue
             progress(f"randomising {base} ({mode})")
             source: Any = (load(str(compiled_path)) if base == COMPILED
@@ -334,13 +394,36 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
                 else:
                     save_model(copy, path)
             # Written last: a names file says every copy it lists is on disk.
-            names.write_text("".join(f"{v}\n" for v, _ in variants), encoding="utf-8")
-    if not any(record.get("model") == COMPILED for record in read_jsonl(probe_log)):
+            write_text(names, "".join(f"{v}\n" for v, _ in variants))
+    if COMPILED not in probed:
         progress("probing the compiled model")
         probe = _compiled_probe(folder, data, compiled_path)
-        with open(probe_log, "a", encoding="utf-8") as out:
-            out.write(json.dumps(probe) + "\n")
+        append_lines(probe_log, [json.dumps(probe)])
     return files + _randomised_files(folder)
+
+
+def _loaded(path: Path, load_file: Callable[[], Any], what: str) -> Any:
+    """What `load_file` reads from `path`, or None: the file is not there, or it is
+    damaged (said on stderr), and the caller makes it again."""
+    if not path.exists():
+        return None
+    try:
+        return load_file()
+    except (GracrError, ValueError, OSError) as error:
+        _say_redone(path, error, what)
+        return None
+
+
+def _copies_load(folder: Path, base: str, mode: str) -> bool:
+    """Whether the names file of `base`'s randomised copies (`mode`) lists copies and
+    every one of them loads (a damaged one is said on stderr)."""
+    from gracr.bench.models import load_model_file
+
+    copies = [file.path for file in _randomised_files(folder)
+              if file.base == base and file.mode == mode]
+    return bool(copies) and all(
+        _loaded(path, lambda: load_model_file(path), "the randomised copies") is not None
+        for path in copies)
 
 
 def _compiled_probe(folder: Path, data: StudyData, compiled_path: Path) -> dict[str, Any]:
@@ -373,17 +456,33 @@ def _compiled_probe(folder: Path, data: StudyData, compiled_path: Path) -> dict[
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The JSON lines of one of the study's logs (none when it is not there yet)."""
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    """The records of one of the study's append-only logs (none when it is not there
+    yet). A last line cut by a crash is dropped, saying so on stderr: the phase that
+    wrote it does its record again."""
+    records, note = read_json_lines(path)
+    if note is not None:
+        print(f"gracrc: {note}", file=sys.stderr)
+    if not all(isinstance(record, dict) for record in records):
+        raise GracrError(f"{path}: a line that is not a JSON object; the file is damaged")
+    return records
+
+
+def latest_by_model(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per model, the last one written (a model made again after its file was
+    found damaged has two), in the order the models first appear."""
+    latest: dict[Any, dict[str, Any]] = {}
+    for record in records:
+        latest[record.get("model")] = record   # a dict keeps the key's first place
+    return list(latest.values())
 
 
 def _variant_names(folder: Path, base: str, mode: str) -> list[str]:
     names = folder / "models" / "randomised" / f"{base}~{mode}.names"
     if not names.exists():
         return []
-    return [line for line in names.read_text(encoding="utf-8").splitlines() if line]
+    # A damaged names file names copies that are not there: `_copies_load` makes them.
+    text = names.read_text(encoding="utf-8", errors="replace")
+    return [line for line in text.splitlines() if line]
 
 
 def _randomised_files(folder: Path) -> list[ModelFile]:
@@ -450,6 +549,53 @@ def _identity(settings: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in settings.items() if key != "test_limit"}
 
 
+# What a study writes beside its settings: a folder holding any of them holds a study.
+STUDY_OUTPUTS = ("data", "truth.jsonl", "models", "attributions", "store")
+
+
+def read_settings(path: Path) -> dict[str, Any] | None:
+    """A study's settings file as written (`StudySettings.to_json`), or None when it is
+    not one: cut, not JSON, or without a dataset seed."""
+    try:
+        known = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    except OSError as error:
+        raise GracrError(os_error_message(error, str(path))) from None
+    if not isinstance(known, dict) or not isinstance(known.get("seed"), int):
+        return None
+    return known
+
+
+def claim_folder(root: Path, settings: StudySettings) -> None:
+    """Make `root` the folder of a study of `settings`, or resume the one it holds. A
+    folder holding a study of other settings (but `test_limit`) is refused (their results
+    would mix), and so is one whose settings file is damaged while it holds the study's
+    outputs (which settings made them is unknown); a damaged settings file alone (a run
+    stopped while writing it, its first file) is written again."""
+    root.mkdir(parents=True, exist_ok=True)
+    settings_file = root / SETTINGS_FILE
+    wanted = settings.to_json()
+    if os.path.lexists(settings_file):
+        known = read_settings(settings_file)
+        if known is None:
+            outputs = [name for name in STUDY_OUTPUTS if os.path.lexists(root / name)]
+            if outputs:
+                raise GracrError(f"{settings_file}: damaged (not a study's settings), and "
+                                 f"the folder holds a study's {', '.join(outputs)}: which "
+                                 f"settings made them is unknown, so it is not resumed; "
+                                 f"choose another --out (or restore the file)")
+            print(f"gracrc: {settings_file}: damaged (not a study's settings) and nothing "
+                  f"else of the study is there yet; written again", file=sys.stderr)
+        elif _identity(known) != _identity(json.loads(json.dumps(wanted))):
+            raise GracrError(f"{settings_file}: this folder holds a study of other settings; "
+                             f"choose another --out, or the same settings to resume it (only "
+                             f"--test-limit may change)")
+    # The test limit only chooses how many explained samples are reported: a run with a
+    # larger one adds samples to the folder, a smaller one reports the first ones.
+    write_json(settings_file, wanted)
+
+
 @dataclass(frozen=True)
 class StudyRun:
     """A study's folder, settings, data and models after phases 1–4: what the report
@@ -469,18 +615,7 @@ def run_study(folder: str | Path, settings: StudySettings, workers: int = 1,
     from tqdm import tqdm
 
     root = Path(folder)
-    root.mkdir(parents=True, exist_ok=True)
-    settings_file = root / SETTINGS_FILE
-    wanted = settings.to_json()
-    if settings_file.exists():
-        known = json.loads(settings_file.read_text(encoding="utf-8"))
-        if _identity(known) != _identity(json.loads(json.dumps(wanted))):
-            raise GracrError(f"{settings_file}: this folder holds a study of other settings; "
-                             f"choose another --out, or the same settings to resume it (only "
-                             f"--test-limit may change)")
-    # The test limit only chooses how many explained samples are reported: a run with a
-    # larger one adds samples to the folder, a smaller one reports the first ones.
-    settings_file.write_text(json.dumps(wanted, indent=1) + "\n", encoding="utf-8")
+    claim_folder(root, settings)
 
     def say(message: str) -> None:
         if progress:

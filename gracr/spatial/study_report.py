@@ -54,9 +54,10 @@ from gracr.bench.tables import render_table, write_table
 
 from gracr.bench.runner import Engine
 from gracr.data.graph import Graph
+from gracr.files import atomic_writer
 from gracr.spatial.study import (COMPILED, ModelFile, StudyData, StudySettings,
-                                 explained_positions, read_jsonl, read_truth, run_study,
-                                 trained_name)
+                                 explained_positions, latest_by_model, read_jsonl,
+                                 read_truth, run_study, trained_name)
 from gracr.spatial.study_names import METRICS
 
 CURVE_STEPS = 20
@@ -379,13 +380,13 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
          between_rows)
 
     # -- training and probes
-    training = read_jsonl(root / "models" / "training.jsonl")
+    training = latest_by_model(read_jsonl(root / "models" / "training.jsonl"))
     emit("training", f"Trained models (note: test AUC {note.TEST_AUC})",
          ["model", "epochs", "best epoch", "val AUC", "test AUC", "seconds"],
          [[t["model"], str(t.get("epochs", "–")), str(t.get("best_epoch", "–")),
            _fmt(t.get("best_validation_auc")), _fmt(t.get("test_auc")),
            _fmt(t.get("seconds"))] for t in training])
-    probes = read_jsonl(root / "models" / "probes.jsonl")
+    probes = latest_by_model(read_jsonl(root / "models" / "probes.jsonl"))
     emit("probes", f"Linear probe of the engaged property on frozen node embeddings "
          f"(the compiled model: its last hidden state, and in the random-init column its "
          f"fully randomised copy; note: random init {note.PROBE_AUC_RANDOM_INIT})",
@@ -401,7 +402,7 @@ def _write_metrics(path: Path, rows: Sequence[dict[str, Any]], models: dict[str,
                    defaults: dict[str, str]) -> None:
     """Every scored record's metrics, one JSON line each (no scores), rewritten per report:
     what `gracr.spatial.study_seeds` reads across studies of several dataset seeds."""
-    with open(path, "w", encoding="utf-8") as out:
+    with atomic_writer(path) as out:
         for row in rows:
             model = models[row["model"]]
             line = {key: row[key] for key in ("model", "explainer", "config", "epochs",

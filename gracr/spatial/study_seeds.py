@@ -33,7 +33,7 @@ import numpy as np
 
 from gracr.bench.tables import render_table, write_table
 from gracr.errors import GracrError
-from gracr.spatial.study import SETTINGS_FILE, model_family
+from gracr.spatial.study import SETTINGS_FILE, model_family, read_settings
 from gracr.spatial.study_names import METRICS
 from gracr.spatial.study_report import METRICS_FILE, SLUGS
 
@@ -59,7 +59,10 @@ def read_study(folder: str | Path) -> Study:
         if not path.exists():
             raise GracrError(f"{path}: not found; run `gracrc tissue-study --out {root}` "
                              f"first (its report writes it)")
-    settings = json.loads(settings_path.read_text(encoding="utf-8"))
+    settings = read_settings(settings_path)
+    if settings is None:
+        raise GracrError(f"{settings_path}: damaged (not a study's settings); run "
+                         f"`gracrc tissue-study` into another folder")
     rows = []
     for number, line in enumerate(metrics_path.read_text(encoding="utf-8").splitlines(), 1):
         try:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import pickle
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -44,6 +45,8 @@ from torch_geometric.nn import GATv2Conv, GINEConv, global_add_pool, global_mean
 from gracr.bench.explainers.base import TrainedModel
 from gracr.bench.models import register_model_format
 from gracr.dsl.ir import Kind
+from gracr.errors import GracrError
+from gracr.files import atomic_writer, write_json
 from gracr.spatial.radius import radius_graph, recompute_label, roles
 from gracr.spatial.table import CHANNELS, TCELL, TUMOUR, CellTable
 
@@ -355,29 +358,44 @@ def _beside(stem: Path, suffix: str) -> Path:
 
 
 def save_model(model: TissueModel, path: str | Path) -> tuple[Path, Path]:
-    """Write `<path>.pt` (the `state_dict`, tensors only) and `<path>.json` (the
-    `ModelSettings`); a `.pt` or `.json` suffix of `path` is dropped first. Returns both
-    paths."""
+    """Write `<path>.pt` (the `state_dict`, tensors only) and then `<path>.json` (the
+    `ModelSettings`), each whole or not at all; a `.pt` or `.json` suffix of `path` is
+    dropped first. Returns both paths."""
     stem = _stem(path)
     stem.parent.mkdir(parents=True, exist_ok=True)
     weights, settings = _beside(stem, ".pt"), _beside(stem, ".json")
-    torch.save(model.state_dict(), weights)
-    settings.write_text(json.dumps({"format": FORMAT, "version": 1,
-                                    "settings": asdict(model.settings)}, indent=1) + "\n",
-                        encoding="utf-8")
+    with atomic_writer(weights, binary=True) as out:
+        torch.save(model.state_dict(), out)
+    write_json(settings, {"format": FORMAT, "version": 1, "settings": asdict(model.settings)})
     return weights, settings
 
 
 def load_model(path: str | Path) -> TissueModel:
     """The model `save_model` wrote (`path` with or without `.pt` / `.json`), loaded with
-    `weights_only=True` (no pickled code runs) in eval mode."""
+    `weights_only=True` (no pickled code runs) in eval mode. `GracrError` naming the file
+    that cannot be read (missing, cut, not what `save_model` writes); `ValueError` for a
+    JSON file of another format."""
     stem = _stem(path)
-    meta: dict[str, Any] = json.loads(_beside(stem, ".json").read_text(encoding="utf-8"))
-    if meta.get("format") != FORMAT:
-        raise ValueError(f"{_beside(stem, '.json')}: not a {FORMAT} file")
-    model = build_model(ModelSettings(**meta["settings"]))
-    state = torch.load(_beside(stem, ".pt"), map_location="cpu", weights_only=True)
-    model.load_state_dict(state)
+    meta_path, weights = _beside(stem, ".json"), _beside(stem, ".pt")
+    try:
+        meta: Any = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise GracrError(f"{meta_path}: cannot read the model's settings ({error})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"{meta_path}: not a {FORMAT} file")
+    try:
+        model = build_model(ModelSettings(**meta["settings"]))
+    except (KeyError, TypeError, ValueError) as error:
+        raise GracrError(f"{meta_path}: not the settings of a model ({error})") from None
+    try:
+        state = torch.load(weights, map_location="cpu", weights_only=True)
+        model.load_state_dict(state)
+    except (OSError, EOFError, RuntimeError, pickle.UnpicklingError, TypeError,
+            AttributeError) as error:
+        # torch reports a cut or foreign file as any of these (RuntimeError: a damaged
+        # zip archive; EOFError: an empty file; UnpicklingError: not torch's format).
+        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        raise GracrError(f"{weights}: cannot read the model's weights ({reason})") from None
     return model.eval()
 
 
