@@ -291,13 +291,13 @@ def _read_array(stream: IO[bytes], size: int, path: str, name: str) -> npt.NDArr
     # Inflated chunk by chunk straight into the array: memory holds its bytes once, not
     # also as one `bytes` of the whole (a reading's peak stays within the budget).
     array = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
-    buffer = memoryview(array.reshape(-1, order="A").view(np.uint8))
+    data = array.reshape(-1, order="A").view(np.uint8)  # a view: filling it fills the array
     filled = 0
-    while filled < len(buffer):
-        chunk = stream.read(min(len(buffer) - filled, _CHUNK))
+    while filled < data.size:
+        chunk = stream.read(min(data.size - filled, _CHUNK))
         if not chunk:
             raise ModelFileError(f"{path}: array '{name}' is cut short")
-        buffer[filled:filled + len(chunk)] = chunk
+        data[filled:filled + len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
         filled += len(chunk)
     return array
 
