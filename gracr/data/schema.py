@@ -57,8 +57,7 @@ class Schema:
         return tuple(names)
 
     def declaration_problem(self) -> str | None:
-        """What is wrong with these declarations as a `.gml` program could not declare
-        them, or None. Colours, attribute families (each with its own values) and
+        """Why no `.gml` program could declare these, or None. Colours, attribute families (each with its own values) and
         relations are separate namespaces, as in the language (`attribute aromatic =
         no, yes` beside `relations single, aromatic`, as every SMARTS translation
         declares): each list is free of repeats, and a numeric feature is no colour,

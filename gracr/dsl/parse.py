@@ -970,7 +970,8 @@ def _name_line(statements: list[SyntaxTree], rule: str, what: str, once: str, fi
 def _distinct_names(tokens: Sequence[SyntaxTree | Token], repeated: str, filename: str,
                     problems: list[Problem]) -> list[str]:
     """The names of a declaration's list, in order; each repeat is a problem (`repeated`
-    with the name in its `{}`)."""
+    with the name in its `{}`), and so are names past `MAX_DECLARED_NAMES` (one problem,
+    at the first of them; the rest are not read)."""
     if len(tokens) > MAX_DECLARED_NAMES:
         first = tokens[MAX_DECLARED_NAMES]
         assert isinstance(first, Token)
