@@ -323,7 +323,8 @@ def _report_margin(program: Program, graph: Graph, place: str, args: argparse.Na
     if inside.size:
         shown = ", ".join(map(str, inside[:10])) + (", ..." if inside.size > 10 else "")
         print(f"gracrc: {place}: {inside.size} node(s) inside the margin of a threshold atom "
-              f"(--delta {args.delta:g}), where the network may differ from the formula: "
+              f"(--delta {args.delta:g}) or within float32 rounding of it, where the network "
+              f"may differ from the formula: "
               f"{shown}", file=args.err)
 
 

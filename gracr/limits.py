@@ -12,6 +12,18 @@ operator (the parser nests it to the left); grouping a chain in parentheses,
 `MAX_COUNT`: the largest count a modality or `exists` may name. Weights are float32,
 whose integers are exact up to 2**24; a threshold beyond it would be rounded.
 
+`MAX_DECLARED_NAMES`: one declaration lists at most this many names (a `colors`,
+`relations` or `features` line, one `attribute` family's values). Each name becomes a
+column of `x` or an edge type; a real program declares tens. The text of a longer line
+is read (linearly) but refused, with its place, before anything is built from it.
+
+`FLOAT32_MAX`: the largest magnitude of a weight, of a numeric feature and of a
+threshold unit's pre-activation (float32's largest finite number). Every executor holds
+`x` and the weights in float32 and the torch ones compute in it, so a threshold atom whose
+weight a/δ lies beyond it (`--delta 1e-39`) is refused at compile, a graph feature beyond
+it at the graph check, and a graph whose features times a model's weights reach it
+(`CompiledGNN.features`) when it meets that model: past it, float32 has only inf and NaN.
+
 `DEFAULT_MAX_BYTES`: the default budget for the dense arrays gracr builds for one model
 (its weights) or one graph (its features, the numpy forward pass, the evaluation, the
 ROBDD build). Each is estimated from sizes known beforehand, so an input over budget is
@@ -58,6 +70,8 @@ import re
 
 MAX_NESTING = 100
 MAX_COUNT = 2**24
+MAX_DECLARED_NAMES = 10_000
+FLOAT32_MAX = 3.4028234663852886e38
 DEFAULT_MAX_BYTES = 4 * 2**30
 MAX_TASK_NESTING = 32
 MAX_TASK_GRAPH = 10**6

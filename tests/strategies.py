@@ -233,6 +233,28 @@ def typed_graphs(draw: st.DrawFn, schema: Schema, max_nodes: int = 8, max_edges:
                             relations=relations)
 
 
+# Names the language keeps in separate namespaces: one may be a colour, an attribute
+# family and a relation at once (every SMARTS translation declares `aromatic` both as a
+# family and as a relation). Values (`no`, `yes`) stay apart from colours, which a bare
+# value would make ambiguous.
+SHARED_NAMES = ("aromatic", "single", "ring")
+
+
+@st.composite
+def shared_name_schemas(draw: st.DrawFn) -> Schema:
+    """Typed schemas whose colours, attribute families and relations share names: 0-2
+    colours, 1-2 families (one of FAMILY_POOL's beside), 1-4 relations, the first named
+    as a family always."""
+    palette = tuple(draw(st.lists(st.sampled_from(SHARED_NAMES), unique=True, max_size=2)))
+    names = draw(st.lists(st.sampled_from(SHARED_NAMES), unique=True, min_size=1, max_size=2))
+    families = tuple(Family(name, ("no", "yes")) for name in names)
+    families += draw(st.sampled_from([(), (FAMILY_POOL[1],)]))
+    others = [name for name in (*SHARED_NAMES, "double") if name != names[0]]
+    relations = [names[0], *draw(st.lists(st.sampled_from(others), unique=True, max_size=3))]
+    return Schema(palette=palette, families=families, relations=tuple(draw(st.permutations(
+        relations))))
+
+
 def declarations(schema: Schema) -> str:
     """The `.gml` lines declaring `schema`."""
     lines = [f"colors {', '.join(schema.palette)}"] if schema.palette else []

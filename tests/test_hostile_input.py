@@ -188,3 +188,115 @@ def test_a_report_reads_a_results_file_whose_last_line_was_cut(tmp_path: Path) -
     results.write_text(text[:len(text) - 40])       # the last line cut by a kill
     err = io.StringIO()
     assert main(["report", str(out)], out=io.StringIO(), err=err) == 0
+
+
+# ---------------------------------------------------------------- numbers beyond float32
+
+THRESHOLD = "features a, b\nclassify !(a - b > 0.5)\n"
+
+
+@pytest.mark.parametrize("row,node,feature,shown", [
+    ([[1e308, 1e308]], 0, "a", "1e+308"),
+    ([[0, 0], [0, -1e39]], 1, "b", "-1e+39"),
+])
+def test_a_feature_beyond_float32_is_refused_at_the_graph_check(
+        tmp_path: Path, row: list[list[float]], node: int, feature: str, shown: str) -> None:
+    """The network holds x in float32: 1e308 would be inf, inf - inf NaN, and its output
+    disagree with the formula on a node it does not flag."""
+    source = tmp_path / "t.gml"
+    source.write_text(THRESHOLD)
+    graphs = _graph_file(tmp_path, {"num_nodes": len(row), "edges": [], "features": row})
+    err = _bad_input(*run("eval", str(source), graphs))
+    assert (f"graph.json: node {node} has the numeric feature '{feature}' = {shown}, beyond "
+            f"float32") in err
+    with pytest.raises(GraphError, match=f"node {node} has the numeric feature '{feature}'"):
+        gracr.Graph.from_json({"num_nodes": len(row), "edges": [], "features": row},
+                              schema=gracr.parse(THRESHOLD).schema)
+
+
+def test_features_whose_products_with_the_weights_pass_float32_are_refused(
+        tmp_path: Path) -> None:
+    """1e37 is a float32, but times the weight 1/δ = 1000 it is not: the torch executors
+    compute h⁽⁰⁾ in float32."""
+    source = tmp_path / "t.gml"
+    source.write_text(THRESHOLD)
+    graphs = _graph_file(tmp_path, {"num_nodes": 2, "edges": [],
+                                    "features": [[0, 0], [1e37, 1e37]]})
+    err = _bad_input(*run("eval", str(source), graphs))
+    assert "node 1's numeric features times the weights of '1*a + -1*b > 0.5' reach 2e+40" in err
+
+
+def test_every_node_where_the_network_and_the_formula_differ_is_named(tmp_path: Path) -> None:
+    """Features far larger than their difference: float32 rounds 1e30 + 1e20 to 1e30, so
+    the network sees a - b = 0 where the formula sees 1e20 > 0.5. The node is named."""
+    source = tmp_path / "t.gml"
+    source.write_text(THRESHOLD)
+    graphs = _graph_file(tmp_path, {"num_nodes": 3, "edges": [],
+                                    "features": [[0, 0], [1.0000000001e30, 1e30], [1, 0]]})
+    code, out, err = run("eval", str(source), graphs)
+    assert code == 0
+    record = json.loads(out)
+    differ = [v for v, (f, g) in enumerate(zip(record["formula"], record["gnn"])) if f != g]
+    assert differ == [1]
+    assert "1 node(s) inside the margin of a threshold atom (--delta 0.001) or within float32 " \
+           "rounding of it, where the network may differ from the formula: 1" in err
+
+
+@pytest.mark.parametrize("text,delta,place,what", [
+    ("features a, b\nclassify a - b > 0.5\n", "1e-39", "2:10", "weight 1/δ = 1e+39"),
+    ("features a\nclassify 1234567890123456789012345678901234567890 * a > 0\n", "0.001",
+     "2:10", "weight 1234567890123456789012345678901234567890/δ = 1.23e+42"),
+    ("features a\nlet big = a <= -1234567890123456789012345678901234567890\nclassify big\n",
+     "0.001", "2:11", "bias -1234567890123456789012345678901234567890/δ = -1.23e+42"),
+])
+def test_a_threshold_weight_beyond_float32_is_refused_at_compile(
+        tmp_path: Path, text: str, delta: str, place: str, what: str) -> None:
+    """Else `gracrc compile` writes a model file (an inf weight) its own loader refuses."""
+    source = tmp_path / "t.gml"
+    source.write_text(text)
+    model = tmp_path / "m.npz"
+    err = _bad_input(*run("compile", str(source), "--delta", delta, "-o", str(model)))
+    assert f"t.gml:{place}: the threshold atom" in err
+    assert f"needs the {what} (--delta {float(delta):g}), beyond float32" in err
+    assert not model.exists()
+    with pytest.raises(GracrError, match="beyond float32"):
+        gracr.compile(gracr.parse(text), delta=float(delta))
+
+
+def test_a_linear_count_coefficient_beyond_exact_float32_integers_is_refused(
+        tmp_path: Path) -> None:
+    source = tmp_path / "t.gml"
+    source.write_text("colors red\nclassify count(red) > "
+                      "1234567890123456789012345678901234567890 * count(!red)\n")
+    model = tmp_path / "m.npz"
+    err = _bad_input(*run("compile", str(source), "-o", str(model)))
+    assert "t.gml:2:10: " in err and "over 16777216" in err
+    assert not model.exists()
+
+
+# ---------------------------------------------------------------- long declarations
+
+
+@pytest.mark.parametrize("line", ["colors", "relations", "features", "attribute element ="])
+def test_a_declaration_over_the_name_limit_is_refused_with_its_place(line: str) -> None:
+    from gracr.limits import MAX_DECLARED_NAMES
+
+    names = ", ".join(f"n{i}" for i in range(MAX_DECLARED_NAMES + 1))
+    with pytest.raises(GmlError) as caught:
+        gracr.parse(f"{line} {names}\nclassify true\n")
+    column = len(f"{line} ") + len(", ".join(f"n{i}" for i in range(MAX_DECLARED_NAMES))) + 3
+    assert (f"<string>:1:{column}: a declaration of {MAX_DECLARED_NAMES + 1} names, over "
+            f"gracr's limit of {MAX_DECLARED_NAMES} (MAX_DECLARED_NAMES)") in str(caught.value)
+
+
+def test_a_colors_line_of_150000_names_is_refused_in_linear_time(tmp_path: Path) -> None:
+    """Each name was compared with every earlier one: 150 000 took minutes. The guard is a
+    hard timeout on the subprocess, far above what a linear read takes."""
+    source = tmp_path / "wide.gml"
+    source.write_text("colors " + ", ".join(f"c{i}" for i in range(150_000)) +
+                      "\nclassify c0\n")
+    done = subprocess.run([sys.executable, "-m", "gracr.cli", "compile", str(source), "-o",
+                           str(tmp_path / "m.npz")], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2
+    assert "a declaration of 150000 names, over gracr's limit of 10000" in done.stderr

@@ -5,14 +5,31 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import gracr
+from gracr.cli import main
+from gracr.data.schema import Schema
+from gracr.dsl import ir
+from gracr.dsl.ir import Formula
 from gracr.errors import GracrError, ModelFileError
+from tests.strategies import (
+    shared_name_schemas,
+    typed_graphs,
+    typed_node_formulas,
+    typed_program_for,
+)
 
+ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TYPED = """colors marked
 attribute element = C, N, O
@@ -254,3 +271,169 @@ def test_a_save_never_leaves_half_a_file(saved: Path, monkeypatch: pytest.Monkey
     with pytest.raises(GracrError, match="No space left on device"):
         model.save(str(saved))
     assert saved.read_bytes() == before and sorted(saved.parent.iterdir()) == [saved]
+
+
+# ---------------------------------------------------------------- names across namespaces
+
+SHARED = """attribute aromatic = no, yes
+relations single, aromatic
+classify aromatic=yes & <1>{aromatic} true & atmost{single} 1 aromatic=no
+"""
+
+
+def test_a_family_and_a_relation_of_one_name_load_back(tmp_path: Path) -> None:
+    """Colours, families and relations are separate namespaces in the language (every
+    SMARTS translation declares `aromatic` as both): what compiles, loads."""
+    source = tmp_path / "x.gml"
+    source.write_text(SHARED)
+    model = tmp_path / "x.npz"
+    assert main(["compile", str(source), "-o", str(model)], out=io.StringIO(),
+                err=io.StringIO()) == 0
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["inspect", str(model)], out=out, err=err) == 0, err.getvalue()
+    assert "relations: single, aromatic" in out.getvalue()
+    loaded = gracr.load(str(model))
+    assert loaded.schema == gracr.parse(SHARED).schema
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda meta: meta["relations"].append("single"), "relation 'single' is declared twice"),
+    (lambda meta: meta["families"][0]["values"].append("no"),
+     "value of 'aromatic' 'no' is declared twice"),
+    (lambda meta: meta.update(palette=["aromatic", "aromatic"]),
+     "colour 'aromatic' is declared twice"),
+])
+def test_declarations_no_program_could_make_are_refused(tmp_path: Path, edit: Any,
+                                                        message: str) -> None:
+    """The loader refuses what the parser refuses, and only that (the checksum
+    recomputed, so that the declarations themselves are what is checked)."""
+    from gracr.compiler.network import checksum
+
+    path = tmp_path / "x.npz"
+    gracr.compile(gracr.parse(SHARED)).save(str(path))
+    arrays = _arrays(path)
+    meta = json.loads(str(arrays.pop("metadata")))
+    edit(meta)
+    meta["checksum"] = checksum(arrays, meta)
+    np.savez(str(path), metadata=np.array(json.dumps(meta)), **arrays)  # type: ignore[arg-type]
+    with pytest.raises(ModelFileError, match=re.escape(message)):
+        gracr.load(str(path))
+
+
+def test_a_numeric_feature_named_as_a_relation_loads_back(tmp_path: Path) -> None:
+    program = gracr.parse("features single\nrelations single\nclassify <1>{single} (single > 0)")
+    path = str(tmp_path / "x.npz")
+    gracr.compile(program).save(path)
+    assert gracr.load(path).schema == program.schema
+
+
+BUNDLED = sorted([*(ROOT / "gracr" / "formulas").rglob("*.gml"),
+                  *(ROOT / "examples").rglob("*.gml")])
+
+
+def test_the_bundled_programs_are_found() -> None:
+    assert len(BUNDLED) >= 20 and ROOT / "gracr/formulas/wombat/P06.gml" in BUNDLED
+
+
+@pytest.mark.parametrize("source", BUNDLED, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_bundled_program_compiles_saves_and_loads(source: Path, tmp_path: Path) -> None:
+    program = gracr.parse(source.read_text(), str(source))
+    model = gracr.compile(program, max_degree=4)  # Eq. 6's bound, for those that compare
+    path = str(tmp_path / "model.npz")
+    model.save(path)
+    loaded = gracr.load(path)
+    assert loaded.metadata() == model.metadata()
+    assert loaded.schema == program.schema
+
+
+@st.composite
+def _typed_programs(draw: st.DrawFn) -> tuple[Schema, Formula]:
+    schema = draw(shared_name_schemas())
+    formula = draw(typed_node_formulas(schema, 2, top=True))
+    if draw(st.booleans()):
+        formula = ir.Exists(draw(st.integers(0, 2)), draw(st.sampled_from([None, 3])), formula)
+    return schema, formula
+
+
+@given(drawn=_typed_programs(), options=st.fixed_dictionaries({
+    "disjunction": st.sampled_from(["demorgan", "flat"]),
+    "comparison": st.sampled_from(["expanded", "direct"]),
+    "presence": st.booleans()}), data=st.data())
+@settings(max_examples=40, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+def test_typed_programs_round_trip_through_their_model_files(
+        drawn: tuple[Schema, Formula], options: dict[str, Any], data: st.DataObject) -> None:
+    """Compile -> save -> load gives the same metadata, the same weights and the same
+    outputs, over typed programs whose colours, families and relations share names."""
+    schema, formula = drawn
+    program = typed_program_for(schema, formula)
+    model = gracr.compile(program, max_degree=4, **options)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.npz")
+        model.save(path)
+        loaded = gracr.load(path)
+    assert loaded.metadata() == model.metadata()
+    assert loaded.arrays().keys() == model.arrays().keys()
+    for name, array in model.arrays().items():
+        assert np.array_equal(loaded.arrays()[name], array), name
+    for graph in data.draw(st.lists(typed_graphs(schema), min_size=1, max_size=3)):
+        assert np.array_equal(
+            loaded.forward(loaded.features(graph), graph.edge_index,
+                           edge_type=loaded.edge_types(graph)),
+            model.forward(model.features(graph), graph.edge_index,
+                          edge_type=model.edge_types(graph)))
+
+
+# ---------------------------------------------------------------- inflated sizes
+
+
+def _zeros_archive(path: Path, **sizes: int) -> None:
+    """A small deflated archive whose members inflate to `sizes` bytes of float32 zeros."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, size in sizes.items():
+            member = io.BytesIO()
+            np.lib.format.write_array(member, np.zeros(size // 4, dtype=np.float32))
+            archive.writestr(f"{name}.npy", member.getvalue())
+
+
+def test_an_archive_inflating_past_the_budget_is_refused_unread_naming_its_largest_member(
+        tmp_path: Path) -> None:
+    path = tmp_path / "bomb.npz"
+    _zeros_archive(path, input_bias=4096, input_matrix=40 * 2**20)
+    assert path.stat().st_size < 2**20
+    with pytest.raises(ModelFileError, match=r"would take 40 MiB inflated \(the largest, "
+                                             r"'input_matrix.npy', 40 MiB\), over "
+                                             r"--max-weights-bytes 8 MiB"):
+        gracr.load(str(path), max_bytes=8 * 2**20)
+
+
+def test_reading_an_archive_holds_its_inflated_bytes_once_within_the_budget(
+        tmp_path: Path) -> None:
+    """An archive within the budget takes the budget's memory, not twice it: each member
+    inflates straight into its array."""
+    import tracemalloc
+
+    path = tmp_path / "bomb.npz"
+    _zeros_archive(path, input_matrix=24 * 2**20)
+    budget = 32 * 2**20
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelFileError, match="no JSON metadata"):
+            gracr.load(str(path), max_bytes=budget)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= budget, f"reading took {peak} bytes at its peak, over the {budget} budget"
+
+
+def test_an_array_the_memory_cannot_hold_is_a_model_file_error(
+        saved: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_memory(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(np, "empty", no_memory)
+    with pytest.raises(ModelFileError, match=r"not enough memory for array '\w+' \(the archive "
+                                             r"declares [\d.]+ \w+ inflated\)"):
+        gracr.load(str(saved))

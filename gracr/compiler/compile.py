@@ -20,7 +20,7 @@ from gracr.dsl.ir import Kind, postorder, subformulas
 from gracr.dsl.parse import Program
 from gracr.dsl.show import show_formula
 from gracr.errors import GracrError
-from gracr.limits import DEFAULT_MAX_BYTES, format_bytes
+from gracr.limits import DEFAULT_MAX_BYTES, FLOAT32_MAX, format_bytes
 from gracr.version import __version__
 
 
@@ -112,6 +112,23 @@ def _check_weights(program: Program, options: CompileOptions, hidden: Schedule,
                            "columns", budget, options, uses_comparison(program.classifier))
 
 
+def _check_threshold_weights(program: Program, delta: float) -> None:
+    """Refuse a threshold atom whose unit σ((a·x − b)/δ) needs a weight a_i/δ or a bias
+    b/δ beyond float32 (`FLOAT32_MAX`): it would be stored as inf, a model no loader
+    accepts. Named by its place in the source."""
+    for atom in postorder([program.classifier], ir.children):
+        if not isinstance(atom, ir.Threshold):
+            continue
+        for what, value in [*((f"weight {c}/δ", float(c) / delta) for c in atom.coefficients),
+                            (f"bias {atom.bound}/δ", float(atom.bound) / delta)]:
+            if not abs(value) <= FLOAT32_MAX:
+                place = "" if atom.span == ir.NO_SPAN else f"{atom.span}: "
+                raise GracrError(
+                    f"{place}the threshold atom '{show_formula(atom)}' needs the {what} = "
+                    f"{value:.3g} (--delta {delta:g}), beyond float32 (largest "
+                    f"{FLOAT32_MAX:.3g}): raise --delta, or scale the features and the atom down")
+
+
 def readout_refusal(program: Program, readout: Readout) -> str | None:
     """Why `readout` cannot compute `program`, or None when it can. `max` and `soft-or`
     pool "some node satisfies f" (WOMBAT's Eq. 3 and 4): they need a graph sentence whose
@@ -158,6 +175,7 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
     """
     options = CompileOptions(disjunction, comparison, max_degree, presence, readout, delta)
     _check_bound(program, options, max_weights_bytes)
+    _check_threshold_weights(program, options.delta)
     desugarer = Desugarer(options)
     refusal = readout_refusal(program, options.readout)
     if refusal is not None:

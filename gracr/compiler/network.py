@@ -212,6 +212,7 @@ def load_network(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Network:
 
 
 _ZIP_MAGIC = b"PK\x03\x04"
+_CHUNK = 2**20
 
 
 def read_arrays(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, npt.NDArray[Any]]:
@@ -229,26 +230,34 @@ def read_arrays(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, npt.
         raise ModelFileError(f"{path}: not a gracr model file: {what} (a model file is the "
                              ".npz archive `gracrc compile -o` writes)")
     arrays: dict[str, npt.NDArray[Any]] = {}
-    name = "?"
+    name, size = "?", 0
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
             declared = sum(member.file_size for member in members)
             if declared > max_bytes:
-                raise ModelFileError(f"{path}: its arrays would take {format_bytes(declared)}, "
-                                     f"over --max-weights-bytes {format_bytes(max_bytes)}")
+                largest = max(members, key=lambda member: member.file_size)
+                raise ModelFileError(f"{path}: its arrays would take {format_bytes(declared)} "
+                                     f"inflated (the largest, {quoted(largest.filename)}, "
+                                     f"{format_bytes(largest.file_size)}), over "
+                                     f"--max-weights-bytes {format_bytes(max_bytes)}")
             for member in members:
-                name = member.filename.removesuffix(".npy")
+                name, size = member.filename.removesuffix(".npy"), member.file_size
                 if name == member.filename or name in arrays:
                     raise ModelFileError(f"{path}: unexpected archive member "
                                          f"{quoted(member.filename)}")
                 with archive.open(member) as stream:
-                    arrays[name] = _read_array(stream, member.file_size, path, name)
+                    arrays[name] = _read_array(stream, size, path, name)
     except zipfile.BadZipFile as error:
         raise ModelFileError(f"{path}: damaged archive ({error})") from None
     except (EOFError, zlib.error, NotImplementedError) as error:
         raise ModelFileError(f"{path}: damaged archive member '{name}' "
                              f"({type(error).__name__}: {error})") from None
+    except MemoryError:
+        # Within the budget, but more than this machine has free: still the file's size.
+        raise ModelFileError(f"{path}: not enough memory for array '{name}' (the archive "
+                             f"declares {format_bytes(size)} inflated); lower "
+                             f"--max-weights-bytes to refuse such files unread") from None
     except OSError as error:
         raise ModelFileError(f"{path}: cannot read: {error.strerror or error}") from None
     return arrays
@@ -279,10 +288,18 @@ def _read_array(stream: IO[bytes], size: int, path: str, name: str) -> npt.NDArr
     if count * dtype.itemsize > size:
         raise ModelFileError(f"{path}: array '{name}' claims shape {shape}, more than its "
                              f"{size} bytes hold")
-    data = stream.read(count * dtype.itemsize)
-    if len(data) != count * dtype.itemsize:
-        raise ModelFileError(f"{path}: array '{name}' is cut short")
-    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
+    # Inflated chunk by chunk straight into the array: memory holds its bytes once, not
+    # also as one `bytes` of the whole (a reading's peak stays within the budget).
+    array = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
+    data = array.reshape(-1, order="A").view(np.uint8)  # a view: filling it fills the array
+    filled = 0
+    while filled < data.size:
+        chunk = stream.read(min(data.size - filled, _CHUNK))
+        if not chunk:
+            raise ModelFileError(f"{path}: array '{name}' is cut short")
+        data[filled:filled + len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
+        filled += len(chunk)
+    return array
 
 
 def _network(arrays: dict[str, npt.NDArray[Any]], meta: Fields, version: int,
@@ -297,9 +314,10 @@ def _network(arrays: dict[str, npt.NDArray[Any]], meta: Fields, version: int,
         if version >= 2 else ()
     relations = meta.texts("relations") if version >= 2 else ()
     numeric = meta.texts("numeric_features") if version >= 5 else ()
-    names = [*palette, *(f.name for f in families), *relations, *numeric]
-    if len(set(names)) != len(names) or any(len(set(f.values)) != len(f.values) for f in families):
-        raise problem("a name is declared twice in the palette, families or relations")
+    schema = Schema(palette, families, relations, numeric)
+    declared = schema.declaration_problem()
+    if declared is not None:
+        raise problem(f"its declarations are not a program's: {declared}")
     options_fields = meta.object("options")
     try:
         options = CompileOptions(
@@ -314,7 +332,6 @@ def _network(arrays: dict[str, npt.NDArray[Any]], meta: Fields, version: int,
         raise
     except GracrError as error:
         raise problem(f"bad compile options ({error})") from None
-    schema = Schema(palette, families, relations, numeric)
     if version >= 2 and meta.texts("features") != schema.feature_names(options.presence):
         raise problem("the feature names disagree with the palette, families and presence")
     num_layers = meta.integer("num_layers", 0)

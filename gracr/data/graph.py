@@ -23,7 +23,7 @@ from gracr.data.fields import shown_json
 from gracr.data.json_text import JsonError, parse_json
 from gracr.data.schema import Schema
 from gracr.errors import GraphError, quoted
-from gracr.limits import DEFAULT_MAX_BYTES, format_bytes
+from gracr.limits import DEFAULT_MAX_BYTES, FLOAT32_MAX, format_bytes
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -224,6 +224,16 @@ class Graph:
                 raise GraphError(f"{where}: 'features' has {self.feature_values.shape[1]} "
                                  f"numbers per node, but the program declares "
                                  f"{len(schema.features)} ({', '.join(schema.features)})")
+            # Every executor holds x in float32: past its range a feature would be inf,
+            # and inf - inf (or inf * 0) NaN, in every column of the node and beyond.
+            too_large = np.argwhere(np.abs(self.feature_values) > FLOAT32_MAX)
+            if too_large.size:
+                node, column = (int(i) for i in too_large[0])
+                raise GraphError(f"{where}: node {node} has the numeric feature "
+                                 f"'{schema.features[column]}' = "
+                                 f"{self.feature_values[node, column]:.6g}, beyond float32, "
+                                 f"which the network computes in (largest magnitude "
+                                 f"{FLOAT32_MAX:.6g}): scale the features down")
 
     def check_edges(self, schema: Schema, where: str = "graph") -> None:
         """The edge half of `check_schema`: one declared relation per edge (what

@@ -56,6 +56,29 @@ class Schema:
             names.append(PRESENT)
         return tuple(names)
 
+    def declaration_problem(self) -> str | None:
+        """Why no `.gml` program could declare these, or None. Colours, attribute families (each with its own values) and
+        relations are separate namespaces, as in the language (`attribute aromatic =
+        no, yes` beside `relations single, aromatic`, as every SMARTS translation
+        declares): each list is free of repeats, and a numeric feature is no colour,
+        family or value (its name alone is an atom's operand)."""
+        lists = [("colour", self.palette), ("attribute family", self.family_names),
+                 ("relation", self.relations), ("numeric feature", self.features)]
+        lists += [(f"value of '{f.name}'", f.values) for f in self.families]
+        for what, names in lists:
+            seen: set[str] = set()
+            for name in names:
+                if name in seen:
+                    return f"{what} '{name}' is declared twice"
+                seen.add(name)
+        taken = {**{c: "a colour" for c in self.palette},
+                 **{v: f"a value of '{f.name}'" for f in self.families for v in f.values},
+                 **{f.name: "an attribute family" for f in self.families}}
+        for feature in self.features:
+            if feature in taken:
+                return f"the numeric feature '{feature}' is also {taken[feature]}"
+        return None
+
     def attribute_column(self, family: str, value: str) -> int:
         """The column of `x` holding `family=value`."""
         column = len(self.palette)

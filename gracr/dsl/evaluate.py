@@ -84,16 +84,31 @@ def margin_interval(atom: ir.Threshold, delta: float) -> tuple[float, float]:
     return (bound, bound + delta) if atom.op in (">", "<=") else (bound - delta, bound)
 
 
+# float32's unit roundoff: the network holds x, a/δ and b/δ in float32 and the torch
+# executors sum in it.
+_FLOAT32_ROUNDOFF = 2.0**-24
+
+
 def margin_nodes(program: Program, graph: Graph, delta: float) -> NodeValues:
     """The nodes whose features lie inside the margin of some threshold atom of the
-    program (`margin_interval`): where a network compiled with this `delta` is not
-    guaranteed to agree with the formula."""
+    program (`margin_interval`), widened by float32 rounding: where a network compiled
+    with this `delta` is not guaranteed to agree with the formula.
+
+    The network computes `Σ a_i x_i − b` from float32 features and weights, each rounded
+    by at most the roundoff u, and sums its n + 1 terms in float32: its value is off by at
+    most (n + 3) u (Σ |a_i x_i| + |b|) (twice that here, to be safe). With features far
+    larger than their differences (`a − b > 0.5` at a = 1e30 + 1e20, b = 1e30) that is
+    more than the margin, and the node is named."""
     inside = np.zeros(graph.num_nodes, dtype=np.bool_)
     for sub in ir.postorder([program.classifier], ir.children):
         if isinstance(sub, ir.Threshold):
             low, high = margin_interval(sub, delta)
             values = linear_values(sub, graph)
-            inside |= (values >= low) & (values <= high)
+            assert graph.feature_values is not None  # linear_values
+            scale = np.abs(graph.feature_values[:, list(sub.columns)]) @ \
+                np.array([abs(float(c)) for c in sub.coefficients]) + abs(float(sub.bound))
+            slack = 2 * (len(sub.coefficients) + 3) * _FLOAT32_ROUNDOFF * scale
+            inside |= (values >= low - slack) & (values <= high + slack)
     return inside
 
 

@@ -28,7 +28,7 @@ from gracr.data.schema import Family, Schema
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind, Relations
 from gracr.errors import GmlError, GracrError, Problem, Span, quoted
-from gracr.limits import DEFAULT_MAX_BYTES, MAX_COUNT, MAX_NESTING
+from gracr.limits import DEFAULT_MAX_BYTES, MAX_COUNT, MAX_DECLARED_NAMES, MAX_NESTING
 
 
 @cache
@@ -600,12 +600,13 @@ class _Checker:
             self.problem(tree, "a relation filter needs a 'relations' line declaring the "
                                "edge relations")
             return False, None
-        named: list[str] = []
+        named: set[str] = set()
+        declared = set(self.relations)
         ok = True
         for token in tree.children:
             assert isinstance(token, Token)
             name = str(token.value)
-            if name not in self.relations:
+            if name not in declared:
                 self.problem(token, f"unknown relation '{name}' (the declared relations: "
                                     f"{', '.join(self.relations)})")
                 ok = False
@@ -613,7 +614,7 @@ class _Checker:
                 self.problem(token, f"relation '{name}' is listed twice in the filter")
                 ok = False
             else:
-                named.append(name)
+                named.add(name)
         return ok, tuple(r for r in self.relations if r in named)
 
     def boolean(self, rule: str, left: SyntaxTree | Token, right: SyntaxTree | Token,
@@ -869,6 +870,7 @@ def check_tree(tree: SyntaxTree, filename: str, source: str) -> Program:
     declared_names.update({f.name: "an attribute family" for f in families})
     declared_names.update({r: "a relation" for r in relations})
     declared_names.update({f: "a numeric feature" for f in features})
+    family_values = {v for f in families for v in f.values}
 
     names_bound: list[tuple[str, Formula]] = []
     classifiers: list[tuple[Formula, Kind] | None] = []
@@ -890,7 +892,7 @@ def check_tree(tree: SyntaxTree, filename: str, source: str) -> Program:
             if name in checker.palette:
                 checker.problem(name_token, f"'{name}' is a colour and cannot be redefined by 'let'")
                 continue
-            if name in declared_names and name not in {v for f in families for v in f.values}:
+            if name in declared_names and name not in family_values:
                 checker.problem(name_token, f"'{name}' is {declared_names[name]} and cannot be "
                                             "redefined by 'let'")
                 continue
@@ -973,15 +975,23 @@ def _name_line(statements: list[SyntaxTree], rule: str, what: str, once: str, fi
 def _distinct_names(tokens: Sequence[SyntaxTree | Token], repeated: str, filename: str,
                     problems: list[Problem]) -> list[str]:
     """The names of a declaration's list, in order; each repeat is a problem (`repeated`
-    with the name in its `{}`)."""
-    names: list[str] = []
+    with the name in its `{}`), and so are names past `MAX_DECLARED_NAMES` (one problem,
+    at the first of them; the rest are not read)."""
+    if len(tokens) > MAX_DECLARED_NAMES:
+        first = tokens[MAX_DECLARED_NAMES]
+        assert isinstance(first, Token)
+        problems.append(Problem(_span_of(first, filename),
+                                f"a declaration of {len(tokens)} names, over gracr's limit of "
+                                f"{MAX_DECLARED_NAMES} (MAX_DECLARED_NAMES) per declaration"))
+        tokens = tokens[:MAX_DECLARED_NAMES]
+    names: dict[str, None] = {}  # in order; a dict, so that a repeat is found at once
     for token in tokens:
         assert isinstance(token, Token)
         if token.value in names:
             problems.append(Problem(_span_of(token, filename), repeated.format(token.value)))
         else:
-            names.append(str(token.value))
-    return names
+            names[str(token.value)] = None
+    return list(names)
 
 
 def _declarations(statements: list[SyntaxTree], filename: str, problems: list[Problem]

@@ -20,7 +20,8 @@ from gracr.data.graph import Graph
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
 from gracr.executor import numpy_backend
-from gracr.limits import DEFAULT_MAX_BYTES
+from gracr.errors import GraphError
+from gracr.limits import DEFAULT_MAX_BYTES, FLOAT32_MAX
 
 if TYPE_CHECKING:
     import torch
@@ -44,8 +45,32 @@ class CompiledGNN(Network):
 
     def features(self, graph: Graph, where: str = "graph",
                  max_bytes: int = DEFAULT_MAX_BYTES) -> npt.NDArray[np.float32]:
-        """`x` for `graph`: colours, attribute one-hots, presence (`gracr.data.schema`)."""
-        return graph.features(self.schema, self.presence, where, max_bytes)
+        """`x` for `graph`: colours, attribute one-hots, numeric features, presence
+        (`gracr.data.schema`). A graph whose numeric features would carry a threshold
+        unit's pre-activation beyond float32 (`FLOAT32_MAX`) is refused (`GraphError`)."""
+        x = graph.features(self.schema, self.presence, where, max_bytes)
+        if self.numeric_features:
+            self._check_pre_activations(x, where)
+        return x
+
+    def _check_pre_activations(self, x: npt.NDArray[np.float32], where: str) -> None:
+        """Refuse `x` if some node's Σ_i |x_i P_ij| + |p_j| exceeds float32 at a column j
+        that reads numeric features: the torch executors compute h⁽⁰⁾ in float32, where
+        the unit would be inf or NaN (a feature and a weight each within float32 can
+        still multiply past it)."""
+        first = self.schema.feature_column(self.numeric_features[0])
+        rows = slice(first, first + len(self.numeric_features))
+        magnitudes = np.abs(x[:, rows].astype(np.float64))
+        weights = np.abs(self.input_matrix[rows].astype(np.float64))
+        for column in np.flatnonzero(weights.any(axis=0)):
+            reach = magnitudes @ weights[:, column] + abs(float(self.input_bias[column]))
+            beyond = np.flatnonzero(reach > FLOAT32_MAX)
+            if beyond.size:
+                raise GraphError(
+                    f"{where}: node {int(beyond[0])}'s numeric features times the weights of "
+                    f"'{self.columns[column].meaning}' reach {reach[beyond[0]]:.3g}, beyond "
+                    f"float32 (largest {FLOAT32_MAX:.3g}), which the network computes in: "
+                    f"scale the features down or compile with a larger --delta")
 
     def edge_types(self, graph: Graph, where: str = "graph") -> npt.NDArray[np.int64] | None:
         """`edge_type` for `graph` (relation index per edge), or None without relations."""
