@@ -308,8 +308,15 @@ def build_instances(task: Task, seed: int, size: int, progress: bool = True,
 # ---------------------------------------------------------------- the store
 
 
+def dataset_identity(task: Task, size: int | None) -> str:
+    """What a task's datasets are made from, whatever the seed: the size (default the
+    task's), the generator version and the task's content key."""
+    size = task.default_size if size is None else size
+    return f"{task.unit}{size}-gen{GENERATOR_VERSION}-{task.key}"
+
+
 def dataset_folder(out: str, task: Task, seed: int, size: int) -> Path:
-    return Path(out) / task.name / f"seed{seed}-{task.unit}{size}-gen{GENERATOR_VERSION}-{task.key}"
+    return Path(out) / task.name / f"seed{seed}-{dataset_identity(task, size)}"
 
 
 DATA_FILE, META_FILE = "dataset.jsonl", "meta.json"
