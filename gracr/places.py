@@ -18,7 +18,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import platformdirs
 
@@ -98,7 +98,7 @@ def rebuild_damaged_numba_caches() -> None:
     `Cache.load_overload` is wrapped (once; call after importing numba)."""
     from numba.core import caching
 
-    load = caching.Cache.load_overload
+    load: Callable[..., Any] = caching.Cache.load_overload
     if getattr(load, "rebuilds_damaged", False):
         return
 
@@ -115,4 +115,4 @@ def rebuild_damaged_numba_caches() -> None:
             return None
 
     setattr(load_or_rebuild, "rebuilds_damaged", True)
-    caching.Cache.load_overload = load_or_rebuild
+    setattr(caching.Cache, "load_overload", load_or_rebuild)
