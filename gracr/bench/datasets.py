@@ -8,7 +8,9 @@ graphs and the same UPI, and an edited task file never reuses a stale dataset. O
 (under `--datasets`, default the user cache folder of `gracr.bench.options`):
 
     <store>/<task>/seed<S>-<graphs|targets><N>-gen<V>-<key>/dataset.jsonl   one line per graph
-    <store>/<task>/seed<S>-<graphs|targets><N>-gen<V>-<key>/meta.json       what was built
+    <store>/<task>/seed<S>-<graphs|targets><N>-gen<V>-<key>/meta.json       what was built,
+                                                 and dataset.jsonl's line count and SHA-256
+    <store>/<task>/seed<S>-<graphs|targets><N>-gen<V>-<key>/.lock           held by a build
 
 Each line is the README's graph object (`Graph.from_json`) plus, for graph tasks,
 `"label"` (0/1) and `"upi"` (0/1 per edge: the UPI of the graph's label), and for node tasks
@@ -319,7 +321,7 @@ def dataset_folder(out: str, task: Task, seed: int, size: int) -> Path:
     return Path(out) / task.name / f"seed{seed}-{dataset_identity(task, size)}"
 
 
-DATA_FILE, META_FILE = "dataset.jsonl", "meta.json"
+DATA_FILE, META_FILE, LOCK_FILE = "dataset.jsonl", "meta.json", ".lock"
 # A lock on a dataset folder that keeps vanishing under us (other processes' failed builds
 # removing it) this many times in a row is a broken store, not a race to wait out.
 MAX_LOCK_ATTEMPTS = 100
@@ -333,9 +335,9 @@ def load_or_build(task_name: str, seed: int, size: int | None = None, out: str |
     `default_datasets()`). A stored dataset is used only if `meta.json` is valid and
     `dataset.jsonl` has the line count and SHA-256 recorded there; a damaged one, or one
     whose meta records neither (stored by an older gracr), is reported on stderr and
-    rebuilt: the store is a cache. Builds hold an exclusive lock on the dataset's folder (`fcntl.flock`), so
-    processes building the same dataset at once build it once; a build that fails
-    removes only what it created.
+    rebuilt: the store is a cache. Builds hold an exclusive lock (`fcntl.flock` on
+    `.lock` in the dataset's folder), so processes building the same dataset at once
+    build it once; a build that fails removes only what it created.
     """
     task = task_named(task_name)
     if seed < 0:
@@ -353,25 +355,28 @@ def load_or_build(task_name: str, seed: int, size: int | None = None, out: str |
     stored, _ = _read_stored(task, seed, folder, schema)
     if stored is not None:
         return stored
-    with _locked(folder) as created:
+    with _locked(folder):
         stored, problem = _read_stored(task, seed, folder, schema)
         if stored is not None:         # built by another process while we waited
             return stored
         if problem is not None:
             print(f"gracrc: {problem}; rebuilding the dataset", file=sys.stderr)
-        return _build_into(task, seed, size, folder, created, progress, max_bdd_nodes)
+        return _build_into(task, seed, size, folder, progress, max_bdd_nodes)
 
 
 @contextlib.contextmanager
-def _locked(folder: Path) -> Iterator[list[Path]]:
-    """Hold an exclusive `flock` on `folder` (made if missing); yields the folders this
-    process created. A folder removed while we waited for its lock (another build failed
-    and cleaned up) is made and locked again."""
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold an exclusive `flock` on `folder/LOCK_FILE` (a file, not the folder: NFS locks
+    only files open for writing), made with its folder if missing. A lock file removed
+    while we waited for it (another build failed and cleaned up) is made and locked
+    again. The lock file stays beside a stored dataset; on an exception it is removed
+    with the folders this process created."""
+    lock_file = folder / LOCK_FILE
     for _ in range(MAX_LOCK_ATTEMPTS):
         created = missing_folders(folder)
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+            descriptor = os.open(lock_file, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except FileNotFoundError:
             continue                   # a parent removed by another failed build: again
         except OSError as error:
@@ -379,20 +384,31 @@ def _locked(folder: Path) -> Iterator[list[Path]]:
             raise GracrError(f"{folder}: cannot write the dataset there "
                              f"({error.strerror})") from None
         try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX)
             try:
-                current = os.stat(folder)
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
+            except OSError as error:
+                print(f"gracrc: warning: {lock_file}: cannot lock ({error.strerror}); "
+                      "building without a lock", file=sys.stderr)
+            try:
+                current = os.stat(lock_file, follow_symlinks=False)
             except FileNotFoundError:
                 continue
             held = os.fstat(descriptor)
             if (current.st_dev, current.st_ino) != (held.st_dev, held.st_ino):
                 continue
-            yield created
+            try:
+                yield
+            except BaseException:
+                # A failed build leaves no folder behind: the lock file goes too (a waiter
+                # holding it sees it gone and starts again).
+                lock_file.unlink(missing_ok=True)
+                remove_empty(created)
+                raise
             return
         finally:
             os.close(descriptor)       # closing releases the lock
-    raise GracrError(f"{folder}: removed {MAX_LOCK_ATTEMPTS} times while waiting to lock it; "
-                     "is another program deleting the dataset store?")
+    raise GracrError(f"{lock_file}: removed {MAX_LOCK_ATTEMPTS} times while waiting to lock "
+                     "it; is another program deleting the dataset store?")
 
 
 def _read_stored(task: Task, seed: int, folder: Path,
@@ -434,13 +450,12 @@ def _read_stored(task: Task, seed: int, folder: Path,
     return Dataset(task.name, seed, stored, meta), None
 
 
-def _build_into(task: Task, seed: int, size: int, folder: Path, created: list[Path],
-                progress: bool, max_bdd_nodes: int | None) -> Dataset:
+def _build_into(task: Task, seed: int, size: int, folder: Path, progress: bool,
+                max_bdd_nodes: int | None) -> Dataset:
     """Build the dataset into `folder` (locked by this process), replacing what was there;
-    on failure remove what this build wrote and the folders in `created`."""
+    on failure remove what this build wrote."""
     data_file, meta_file = folder / DATA_FILE, folder / META_FILE
     if not os.access(folder, os.W_OK):     # fail before the build, not after it
-        remove_empty(created)
         raise GracrError(f"{folder}: cannot write the dataset there (permission denied)")
     written: list[Path] = []
     try:
@@ -460,7 +475,6 @@ def _build_into(task: Task, seed: int, size: int, folder: Path, created: list[Pa
     except BaseException as error:
         for path in written:
             path.unlink(missing_ok=True)
-        remove_empty(created)
         if isinstance(error, OSError):
             raise GracrError(f"{folder}: cannot write the dataset there "
                              f"({error.strerror})") from None
