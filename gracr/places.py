@@ -37,6 +37,7 @@ def config_folder() -> Path:
 
 
 NUMBA_CACHE_VARIABLE = "NUMBA_CACHE_DIR"
+_private_folder: Path | None = None     # chosen by keep_numba_cache_in_the_cache_folder
 
 
 def _unsafe_because(folder: Path) -> str | None:
@@ -86,9 +87,20 @@ def keep_numba_cache_in_the_cache_folder() -> None:
         folder = Path(tempfile.mkdtemp(prefix="gracr-numba-"))
         atexit.register(shutil.rmtree, folder, True)
     os.environ[NUMBA_CACHE_VARIABLE] = str(folder)
+    global _private_folder
+    _private_folder = folder
     if refused:
         print(f"gracrc: warning: numba's kernel cache {'; '.join(refused)}; not used "
               f"(kernels cached in {folder} instead)", file=sys.stderr)
+
+
+def private_cache_folder() -> Path:
+    """The folder `keep_numba_cache_in_the_cache_folder` chose and checked (private to
+    this user), for other caches that are unpickled too: the parser's LALR table."""
+    if _private_folder is None:
+        keep_numba_cache_in_the_cache_folder()
+    assert _private_folder is not None
+    return _private_folder
 
 
 def rebuild_damaged_numba_caches() -> None:

@@ -85,3 +85,25 @@ def test_a_truncated_cache_index_is_rebuilt_with_a_message(tmp_path: Path) -> No
     assert again.returncode == 0, again.stderr
     assert "cannot be loaded" in again.stderr and "rebuilt" in again.stderr
     assert all(index.stat().st_size > 10 for index in indexes)
+
+
+_PARSE = "import sys, gracr; gracr.parse_file(sys.argv[1])"
+
+
+def test_the_parser_table_is_not_read_from_the_shared_temp_folder(tmp_path: Path) -> None:
+    """lark's own cache (`cache=True`) is a pickle at a predictable name in the temp
+    folder: another user who writes it first runs code in every gracr process."""
+    shared_tmp = tmp_path / "tmp"
+    shared_tmp.mkdir()
+    marker = tmp_path / "planted-code-ran"
+    env = _env(tmp_path, TMPDIR=str(shared_tmp))
+    formula = str(ROOT / "gracr" / "formulas" / "Redundancy.gml")
+    assert _python(_PARSE, env, formula).returncode == 0
+    for cached in shared_tmp.glob(".lark*"):          # plant a payload after its hash line
+        first_line = cached.read_bytes().split(b"\n", 1)[0]
+        payload = (b"cos\nsystem\n(S'touch " + str(marker).encode() + b"'\ntR.")
+        cached.write_bytes(first_line + b"\n" + payload)
+    done = _python(_PARSE, env, formula)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists()
+    assert not list(shared_tmp.glob(".lark*"))
