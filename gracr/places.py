@@ -69,9 +69,10 @@ def keep_numba_cache_in_the_cache_folder() -> None:
     The folder is `$NUMBA_CACHE_DIR` if the user set it, else `numba-<uid>` in gracr's
     cache folder, else (if that one is refused) in the platform's user cache folder. A
     folder owned by another user, or writable by others (or in a folder they can write),
-    is refused with a warning on stderr: its kernels are compiled afresh into a new
-    private temporary folder, removed at exit. Must run before numba is first imported
-    (numba reads the variable then); spawned workers inherit the folder chosen here."""
+    is refused with a warning on stderr and the next one tried; if none will do, kernels
+    are compiled afresh into a new private temporary folder, removed at exit. Must run
+    before numba is first imported (numba reads the variable then); spawned workers
+    inherit the folder chosen here."""
     uid = os.getuid()
     chosen = os.environ.get(NUMBA_CACHE_VARIABLE)
     candidates = [Path(chosen)] if chosen else []
