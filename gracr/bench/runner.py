@@ -62,7 +62,7 @@ from gracr.compiler.compile import readout_refusal
 from gracr.bench.instances import (ExplainedInstance, compile_variant, explained_instances,
                                    ground_truth, subject_for, variant_named)
 from gracr.errors import GracrError
-from gracr.files import write_json
+from gracr.files import output_target, write_json
 
 Engine = Literal["process", "ray"]
 # In a results folder: the datasets its results were computed on (`bound_datasets`).
@@ -336,7 +336,7 @@ def bound_datasets(binding: Path, jobs: Sequence[Job]) -> dict[str, str]:
     dataset, so a resume on other datasets (another `--graphs`, an edited task file) would
     mix two datasets' instances under one key: `GracrError` naming what differs."""
     bound: Any = {}
-    if binding.exists():
+    if output_target(binding).exists():      # refused first if not a regular file
         try:
             bound = json.loads(binding.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError, RecursionError):
