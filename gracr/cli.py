@@ -35,6 +35,7 @@ from gracr.executor.plan import keeps_compiled_layout
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program, parse_file
 from gracr.errors import GmlError, GracrError, os_error_message
+from gracr.files import write_text
 from gracr.data.graph import Graph, read_placed_graphs
 from gracr.limits import DEFAULT_MAX_BYTES, format_bytes, parse_bytes
 from gracr.spatial.study_names import EXPLAINERS as STUDY_EXPLAINERS
@@ -525,10 +526,7 @@ def cmd_smarts(args: argparse.Namespace, out: TextIO) -> int:
     if args.output is None:
         print(text, end="", file=out)
         return 0
-    try:
-        Path(args.output).write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise GracrError(os_error_message(error, args.output)) from None
+    write_text(args.output, text)
     print(f"{args.output}: {args.smarts}", file=out)
     return 0
 

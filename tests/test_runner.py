@@ -152,6 +152,25 @@ def test_bad_bench_arguments_exit_2(tmp_path: Path, argv: list[str], message: st
     assert "Traceback" not in err.getvalue()
 
 
+def test_a_resume_on_other_datasets_is_refused(tmp_path: Path) -> None:
+    def bench(graphs: str, limit: str) -> tuple[int, str]:
+        err = io.StringIO()
+        code = main(["bench", "--tasks", "Redundancy", "--explainers", "Rnd", "--seeds", "0",
+                     "--limit", limit, "--graphs", graphs, "--datasets", str(tmp_path / "d"),
+                     "--out", str(tmp_path / "o"), "--quiet", "--no-report"],
+                    out=io.StringIO(), err=err)
+        return code, err.getvalue()
+
+    assert bench("6", "1") == (0, "")
+    code, err = bench("8", "2")
+    assert code == 2 and "Traceback" not in err
+    assert "Redundancy: graphs6-gen" in err and "graphs8-gen" in err
+    assert "its results were computed on other datasets" in err
+    assert [r["instance"] for r in _records(tmp_path / "o")] == [0]
+    assert bench("6", "2")[0] == 0                # the same datasets: resumed
+    assert [r["instance"] for r in _records(tmp_path / "o")] == [0, 1]
+
+
 def test_bench_command_prints_the_report(tmp_path: Path) -> None:
     out = io.StringIO()
     code = main(["bench", "--tasks", "Redundancy", "--explainers", "Saliency", "--seeds", "0",

@@ -8,7 +8,9 @@ graphs and the same UPI, and an edited task file never reuses a stale dataset. O
 (under `--datasets`, default the user cache folder of `gracr.bench.options`):
 
     <store>/<task>/seed<S>-<graphs|targets><N>-gen<V>-<key>/dataset.jsonl   one line per graph
-    <store>/<task>/seed<S>-<graphs|targets><N>-gen<V>-<key>/meta.json       what was built
+    <store>/<task>/seed<S>-<graphs|targets><N>-gen<V>-<key>/meta.json       what was built,
+                                                 and dataset.jsonl's line count and SHA-256
+    <store>/<task>/seed<S>-<graphs|targets><N>-gen<V>-<key>/.lock           held by a build
 
 Each line is the README's graph object (`Graph.from_json`) plus, for graph tasks,
 `"label"` (0/1) and `"upi"` (0/1 per edge: the UPI of the graph's label), and for node tasks
@@ -19,8 +21,12 @@ same lines.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
 import os
+import sys
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -41,6 +47,7 @@ from gracr.executor.model import compile_program
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
 from gracr.errors import GracrError
+from gracr.files import atomic_writer, write_json
 from gracr.data.graph import GRAPH_KEYS, Graph
 from gracr.data.schema import Schema
 from gracr.executor.numba_backend import SparseProgram, evaluate_columns, in_neighbour_csr, sparse_program
@@ -303,8 +310,21 @@ def build_instances(task: Task, seed: int, size: int, progress: bool = True,
 # ---------------------------------------------------------------- the store
 
 
+def dataset_identity(task: Task, size: int | None) -> str:
+    """What a task's datasets are made from, whatever the seed: the size (default the
+    task's), the generator version and the task's content key."""
+    size = task.default_size if size is None else size
+    return f"{task.unit}{size}-gen{GENERATOR_VERSION}-{task.key}"
+
+
 def dataset_folder(out: str, task: Task, seed: int, size: int) -> Path:
-    return Path(out) / task.name / f"seed{seed}-{task.unit}{size}-gen{GENERATOR_VERSION}-{task.key}"
+    return Path(out) / task.name / f"seed{seed}-{dataset_identity(task, size)}"
+
+
+DATA_FILE, META_FILE, LOCK_FILE = "dataset.jsonl", "meta.json", ".lock"
+# A lock on a dataset folder that keeps vanishing under us (other processes' failed builds
+# removing it) this many times in a row is a broken store, not a race to wait out.
+MAX_LOCK_ATTEMPTS = 100
 
 
 def load_or_build(task_name: str, seed: int, size: int | None = None, out: str | None = None,
@@ -312,7 +332,12 @@ def load_or_build(task_name: str, seed: int, size: int | None = None, out: str |
     """The stored dataset for (task, seed, size), building and storing it on first use.
 
     `task_name` is a task's name or a task file; `out` the store (default
-    `default_datasets()`). A build that fails leaves no folder behind.
+    `default_datasets()`). A stored dataset is used only if `meta.json` is valid and
+    `dataset.jsonl` has the line count and SHA-256 recorded there; a damaged one, or one
+    whose meta records neither (stored by an older gracr), is reported on stderr and
+    rebuilt: the store is a cache. Builds hold an exclusive lock (`fcntl.flock` on
+    `.lock` in the dataset's folder), so processes building the same dataset at once
+    build it once; a build that fails removes only what it created.
     """
     task = task_named(task_name)
     if seed < 0:
@@ -324,55 +349,154 @@ def load_or_build(task_name: str, seed: int, size: int | None = None, out: str |
         raise GracrError(f"{task.source.path} holds {len(task.source.graphs)} graphs; "
                          f"{size} asked for")
     folder = dataset_folder(default_datasets() if out is None else out, task, seed, size)
-    data_file, meta_file = folder / "dataset.jsonl", folder / "meta.json"
     schema = task.program().schema
-    if data_file.exists() and meta_file.exists():
-        meta = json.loads(meta_file.read_text())
-        with open(data_file, encoding="utf-8") as handle:
-            stored = tuple(Instance.from_json(json.loads(line), schema, f"{data_file}:{n}")
-                           for n, line in enumerate(handle, start=1))
-        return Dataset(task.name, seed, stored, meta)
-    created = missing_folders(folder)
+    # Unlocked first: a store shared read-only, and workers reading at once, need no lock.
+    # Both files are replaced whole, so a read racing a build sees a mismatch, not a mix.
+    stored, _ = _read_stored(task, seed, folder, schema)
+    if stored is not None:
+        return stored
+    with _locked(folder):
+        stored, problem = _read_stored(task, seed, folder, schema)
+        if stored is not None:         # built by another process while we waited
+            return stored
+        if problem is not None:
+            print(f"gracrc: {problem}; rebuilding the dataset", file=sys.stderr)
+        return _build_into(task, seed, size, folder, progress, max_bdd_nodes)
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """Hold an exclusive `flock` on `folder/LOCK_FILE` (a file, not the folder: NFS locks
+    only files open for writing), made with its folder if missing. A lock file removed
+    while we waited for it (another build failed and cleaned up) is made and locked
+    again. The lock file stays beside a stored dataset; on an exception it is removed
+    with the folders this process created."""
+    lock_file = folder / LOCK_FILE
+    for _ in range(MAX_LOCK_ATTEMPTS):
+        created = missing_folders(folder)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(lock_file, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except FileNotFoundError:
+            continue                   # a parent removed by another failed build: again
+        except OSError as error:
+            remove_empty(created)
+            raise GracrError(f"{folder}: cannot write the dataset there "
+                             f"({error.strerror})") from None
+        try:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
+            except OSError as error:
+                print(f"gracrc: warning: {lock_file}: cannot lock ({error.strerror}); "
+                      "building without a lock", file=sys.stderr)
+            try:
+                current = os.stat(lock_file, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            held = os.fstat(descriptor)
+            if (current.st_dev, current.st_ino) != (held.st_dev, held.st_ino):
+                continue
+            try:
+                yield
+            except BaseException:
+                # A failed build leaves no folder behind: the lock file goes too (a waiter
+                # holding it sees it gone and starts again).
+                lock_file.unlink(missing_ok=True)
+                remove_empty(created)
+                raise
+            return
+        finally:
+            os.close(descriptor)       # closing releases the lock
+    raise GracrError(f"{lock_file}: removed {MAX_LOCK_ATTEMPTS} times while waiting to lock "
+                     "it; is another program deleting the dataset store?")
+
+
+def _read_stored(task: Task, seed: int, folder: Path,
+                 schema: Schema) -> tuple[Dataset | None, str | None]:
+    """The stored dataset in `folder`, or None and what is wrong with it (None: nothing
+    stored). Anything short of a dataset whose line count and checksum match its
+    `meta.json` is a problem: the store is a cache, rebuilt rather than trusted."""
+    data_file, meta_file = folder / DATA_FILE, folder / META_FILE
+    if not data_file.exists() and not meta_file.exists():
+        return None, None
+    if not meta_file.exists():
+        return None, f"{meta_file}: missing (a build was stopped)"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".writable"
-        probe.write_text("")
-        probe.unlink()
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not valid JSON"
+        return None, f"{meta_file}: {reason or 'unreadable'}"
+    if not isinstance(meta, dict):
+        return None, f"{meta_file}: not a JSON object"
+    lines, digest = meta.get("dataset_lines"), meta.get("dataset_sha256")
+    if not isinstance(lines, int) or not isinstance(digest, str):
+        return None, (f"{meta_file}: records no line count and checksum of {DATA_FILE} "
+                      "(stored by an older gracr, or damaged)")
+    try:
+        with open(data_file, "rb") as handle:
+            raw = handle.readlines()
     except OSError as error:
-        remove_empty(created)
-        raise GracrError(f"{folder}: cannot write the dataset there ({error.strerror})") from None
+        return None, f"{data_file}: {error.strerror}"
+    found = hashlib.sha256(b"".join(raw)).hexdigest()
+    if len(raw) != lines or found != digest:
+        return None, (f"{data_file}: {len(raw)} lines, sha256 {found[:12]}…, but {meta_file} "
+                      f"records {lines} lines, sha256 {digest[:12]}… (the file is cut or "
+                      "changed)")
     try:
+        stored = tuple(Instance.from_json(json.loads(line), schema, f"{data_file}:{n}")
+                       for n, line in enumerate(raw, start=1))
+    except (GracrError, ValueError, KeyError, TypeError, RecursionError) as error:
+        return None, f"{data_file}: not a dataset this gracr reads ({error})"
+    return Dataset(task.name, seed, stored, meta), None
+
+
+def _build_into(task: Task, seed: int, size: int, folder: Path, progress: bool,
+                max_bdd_nodes: int | None) -> Dataset:
+    """Build the dataset into `folder` (locked by this process), replacing what was there;
+    on failure remove what this build wrote."""
+    data_file, meta_file = folder / DATA_FILE, folder / META_FILE
+    if not os.access(folder, os.W_OK):     # fail before the build, not after it
+        raise GracrError(f"{folder}: cannot write the dataset there (permission denied)")
+    written: list[Path] = []
+    try:
+        for stale in (meta_file, data_file):   # meta first: never a stale meta over new data
+            stale.unlink(missing_ok=True)
         instances, meta = build_instances(task, seed, size, progress, max_bdd_nodes)
         from gracr.version import __version__
 
+        written.append(data_file)
+        lines, digest = _write_lines(data_file, instances)
         meta = {"task": task.name, "seed": seed, "size": size, "task_key": task.key,
                 "generator_version": GENERATOR_VERSION, "gracr_version": __version__,
-                "graphs": len(instances), **meta}
-        _write_lines(data_file, instances)
-        meta_file.write_text(json.dumps(meta, indent=2) + "\n")
-    except BaseException:
-        for partial in (data_file, meta_file, data_file.with_name(data_file.name + ".partial")):
-            partial.unlink(missing_ok=True)
-        remove_empty(created)
+                "graphs": len(instances), "dataset_lines": lines, "dataset_sha256": digest,
+                **meta}
+        written.append(meta_file)
+        write_json(meta_file, meta)
+    except BaseException as error:
+        for path in written:
+            path.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise GracrError(f"{folder}: cannot write the dataset there "
+                             f"({error.strerror})") from None
         raise
     return Dataset(task.name, seed, tuple(instances), meta)
 
 
-def _write_lines(path: Path, instances: list[Instance] | tuple[Instance, ...]) -> None:
-    """Write atomically: a half-written file must never look like a stored dataset."""
-    partial = path.with_name(path.name + ".partial")
-    with open(partial, "w", encoding="utf-8") as handle:
+def _write_lines(path: Path, instances: list[Instance] | tuple[Instance, ...]) -> tuple[int, str]:
+    """Write atomically (a half-written file must never look like a stored dataset);
+    returns the line count and the SHA-256 of what was written."""
+    digest = hashlib.sha256()
+    with atomic_writer(path) as handle:
         for instance in instances:
-            handle.write(json.dumps(instance.to_json(), separators=(",", ":")) + "\n")
-    os.replace(partial, path)
+            line = json.dumps(instance.to_json(), separators=(",", ":")) + "\n"
+            handle.write(line)
+            digest.update(line.encode("utf-8"))
+    return len(instances), digest.hexdigest()
 
 
 def export(dataset: Dataset, path: str) -> None:
     """Write the dataset as JSON Lines (the store's own line format)."""
-    try:
-        _write_lines(Path(path), dataset.instances)
-    except OSError as error:
-        raise GracrError(f"{path}: cannot write ({error.strerror})") from None
+    _write_lines(Path(path), dataset.instances)
 
 
 # ---------------------------------------------------------------- Table 15

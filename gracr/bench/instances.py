@@ -17,7 +17,7 @@ per job.
 from __future__ import annotations
 
 import json
-import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -36,6 +36,7 @@ from gracr.bench.tasks import VARIANTS, Variant
 from gracr.compiler.desugar import uses_comparison
 from gracr.dsl.parse import Program
 from gracr.errors import GracrError
+from gracr.files import atomic_writer, read_json_lines
 from gracr.executor.model import CompiledGNN, compile_program
 
 BoolArray = npt.NDArray[np.bool_]
@@ -213,21 +214,15 @@ def ground_truth(dataset: Dataset, instances: Iterable[ExplainedInstance], level
 
 
 def _read_node_upis(path: Path) -> dict[int, dict[str, Any]]:
-    if not path.exists():
-        return {}
-    with open(path, encoding="utf-8") as handle:
-        lines = [json.loads(line) for line in handle if line.strip()]
+    # A cut last line (a run killed while writing) is dropped and its instance recomputed.
+    lines, note = read_json_lines(path)
+    if note is not None:
+        print(f"gracrc: warning: {note}", file=sys.stderr)
     return {int(line["instance"]): line for line in lines}
 
 
 def _write_node_upis(path: Path, stored: dict[int, dict[str, Any]]) -> None:
     """Write atomically, so that a reader never sees half a file."""
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-    try:
-        with open(partial, "w", encoding="utf-8") as handle:
-            for index in sorted(stored):
-                handle.write(json.dumps(stored[index], separators=(",", ":")) + "\n")
-        os.replace(partial, path)
-    except OSError as error:
-        raise GracrError(f"{path}: cannot write the node-level UPI there "
-                         f"({error.strerror})") from None
+    with atomic_writer(path) as handle:
+        for index in sorted(stored):
+            handle.write(json.dumps(stored[index], separators=(",", ":")) + "\n")

@@ -33,6 +33,7 @@ from gracr.bench.tables import read_json_lines
 from gracr.data.fields import Fields
 from gracr.data.json_text import JsonError, parse_json
 from gracr.errors import GracrError
+from gracr.files import output_target
 
 RECORD_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
@@ -248,7 +249,10 @@ def _report_torn(path: str | os.PathLike[str], tail: _Tail, what: str) -> None:
 def start_results(path: str | os.PathLike[str]) -> None:
     """Make `path` ready for appending: a cut last line moved to `<path>.torn` (its
     instance is then recomputed), a lost final newline restored, and the header line
-    written if the file is new or empty."""
+    written if the file is new or empty. `GracrError` if `path` (or its `.torn` file) is
+    not a regular file: appending to a FIFO would hang, to a device lose the records."""
+    output_target(path)
+    output_target(os.fspath(path) + TORN_SUFFIX)
     if os.path.isfile(path):
         tail = _unterminated_tail(path)
         if tail is not None and tail.whole:

@@ -30,11 +30,14 @@ Results are appended to `<out>/results.jsonl` (`gracr.bench.record`), one line p
 instance, keyed by (task, variant, explainer, settings hash, level, seed, instance); a
 rerun skips every key already there, so an interrupted run resumes. A key whose last
 record is an error counts as not done, so a rerun retries it (`keep_errors=True` keeps it
-instead); readers take each key's last record. Only the parent writes the file.
+instead); readers take each key's last record. Only the parent writes the file. Keys do
+not name the dataset, so `<out>/datasets.json` binds the folder to its tasks' datasets
+(`bound_datasets`): a rerun on other datasets (another size, an edited task file) is refused.
 """
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -46,7 +49,7 @@ from typing import Any, Callable, Iterator, Literal, Mapping, Sequence
 
 from tqdm import tqdm
 
-from gracr.bench.datasets import load_or_build
+from gracr.bench.datasets import dataset_identity, load_or_build
 from gracr.bench.metric import Level, Sample
 from gracr.dsl.ir import Kind
 from gracr.bench.tasks import task_files, task_named
@@ -59,8 +62,11 @@ from gracr.compiler.compile import readout_refusal
 from gracr.bench.instances import (ExplainedInstance, compile_variant, explained_instances,
                                    ground_truth, subject_for, variant_named)
 from gracr.errors import GracrError
+from gracr.files import output_target, write_json
 
 Engine = Literal["process", "ray"]
+# In a results folder: the datasets its results were computed on (`bound_datasets`).
+DATASETS_FILE = "datasets.json"
 ENGINES: tuple[Engine, ...] = ("process", "ray")
 
 # ---------------------------------------------------------------- the worker
@@ -299,11 +305,15 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
     worker_plugins = tuple(load_plugins(plugins))
     folder = Path(out)
     results = folder / RESULTS_FILE
+    binding = folder / DATASETS_FILE
+    wanted = bound_datasets(binding, jobs)
     created = missing_folders(folder)
     fresh = not results.exists()
+    unbound = not binding.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         start_results(results)
+        write_json(binding, wanted)
     except OSError as error:
         remove_empty(created)
         raise GracrError(f"{folder}: cannot write results there ({error.strerror})") from None
@@ -313,9 +323,39 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
         # A run that failed before its first record leaves nothing behind.
         if fresh and not any(True for _ in record_objects(results)):
             results.unlink(missing_ok=True)
+            if unbound:
+                binding.unlink(missing_ok=True)
             remove_empty(created)
         raise
     return results
+
+
+def bound_datasets(binding: Path, jobs: Sequence[Job]) -> dict[str, str]:
+    """The datasets a results folder is bound to (`DATASETS_FILE`: task -> its datasets'
+    `dataset_identity`), with this run's tasks added. Records are keyed without the
+    dataset, so a resume on other datasets (another `--graphs`, an edited task file) would
+    mix two datasets' instances under one key: `GracrError` naming what differs."""
+    bound: Any = {}
+    if output_target(binding).exists():      # refused first if not a regular file
+        try:
+            bound = json.loads(binding.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            bound = None
+        if not isinstance(bound, dict) or not all(isinstance(v, str) for v in bound.values()):
+            raise GracrError(f"{binding}: not the JSON object of task -> datasets gracr "
+                             "writes; the folder's results cannot be matched to datasets")
+    wanted: dict[str, str] = dict(bound)
+    for job in jobs:
+        wanted[job.task] = dataset_identity(task_named(job.task), job.dataset_size)
+    differ = [f"{task}: {bound[task]} there, {wanted[task]} now" for task in sorted(wanted)
+              if task in bound and bound[task] != wanted[task]]
+    if differ:
+        raise GracrError(
+            f"{binding.parent}: its results were computed on other datasets than this run's "
+            f"({'; '.join(differ)}: another --graphs/--targets, task file or generator); "
+            "resuming would mix instances of both. Use another --out, or the first run's "
+            "settings")
+    return wanted
 
 
 def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_errors: bool,

@@ -8,6 +8,7 @@ from typing import Any, Iterator, Sequence
 
 from gracr.data.json_text import JsonError, parse_json
 from gracr.errors import GracrError
+from gracr.files import atomic_writer
 
 
 def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -24,7 +25,7 @@ def write_table(path: str, headers: Sequence[str], rows: Sequence[Sequence[str]]
     try:
         folder = os.path.dirname(os.path.abspath(path))
         os.makedirs(folder, exist_ok=True)
-        with open(path, "w", newline="", encoding="utf-8") as handle:
+        with atomic_writer(path) as handle:
             if path.endswith(".csv"):
                 writer = csv.writer(handle)
                 writer.writerow(headers)

@@ -35,6 +35,7 @@ from gracr.bench.metric import Level
 from gracr.bench.ray_session import ray_session
 from gracr.places import config_folder
 from gracr.errors import GracrError
+from gracr.files import write_text
 
 TUNED_FOLDER = Path(__file__).resolve().parent / "tuned"
 HELD_OUT_SEED = 100   # the official seeds are 0-4
@@ -284,5 +285,5 @@ def store(explainer: str, task: str, entry: Mapping[str, Any],
     entries = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     entries[tuned_entry(task, level)] = dict(entry)
     folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(entries, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(entries, indent=2, sort_keys=True) + "\n")
     return path

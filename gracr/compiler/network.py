@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
 import zipfile
 import zlib
@@ -38,7 +37,8 @@ from gracr.data.schema import Family, Schema
 from gracr.dsl.ir import Kind
 from gracr.data.fields import Fields, shown_json
 from gracr.data.json_text import JsonError, parse_json
-from gracr.errors import GracrError, ModelFileError, os_error_message, quoted
+from gracr.errors import GracrError, ModelFileError, quoted
+from gracr.files import atomic_writer
 from gracr.limits import DEFAULT_MAX_BYTES, format_bytes
 
 FORMAT_NAME = "gracr-model"
@@ -148,22 +148,15 @@ class Network:
     def save(self, path: str) -> None:
         """Write weights and metadata to `path` (a `.npz` archive; JSON metadata inside).
 
-        The archive is written beside `path` and moved onto it, so that a run killed
-        while saving leaves the old file or the new one, never half of one."""
+        Written atomically by `gracr.files.atomic_writer`: a run killed while saving leaves
+        the old file or the new one, never half of one, and a `path` that is not a regular
+        file (a device, a folder) is refused, never replaced."""
         arrays = self.arrays()
         meta = self.metadata()
         meta["checksum"] = checksum(arrays, meta)
-        folder, name = os.path.split(os.path.abspath(path))
-        partial = os.path.join(folder, f".{name}.{os.getpid()}.partial")
-        try:
-            with open(partial, "wb") as handle:
-                np.savez_compressed(handle, metadata=np.array(json.dumps(meta)),
-                                    **arrays)  # type: ignore[arg-type]
-            os.replace(partial, path)
-        except OSError as error:
-            if os.path.exists(partial):
-                os.unlink(partial)
-            raise GracrError(os_error_message(error, path)) from None
+        with atomic_writer(path, binary=True) as handle:
+            np.savez_compressed(handle, metadata=np.array(json.dumps(meta)),
+                                **arrays)  # type: ignore[arg-type]
 
 
 def checksum(arrays: Mapping[str, npt.NDArray[Any]], meta: Mapping[str, Any]) -> str:

@@ -15,6 +15,11 @@ import numba
 import numpy as np
 
 from gracr.data.graph import IntArray
+from gracr.places import rebuild_damaged_numba_caches
+
+# A cached kernel cut by a kill must be recompiled, not fail every run (motifs.py's
+# kernels too: it imports this module).
+rebuild_damaged_numba_caches()
 
 SEED_LIMIT = 2**32
 

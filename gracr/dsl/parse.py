@@ -29,6 +29,7 @@ from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind, Relations
 from gracr.errors import GmlError, GracrError, Problem, Span, quoted
 from gracr.limits import DEFAULT_MAX_BYTES, MAX_COUNT, MAX_DECLARED_NAMES, MAX_NESTING
+from gracr.places import private_cache_folder
 
 
 @cache
@@ -40,7 +41,10 @@ def _parser() -> Lark:
         start=["file", "program", "formula"],
         propagate_positions=True,
         maybe_placeholders=False,
-        cache=True,  # a serialised LALR table in the temp folder: ~100 ms saved per process
+        # A serialised LALR table (~100 ms saved per process), which lark unpickles: in a
+        # folder only this user can write, not lark's default, a predictable name in the
+        # shared temp folder that another user could plant first.
+        cache=str(private_cache_folder() / "gml-parser.lark"),
     )
 
 

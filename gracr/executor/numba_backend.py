@@ -19,6 +19,10 @@ import numpy.typing as npt
 from gracr.compiler.network import Network
 from gracr.data.graph import Graph, IntArray
 from gracr.executor.plan import layer_plans
+from gracr.places import rebuild_damaged_numba_caches
+
+# A cached kernel cut by a kill must be recompiled, not fail every run.
+rebuild_damaged_numba_caches()
 
 Floats = npt.NDArray[np.float64]
 

@@ -8,6 +8,7 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
+from gracr import files
 from gracr.bench.report import MISSING, Stat
 from gracr.errors import GracrError
 
@@ -46,6 +47,6 @@ def stat_text(stat: Stat | None, digits: int = 2) -> str:
 def write_text(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
     except OSError as error:
-        raise GracrError(f"{path}: cannot write ({error.strerror})") from None
+        raise GracrError(f"{path.parent}: cannot create the folder ({error.strerror})") from None
+    files.write_text(path, text)

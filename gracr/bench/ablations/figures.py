@@ -22,6 +22,7 @@ from gracr.bench.record import FIELDS, Record, record_objects, start_results, wr
 from gracr.bench.report import Stat
 from gracr.bench.tuning import tuned_settings
 from gracr.errors import GracrError
+from gracr.files import atomic_writer
 
 LogKey = tuple[Any, ...]
 
@@ -144,6 +145,7 @@ def figure_canvas(rows: int, width: float, height: float) -> tuple[Any, Any]:
 def save_figure(figure: Any, path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(str(path), dpi=120)
     except OSError as error:
-        raise GracrError(f"{path}: cannot write ({error.strerror})") from None
+        raise GracrError(f"{path.parent}: cannot create the folder ({error.strerror})") from None
+    with atomic_writer(path, binary=True) as handle:
+        figure.savefig(handle, dpi=120, format=path.suffix[1:] or None)

@@ -8,12 +8,13 @@ matplotlib is imported where the figure is drawn, so that the rest of the report
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 
 from gracr.bench.paper import PAPER_EXPLAINERS, paper_score
 from gracr.bench.report.aggregation import (MAIN_VARIANT, TASK_ORDER, Cell, explainer_rank,
                                             task_rank)
-from gracr.errors import GracrError
+from gracr.files import atomic_writer
 
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "p", "h", "8", "d")
 # tab20's dark shades, then its light ones: 13 explainers, 13 distinct colours.
@@ -70,7 +71,5 @@ def plot_precision_recall(cells: Sequence[Cell], path: str) -> None:
                 Line2D([], [], linestyle="none", marker="o", markerfacecolor="none",
                        markeredgecolor="grey", label="paper (hollow)")]
     figure.legend(handles=handles, loc="outside right upper", fontsize="small")
-    try:
-        figure.savefig(path, dpi=120)
-    except OSError as error:
-        raise GracrError(f"{path}: cannot write ({error.strerror})") from None
+    with atomic_writer(path, binary=True) as handle:
+        figure.savefig(handle, dpi=120, format=os.path.splitext(path)[1][1:] or None)

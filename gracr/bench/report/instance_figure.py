@@ -48,6 +48,7 @@ from gracr.bench.record import Record
 from gracr.bench.report.aggregation import task_rank, variant_rank
 from gracr.bench.tuning import HELD_OUT_SEED, ready_explainer
 from gracr.errors import GracrError
+from gracr.files import atomic_writer
 
 _UPI_HALO = "#f5a623"
 
@@ -259,10 +260,8 @@ def draw_instance(view: InstanceView, path: str) -> None:
                   f"{view.point.recall:.2f}, F1 {view.point.f1:.2f} (threshold "
                   f"{view.point.threshold:.3g})")
     ax.set_title(title, fontsize="medium")
-    try:
-        figure.savefig(path, dpi=150)
-    except OSError as error:
-        raise GracrError(f"{path}: cannot write ({error.strerror})") from None
+    with atomic_writer(path, binary=True) as handle:
+        figure.savefig(handle, dpi=150, format=os.path.splitext(path)[1][1:] or None)
 
 
 # ---------------------------------------------------------------- gracrc report

@@ -26,6 +26,7 @@ from gracr.bench.report.ranking import (RANKING_COLUMNS, RANKING_MARKDOWN_HEADER
                                         ranking_csv_rows, ranking_markdown_rows, ranking_rows)
 from gracr.bench.tables import render_table, write_table
 from gracr.errors import GracrError
+from gracr.files import write_text
 
 
 def report_warnings(loaded: LoadedInputs, cells: Sequence[Cell]) -> list[str]:
@@ -52,14 +53,6 @@ def report_warnings(loaded: LoadedInputs, cells: Sequence[Cell]) -> list[str]:
     return lines
 
 
-def _write_text(path: str, text: str) -> None:
-    try:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as error:
-        raise GracrError(f"{path}: cannot write ({error.strerror})") from None
-
-
 def write_report(folders: Sequence[str], out: str | None, command: str, date: str,
                  figures: DatasetSource | None = None) -> str:
     """Read the result folders and seed summaries, write every report file into `out` (default:
@@ -83,7 +76,7 @@ def write_report(folders: Sequence[str], out: str | None, command: str, date: st
     written: list[str] = []
 
     def save(name: str, text: str) -> None:
-        _write_text(os.path.join(out, name), text)
+        write_text(os.path.join(out, name), text)
         written.append(name)
 
     write_table(os.path.join(out, "results.csv"), RESULTS_CSV_COLUMNS, results_csv_rows(cells))
