@@ -16,6 +16,26 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
+def _import_every_gracr_module() -> None:
+    """Import all of gracr before any test draws.
+
+    Hypothesis mixes into its draws constants it finds in the local modules imported so
+    far, so a property's examples depended on which tests had run before it (imports
+    inside functions) and on how pytest-xdist shared the tests out: a share-of-draws
+    check passed alone and failed after other files. With every module imported first,
+    a repeatable draw is the same in any order, in any subset and on any worker."""
+    import importlib
+    import pkgutil
+
+    import gracr
+
+    for module in pkgutil.walk_packages(gracr.__path__, "gracr."):
+        importlib.import_module(module.name)
+
+
+_import_every_gracr_module()
+
+
 @pytest.fixture
 def one_torch_thread() -> Iterator[None]:
     """Run a test with one torch thread, restoring the setting afterwards."""

@@ -128,6 +128,7 @@ def _plain_pyg_graph_mask(subject: Subject, options: dict[str, Any], seed: int) 
     return scores
 
 
+@pytest.mark.big
 @pytest.mark.usefixtures("one_torch_thread")
 @pytest.mark.parametrize("task", ["Redundancy", "CompetingRedundancy", *NODE_TASKS])
 def test_pyg_graph_mask_scores_the_same_without_repeated_work(task: str) -> None:

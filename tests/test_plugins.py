@@ -106,6 +106,7 @@ register(ExplainerSpec("Field", field, {}))
 '''
 
 
+@pytest.mark.big
 def test_a_plugin_file_is_seen_by_every_worker_of_gracrc_bench(tmp_path: Path) -> None:
     (tmp_path / "field_plugin.py").write_text(RECEPTIVE_FIELD_PLUGIN)
     done = gracrc("bench", "--plugin", "field_plugin.py", "--tasks", "Redundancy,Majority1Hop",
@@ -129,6 +130,7 @@ def test_a_plugin_file_is_seen_by_every_worker_of_gracrc_bench(tmp_path: Path) -
         assert record["f1"] == plausibility(field.astype(float), instance.upi).f1
 
 
+@pytest.mark.big
 def test_a_worker_that_cannot_find_the_explainer_fails_the_run_with_exit_2(tmp_path: Path
                                                                           ) -> None:
     # Registers only where it is first imported: the workers never see it.
@@ -150,6 +152,7 @@ def test_a_worker_that_cannot_find_the_explainer_fails_the_run_with_exit_2(tmp_p
     assert not (tmp_path / "out").exists()           # no error record per instance
 
 
+@pytest.mark.big
 def test_an_explainer_registered_in_the_parent_only_is_an_error_not_error_records(
         tmp_path: Path, forget: list[str]) -> None:
     # The issue's finding: from Python with 2 workers every instance became an error record.
@@ -183,6 +186,7 @@ def test_a_bad_plugin_is_a_message_naming_it(tmp_path: Path, monkeypatch: pytest
     assert "Traceback" not in err.getvalue()
 
 
+@pytest.mark.big
 def test_entry_points_of_the_group_gracr_explainers_register(tmp_path: Path) -> None:
     (tmp_path / "gracr_entry_demo.py").write_text(textwrap.dedent('''
         import torch
@@ -366,6 +370,7 @@ def test_an_explainer_algorithm_explains_at_edge_and_at_node_level(forget: list[
         register_algorithm("NotOne", Subject)
 
 
+@pytest.mark.big
 @pytest.mark.parametrize("level", ["edge", "node"])
 def test_an_explainer_algorithm_is_benchmarked_at_either_level(tmp_path: Path, level: str,
                                                                forget: list[str]) -> None:
@@ -604,6 +609,7 @@ def _readme_example() -> tuple[dict[str, str], list[str]]:
     return files, commands
 
 
+@pytest.mark.big
 def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
     files, commands = _readme_example()
     assert list(files) == ["my_explainer.py"] and len(commands) == 2

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from gracr.bench.budget import explain
 from gracr.bench.explainers import explainer_seed
@@ -18,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TASK, SIZE, INSTANCES, EPOCHS = "RedBlueLeaf-NC", 20, 2, 20
 
 
+@pytest.mark.big
 def test_the_pyg_explainer_example_runs_and_scores_both_ways(tmp_path: Path) -> None:
     datasets = str(tmp_path / "datasets")
     result = subprocess.run(

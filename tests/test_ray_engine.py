@@ -10,6 +10,9 @@ from typing import Any, Iterator
 
 import pytest
 
+# Big: every test here runs benches, studies or Ray sessions (the CI stage `-m big`).
+pytestmark = pytest.mark.big
+
 ray = pytest.importorskip("ray")
 
 from gracr.bench.explainers import EXPLAINERS, ExplainerSpec, register  # noqa: E402

@@ -113,6 +113,7 @@ def _record_lines(path: Path) -> int:
     return sum(1 for line in path.read_bytes().split(b"\n") if line.startswith(b'{"task"'))
 
 
+@pytest.mark.big
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_run_killed_at_a_random_moment_resumes_to_the_same_records(
         uninterrupted: tuple[Path, Path], tmp_path: Path, seed: int) -> None:

@@ -7,6 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+# Big: every test here runs benches, studies or Ray sessions (the CI stage `-m big`).
+pytestmark = pytest.mark.big
+
 import gracr
 from gracr.bdd.relevance import Relevance, relevance
 from gracr.spatial import CellTable, TissueSettings, generate_dataset, graph_json, tissue_program

@@ -58,6 +58,7 @@ def test_a_graph_without_positions_is_refused_by_name(
         scores("NearestT", _subject(program, bare))
 
 
+@pytest.mark.big
 def test_the_names_resolve_through_the_entry_point() -> None:
     """A fresh process that never imports gracr.spatial still finds them by name."""
     code = ("from gracr.bench.explainers import explainer_named\n"

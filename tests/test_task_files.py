@@ -202,6 +202,7 @@ def test_register_task_refuses_a_taken_name(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- the command line
 
 
+@pytest.mark.big
 def test_dataset_and_bench_take_a_task_file(tmp_path: Path) -> None:
     folder = tmp_path / "example"
     shutil.copytree(EXAMPLE.parent, folder)
@@ -378,6 +379,7 @@ def test_a_separate_report_draws_a_task_file_s_instance_when_given_the_file(
     assert "note:" not in out
 
 
+@pytest.mark.big
 def test_bench_with_all_tasks_writes_its_report(tmp_path: Path) -> None:
     # The report `gracrc bench` writes at the end reads the bench's own arguments, where
     # `--tasks` is `all`, not the report's task files.

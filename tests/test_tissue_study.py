@@ -17,6 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+# Big: every test here runs benches, studies or Ray sessions (the CI stage `-m big`).
+pytestmark = pytest.mark.big
 import torch
 
 from gracr.bench.record import read_records
