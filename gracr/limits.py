@@ -26,6 +26,11 @@ and memory quadratic in a dotted key's length, so the text is measured before it
 nodes (the background's largest size plus every planted copy's nodes), and its plants
 add at most this many edges; a benchmark graph has tens. Both are known from the task
 file alone, so a task that would draw a graph too large is refused when it is read.
+
+`RAY_TIMEOUT`: the seconds a command with `--engine ray --address ADDR` waits for the
+cluster at ADDR to accept a connection (`--ray-timeout` changes it). Ray itself would
+retry for ever; a cluster whose head is up answers at once, one still starting within
+seconds.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ MAX_COUNT = 2**24
 DEFAULT_MAX_BYTES = 4 * 2**30
 MAX_TASK_NESTING = 32
 MAX_TASK_GRAPH = 10**6
+RAY_TIMEOUT = 30.0
 
 
 def format_bytes(size: int) -> str:

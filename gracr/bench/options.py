@@ -16,6 +16,7 @@ from typing import Any
 from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.bench.metric import LEVELS
 from gracr.errors import GracrError
+from gracr.limits import RAY_TIMEOUT
 from gracr.places import CACHE_VARIABLE, cache_folder
 
 
@@ -45,7 +46,8 @@ def add_plugin_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """`--engine process|ray` and `--address ADDR`: where the instances run."""
+    """`--engine process|ray`, `--address ADDR` and `--ray-timeout SECONDS`: where the
+    instances run."""
     parser.add_argument("--engine", choices=("process", "ray"), default="process",
                         help="run in a process pool (default) or as Ray tasks, one per "
                              "instance (pip install 'gracr[ray]'); the same records, "
@@ -53,6 +55,20 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--address", default=None, metavar="ADDR",
                         help="with --engine ray: an existing Ray cluster (default: a local "
                              "Ray instance with --jobs CPUs, started and stopped here)")
+    parser.add_argument("--ray-timeout", type=_seconds, default=RAY_TIMEOUT,
+                        metavar="SECONDS",
+                        help=f"with --address: give up when the cluster does not answer "
+                             f"within this time (default {RAY_TIMEOUT:g})")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
 
 
 def add_keep_errors_option(parser: argparse.ArgumentParser) -> None:

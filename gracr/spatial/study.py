@@ -44,6 +44,7 @@ from gracr.data.graph import Graph
 from gracr.dsl.parse import parse
 from gracr.errors import GracrError
 from gracr.executor.model import load
+from gracr.limits import RAY_TIMEOUT
 from gracr.spatial.baselines import BASELINE_NAMES
 from gracr.spatial.dataset import write_dataset
 from gracr.spatial.generator import TissueSettings, generate_dataset
@@ -463,7 +464,7 @@ class StudyRun:
 
 def run_study(folder: str | Path, settings: StudySettings, workers: int = 1,
               engine: Engine = "process", address: str | None = None,
-              progress: bool = True) -> StudyRun:
+              progress: bool = True, ray_timeout: float = RAY_TIMEOUT) -> StudyRun:
     """Phases 1–4 into `folder` (`gracr.spatial.study_report.study` adds the report). A
     folder already holding a study of other settings is refused (its results would mix)."""
     from tqdm import tqdm
@@ -494,5 +495,5 @@ def run_study(folder: str | Path, settings: StudySettings, workers: int = 1,
     jobs = study_jobs(settings, data, models, root)
     say(f"explaining: {len(jobs)} jobs over {len(models)} models")
     run(jobs, str(root / "attributions"), workers=workers, progress=progress, engine=engine,
-        address=address)
+        address=address, ray_timeout=ray_timeout)
     return StudyRun(root, settings, data, tuple(models))
