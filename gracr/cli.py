@@ -29,7 +29,7 @@ from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_engine_op
                                  add_keep_errors_option,
                                  add_level_option, add_plugin_option, parse_explainers,
                                  parse_names,
-                                 parse_overrides, parse_seeds)
+                                 parse_overrides, parse_seeds, positive_number)
 from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
 from gracr.executor.model import CompiledGNN, load
@@ -59,7 +59,7 @@ def _add_compile_options(parser: argparse.ArgumentParser) -> None:
                             "or the direct aggregation of Eq. 8")
     group.add_argument("--max-degree", type=int, default=None, metavar="N",
                        help="the bound n of Eq. 6 (exact when >= the largest in-degree)")
-    group.add_argument("--delta", type=_positive_number, default=1e-3, metavar="D",
+    group.add_argument("--delta", type=positive_number, default=1e-3, metavar="D",
                        help="the margin of threshold atoms over numeric features: "
                             "'a.x > b' compiles to sigma((a.x - b)/D), exact on every node "
                             "whose a.x is outside (b, b + D) (default 0.001)")
@@ -77,16 +77,6 @@ def _add_compile_options(parser: argparse.ArgumentParser) -> None:
                        help="refuse, before allocating, a model whose dense weights or a "
                             "graph whose features and hidden states would exceed SIZE "
                             f"(e.g. 8GiB; default {format_bytes(DEFAULT_MAX_BYTES)})")
-
-
-def _positive_number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return value
 
 
 def _byte_count(text: str) -> int:

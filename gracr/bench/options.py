@@ -55,19 +55,20 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--address", default=None, metavar="ADDR",
                         help="with --engine ray: an existing Ray cluster (default: a local "
                              "Ray instance with --jobs CPUs, started and stopped here)")
-    parser.add_argument("--ray-timeout", type=_seconds, default=RAY_TIMEOUT,
+    parser.add_argument("--ray-timeout", type=positive_number, default=RAY_TIMEOUT,
                         metavar="SECONDS",
                         help=f"with --address: give up when the cluster does not answer "
                              f"within this time (default {RAY_TIMEOUT:g})")
 
 
-def _seconds(text: str) -> float:
+def positive_number(text: str) -> float:
+    """An option's value that must be a finite number above 0 (argparse's `type`)."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
     return value
 
 
