@@ -192,11 +192,17 @@ from gracr.bench.explainers import ExplainerSpec, register
 
 
 def holding(subject, settings, seed):
-    # A worker's first instance is explained at once, its next ones once `release` exists.
+    # The first worker to reach its second instance holds it until `release` exists (and
+    # says so in `holder`); every other instance is explained at once.
     folder = os.environ["HOLD_FOLDER"]
     mine = os.path.join(folder, str(os.getpid()))
-    while os.path.exists(mine) and not os.path.exists(os.path.join(folder, "release")):
-        time.sleep(0.1)
+    if os.path.exists(mine):
+        try:
+            os.close(os.open(os.path.join(folder, "holder"), os.O_CREAT | os.O_EXCL))
+            while not os.path.exists(os.path.join(folder, "release")):
+                time.sleep(0.1)
+        except FileExistsError:
+            pass
     open(mine, "w").close()
     return torch.zeros(subject.num_edges)
 
@@ -210,10 +216,10 @@ HANG_GUARD = 120.0
 
 
 class HeldRun:
-    """`gracrc bench --jobs 2` of two seeds of two instances in its own session (so in a
+    """`gracrc bench --jobs 2` of three seeds of two instances in its own session (so in a
     process group of its own, with every process it starts), with the explainer Holding:
-    each worker records one instance and then holds its next until the file `release`
-    is made in `folder`."""
+    one worker holds its second instance until the file `release` is made in `folder`,
+    the other explains the rest and then waits for a job."""
 
     def __init__(self, tmp_path: Path) -> None:
         plugin = tmp_path / "holding.py"
@@ -226,7 +232,7 @@ class HeldRun:
         path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
         self.env = dict(os.environ, HOLD_FOLDER=str(self.folder), PYTHONPATH=path)
         self.argv = [sys.executable, "-m", "gracr.cli", "bench", "--plugin", str(plugin),
-                     "--tasks", "Redundancy", "--explainers", "Holding", "--seeds", "0-1",
+                     "--tasks", "Redundancy", "--explainers", "Holding", "--seeds", "0-2",
                      "--limit", "2", "--graphs", "6", "--jobs", "2", "--no-report",
                      "--quiet", "--datasets", str(tmp_path / "ds"), "--out", str(self.out)]
         self.cwd = tmp_path
@@ -248,11 +254,11 @@ class HeldRun:
             _kill_group(again)
 
     def wait_until_held(self) -> None:
-        """Until both workers have recorded their first instance (the run has written it)."""
+        """Until every instance but the held one is recorded (one worker holds, the other
+        waits for a job)."""
         deadline = time.monotonic() + HANG_GUARD
         while time.monotonic() < deadline and self.process.poll() is None:
-            if (self.out / "results.jsonl").exists() and len(_records(self.out)) >= 2 \
-                    and len(list(self.folder.iterdir())) >= 2:
+            if (self.out / "results.jsonl").exists() and len(_records(self.out)) == 5:
                 return
             time.sleep(0.2)
         raise AssertionError(f"the run never got to work: {self.stderr.read_text()}")
@@ -324,12 +330,12 @@ def test_a_stopped_run_says_so_in_one_line_and_resumes(held_run: HeldRun, signum
                      f"{held_run.out}: the same command resumes the run"]
     assert held_run.wait_for_no_process() == []
     kept = _records(held_run.out)
-    assert len(kept) == 2
+    assert len(kept) == 5
     (held_run.folder / "release").touch()
     status, stderr = held_run.rerun()
     assert status == 0, stderr
     records = _records(held_run.out)
-    assert records[:2] == kept
-    assert sorted((r["seed"], r["instance"]) for r in records) == [(0, 0), (0, 1), (1, 0),
-                                                                   (1, 1)]
+    assert records[:5] == kept
+    assert sorted((r["seed"], r["instance"]) for r in records) == [
+        (seed, instance) for seed in range(3) for instance in range(2)]
     assert all(r["status"] == "ok" for r in records)
