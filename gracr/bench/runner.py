@@ -458,7 +458,8 @@ def _sigint_blocked() -> Iterator[None]:
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    # Started now if not yet, not in the block: starting it unblocks SIGINT (bpo-33613).
+    # The resource tracker is started now if not yet, outside the block: starting it
+    # unblocks SIGINT in this thread (bpo-33613).
     resource_tracker.ensure_running()
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
