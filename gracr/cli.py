@@ -13,10 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence, TextIO
+from typing import TYPE_CHECKING, Iterator, Sequence, TextIO
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +30,7 @@ from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_engine_op
                                  add_level_option, add_plugin_option, parse_explainers,
                                  parse_names,
                                  parse_overrides, parse_seeds, positive_integer,
-                                 positive_seconds, seed_number)
+                                 positive_number, positive_seconds, seed_number)
 from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
 from gracr.executor.model import CompiledGNN, load
@@ -58,7 +61,7 @@ def _add_compile_options(parser: argparse.ArgumentParser) -> None:
                             "or the direct aggregation of Eq. 8")
     group.add_argument("--max-degree", type=int, default=None, metavar="N",
                        help="the bound n of Eq. 6 (exact when >= the largest in-degree)")
-    group.add_argument("--delta", type=_positive_number, default=1e-3, metavar="D",
+    group.add_argument("--delta", type=positive_number, default=1e-3, metavar="D",
                        help="the margin of threshold atoms over numeric features: "
                             "'a.x > b' compiles to sigma((a.x - b)/D), exact on every node "
                             "whose a.x is outside (b, b + D) (default 0.001)")
@@ -76,16 +79,6 @@ def _add_compile_options(parser: argparse.ArgumentParser) -> None:
                        help="refuse, before allocating, a model whose dense weights or a "
                             "graph whose features and hidden states would exceed SIZE "
                             f"(e.g. 8GiB; default {format_bytes(DEFAULT_MAX_BYTES)})")
-
-
-def _positive_number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return value
 
 
 def _byte_count(text: str) -> int:
@@ -431,7 +424,8 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
         epochs=integers(args.epochs, "--epochs"), budget=args.budget,
         training=replace(TrainingSettings(), max_epochs=args.max_epochs))
     folder = study(args.out, settings, workers=args.jobs, engine=args.engine,
-                   address=args.address, progress=not args.quiet)
+                   address=args.address, progress=not args.quiet,
+                   ray_timeout=args.ray_timeout)
     print(f"{folder}: tables in {folder / 'tables'}, figures in {folder / 'figures'}",
           file=out)
     return 0
@@ -708,13 +702,46 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
     if args.address is not None and args.engine != "ray":
         raise GracrError("--address needs --engine ray")
-    results = run(jobs, args.out, workers=args.jobs, progress=not args.quiet,
-                  keep_errors=args.keep_errors, engine=args.engine, address=args.address)
+    try:
+        with _sigterm_interrupts():
+            results = run(jobs, args.out, workers=args.jobs, progress=not args.quiet,
+                          keep_errors=args.keep_errors, engine=args.engine,
+                          address=args.address, ray_timeout=args.ray_timeout)
+    except KeyboardInterrupt as stop:
+        # The run has stopped its workers and kept every record written: one line, no
+        # traceback, and the shell's status for a process ended by that signal.
+        cause = signal.SIGTERM if isinstance(stop, _Terminated) else signal.SIGINT
+        print(f"gracrc: bench stopped ({cause.name}); the records so far are in {args.out}: "
+              f"the same command resumes the run", file=args.err)
+        return 128 + cause
     print(f"{len(jobs)} jobs; results in {results}", file=out)
     if not args.no_report:
         args.dirs, args.out = [args.out], None
         return cmd_report(args, out)
     return 0
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (`kill`, a cluster's time limit), raised where Ctrl-C raises: a run stops
+    the same way for either."""
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM raises `_Terminated` in the block (where Python can handle a signal: in
+    the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise _Terminated()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
@@ -741,7 +768,7 @@ def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
             entry = tune(explainer, task, trials, instances, args.seed, args.budget,
                          args.datasets, size, progress=not args.quiet, level=args.level,
                          engine=args.engine, address=args.address, workers=args.jobs,
-                         plugins=args.plugin)
+                         plugins=args.plugin, ray_timeout=args.ray_timeout)
             where = store(explainer, task, entry, None if args.out is None else Path(args.out),
                           level=args.level) if args.write else None
             rows.append([explainer, task, f"{entry['mean_f1']:.3f}",

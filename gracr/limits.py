@@ -62,6 +62,11 @@ atom's n bonds among the relations in up to C(n+3, 3) ways) before the translati
 checked against `MAX_NESTING`, in practice the tighter bound (it refuses a chain of
 more than 65 atoms, more than 6 different branches at one atom); WOMBAT's patterns have
 at most 16 atoms.
+
+`RAY_TIMEOUT`: the seconds a command with `--engine ray --address ADDR` waits for the
+cluster at ADDR to accept a connection (`--ray-timeout` changes it). Ray itself would
+retry for ever; a cluster whose head is up answers at once, one still starting within
+seconds.
 """
 
 from __future__ import annotations
@@ -81,6 +86,7 @@ SEED_LIMIT = 2**32
 MAX_MOLECULE_ATOMS = 10_000
 MAX_SMARTS_ATOMS = 200
 MAX_SMARTS_BRANCHES = 16
+RAY_TIMEOUT = 30.0
 
 
 def format_bytes(size: int) -> str:

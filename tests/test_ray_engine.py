@@ -142,3 +142,45 @@ def test_a_study_on_ray_scores_as_in_process(tmp_path: Path, local_ray: None) ->
     # equal F1 the cheaper wins, which timing noise may decide either way.
     assert there["trial_f1"] == here["trial_f1"] and len(here["trial_f1"]) == 3
     assert there["mean_f1"] == here["mean_f1"]
+
+
+def test_an_address_that_does_not_answer_is_an_error(tmp_path: Path) -> None:
+    """Ray retries an address where no cluster answers for ever; the command gives up after
+    --ray-timeout seconds, naming the address."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gracr.cli", "bench", "--tasks", "Redundancy", "--explainers",
+         "Rnd", "--seeds", "0", "--limit", "1", "--graphs", "6", "--quiet", "--no-report",
+         "--datasets", str(tmp_path / "d"), "--out", str(tmp_path / "o"), "--engine", "ray",
+         "--address", "127.0.0.1:1", "--ray-timeout", "2"],   # loopback, a closed port
+        env=dict(os.environ, PYTHONPATH=path), cwd=tmp_path, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _, err = process.communicate(timeout=120)   # a hang guard only
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait(timeout=120)
+    assert process.returncode == 2, err
+    assert "gracrc: error: --address 127.0.0.1:1: no Ray cluster answered within 2 s" in err
+    assert "--ray-timeout" in err and "Traceback" not in err
+
+
+def test_an_address_that_answers_is_joined_without_delay() -> None:
+    import socket
+
+    from gracr.bench.ray_session import wait_for_cluster
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        wait_for_cluster(f"127.0.0.1:{port}", 60.0)
+        wait_for_cluster(f"ray://127.0.0.1:{port}", 60.0)
+    wait_for_cluster("auto", 0.1)   # Ray's to resolve: not probed here

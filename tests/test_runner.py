@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -197,7 +201,7 @@ def test_a_results_file_starts_with_its_version_and_old_files_still_read(tmp_pat
         list(read_records(future))
 
 
-SLEEPY_PLUGIN = '''
+HOLDING_PLUGIN = """
 import os
 import time
 
@@ -206,61 +210,151 @@ import torch
 from gracr.bench.explainers import ExplainerSpec, register
 
 
-def sleepy(subject, settings, seed):
-    folder = os.environ["SLEEPY_FOLDER"]
-    open(os.path.join(folder, str(os.getpid())), "w").close()
-    time.sleep(0.3)
+def holding(subject, settings, seed):
+    # The first worker to reach its second instance holds it until `release` exists (and
+    # says so in `holder`); every other instance is explained at once.
+    folder = os.environ["HOLD_FOLDER"]
+    mine = os.path.join(folder, str(os.getpid()))
+    if os.path.exists(mine):
+        try:
+            os.close(os.open(os.path.join(folder, "holder"), os.O_CREAT | os.O_EXCL))
+            while not os.path.exists(os.path.join(folder, "release")):
+                time.sleep(0.1)
+        except FileExistsError:
+            pass
+    open(mine, "w").close()
     return torch.zeros(subject.num_edges)
 
 
-register(ExplainerSpec("Sleepy", sleepy, {}))
-'''
+register(ExplainerSpec("Holding", holding, {}))
+"""
+
+# Every test below that starts a run gives up after this long (a hang guard, not a timing
+# assertion: the machine may be busy).
+HANG_GUARD = 120.0
 
 
-def test_workers_stop_when_the_run_is_killed(tmp_path: Path) -> None:
-    """A run killed with SIGTERM (which its process pool never sees) must not leave its
-    workers explaining on: each stops after the instance it is on."""
-    import os
-    import signal
-    import subprocess
-    import sys
+class HeldRun:
+    """`gracrc bench --jobs 2` of three seeds of two instances in its own session (so in a
+    process group of its own, with every process it starts), with the explainer Holding:
+    one worker holds its second instance until the file `release` is made in `folder`,
+    the other explains the rest and then waits for a job."""
 
-    plugin = tmp_path / "sleepy.py"
-    plugin.write_text(SLEEPY_PLUGIN)
-    pids = tmp_path / "pids"
-    pids.mkdir()
-    root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ, SLEEPY_FOLDER=str(pids),
-               PYTHONPATH=os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", ""))
-                                          if p))
-    run_process = subprocess.Popen(
-        [sys.executable, "-m", "gracr.cli", "bench", "--plugin", str(plugin), "--tasks",
-         "Redundancy", "--explainers", "Sleepy", "--seeds", "0-1", "--limit", "40", "--graphs",
-         "100", "--jobs", "2", "--no-report", "--quiet", "--datasets", str(tmp_path / "ds"),
-         "--out", str(tmp_path / "out")], env=env, cwd=tmp_path,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 300
-        while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+    def __init__(self, tmp_path: Path) -> None:
+        plugin = tmp_path / "holding.py"
+        plugin.write_text(HOLDING_PLUGIN)
+        self.folder = tmp_path / "hold"
+        self.folder.mkdir(exist_ok=True)
+        self.out = tmp_path / "out"
+        self.stderr = tmp_path / "stderr.txt"
+        root = Path(__file__).resolve().parent.parent
+        path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
+        self.env = dict(os.environ, HOLD_FOLDER=str(self.folder), PYTHONPATH=path)
+        self.argv = [sys.executable, "-m", "gracr.cli", "bench", "--plugin", str(plugin),
+                     "--tasks", "Redundancy", "--explainers", "Holding", "--seeds", "0-2",
+                     "--limit", "2", "--graphs", "6", "--jobs", "2", "--no-report",
+                     "--quiet", "--datasets", str(tmp_path / "ds"), "--out", str(self.out)]
+        self.cwd = tmp_path
+        self.process = self.start(self.stderr)
+
+    def start(self, stderr: Path) -> subprocess.Popen[bytes]:
+        with open(stderr, "wb") as err:
+            return subprocess.Popen(self.argv, env=self.env, cwd=self.cwd,
+                                    stdout=subprocess.DEVNULL, stderr=err,
+                                    start_new_session=True)
+
+    def rerun(self) -> tuple[int, str]:
+        """The same command again, to its end: its exit status and stderr."""
+        stderr = self.cwd / "rerun-stderr.txt"
+        again = self.start(stderr)
+        try:
+            return again.wait(timeout=HANG_GUARD), stderr.read_text()
+        finally:
+            _kill_group(again)
+
+    def wait_until_held(self) -> None:
+        """Until every instance but the held one is recorded (one worker holds, the other
+        waits for a job)."""
+        deadline = time.monotonic() + HANG_GUARD
+        while time.monotonic() < deadline and self.process.poll() is None:
+            if (self.out / "results.jsonl").exists() and len(_records(self.out)) == 5:
+                return
             time.sleep(0.2)
-        workers = [int(p.name) for p in pids.iterdir()]
-        assert len(workers) == 2, "the workers never started"
-        run_process.send_signal(signal.SIGTERM)
-        run_process.wait(timeout=30)
+        raise AssertionError(f"the run never got to work: {self.stderr.read_text()}")
 
-        def alive(pid: int) -> bool:
+    def group(self) -> list[str]:
+        """The processes left of the run's process group (zombies count as gone)."""
+        import psutil
+
+        left = []
+        for process in psutil.process_iter(["pid", "status", "cmdline"]):
             try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                return False
-            # A zombie no one reaps yet still answers: count it as stopped.
-            with open(f"/proc/{pid}/stat") as handle:
-                return handle.read().split(")")[-1].split()[0] != "Z"
+                if os.getpgid(process.pid) == self.process.pid and \
+                        process.info["status"] != psutil.STATUS_ZOMBIE:
+                    left.append(f"{process.pid} {' '.join(process.info['cmdline'] or [])}")
+            except (ProcessLookupError, psutil.Error):
+                pass
+        return left
 
-        deadline = time.monotonic() + 30
-        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+    def wait_for_no_process(self) -> list[str]:
+        """The processes of the group still there after the hang guard (none, hopefully)."""
+        deadline = time.monotonic() + HANG_GUARD
+        while self.group() and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not any(alive(pid) for pid in workers)
+        return self.group()
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill every process of `process`'s group (it leads one: `start_new_session`)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait(timeout=HANG_GUARD)
+
+
+@pytest.fixture
+def held_run(tmp_path: Path) -> Iterator[HeldRun]:
+    run = HeldRun(tmp_path)
+    try:
+        yield run
     finally:
-        if run_process.poll() is None:
-            run_process.kill()
+        _kill_group(run.process)   # whatever the test saw, nothing it started runs on
+
+
+def test_no_process_of_a_killed_run_survives_it(held_run: HeldRun) -> None:
+    """A run killed with SIGKILL cannot stop its workers: they end with it, and no helper
+    process (a Manager's server, the resource tracker) outlives it either."""
+    held_run.wait_until_held()
+    held_run.process.send_signal(signal.SIGKILL)
+    held_run.process.wait(timeout=HANG_GUARD)
+    assert held_run.wait_for_no_process() == []
+
+
+@pytest.mark.parametrize("signum, to_group", [
+    ("SIGINT", True),     # Ctrl-C: the terminal signals the whole process group
+    ("SIGTERM", False),   # kill PID
+], ids=["ctrl-c", "sigterm"])
+def test_a_stopped_run_says_so_in_one_line_and_resumes(held_run: HeldRun, signum: str,
+                                                      to_group: bool) -> None:
+    number = signal.Signals[signum]
+    held_run.wait_until_held()
+    if to_group:
+        os.killpg(held_run.process.pid, number)
+    else:
+        held_run.process.send_signal(number)
+    assert held_run.process.wait(timeout=HANG_GUARD) == 128 + number
+    lines = held_run.stderr.read_text().splitlines()
+    assert lines == [f"gracrc: bench stopped ({signum}); the records so far are in "
+                     f"{held_run.out}: the same command resumes the run"]
+    assert held_run.wait_for_no_process() == []
+    kept = _records(held_run.out)
+    assert len(kept) == 5
+    (held_run.folder / "release").touch()
+    status, stderr = held_run.rerun()
+    assert status == 0, stderr
+    records = _records(held_run.out)
+    assert records[:5] == kept
+    assert sorted((r["seed"], r["instance"]) for r in records) == [
+        (seed, instance) for seed in range(3) for instance in range(2)]
+    assert all(r["status"] == "ok" for r in records)

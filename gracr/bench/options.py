@@ -19,7 +19,7 @@ from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.bench.metric import LEVELS
 from gracr.dsl.parse import closest_word
 from gracr.errors import GracrError
-from gracr.limits import MAX_SECONDS, MAX_SEEDS, SEED_LIMIT
+from gracr.limits import MAX_SECONDS, MAX_SEEDS, RAY_TIMEOUT, SEED_LIMIT
 from gracr.places import CACHE_VARIABLE, cache_folder
 
 
@@ -87,7 +87,8 @@ def add_plugin_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """`--engine process|ray` and `--address ADDR`: where the instances run."""
+    """`--engine process|ray`, `--address ADDR` and `--ray-timeout SECONDS`: where the
+    instances run."""
     parser.add_argument("--engine", choices=("process", "ray"), default="process",
                         help="run in a process pool (default) or as Ray tasks, one per "
                              "instance (pip install 'gracr[ray]'); the same records, "
@@ -95,6 +96,21 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--address", default=None, metavar="ADDR",
                         help="with --engine ray: an existing Ray cluster (default: a local "
                              "Ray instance with --jobs CPUs, started and stopped here)")
+    parser.add_argument("--ray-timeout", type=positive_number, default=RAY_TIMEOUT,
+                        metavar="SECONDS",
+                        help=f"with --address: give up when the cluster does not answer "
+                             f"within this time (default {RAY_TIMEOUT:g})")
+
+
+def positive_number(text: str) -> float:
+    """An option's value that must be a finite number above 0 (argparse's `type`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
 
 
 def add_keep_errors_option(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,12 @@ the stored UPI, node scores against the node UPI). An explainer that must be tra
 (`ExplainerSpec.train`) is trained once per job, first, on the first positive instances
 of the task's held-out tuning seed (`HELD_OUT_SEED`), explained by the job's model.
 
-Jobs run in a process pool, one torch thread per worker. The workers are spawned, so
+Jobs run in a process pool, one torch thread per worker. A worker ends with the run: it
+ignores SIGINT (Ctrl-C reaches the whole process group; the run stops its workers itself,
+`_run_in_pool`), and it is killed when the run's process ends however it ends (SIGKILL
+too: `_end_with_run`). The workers send their records to the run through a queue that
+needs no server process (a `multiprocessing.Manager` would be one more process to
+outlive a killed run). The workers are spawned, so
 they see only the explainers registered on import: each one loads the plugins the parent
 loaded (`gracr.bench.explainers.plugins`) before it runs a job, and a job whose explainer
 a worker still cannot find fails the run (a `GracrError`, re-raised in the parent) rather
@@ -37,14 +42,20 @@ not name the dataset, so `<out>/datasets.json` binds the folder to its tasks' da
 
 from __future__ import annotations
 
+import ctypes
 import json
 import multiprocessing
 import os
-from concurrent.futures import Future, ProcessPoolExecutor
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from multiprocessing import resource_tracker
 from pathlib import Path
-from queue import Empty
 from typing import Any, Callable, Iterator, Literal, Mapping, Sequence
 
 from tqdm import tqdm
@@ -63,6 +74,7 @@ from gracr.bench.instances import (ExplainedInstance, compile_variant, explained
                                    ground_truth, subject_for, variant_named)
 from gracr.errors import GracrError
 from gracr.files import output_target, write_json
+from gracr.limits import RAY_TIMEOUT
 
 Engine = Literal["process", "ray"]
 # In a results folder: the datasets its results were computed on (`bound_datasets`).
@@ -108,19 +120,26 @@ class Job:
 
 _progress: Any = None
 _worker_failure: GracrError | None = None
-# A pool worker's parent (the run): a worker whose parent is gone (killed, say, with
-# SIGTERM, which the pool cannot see) stops after its instance instead of running on.
-_parent: int | None = None
 
 
-def _init_worker(progress: Any, plugins: tuple[str, ...] = ()) -> None:
+def _init_worker(progress: Any, plugins: tuple[str, ...] = (),
+                 run_pid: int | None = None) -> None:
+    """Ready this process to run jobs: `progress` is the pool's record queue (None when the
+    caller collects the records), `run_pid` the process id of the run in a pool worker."""
     import torch
 
     from gracr.bench.explainers import load_plugins
 
-    global _progress, _worker_failure, _parent
+    global _progress, _worker_failure
     _progress = progress
-    _parent = os.getppid() if progress is not None else None
+    if run_pid is not None:
+        _end_with_run(run_pid)
+        # Ctrl-C is the run's to handle (it stops the workers): a worker that raised
+        # KeyboardInterrupt would only print its traceback. The run spawned this worker
+        # with SIGINT blocked, so a Ctrl-C while it started up is dropped here too.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     torch.set_num_threads(1)
     try:
         load_plugins(plugins)
@@ -128,6 +147,29 @@ def _init_worker(progress: Any, plugins: tuple[str, ...] = ()) -> None:
         # Raised by the first job instead: a failing initializer only breaks the pool,
         # and its message would never reach the user.
         _worker_failure = error
+
+
+# prctl(2)'s option: the signal this process gets when the thread that started it ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def _end_with_run(run_pid: int) -> None:
+    """End this pool worker when the run (process `run_pid`, its parent) ends. A run
+    killed with SIGKILL cannot stop its workers, and a worker waiting for its next job
+    would wait for ever (every worker holds the job queue open)."""
+    # On Linux the kernel kills the worker (even one busy in native code). The pool
+    # spawns its workers from the thread that runs `_run_in_pool`, which outlives them.
+    if not (sys.platform == "linux" and
+            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL) == 0):
+        threading.Thread(target=_watch_run, args=(run_pid,), daemon=True).start()
+    if os.getppid() != run_pid:   # the run ended before the above took effect
+        os._exit(1)
+
+
+def _watch_run(run_pid: int) -> None:
+    while os.getppid() == run_pid:
+        time.sleep(1.0)
+    os._exit(1)
 
 
 def _registered_explainer(job: Job) -> Any:
@@ -180,16 +222,7 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
                        upi_edges=int(instance.upi.sum()), edges=graph.num_edges,
                        extra={**extra, **kept}, level=job.level, sample=job.sample))
         sent += 1
-        if orphaned():
-            # Not SystemExit: the pool's worker loop catches every exception and would
-            # go on to the next job. Nothing is lost: the run that would write is gone.
-            os._exit(1)
     return sent
-
-
-def orphaned() -> bool:
-    """Whether this is a pool worker whose run (its parent process) has ended."""
-    return _parent is not None and os.getppid() != _parent
 
 
 # What a worker keeps for its next jobs (`_kept`): job contexts, datasets and models.
@@ -294,12 +327,12 @@ def read_done(results: Path, keep_errors: bool = False
 
 def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
         keep_errors: bool = False, plugins: Sequence[str] = (), engine: Engine = "process",
-        address: str | None = None) -> Path:
+        address: str | None = None, ray_timeout: float = RAY_TIMEOUT) -> Path:
     """Run `jobs`, appending to `<out>/results.jsonl`; returns the results path.
 
     Error records are retried unless `keep_errors`. `plugins` (modules or `.py` files that
     register explainers) are loaded here and, with every plugin loaded before, in each
-    worker process."""
+    worker process. `ray_timeout`: the seconds to wait for the Ray cluster at `address`."""
     from gracr.bench.explainers import load_plugins
 
     worker_plugins = tuple(load_plugins(plugins))
@@ -318,7 +351,8 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
         remove_empty(created)
         raise GracrError(f"{folder}: cannot write results there ({error.strerror})") from None
     try:
-        _run(jobs, results, workers, progress, keep_errors, worker_plugins, engine, address)
+        _run(jobs, results, workers, progress, keep_errors, worker_plugins, engine, address,
+             ray_timeout)
     except BaseException:
         # A run that failed before its first record leaves nothing behind.
         if fresh and not any(True for _ in record_objects(results)):
@@ -360,7 +394,7 @@ def bound_datasets(binding: Path, jobs: Sequence[Job]) -> dict[str, str]:
 
 def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_errors: bool,
          worker_plugins: tuple[str, ...], engine: Engine = "process",
-         address: str | None = None) -> None:
+         address: str | None = None, ray_timeout: float = RAY_TIMEOUT) -> None:
     from gracr.bench.tuning import HELD_OUT_SEED
 
     done, stopped = read_done(results, keep_errors)
@@ -399,51 +433,86 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
                           + (f" ({record.error})" if record.error else ""))
 
         if engine == "ray":
-            _run_on_ray(pending, write, workers, address, worker_plugins)
+            _run_on_ray(pending, write, workers, address, worker_plugins, ray_timeout)
         elif workers <= 1:
             _init_worker(None, worker_plugins)
             for job, finished, _ in pending:
                 run_job(job, finished, send=write)
         else:
-            context = multiprocessing.get_context("spawn")
-            queue = context.Manager().Queue()
-            with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                     initializer=_init_worker,
-                                     initargs=(queue, worker_plugins)) as pool:
-                futures: list[Future[int]] = [pool.submit(run_job, job, finished)
-                                              for job, finished, _ in pending]
-                failed = False
-                while True:
-                    try:
-                        write(queue.get(timeout=0.5))
-                        continue
-                    except Empty:
-                        pass
-                    if not failed and any(f.done() and not f.cancelled() and f.exception()
-                                          for f in futures):
-                        # A worker's failure fails the run: start no further job, but let
-                        # the running ones finish, and keep their records.
-                        failed = True
-                        for future in futures:
-                            future.cancel()
-                    if all(future.done() for future in futures):
-                        break
-                while True:
-                    try:
-                        write(queue.get_nowait())
-                    except Empty:
-                        break
-                for future in futures:
-                    if not future.cancelled():
-                        future.result()   # re-raise a worker's failure (not an explainer's)
+            _run_in_pool(pending, write, workers, worker_plugins)
     bar.close()
+
+
+def _run_in_pool(pending: list[tuple[Job, frozenset[int], list[int]]],
+                 write: Callable[[Record], None], workers: int,
+                 plugins: tuple[str, ...]) -> None:
+    """`pending`'s jobs in a pool of `workers` processes, each record written as it
+    arrives. Interrupted (Ctrl-C, or SIGTERM where the caller raises on it) or failing
+    here, the run stops its workers before it returns: a run is left with no process."""
+    context = multiprocessing.get_context("spawn")
+    # A SimpleQueue's `put` writes to its pipe before it returns, so a job's records are
+    # all readable once its future is done.
+    records = context.SimpleQueue()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                               initializer=_init_worker,
+                               initargs=(records, plugins, os.getpid()))
+    try:
+        with _sigint_blocked():
+            # The workers start here, in the submits, and inherit the blocked SIGINT.
+            futures: list[Future[int]] = [pool.submit(run_job, job, finished)
+                                          for job, finished, _ in pending]
+        failed = False
+        while True:
+            while not records.empty():
+                write(records.get())
+            if not failed and any(f.done() and not f.cancelled() and f.exception()
+                                  for f in futures):
+                # A worker's failure fails the run: start no further job, but let
+                # the running ones finish, and keep their records.
+                failed = True
+                for future in futures:
+                    future.cancel()
+            if all(future.done() for future in futures):
+                break
+            wait([f for f in futures if not f.done()], timeout=0.2,
+                 return_when=FIRST_COMPLETED)
+        while not records.empty():
+            write(records.get())
+        for future in futures:
+            if not future.cancelled():
+                future.result()   # re-raise a worker's failure (not an explainer's)
+    except BaseException:
+        # Not after their jobs: now. The records they have sent so far are written.
+        for process in list(pool._processes.values()):
+            process.kill()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        records.close()
+
+
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT held back (not lost) in this thread for the block, so that the processes
+    started in it start with SIGINT blocked, until they choose to ignore it."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    # The resource tracker is started now if not yet, outside the block: starting it
+    # unblocks SIGINT in this thread (bpo-33613).
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _run_on_ray(pending: list[tuple[Job, frozenset[int], list[int]]],
                 write: Callable[[Record], None], workers: int, address: str | None,
-                plugins: tuple[str, ...]) -> None:
+                plugins: tuple[str, ...], ray_timeout: float) -> None:
     """`pending`'s instances as Ray tasks, each record written as it arrives."""
-    with ray_session(workers, address) as ray:
+    with ray_session(workers, address, ray_timeout) as ray:
         task = ray.remote(num_cpus=1, max_retries=0)(explain_instance)
         running = {task.remote(job, index, plugins): (job, index)
                    for job, _, left in pending for index in left}

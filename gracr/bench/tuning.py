@@ -36,6 +36,7 @@ from gracr.bench.ray_session import ray_session
 from gracr.places import config_folder
 from gracr.errors import GracrError
 from gracr.files import write_text
+from gracr.limits import RAY_TIMEOUT
 
 TUNED_FOLDER = Path(__file__).resolve().parent / "tuned"
 HELD_OUT_SEED = 100   # the official seeds are 0-4
@@ -188,11 +189,12 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
          seed: int = HELD_OUT_SEED, budget: float = DEFAULT_BUDGET, datasets: str | None = None,
          dataset_size: int | None = None, progress: bool = True,
          level: Level = "edge", engine: str = "process", address: str | None = None,
-         workers: int = 1, plugins: Sequence[str] = ()) -> dict[str, Any]:
+         workers: int = 1, plugins: Sequence[str] = (),
+         ray_timeout: float = RAY_TIMEOUT) -> dict[str, Any]:
     """Run one study, scored at `level`; returns the entry stored for (explainer, task).
 
     With `engine="ray"` each trial's instances run as Ray tasks (`workers` CPUs on a local
-    Ray, or the cluster at `address`), with the same seeds and so the same scores; a
+    Ray, or the cluster at `address`, waited for `ray_timeout` seconds), with the same seeds and so the same scores; a
     trial's CPU seconds are then the sum of its instances' (training not counted), which
     only the tie-break between equally good settings reads."""
     import optuna
@@ -256,7 +258,7 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
     with ExitStack() as stack:
         ray: Any = None
         if engine == "ray":
-            ray = stack.enter_context(ray_session(workers, address))
+            ray = stack.enter_context(ray_session(workers, address, ray_timeout))
             remote = ray.remote(num_cpus=1, max_retries=0)(_trial_instance)
         study.optimize(objective, n_trials=trials, show_progress_bar=progress)
     # Many settings often reach the same F1 (1.0 on several tasks); among them keep the

@@ -50,6 +50,7 @@ from gracr.data.generators import SEED_LIMIT
 from gracr.errors import GracrError, os_error_message
 from gracr.executor.model import load
 from gracr.files import append_lines, atomic_writer, read_json_lines, write_json, write_text
+from gracr.limits import RAY_TIMEOUT
 from gracr.spatial.baselines import BASELINE_NAMES
 from gracr.spatial.dataset import DATASET_FILES, TASK_FILE, write_dataset
 from gracr.spatial.generator import TissueSettings, check_dataset_options, generate_dataset
@@ -609,7 +610,7 @@ class StudyRun:
 
 def run_study(folder: str | Path, settings: StudySettings, workers: int = 1,
               engine: Engine = "process", address: str | None = None,
-              progress: bool = True) -> StudyRun:
+              progress: bool = True, ray_timeout: float = RAY_TIMEOUT) -> StudyRun:
     """Phases 1–4 into `folder` (`gracr.spatial.study_report.study` adds the report). A
     folder already holding a study of other settings is refused (its results would mix)."""
     from tqdm import tqdm
@@ -629,5 +630,5 @@ def run_study(folder: str | Path, settings: StudySettings, workers: int = 1,
     jobs = study_jobs(settings, data, models, root)
     say(f"explaining: {len(jobs)} jobs over {len(models)} models")
     run(jobs, str(root / "attributions"), workers=workers, progress=progress, engine=engine,
-        address=address)
+        address=address, ray_timeout=ray_timeout)
     return StudyRun(root, settings, data, tuple(models))

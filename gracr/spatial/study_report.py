@@ -55,6 +55,7 @@ from gracr.bench.tables import render_table, write_table
 from gracr.bench.runner import Engine
 from gracr.data.graph import Graph
 from gracr.files import atomic_writer
+from gracr.limits import RAY_TIMEOUT
 from gracr.spatial.study import (COMPILED, ModelFile, StudyData, StudySettings,
                                  explained_positions, latest_by_model, read_jsonl,
                                  read_truth, run_study, trained_name)
@@ -207,12 +208,12 @@ def _default_config(explainer: str) -> str:
 
 def study(folder: str | Path, settings: StudySettings, workers: int = 1,
           engine: Engine = "process", address: str | None = None,
-          progress: bool = True) -> Path:
+          progress: bool = True, ray_timeout: float = RAY_TIMEOUT) -> Path:
     """The whole study (`gracrc tissue-study`): `run_study`'s phases, then the report.
     Returns the folder."""
     from tqdm import tqdm
 
-    done = run_study(folder, settings, workers, engine, address, progress)
+    done = run_study(folder, settings, workers, engine, address, progress, ray_timeout)
 
     def say(message: str) -> None:
         if progress:

@@ -175,7 +175,8 @@ def run_table_ablation(ablation: TableAblation, args: argparse.Namespace, out: T
               + (f"; {reused.mismatched} left out (another dataset size?)"
                  if reused.mismatched else ""), file=out)
     results = run(jobs, str(folder), workers=args.jobs, progress=not args.quiet,
-                  keep_errors=args.keep_errors, engine=args.engine, address=args.address)
+                  keep_errors=args.keep_errors, engine=args.engine, address=args.address,
+                  ray_timeout=args.ray_timeout)
     shapes = model_shapes(ablation, seeds[0], sizes, args.datasets)
     planned = {(job.task, job.variant, job.explainer, job.settings_hash) for job in jobs}
     loaded = load_results([str(results)])
