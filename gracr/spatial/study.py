@@ -27,6 +27,10 @@ is said and made again):
 5. **report** (`gracr.spatial.study_report`, which `study_report.study` runs after
    `run_study`): the metrics, class-stratified, beside the note's numbers; tables in
    `DIR/tables/`, figures in `DIR/figures/`.
+
+Its size (~630 lines) is the study's phases and the checks that let each resume from
+what is complete (whole files validated on read, logs whose cut last line is dropped);
+the library-shape issue moves the phases onto a generic `Study`.
 """
 
 from __future__ import annotations
