@@ -71,6 +71,7 @@ def test_a_numba_cache_dir_set_by_the_user_is_checked_too(tmp_path: Path) -> Non
     assert Path(done.stdout.strip()) == private and done.stderr == ""
 
 
+@pytest.mark.big
 def test_a_truncated_cache_index_is_rebuilt_with_a_message(tmp_path: Path) -> None:
     env = _env(tmp_path)
     build = ["import sys; from gracr.cli import main; sys.exit(main(sys.argv[1:]))",

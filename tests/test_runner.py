@@ -124,6 +124,7 @@ def test_an_explainer_crash_is_recorded_not_raised(tmp_path: Path) -> None:
     assert record["status"] == "error" and "RuntimeError: boom" in record["error"]
 
 
+@pytest.mark.big
 def test_worker_processes_give_the_same_scores(tmp_path: Path) -> None:
     serial, pooled = tmp_path / "serial", tmp_path / "pooled"
     run(_jobs(tmp_path, ["Saliency", "Rnd"]), str(serial), progress=False)
@@ -322,6 +323,7 @@ def held_run(tmp_path: Path) -> Iterator[HeldRun]:
         _kill_group(run.process)   # whatever the test saw, nothing it started runs on
 
 
+@pytest.mark.big
 def test_no_process_of_a_killed_run_survives_it(held_run: HeldRun) -> None:
     """A run killed with SIGKILL cannot stop its workers: they end with it, and no helper
     process (a Manager's server, the resource tracker) outlives it either."""
@@ -335,6 +337,7 @@ def test_no_process_of_a_killed_run_survives_it(held_run: HeldRun) -> None:
     ("SIGINT", True),     # Ctrl-C: the terminal signals the whole process group
     ("SIGTERM", False),   # kill PID
 ], ids=["ctrl-c", "sigterm"])
+@pytest.mark.big
 def test_a_stopped_run_says_so_in_one_line_and_resumes(held_run: HeldRun, signum: str,
                                                       to_group: bool) -> None:
     number = signal.Signals[signum]
