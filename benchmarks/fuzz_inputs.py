@@ -1,9 +1,10 @@
-"""Hostile input, measured: `.gml` sources, graph JSON, model files and task files,
+"""Hostile input, measured: `.gml` sources, graph JSON, model files, task files, SMARTS,
+molecule files, tissue options, seeds.csv files, option values and output paths,
 grammar-generated and mutated, thrown at the Python API and (a sample) at `gracrc`, each
 within a time limit.
 
     .venv/bin/python benchmarks/fuzz_inputs.py --count 100000 [--seed 0] [--jobs 2]
-        [--time-limit 10] [--cli-every 100] [--kinds gml,graph-json,model-file,task-file]
+        [--time-limit 10] [--cli-every 100] [--kinds gml,graph-json,smarts,...]
         [--out out/fuzz_inputs] [--markdown docs/results/fuzz_inputs.md]
     .venv/bin/python benchmarks/fuzz_inputs.py --replay out/fuzz_inputs/findings/*.json
 

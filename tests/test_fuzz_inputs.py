@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -208,3 +209,169 @@ def test_a_task_claimed_valid_after_a_text_edit_is_one_gracr_accepts(
         accepted = False
     assert accepted is (description is None)
     assert claims_valid(["deep-20"], task) is accepted
+
+
+# ---------------------------------------------------------------- the command-line kinds
+#
+# smarts, molecules, tissue-options, seeds-csv, cli-options, output-paths: each draws
+# inputs, runs a known-good one through every stage, and never lets a known-bad one through
+# (on the original code it is a finding, after the fixes a refusal).
+
+NEW_KINDS = ("smarts", "molecules", "tissue-options", "seeds-csv", "cli-options",
+             "output-paths")
+GOOD = {
+    "smarts": {"smarts": "[CHD3]C(=O)[CH2]C([CH3])([CH3])[CH2][CD4]", "valid": True,
+               "root": None, "node": False},
+    "molecules": {"format": "smi", "bytes": b"CC(Cl)(Cl)Cl a\nClCC b\nCCO c\n", "valid": True,
+                  "records": 3, "pattern": 13, "edits": []},
+    "tissue-options": {"values": {"samples": "4", "cells": "30", "ratio": "1.5", "seed": "0"},
+                       "hostile": False},
+    "seeds-csv": {"text": "task,variant,explainer,config_hash,seed,ok,out_of_time,errors,"
+                          "precision,recall,f1,cpu_mean,cpu_m2,wall_mean,wall_m2,"
+                          "gracr_versions,first_error\nRedBlueLeaf,main,Rnd,bf21a9e8,0,3,0,0,"
+                          "0.25,0.75,0.375,0.1,0.0,0.1,0.0,0.1.0,\n", "edits": []},
+    "cli-options": {"template": "compile --max-degree", "value": "3"},
+    "output-paths": {"output": "dataset --export", "target": "regular"},
+}
+# Known-bad inputs, one or more per kind: the findings the kinds rediscovered on the
+# original code (a7ad7dc). None may get through every stage.
+BAD = [
+    ("smarts", {"smarts": "C" * 3000, "valid": False, "root": None, "node": False}),
+    ("smarts", {"smarts": "C(" * 1500 + "C" + ")" * 1500, "valid": False, "root": None,
+                "node": False}),
+    ("smarts", {"smarts": "[" + "!" * 3000 + "C]", "valid": False, "root": None, "node": False}),
+    ("smarts", {"smarts": "[#" + "9" * 5000 + "]C", "valid": False, "root": None, "node": False}),
+    ("smarts", {"smarts": "C(N)(=O)(#S)(~F)(-Cl)(:Br)(I)", "valid": False, "root": None,
+                "node": False}),
+    ("tissue-options", {"values": {"samples": "4", "cells": "30", "ratio": "1", "seed": "-1"},
+                        "hostile": True}),
+    ("tissue-options", {"values": {"samples": "4", "cells": "1", "ratio": "1", "seed": "0"},
+                        "hostile": True}),
+    ("seeds-csv", {"text": GOOD["seeds-csv"]["text"].replace(",0,3,0,0,", ",0," + "3" * 5000
+                                                             + ",0,0,"), "edits": ["field"]}),
+    ("seeds-csv", {"text": GOOD["seeds-csv"]["text"].replace("bf21a9e8", "x" * 200_000),
+                   "edits": ["field"]}),
+    ("cli-options", {"template": "bench --budget", "value": "nan"}),
+    ("cli-options", {"template": "bench --budget", "value": "inf"}),
+    ("cli-options", {"template": "tune --trials", "value": "0"}),
+    ("cli-options", {"template": "tune --instances", "value": "0"}),
+    ("cli-options", {"template": "bench --seeds", "value": "0-100000000000"}),
+    ("output-paths", {"output": "compile -o", "target": "fifo"}),
+    ("output-paths", {"output": "compile -o", "target": "symlink-folder"}),
+    ("output-paths", {"output": "dataset --export", "target": "symlink-folder"}),
+    ("output-paths", {"output": "dataset --export", "target": "symlink-fifo"}),
+]
+
+
+@pytest.mark.parametrize("name", NEW_KINDS)
+def test_a_new_kind_draws_inputs_that_save_as_json(name: str) -> None:
+    from hypothesis import HealthCheck, given, settings
+
+    from gracr.fuzz.inputs.driver import _jsonable, _payload
+
+    drawn: list[Payload] = []
+
+    @settings(max_examples=20, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(KINDS[name].strategy())
+    def draw(payload: Payload) -> None:
+        drawn.append(payload)
+
+    draw()
+    assert drawn
+    for payload in drawn:
+        assert KINDS[name].describe(payload)
+        assert _payload(json.loads(json.dumps(_jsonable(payload)))) == payload
+
+
+@pytest.mark.parametrize("name", NEW_KINDS)
+def test_a_known_good_input_of_a_new_kind_passes_every_stage(name: str) -> None:
+    result = run_one(KINDS[name], GOOD[name], with_cli=name != "cli-options",
+                     time_limit=HANG_LIMIT)
+    assert result["finding"] is None and result["refused"] is None, result
+    assert result["stages"] == list(KINDS[name].stages)
+
+
+@pytest.mark.parametrize("name,payload", BAD, ids=[f"{n}-{i}" for i, (n, _) in enumerate(BAD)])
+def test_a_known_bad_input_of_a_new_kind_never_gets_through(name: str,
+                                                            payload: Payload) -> None:
+    # Holds before the fixes (a finding) and after them (a refusal, exit 2).
+    result = run_one(KINDS[name], payload, with_cli=False, time_limit=HANG_LIMIT)
+    assert result["finding"] is not None or result["refused"] is not None, result
+    assert result["stages"] != list(KINDS[name].stages)
+
+
+@pytest.mark.parametrize("name,payload", BAD, ids=[f"{n}-{i}" for i, (n, _) in enumerate(BAD)])
+def test_a_known_bad_input_is_refused_once_the_fixes_are_merged(name: str,
+                                                                payload: Payload) -> None:
+    # ONLY PASSES AFTER THE FIXES ARE MERGED (the other helpers' branches): on the original
+    # code (a7ad7dc) each of these is a finding (exit 70, a value accepted, a FIFO, folder or
+    # symlink replaced). Lead: run this after merging; every case must be a clean refusal.
+    result = run_one(KINDS[name], payload, with_cli=False, time_limit=HANG_LIMIT)
+    assert result["finding"] is None and result["refused"] is not None, result
+
+
+def test_a_smarts_translated_to_a_gml_gracr_refuses_is_a_finding(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The oracle of the smarts kind: what `gracrc smarts` writes must parse.
+    from gracr.fuzz.inputs import smarts
+
+    real = smarts.translate_smarts
+
+    def nested(*args: object) -> object:
+        translation = real(*args)  # type: ignore[arg-type]
+        return type(translation)(translation.smarts, translation.tree, translation.root,
+                                 translation.text.replace("classify exists match",
+                                                          "classify " + "!" * 200 + "match"))
+
+    monkeypatch.setattr(smarts, "translate_smarts", nested)
+    result = run_one(KINDS["smarts"], GOOD["smarts"], with_cli=False, time_limit=HANG_LIMIT)
+    assert result["finding"][0] == "gracrc smarts wrote a .gml that gracr refuses"
+
+
+def test_a_molecule_file_read_short_is_a_finding() -> None:
+    # A valid file must be read whole: claim one record more than it has.
+    result = run_one(KINDS["molecules"], {**GOOD["molecules"], "records": 4}, with_cli=False,
+                     time_limit=HANG_LIMIT)
+    assert result["finding"][0] == "a valid molecule file was not read whole"
+
+
+def test_run_command_refuses_bad_options_and_lets_a_crash_through(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from gracr import cli
+    from gracr.fuzz.inputs.commands import run_command
+
+    with pytest.raises(GracrError, match="usage"):
+        run_command(["tissue", "--cells", "nan", "--out", "x"])
+    with pytest.raises(GracrError):
+        run_command(["compile", "/nonexistent/rule.gml", "-o", "/nonexistent/m.npz"])
+
+    def crash(args: object, out: object) -> int:
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(cli, "cmd_smarts", crash)
+    with pytest.raises(ValueError, match="a bug"):
+        run_command(["smarts", "C"])
+
+
+@pytest.mark.parametrize("target,replaced_by", [("fifo", "file"), ("folder", "file"),
+                                                ("symlink-fifo", "file"),
+                                                ("dangling", "file"),
+                                                ("symlink-folder", "emptied")])
+def test_an_output_path_replaced_is_a_finding(target: str, replaced_by: str,
+                                              tmp_path: Path) -> None:
+    # The oracle of the output-paths kind on what a careless writer leaves behind.
+    from gracr.fuzz.inputs.output_paths import _lay_out, check_after
+
+    path = _lay_out(tmp_path, target)
+    check_after(tmp_path, path, target)            # untouched: fine
+    if replaced_by == "emptied":
+        (tmp_path / "real-folder" / "keep.txt").unlink()
+    else:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        temporary = tmp_path / "new"
+        temporary.write_text("x")
+        os.replace(temporary, path)
+    with pytest.raises(Finding):
+        check_after(tmp_path, path, target)

@@ -156,7 +156,7 @@ def run_one(kind: InputKind, payload: Payload, with_cli: bool,
     cli_seconds = None
     if with_cli and finding is None:
         cli_start = time.perf_counter()
-        finding = _cli_problem(kind, payload, reached, time_limit)
+        finding = _cli_problem(kind, payload, reached, time_limit + kind.cli_seconds)
         cli_seconds = time.perf_counter() - cli_start
     return {"stages": reached.stages, "refused": reached.refused, "finding": finding,
             "seconds": seconds, "cli_seconds": cli_seconds}
@@ -257,7 +257,8 @@ class _Run:
     def __init__(self, config: FuzzInputsConfig, kinds: dict[str, InputKind]) -> None:
         self.config = config
         self.kinds = kinds
-        self.modules = sorted({kind.run.__module__ for kind in kinds.values()})
+        self.modules = sorted({module for kind in kinds.values()
+                               for module in (kind.run.__module__, *kind.warm_up)})
         self.workers = [_Worker(self.modules) for _ in range(max(1, config.jobs))]
         self.report = InputsReport(config, {name: Tally() for name in kinds})
         self.out = Path(config.out) if config.out else None
@@ -265,7 +266,9 @@ class _Run:
         self.bar: Any = None
 
     def limit(self, job: _Job) -> float:
-        return self.config.time_limit * (2 if job.with_cli else 1)
+        if not job.with_cli:
+            return self.config.time_limit
+        return 2 * self.config.time_limit + self.kinds[job.kind].cli_seconds
 
     def dispatch(self, kind: str, payload: Payload) -> None:
         every = self.config.cli_every

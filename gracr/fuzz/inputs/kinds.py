@@ -76,7 +76,11 @@ class InputKind:
     refused and `Finding` when something is wrong; `cli(payload, folder, reached)` writes
     the input's files into `folder` and says how to run `gracrc` on them, and what it must
     end in given how far the API run got (`reached`). `stages` are
-    the columns of `STAGES` this kind reaches; `share` its weight among the kinds.
+    the columns of `STAGES` this kind reaches; `share` its weight among the kinds;
+    `warm_up` modules a worker imports before its first input (heavy ones the kind's
+    runs import, whose import time is not the input's); `cli_seconds` what its `gracrc`
+    run may take beyond the time limit (a command that imports torch before it reads
+    its options).
     """
 
     name: str
@@ -86,6 +90,8 @@ class InputKind:
     cli: Callable[[Payload, Path, Reached], CliRun]
     share: float = 1.0
     describe: Callable[[Payload], str] = field(default=lambda payload: "")
+    warm_up: tuple[str, ...] = ()
+    cli_seconds: float = 0.0
 
 
 KINDS: dict[str, InputKind] = {}
