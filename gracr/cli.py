@@ -29,7 +29,8 @@ from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_engine_op
                                  add_keep_errors_option,
                                  add_level_option, add_plugin_option, parse_explainers,
                                  parse_names,
-                                 parse_overrides, parse_seeds, positive_integer,
+                                 non_negative_integer, parse_overrides, parse_seeds,
+                                 positive_integer,
                                  positive_number, positive_seconds, seed_number)
 from gracr.executor.model import compile_program
 from gracr.compiler.desugar import uses_comparison
@@ -94,12 +95,13 @@ def _add_bdd_budget_option(parser: argparse.ArgumentParser, counter: bool = Fals
     from gracr.bdd.backend import MAX_BDD_NODES
     from gracr.bdd.build import MAX_COUNTER_STEPS
 
-    parser.add_argument("--max-bdd-nodes", type=int, default=MAX_BDD_NODES, metavar="N",
+    parser.add_argument("--max-bdd-nodes", type=positive_integer, default=MAX_BDD_NODES,
+                        metavar="N",
                         help=f"stop an instance whose ROBDD outgrows N nodes (default "
                              f"{MAX_BDD_NODES:.0e}, a few GB)")
     if not counter:
         return
-    parser.add_argument("--max-counter-steps", type=int, default=MAX_COUNTER_STEPS,
+    parser.add_argument("--max-counter-steps", type=positive_integer, default=MAX_COUNTER_STEPS,
                         metavar="N",
                         help=f"stop an instance whose linear count's counter takes more than "
                              f"N steps (default {MAX_COUNTER_STEPS:,}; relevance then samples "
@@ -410,7 +412,7 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
 
     if args.jobs < 1:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
-    check_dataset_options(args.cells, args.seed)
+    check_dataset_options(args.cells, args.seed, samples=args.samples)
     if args.max_epochs < 0:
         raise GracrError(f"--max-epochs must be at least 0, got {args.max_epochs}")
     if args.address is not None and args.engine != "ray":
@@ -450,12 +452,7 @@ def cmd_tissue(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.spatial.dataset import DATASET_FILES, dataset_files, holds_text
     from gracr.spatial.generator import check_dataset_options
 
-    if args.samples < 2:
-        raise GracrError("--samples must be at least 2 (θ is chosen between the samples' ratios)")
-    check_dataset_options(args.cells, args.seed)
-    if not args.ratio >= 1:
-        raise GracrError(f"--ratio must be at least 1 (the graph must hold the 30 µm label "
-                         f"radius), got {args.ratio:g}")
+    check_dataset_options(args.cells, args.seed, samples=args.samples, ratios=(args.ratio,))
     folder = Path(args.out)
     settings = TissueSettings.for_cells(args.cells)
     rng = np.random.default_rng(args.seed)
@@ -891,12 +888,12 @@ def build_parser() -> argparse.ArgumentParser:
                                     "graph's 'target'); it is never removed")
     relevance_cmd.add_argument("--backend", choices=("cudd", "autoref"), default="cudd",
                                help="ROBDD engine (default cudd)")
-    relevance_cmd.add_argument("--max-exact", type=int, default=200, metavar="N",
+    relevance_cmd.add_argument("--max-exact", type=non_negative_integer, default=200, metavar="N",
                                help="exact Shapley values up to a support of N nodes, "
                                     "Monte Carlo beyond (default 200, at most 1000)")
-    relevance_cmd.add_argument("--permutations", type=int, default=2000, metavar="N",
+    relevance_cmd.add_argument("--permutations", type=positive_integer, default=2000, metavar="N",
                                help="Monte Carlo: sampled permutations (default 2000)")
-    relevance_cmd.add_argument("--seed", type=int, default=0, help="Monte Carlo seed")
+    relevance_cmd.add_argument("--seed", type=seed_number, default=0, help="Monte Carlo seed")
     relevance_cmd.add_argument("--json", action="store_true",
                                help="one JSON line per graph instead of the table")
     relevance_cmd.add_argument("--all", action="store_true",
@@ -1187,7 +1184,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="instances per formula (default 10)")
     fuzz_cmd.add_argument("--formulas", type=int, default=100, metavar="K",
                           help="without FILE: how many random formulas (default 100)")
-    fuzz_cmd.add_argument("--seed", type=int, default=0, metavar="S",
+    fuzz_cmd.add_argument("--seed", type=seed_number, default=0, metavar="S",
                           help="seeds formulas, graphs, rewrite positions and explainers "
                                "(default 0)")
     fuzz_cmd.add_argument("--per-family", type=int, default=1, metavar="K",

@@ -63,6 +63,13 @@ checked against `MAX_NESTING`, in practice the tighter bound (it refuses a chain
 more than 65 atoms, more than 6 different branches at one atom); WOMBAT's patterns have
 at most 16 atoms.
 
+`MAX_TISSUE_CELLS`, `MAX_TISSUE_SAMPLES`, `MAX_TISSUE_RATIO`: `gracrc tissue` and
+`tissue-study` draw at most this many cells per sample and this many samples, with a graph
+radius at most this many label radii. The note's samples have hundreds to a few thousand
+cells; the generator's memory and time grow with cells × samples and its radius graphs'
+edges with the square of the ratio, so values beyond these are refused before anything
+is drawn (a 20-digit `--cells` once reached numpy as "lam value too large").
+
 `RAY_TIMEOUT`: the seconds a command with `--engine ray --address ADDR` waits for the
 cluster at ADDR to accept a connection (`--ray-timeout` changes it). Ray itself would
 retry for ever; a cluster whose head is up answers at once, one still starting within
@@ -87,6 +94,9 @@ MAX_MOLECULE_ATOMS = 10_000
 MAX_SMARTS_ATOMS = 200
 MAX_SMARTS_BRANCHES = 16
 RAY_TIMEOUT = 30.0
+MAX_TISSUE_CELLS = 100_000
+MAX_TISSUE_SAMPLES = 100_000
+MAX_TISSUE_RATIO = 10.0
 
 
 def format_bytes(size: int) -> str:

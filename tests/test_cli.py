@@ -371,3 +371,28 @@ def test_a_misspelt_explainer_named_alone_gets_a_did_you_mean() -> None:
     with pytest.raises(GracrError, match=r"unknown explainer 'graphsvx' \(did you mean "
                                          r"'GraphSVX'\?\); the explainers are"):
         explainer_named("graphsvx")
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    # Found by the input fuzzer's cli-options and tissue-options kinds: each was accepted,
+    # ran for ever or was an internal error (exit 70) before.
+    (["upi", "F", "G", "--max-bdd-nodes", str(2**63)], "argument --max-bdd-nodes: must be at most 2**62"),
+    (["relevance", "F", "G", "--permutations", "0"], "argument --permutations: must be a positive integer"),
+    (["relevance", "F", "G", "--max-exact", "-1"], "argument --max-exact: must be an integer of at least 0"),
+    (["relevance", "F", "G", "--seed", "-1"], "argument --seed: a seed is an integer in [0, 2**32)"),
+    (["fuzz", "--seed", "-1"], "argument --seed: a seed is an integer in [0, 2**32)"),
+    (["tissue", "--out", "DIR", "--ratio", "inf"], "--ratio must lie in [1, 10]"),
+    (["tissue", "--out", "DIR", "--ratio", "nan"], "--ratio must lie in [1, 10]"),
+    (["tissue", "--out", "DIR", "--samples", "99999999999999999999"], "--samples must be at least 2 (θ is chosen between the samples' ratios) and at most 100000"),
+    (["tissue", "--out", "DIR", "--cells", "99999999999999999999"], "--cells must be at most 100000"),
+    (["tissue-study", "--out", "DIR", "--ratios", "1,inf"], "ratio must lie in [1, 10]"),
+])
+def test_hostile_option_values_are_one_message(arguments: list[str], message: str,
+                                               tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    arguments = [str(tmp_path / "out") if a == "DIR" else a for a in arguments]
+    code, out, said = run(*arguments)
+    err = said + capsys.readouterr().err      # gracr's messages, and argparse's
+    assert code == 2, err
+    assert message in err, err
+    assert not (tmp_path / "out").exists()

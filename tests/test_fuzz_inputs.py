@@ -4,6 +4,8 @@ its input; a hostile task file is refused by the task-file kind as `gracrc` refu
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 import shutil
@@ -25,6 +27,7 @@ BUILT_IN = ("gml", "graph-json", "model-file", "task-file")
 HANG_LIMIT = 120.0
 
 
+@pytest.mark.big
 def test_two_thousand_hostile_inputs_give_no_finding_and_reach_every_stage(
         tmp_path: Path) -> None:
     report = fuzz_inputs(FuzzInputsConfig(2000, seed=0, cli_every=200, out=str(tmp_path),
@@ -224,7 +227,7 @@ GOOD = {
                "root": None, "node": False},
     "molecules": {"format": "smi", "bytes": b"CC(Cl)(Cl)Cl a\nClCC b\nCCO c\n", "valid": True,
                   "records": 3, "pattern": 13, "edits": []},
-    "tissue-options": {"values": {"samples": "4", "cells": "30", "ratio": "1.5", "seed": "0"},
+    "tissue-options": {"values": {"samples": "4", "cells": "50", "ratio": "1.5", "seed": "0"},
                        "hostile": False},
     "seeds-csv": {"text": "task,variant,explainer,config_hash,seed,ok,out_of_time,errors,"
                           "precision,recall,f1,cpu_mean,cpu_m2,wall_mean,wall_m2,"
@@ -234,12 +237,13 @@ GOOD = {
     "output-paths": {"output": "dataset --export", "target": "regular"},
 }
 # Known-bad inputs, one or more per kind: the findings the kinds rediscovered on the
-# original code (a7ad7dc). None may get through every stage.
+# original code (a7ad7dc). None may get through every stage. (3 000 `!` in one SMARTS atom
+# was one, as a RecursionError; a run of `!` now reads as its parity, as RDKit reads it, so
+# it is a valid atom: `tests/test_chem_smarts.py` keeps it.)
 BAD = [
     ("smarts", {"smarts": "C" * 3000, "valid": False, "root": None, "node": False}),
     ("smarts", {"smarts": "C(" * 1500 + "C" + ")" * 1500, "valid": False, "root": None,
                 "node": False}),
-    ("smarts", {"smarts": "[" + "!" * 3000 + "C]", "valid": False, "root": None, "node": False}),
     ("smarts", {"smarts": "[#" + "9" * 5000 + "]C", "valid": False, "root": None, "node": False}),
     ("smarts", {"smarts": "C(N)(=O)(#S)(~F)(-Cl)(:Br)(I)", "valid": False, "root": None,
                 "node": False}),
@@ -247,6 +251,12 @@ BAD = [
                         "hostile": True}),
     ("tissue-options", {"values": {"samples": "4", "cells": "1", "ratio": "1", "seed": "0"},
                         "hostile": True}),
+    ("tissue-options", {"values": {"samples": "4", "cells": "50", "ratio": "inf", "seed": "0"},
+                        "hostile": True}),
+    ("tissue-options", {"values": {"samples": "99999999999999999999", "cells": "50",
+                                   "ratio": "1", "seed": "0"}, "hostile": True}),
+    ("tissue-options", {"values": {"samples": "4", "cells": "99999999999999999999",
+                                   "ratio": "1", "seed": "0"}, "hostile": True}),
     ("seeds-csv", {"text": GOOD["seeds-csv"]["text"].replace(",0,3,0,0,", ",0," + "3" * 5000
                                                              + ",0,0,"), "edits": ["field"]}),
     ("seeds-csv", {"text": GOOD["seeds-csv"]["text"].replace("bf21a9e8", "x" * 200_000),
@@ -320,9 +330,8 @@ def test_a_smarts_translated_to_a_gml_gracr_refuses_is_a_finding(
 
     def nested(*args: object) -> object:
         translation = real(*args)  # type: ignore[arg-type]
-        return type(translation)(translation.smarts, translation.tree, translation.root,
-                                 translation.text.replace("classify exists match",
-                                                          "classify " + "!" * 200 + "match"))
+        return dataclasses.replace(translation, text=translation.text.replace(
+            "classify exists match", "classify " + "!" * 200 + "match"))
 
     monkeypatch.setattr(smarts, "translate_smarts", nested)
     result = run_one(KINDS["smarts"], GOOD["smarts"], with_cli=False, time_limit=HANG_LIMIT)

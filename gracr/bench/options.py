@@ -48,15 +48,33 @@ def positive_seconds(text: str) -> float:
     return value
 
 
-def positive_integer(text: str) -> int:
-    """The argparse type of a count that must be at least 1 (`--trials`, `--instances`)."""
+# The largest count an option takes: the diagram engines keep their budgets in 64-bit
+# integers (CUDD's `unsigned long`), and any larger count could never be reached anyway.
+MAX_OPTION_COUNT = 2**62
+
+
+def _count(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+        raise argparse.ArgumentTypeError(f"not an integer: {text[:40]!r}") from None
+    if value < least:
+        wanted = "a positive integer" if least == 1 else f"an integer of at least {least}"
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {value}")
+    if value > MAX_OPTION_COUNT:
+        raise argparse.ArgumentTypeError(f"must be at most 2**62, got {value}")
     return value
+
+
+def positive_integer(text: str) -> int:
+    """The argparse type of a count that must be at least 1 (`--trials`, `--instances`,
+    `--max-bdd-nodes`, `--permutations`), and at most 2**62."""
+    return _count(text, 1)
+
+
+def non_negative_integer(text: str) -> int:
+    """The argparse type of a count that may be 0 (`--max-exact`), at most 2**62."""
+    return _count(text, 0)
 
 
 def seed_number(text: str) -> int:

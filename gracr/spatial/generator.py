@@ -34,6 +34,7 @@ import numpy.typing as npt
 from scipy.spatial import cKDTree
 
 from gracr.data.generators import SEED_LIMIT
+from gracr.limits import MAX_TISSUE_CELLS, MAX_TISSUE_RATIO, MAX_TISSUE_SAMPLES
 from gracr.errors import GracrError
 from gracr.spatial.radius import engaged_fraction, roles
 from gracr.spatial.table import (CD8, CELL_TYPES, CHANNELS, CK, OTHER, TCELL, TUMOUR,
@@ -146,16 +147,31 @@ class TissueSettings:
 MIN_CELLS = math.ceil(TissueSettings.nest_cells[0] / TissueSettings.tumour_share)
 
 
-def check_dataset_options(cells: int, seed: int, option: str = "--") -> None:
-    """`GracrError` naming the option (`--cells`, `--seed`, or the field with `option=""`)
-    unless `cells` is at least `MIN_CELLS` and `seed` lies in `[0, 2**32)`."""
+def check_dataset_options(cells: int, seed: int, option: str = "--",
+                          samples: int | None = None, ratios: tuple[float, ...] = ()) -> None:
+    """`GracrError` naming the option (`--cells`, `--seed`, `--samples`, `--ratio`, or the
+    field with `option=""`) unless `cells` lies in [`MIN_CELLS`, `MAX_TISSUE_CELLS`],
+    `seed` in `[0, 2**32)`, `samples` (when given) in [2, `MAX_TISSUE_SAMPLES`] and every
+    ratio in [1, `MAX_TISSUE_RATIO`] (a NaN or an infinity is refused)."""
     if cells < MIN_CELLS:
         raise GracrError(f"{option}cells must be at least {MIN_CELLS} (a sample's tumour "
                          f"cells, {TissueSettings.tumour_share:.0%} of them, must fill the "
                          f"smallest tumour nest, {TissueSettings.nest_cells[0]} cells), got "
                          f"{cells}")
+    if cells > MAX_TISSUE_CELLS:
+        raise GracrError(f"{option}cells must be at most {MAX_TISSUE_CELLS} "
+                         f"(gracr.limits.MAX_TISSUE_CELLS), got {cells}")
     if not 0 <= seed < SEED_LIMIT:
         raise GracrError(f"{option}seed must lie in [0, 2**32), got {seed}")
+    if samples is not None and not 2 <= samples <= MAX_TISSUE_SAMPLES:
+        raise GracrError(f"{option}samples must be at least 2 (θ is chosen between the "
+                         f"samples' ratios) and at most {MAX_TISSUE_SAMPLES} "
+                         f"(gracr.limits.MAX_TISSUE_SAMPLES), got {samples}")
+    for ratio in ratios:
+        if not 1 <= ratio <= MAX_TISSUE_RATIO:   # false for NaN too
+            raise GracrError(f"{option}ratio must lie in [1, {MAX_TISSUE_RATIO:g}] (the graph "
+                             f"must hold the 30 µm label radius; gracr.limits."
+                             f"MAX_TISSUE_RATIO), got {ratio:g}")
 
 
 def place_cells(rng: np.random.Generator, count: int, side_um: float,

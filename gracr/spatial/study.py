@@ -100,7 +100,8 @@ class StudySettings:
                              f"{list(self.ratios)}")
         if not self.model_seeds or self.test_limit < 1:
             raise GracrError("the study needs a model seed and a test limit of at least 1")
-        check_dataset_options(self.cells, self.seed, option="the study's ")
+        check_dataset_options(self.cells, self.seed, option="the study's ",
+                              samples=self.samples, ratios=self.ratios)
         for seed in self.model_seeds:
             if not 0 <= seed < SEED_LIMIT:
                 raise GracrError(f"a model seed must lie in [0, 2**32), got {seed}")

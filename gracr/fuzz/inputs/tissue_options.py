@@ -1,4 +1,4 @@
-"""`gracrc tissue` options: small valid settings (2 to 6 samples of 5 to 80 cells, each
+"""`gracrc tissue` options: small settings (2 to 6 samples of 5 to 80 cells — below 40 refused —, each
 graph radius, any seed), then hostile values — negative, zero, one, huge, NaN, infinite,
 not numbers at all — for `--seed`, `--cells`, `--samples` and `--ratio`.
 
