@@ -178,6 +178,28 @@ def test_a_molecule_over_the_atom_limit_is_skipped_named_by_its_line(tmp_path: P
         f"gracr's limit of {MAX_MOLECULE_ATOMS} (gracr.limits.MAX_MOLECULE_ATOMS)"]
 
 
+def test_an_over_limit_smiles_is_counted_in_its_text_and_never_parsed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # RDKit's SMILES parser is quadratic in the atoms: a 266 000-atom line of fused rings
+    # (found by the input fuzzer) took minutes before it was counted and refused.
+    from rdkit import Chem
+
+    from gracr.chem import molecules
+    from gracr.limits import MAX_MOLECULE_ATOMS
+
+    parsed: list[int] = []
+    real = Chem.MolFromSmiles
+    monkeypatch.setattr(molecules.Chem, "MolFromSmiles",
+                        lambda text, **kw: parsed.append(len(text)) or real(text, **kw))
+    rings = ".".join(["C1CCCCC1"] * (MAX_MOLECULE_ATOMS // 6 + 1))
+    with pytest.raises(molecules.MoleculeError, match=f"has {6 * (MAX_MOLECULE_ATOMS // 6 + 1)} "
+                                                      "atoms, over gracr's limit"):
+        read_smiles(rings)
+    assert parsed == []
+    read_smiles("[13CH3]C(Cl)(Br)c1ccccc1")       # below the limit: parsed as before
+    assert parsed == [len("[13CH3]C(Cl)(Br)c1ccccc1")]
+
+
 def test_bonds_become_edges_in_rdkit_bond_order() -> None:
     # The bonds are collected through the atoms (linear); their order must stay RDKit's.
     molecule = read_smiles("OC1=CC(N)=CC(Cl)=C1C#N")
