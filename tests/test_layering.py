@@ -81,6 +81,12 @@ SOURCES = sorted(PACKAGE.rglob("*.py"))
 # `from gracr import files` imports the module gracr.files (layer 0), not the public API.
 MODULES = frozenset(module_name(path) for path in SOURCES)
 
+# The one upward import allowed, with its reason: the input fuzzer's command-line kinds
+# exist to throw hostile option values at `gracrc`, and run its parser and commands in
+# the fuzzer's worker process (a subprocess per input would cost seconds each). It is a
+# function-level import, and `test_no_import_cycle_between_modules` still holds.
+UPWARD_ALLOWED = {("gracr.fuzz.inputs.commands", "gracr.cli")}
+
 
 def test_every_package_module_has_a_layer() -> None:
     for path in SOURCES:
@@ -94,7 +100,7 @@ def test_imports_go_downward_only(path: Path) -> None:
     upward = [f"{path.relative_to(PACKAGE.parent)}:{line}: imports {name} (layer "
               f"{layer_of(name)}) from layer {own}"
               for name, line in imports_of(ast.parse(path.read_text()), MODULES)
-              if layer_of(name) > own]
+              if layer_of(name) > own and (module, name) not in UPWARD_ALLOWED]
     assert not upward, "\n".join(upward)
 
 
