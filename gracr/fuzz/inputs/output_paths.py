@@ -53,7 +53,7 @@ OUTPUTS = {
     "dataset --out": Output(("dataset", "small.toml", "--out", "{out}"), folder=True),
     "report --out": Output(("report", "seeds.csv", "--out", "{out}", "--no-instance-figures"),
                            folder=True),
-    "tissue --out": Output(("tissue", "--out", "{out}", "--samples", "4", "--cells", "30",
+    "tissue --out": Output(("tissue", "--out", "{out}", "--samples", "4", "--cells", "50",
                             "--seed", "0"), folder=True),
     "bench --out": Output(("bench", "--tasks", "small.toml", "--explainers", "Rnd",
                            "--graphs", "4", "--datasets", "store", "--seeds", "0", "--limit",

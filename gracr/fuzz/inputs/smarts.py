@@ -162,14 +162,15 @@ def _run(payload: Payload, reached: Reached) -> None:
 
 
 def cli(payload: Payload, folder: Path, reached: Reached) -> CliRun:
-    """`gracrc smarts` on the SMARTS: exit 2 exactly when the translation refused it; what
-    it prints the API's translation."""
-    argv = ["smarts"]
+    """`gracrc smarts` on the SMARTS, under the byte budget the API compiled with: exit 2
+    exactly when the translation or its compilation refused it (`gracrc smarts` compiles
+    what it writes); what it prints the API's translation."""
+    argv = ["smarts", "--max-weights-bytes", str(FUZZ_BUDGET)]
     if payload["root"] is not None:
         argv += ["--root", str(payload["root"])]
     if payload["node"]:
         argv.append("--node")
-    translated = "parsed" in reached.stages
+    translated = "compiled" in reached.stages
 
     def check(out: str) -> None:
         text = translate_smarts(payload["smarts"], payload["root"], payload["node"]).text
