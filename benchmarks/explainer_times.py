@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import argparse
 
-from gracr.bench.explainers import EXPLAINERS
-from gracr.bench.paper import paper_time
-from gracr.bench.report import aggregate_seed_times, explainer_rank, load_inputs, task_rank
+from gracr.explainers import EXPLAINERS
+from gracr.domains.paper.published import paper_time
+from gracr.domains.paper.report import aggregate_seed_times, explainer_rank, load_inputs, task_rank
 from gracr.bench.runner import plan_jobs, run
 from gracr.bench.tables import print_table
 from gracr.bench.tasks import TASKS

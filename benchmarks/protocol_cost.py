@@ -77,7 +77,7 @@ def child(args: argparse.Namespace) -> None:
     torch.set_num_threads(1)
     import gracr
     from gracr.bench.budget import explain
-    from gracr.bench.explainers import explainer_seed
+    from gracr.explainers import explainer_seed
     from gracr.bench.instances import first_subjects
     from gracr.bench.runner import plan_jobs
 
@@ -187,7 +187,7 @@ def main() -> None:
         child(args)
         return
 
-    from gracr.bench.report import explainer_rank, task_rank
+    from gracr.domains.paper.report import explainer_rank, task_rank
     from gracr.bench.tables import print_table
 
     official = official_cells(args.seeds_csv)

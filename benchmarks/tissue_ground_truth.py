@@ -19,9 +19,9 @@ counter's step budget per size (default: the library's 200 000 at ≈ 300 cells,
 beyond, where an exact build takes minutes: one ≈ 1000-cell diagram took 171 s and 861 417
 nodes), `--permutations` the samples per size. `--skip-upi` leaves the UPI out (the table says "skipped").
 
-The agreement table: `gracr.spatial.agreement.summarise` over `--agreement-samples`
+The agreement table: `gracr.domains.tissue.agreement.summarise` over `--agreement-samples`
 samples of ≈ 300 cells, and every violation of the derived claims
-(`gracr.spatial.agreement.violations`) printed under it.
+(`gracr.domains.tissue.agreement.violations`) printed under it.
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ from gracr.bdd.build import MAX_COUNTER_STEPS
 from gracr.bdd.relevance import relevance
 from gracr.bdd.upi import upi_report
 from gracr.bench.tables import render_table, write_table
-from gracr.spatial import (CellTable, TissueSettings, generate_dataset, graph_json,
+from gracr.domains.tissue import (CellTable, TissueSettings, generate_dataset, graph_json,
                            radius_graph, recompute_label, tissue_program)
-from gracr.spatial.agreement import (SUMMARY_HEADERS, agreement, differences, summarise,
+from gracr.domains.tissue.agreement import (SUMMARY_HEADERS, agreement, differences, summarise,
                                      violations)
 
 RATIO = 1.0

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import torch
 
-from gracr.bench.explainers.base import Subject, scores
+from gracr.explainers.base import Subject, scores
 from gracr.bench.tables import render_table
 from gracr.data.graph import Graph
 from gracr.dsl.parse import parse
 from gracr.executor.model import load
-from gracr.spatial.dataset import tissue_program
-from gracr.spatial.study import read_truth
+from gracr.domains.tissue.dataset import tissue_program
+from gracr.domains.tissue.study import read_truth
 
 
 def main() -> None:

@@ -29,9 +29,9 @@ from scipy.stats import spearmanr
 
 import gracr
 from gracr.bdd.relevance import relevance
-from gracr.bench.explainers.base import Subject, scores
+from gracr.explainers.base import Subject, scores
 from gracr.bench.tables import render_table, write_table
-from gracr.spatial import TissueSettings, generate_dataset, graph_json, tissue_program
+from gracr.domains.tissue import TissueSettings, generate_dataset, graph_json, tissue_program
 
 
 def main() -> None:

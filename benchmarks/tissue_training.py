@@ -32,9 +32,9 @@ import numpy as np
 import torch
 
 from gracr.bench.tables import print_table
-from gracr.spatial import TissueSettings, generate_dataset
-from gracr.spatial.probes import linear_probe
-from gracr.spatial.trained import (ModelSettings, TrainingSettings, build_model, split_graphs,
+from gracr.domains.tissue import TissueSettings, generate_dataset
+from gracr.domains.tissue.probes import linear_probe
+from gracr.domains.tissue.trained import (ModelSettings, TrainingSettings, build_model, split_graphs,
                                    tissue_graphs, train_model)
 
 HEADERS = ("model", "ratio", "seed", "labels", "epochs", "best epoch", "val AUC", "test AUC",

@@ -12,12 +12,12 @@ Prints three tables:
 2. Table S9's analogue: molecules whose detection differs between RDKit on the original
    KRFP SMARTS and RDKit on the relaxed one (detection only: atom sets are part 4);
 3. throughput: molecules per second to read and encode every set, and per pattern for the
-   compiled forward pass alone (batched, `gracr.chem.check.predict_molecules`), for read +
+   compiled forward pass alone (batched, `gracr.domains.chem.check.predict_molecules`), for read +
    encode + forward, and for the whole check (forward, reference matcher and RDKit).
 
 Patterns with fewer than 200 RDKit positives on the bundled sets get grafted ones (the
 set "grafted"): the KRFP motif attached to bundled molecules in file order
-(`gracr.chem.graft`), each confirmed by RDKit on both the original and the relaxed
+(`gracr.domains.chem.graft`), each confirmed by RDKit on both the original and the relaxed
 SMARTS, as many as the 200 lack.
 """
 
@@ -30,12 +30,12 @@ from collections import Counter
 
 import gracr
 from gracr.bench.tables import render_table
-from gracr.chem import read_molecules
-from gracr.chem.bundled import bundled_sets
-from gracr.chem.check import check_molecules, predict_molecules
-from gracr.chem.graft import grafted_positives
-from gracr.chem.reference import RelaxedQuery
-from gracr.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
+from gracr.domains.chem import read_molecules
+from gracr.domains.chem.bundled import bundled_sets
+from gracr.domains.chem.check import check_molecules, predict_molecules
+from gracr.domains.chem.graft import grafted_positives
+from gracr.domains.chem.reference import RelaxedQuery
+from gracr.domains.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
 
 
 MIN_POSITIVES = 200

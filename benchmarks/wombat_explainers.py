@@ -35,11 +35,11 @@ from pathlib import Path
 
 from gracr.bench.options import parse_seeds
 from gracr.bench.record import Record, read_records
-from gracr.bench.report.ranking import RankingRow, ranking_rows
+from gracr.domains.paper.report.ranking import RankingRow, ranking_rows
 from gracr.bench.runner import plan_jobs, run
 from gracr.bench.tables import render_table
 from gracr.bench.tasks import task_names
-from gracr.chem.wombat_results import (WOMBAT_EXPLAINERS, WOMBAT_READOUTS, published_auroc,
+from gracr.domains.chem.published import (WOMBAT_EXPLAINERS, WOMBAT_READOUTS, published_auroc,
                                        published_average_precision,
                                        published_baseline_average_precision,
                                        published_perfect)

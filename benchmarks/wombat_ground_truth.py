@@ -8,7 +8,7 @@ of the grafted positives.
 Ours: `gracr.upi(program, graph, over="nodes")` (deletion semantics: the ground truth of
 the sentence compiled with the presence bit, whose positives are the molecules taken
 here). WOMBAT's (§3.1 "Ground Truths", App. C.1 of the WOMBAT paper):
-`gracr.chem.ground_truth.wombat_ground_truth`, the atoms of every RDKit match of the
+`gracr.domains.chem.ground_truth.wombat_ground_truth`, the atoms of every RDKit match of the
 relaxed SMARTS (`uniquify=False`) plus the neighbours of each matched atom whose SMARTS
 atom has a `D` constraint. Per pattern, the positives fall into `identical`,
 `UPI ⊂ WOMBAT`, `WOMBAT ⊂ UPI` and `other`; the column `relaxed` counts the positives
@@ -32,13 +32,13 @@ import numpy as np
 
 import gracr
 from gracr.bench.tables import render_table
-from gracr.chem import read_molecules
-from gracr.chem.bundled import bundled_sets
-from gracr.chem.check import predict_molecules
-from gracr.chem.graft import grafted_positives
-from gracr.chem.ground_truth import AGREEMENTS, agreement, wombat_ground_truth
-from gracr.chem.reference import RelaxedQuery
-from gracr.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
+from gracr.domains.chem import read_molecules
+from gracr.domains.chem.bundled import bundled_sets
+from gracr.domains.chem.check import predict_molecules
+from gracr.domains.chem.graft import grafted_positives
+from gracr.domains.chem.ground_truth import AGREEMENTS, agreement, wombat_ground_truth
+from gracr.domains.chem.reference import RelaxedQuery
+from gracr.domains.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
 
 MIN_POSITIVES = 200
 

@@ -34,9 +34,9 @@ from torch_geometric.explain.algorithm import GNNExplainer
 from torch_geometric.explain.metric import groundtruth_metrics
 
 from gracr.bench.datasets import load_or_build, task_named
-from gracr.bench.explainers import BiasedGNNExplainer, explainer_seed
+from gracr.explainers import BiasedGNNExplainer, explainer_seed
 from gracr.bench.instances import compile_variant, variant_named
-from gracr.bench.metric import plausibility
+from gracr.explainers.metric import plausibility
 from gracr.bench.pyg_dataset import GroundTruthDataset
 from gracr.bench.tables import render_table
 

@@ -42,8 +42,8 @@ from gracr.errors import GmlError, GracrError, os_error_message
 from gracr.files import write_text
 from gracr.data.graph import Graph, read_placed_graphs
 from gracr.limits import DEFAULT_MAX_BYTES, format_bytes, parse_bytes
-from gracr.spatial.study_names import EXPLAINERS as STUDY_EXPLAINERS
-from gracr.spatial.study_names import METRICS as STUDY_METRICS
+from gracr.domains.tissue.study_names import EXPLAINERS as STUDY_EXPLAINERS
+from gracr.domains.tissue.study_names import METRICS as STUDY_METRICS
 
 if TYPE_CHECKING:
     from gracr.bdd.relevance import Relevance
@@ -275,7 +275,7 @@ def _inputs_for(program: Program, args: argparse.Namespace
     if args.graphs is not None:
         return [(place, graph, {}) for place, graph in _placed_graphs_for(program, args.graphs)]
     try:
-        from gracr.chem.molecules import molecules_for
+        from gracr.domains.chem.molecules import molecules_for
     except ImportError as error:
         raise GracrError(f"--molecules needs RDKit ({error}): pip install 'gracr[chem]'") from None
     molecules, skipped = molecules_for(program.schema, args.molecules, args.file)
@@ -391,9 +391,9 @@ def _with_error(value: float, errors: "npt.NDArray[np.float64] | None", v: int) 
 def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
     from dataclasses import replace
 
-    from gracr.spatial.study import StudySettings
-    from gracr.spatial.study_report import study
-    from gracr.spatial.trained import TrainingSettings
+    from gracr.domains.tissue.study import StudySettings
+    from gracr.domains.tissue.study_report import study
+    from gracr.domains.tissue.trained import TrainingSettings
 
     def numbers(text: str, flag: str) -> tuple[float, ...]:
         try:
@@ -408,7 +408,7 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
             raise GracrError(f"{flag}: expected whole numbers, got {text!r}")
         return tuple(int(v) for v in values)
 
-    from gracr.spatial.generator import check_dataset_options
+    from gracr.domains.tissue.generator import check_dataset_options
 
     if args.jobs < 1:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
@@ -434,7 +434,7 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_tissue_seeds(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.spatial.study_seeds import write_seed_spreads
+    from gracr.domains.tissue.study_seeds import write_seed_spreads
 
     table = write_seed_spreads(args.studies, args.out, args.metric,
                                say=lambda text: print(text, file=out))
@@ -444,13 +444,13 @@ def cmd_tissue_seeds(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_tissue(args: argparse.Namespace, out: TextIO) -> int:
     try:
-        from gracr.spatial import (TissueSettings, generate_dataset, recompute_label,
+        from gracr.domains.tissue import (TissueSettings, generate_dataset, recompute_label,
                                    write_dataset)
     except ImportError as error:
         raise GracrError(f"the tissue generator needs scipy ({error}): pip install "
                          "'gracr[spatial]'") from None
-    from gracr.spatial.dataset import DATASET_FILES, dataset_files, holds_text
-    from gracr.spatial.generator import check_dataset_options
+    from gracr.domains.tissue.dataset import DATASET_FILES, dataset_files, holds_text
+    from gracr.domains.tissue.generator import check_dataset_options
 
     check_dataset_options(args.cells, args.seed, samples=args.samples, ratios=(args.ratio,))
     folder = Path(args.out)
@@ -502,8 +502,8 @@ def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_smarts(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.chem.smarts import SmartsError
-    from gracr.chem.translate import translate_smarts
+    from gracr.domains.chem.smarts import SmartsError
+    from gracr.domains.chem.translate import translate_smarts
 
     translation = translate_smarts(args.smarts, root=args.root, node=args.node)
     # What is written must compile too: a program within the nesting limit can still
@@ -526,10 +526,10 @@ EXIT_UNEXPLAINED = 1
 
 
 def cmd_chem_check(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.chem.check import check_file, mismatches, tally
-    from gracr.chem.reference import RelaxedQuery
-    from gracr.chem.smarts import SmartsError, parse_smarts
-    from gracr.chem.translate import translate_smarts
+    from gracr.domains.chem.check import check_file, mismatches, tally
+    from gracr.domains.chem.reference import RelaxedQuery
+    from gracr.domains.chem.smarts import SmartsError, parse_smarts
+    from gracr.domains.chem.translate import translate_smarts
 
     program = parse_file(args.file)
     if program.kind is not Kind.GRAPH:
@@ -625,12 +625,12 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     import datetime
     import shlex
 
-    from gracr.bench.report import write_report
+    from gracr.domains.paper.report import write_report
 
-    from gracr.bench.report.instance_figure import DatasetSource
+    from gracr.domains.paper.report.instance_figure import DatasetSource
 
     if args.plugin:   # the explainers an instance figure re-runs (without: no torch here)
-        from gracr.bench.explainers import load_plugins
+        from gracr.explainers import load_plugins
 
         load_plugins(args.plugin)
     # `gracrc bench` calls this with its own arguments, whose tasks it has registered.
@@ -650,8 +650,8 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.datasets import load_or_build
     from gracr.bench.tasks import task_named
-    from gracr.bench.report.instance_figure import draw_instance, explained_view
-    from gracr.bench.explainers import load_plugins
+    from gracr.domains.paper.report.instance_figure import draw_instance, explained_view
+    from gracr.explainers import load_plugins
     from gracr.bench.runner import plan_jobs
 
     load_plugins(args.plugin)
@@ -682,7 +682,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.bench.explainers import load_plugins
+    from gracr.explainers import load_plugins
     from gracr.bench.runner import plan_jobs, run
     from gracr.bench.tasks import VARIANTS, task_named, task_names
 
@@ -742,7 +742,7 @@ def _sigterm_interrupts() -> Iterator[None]:
 
 
 def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.bench.explainers import EXPLAINERS, check_level, load_plugins
+    from gracr.explainers import EXPLAINERS, check_level, load_plugins
     from gracr.bench.tables import render_table
     from gracr.bench.tasks import task_named, task_names
     from gracr.bench.tuning import store, tune
@@ -778,7 +778,7 @@ def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_fuzz(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.bench.explainers import load_plugins
+    from gracr.explainers import load_plugins
     from tqdm import tqdm
 
     from gracr.fuzz.rewrites import alternative, parse_families
@@ -902,7 +902,7 @@ def build_parser() -> argparse.ArgumentParser:
     relevance_cmd.set_defaults(run=cmd_relevance)
 
     tissue_cmd = commands.add_parser(
-        "tissue", help="generate a synthetic tissue dataset (gracr.spatial): cell tables, "
+        "tissue", help="generate a synthetic tissue dataset (gracr.domains.tissue): cell tables, "
                        "radius graphs, the ratio rule with its θ, and a task file")
     tissue_cmd.add_argument("--out", required=True, metavar="DIR",
                             help="folder to write tissue.gml, tissue.toml, graphs.jsonl, "
@@ -1206,7 +1206,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="no progress bar and no per-failure printout")
     fuzz_cmd.set_defaults(run=cmd_fuzz)
 
-    from gracr.bench.ablations import add_ablate_parser
+    from gracr.domains.paper.ablations import add_ablate_parser
 
     add_ablate_parser(commands)
     return parser

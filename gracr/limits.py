@@ -48,13 +48,13 @@ seed is a dataset built and explained); a range is measured before it is expande
 `0-100000000000` is refused without being built. `SEED_LIMIT`: every seed is below it
 (2**32), the range numpy's and torch's seeding functions take.
 
-`MAX_MOLECULE_ATOMS`: a molecule (`gracr.chem`) has at most this many atoms as RDKit
+`MAX_MOLECULE_ATOMS`: a molecule (`gracr.domains.chem`) has at most this many atoms as RDKit
 parses it, explicit hydrogens included; a larger record is skipped, named, before RDKit
 sanitises it. Drug-like molecules have tens of heavy atoms; the limit leaves room for
 peptides and small proteins while keeping one record's graph, and RDKit's substructure
 search on it, small.
 
-`MAX_SMARTS_ATOMS`, `MAX_SMARTS_BRANCHES`: a SMARTS that `gracr.chem` reads has at most
+`MAX_SMARTS_ATOMS`, `MAX_SMARTS_BRANCHES`: a SMARTS that `gracr.domains.chem` reads has at most
 this many atoms, and each of its atoms at most this many bonds (its branches, the bond
 onward and the one from its parent); both are checked while the SMARTS is read. They
 bound what the parser and the translation walk and enumerate (Hall's condition splits an

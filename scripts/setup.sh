@@ -6,7 +6,7 @@
 # overrides private PyG methods, so an unpinned PyG could break it silently).
 # pyproject.toml keeps the ranges a user's own environment may take. The optional Ray
 # extra is installed too, so that the tests of `--engine ray` run; nothing else needs it.
-# So is the chem extra (RDKit, datamol): the tests of gracr.chem need it.
+# So is the chem extra (RDKit, datamol): the tests of gracr.domains.chem need it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then

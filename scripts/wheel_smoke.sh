@@ -53,7 +53,7 @@ cat > degree_explainer.py <<'PY'
 """A plugin explainer: every edge scored by its source's out-degree."""
 import torch
 
-from gracr.bench.explainers import ExplainerSpec, register
+from gracr.explainers import ExplainerSpec, register
 
 
 def explain(subject, settings, seed):

@@ -1,4 +1,4 @@
-"""Build WOMBAT's dataset of each pattern (`gracr.chem.datasets`) from the bundled
+"""Build WOMBAT's dataset of each pattern (`gracr.domains.chem.datasets`) from the bundled
 molecule sets and the grafted positives, as graph files with a task file beside them.
 
     PYTHONPATH=. .venv/bin/python scripts/wombat_datasets.py --out out/wombat
@@ -19,13 +19,13 @@ from pathlib import Path
 
 import gracr
 from gracr.bench.tables import render_table
-from gracr.chem import read_molecules
-from gracr.chem.bundled import bundled_sets
-from gracr.chem.check import predict_molecules
-from gracr.chem.datasets import DatasetSizes, wombat_dataset, write_dataset
-from gracr.chem.graft import grafted_positives
-from gracr.chem.reference import RelaxedQuery
-from gracr.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
+from gracr.domains.chem import read_molecules
+from gracr.domains.chem.bundled import bundled_sets
+from gracr.domains.chem.check import predict_molecules
+from gracr.domains.chem.datasets import DatasetSizes, wombat_dataset, write_dataset
+from gracr.domains.chem.graft import grafted_positives
+from gracr.domains.chem.reference import RelaxedQuery
+from gracr.domains.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
 
 MIN_POSITIVES = 200
 

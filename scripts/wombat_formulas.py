@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gracr.chem.wombat import write_wombat_formulas
+from gracr.domains.chem.wombat import write_wombat_formulas
 
 if __name__ == "__main__":
     folder = Path(__file__).resolve().parent.parent / "gracr" / "formulas" / "wombat"

@@ -19,9 +19,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from gracr.bench.explainers import edge_scores, explainer_named, explainer_seed, settings_for
-from gracr.bench.explainers.base import Subject, seed_everything
-from gracr.bench.explainers.subgraphx import (
+from gracr.explainers import edge_scores, explainer_named, explainer_seed, settings_for
+from gracr.explainers.base import Subject, seed_everything
+from gracr.explainers.subgraphx import (
     CoalitionValue,
     SubgraphSearch,
     coalition_edge_scores,
@@ -30,7 +30,7 @@ from gracr.bench.explainers.subgraphx import (
     search_settings,
 )
 from gracr.bench.instances import PositiveInstance, first_subjects
-from gracr.bench.metric import plausibility
+from gracr.explainers.metric import plausibility
 from gracr.bench.tables import print_table
 from gracr.bench.tuning import tuned_settings
 

@@ -5,7 +5,7 @@ Redundancy yes: `docs/results/gracrbench/graphmask-diagnostics.md`.
         [--seed 0] [--markdown FILE]
 
 Our compiled models output a probability that is exactly 0 or 1. We hand them to PyG's
-`GraphMaskExplainer` with `return_type="raw"` (`gracr/bench/explainers/library.py`): with
+`GraphMaskExplainer` with `return_type="raw"` (`gracr/explainers/library.py`): with
 `"probs"` its loss is binary cross-entropy at an output of exactly 1, whose gradient torch
 computes as 0, so the prediction term never moves a gate and only the sparsity penalty
 trains them. The paper's PyG GraphMask rows on the redundancy tasks, precision 0.04 and
@@ -22,8 +22,8 @@ from typing import Any, Mapping
 from arms import StudyArm, compare_arms_main, registered, summary
 from torch import Tensor
 
-from gracr.bench.explainers.base import Subject
-from gracr.bench.explainers.library import graph_mask
+from gracr.explainers.base import Subject
+from gracr.explainers.library import graph_mask
 
 
 def told_probs(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from arms import diagnostic_parser, explain_and_score, parse_diagnostic, registered, summary
 
-from gracr.bench.explainers import explainer_named, settings_for
+from gracr.explainers import explainer_named, settings_for
 from gracr.bench.instances import first_subjects
 from gracr.bench.tables import print_table
 from gracr.bench.tuning import tuned_settings

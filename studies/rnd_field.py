@@ -25,8 +25,8 @@ import torch
 from arms import StudyArm, compare_arms_main, registered, summary
 from torch import Tensor
 
-from gracr.bench.explainers import explainer_named
-from gracr.bench.explainers.base import Subject
+from gracr.explainers import explainer_named
+from gracr.explainers.base import Subject
 
 
 def with_reverses(edge_index: npt.NDArray[np.int64], field: npt.NDArray[np.bool_]

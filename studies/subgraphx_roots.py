@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from arms import diagnostic_parser, explain_and_score, parse_diagnostic, registered, summary
 
-from gracr.bench.explainers import explainer_named, settings_for
-from gracr.bench.explainers.subgraphx import in_neighbourhood, message_passing_layers
+from gracr.explainers import explainer_named, settings_for
+from gracr.explainers.subgraphx import in_neighbourhood, message_passing_layers
 from gracr.bench.instances import first_subjects
 from gracr.bench.tables import print_table
 from gracr.bench.tuning import tuned_settings

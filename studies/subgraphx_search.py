@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from arms import ArmSettings, StudyArm, compare_arms_main, registered, subgraphx_variant, summary
 
-from gracr.bench.explainers.subgraphx import Coalition, SubgraphSearch, components
+from gracr.explainers.subgraphx import Coalition, SubgraphSearch, components
 
 
 class GraphXAISearch(SubgraphSearch):

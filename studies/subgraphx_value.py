@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 from arms import StudyArm, compare_arms_main, registered, subgraphx_variant, summary
 
-from gracr.bench.explainers.subgraphx import CoalitionValue
+from gracr.explainers.subgraphx import CoalitionValue
 
 
 class OneColumnSoftmax(CoalitionValue):

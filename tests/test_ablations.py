@@ -15,16 +15,16 @@ import numpy as np
 import pytest
 
 import gracr
-from gracr.bench.ablations import TABLE_ABLATIONS, add_ablate_parser, run_ablation
-from gracr.bench.ablations.checks import evaluate_check
-from gracr.bench.ablations.declare import Check, Side
-from gracr.bench.ablations.fig4 import checked_upi, recolour_order, recolourable, recoloured
-from gracr.bench.ablations.render import Shape, direction_text, render_table_ablation, shape_line
-from gracr.bench.ablations.run_table import reuse_records
+from gracr.domains.paper.ablations import TABLE_ABLATIONS, add_ablate_parser, run_ablation
+from gracr.domains.paper.ablations.checks import evaluate_check
+from gracr.domains.paper.ablations.declare import Check, Side
+from gracr.domains.paper.ablations.fig4 import checked_upi, recolour_order, recolourable, recoloured
+from gracr.domains.paper.ablations.render import Shape, direction_text, render_table_ablation, shape_line
+from gracr.domains.paper.ablations.run_table import reuse_records
 from gracr.bench.datasets import load_or_build
-from gracr.bench.paper import (TABLE2, TABLE3, TABLE8, TABLE9, TABLE10, TABLE11, paper_ablation, paper_explainers)
+from gracr.domains.paper.published import (TABLE2, TABLE3, TABLE8, TABLE9, TABLE10, TABLE11, paper_ablation, paper_explainers)
 from gracr.bench.record import read_records, record_objects
-from gracr.bench.report import Cell, Provenance, Stat, aggregate, read_results
+from gracr.domains.paper.report import Cell, Provenance, Stat, aggregate, read_results
 from gracr.bench.runner import plan_jobs, run
 from gracr.bench.instances import positive_instances
 from gracr.bench.tasks import TASKS
@@ -38,7 +38,7 @@ SMALL = 20          # graphs per small dataset: 10 positives, enough for limit 2
 
 
 def test_the_transcribed_ablation_tables_have_every_cell_once() -> None:
-    """Tables 8, 10 and 11 as `gracr.bench.paper` holds them: one cell per task and
+    """Tables 8, 10 and 11 as `gracr.domains.paper.published` holds them: one cell per task and
     explainer, numbers in range where the paper prints numbers (Table 8: SubgraphX's
     Majority2Hop cells read 'oot'; Table 11: FlowX's alternative)."""
     for table, tasks in ((TABLE8, ("Majority1Hop", "Majority2Hop")),

@@ -1,4 +1,4 @@
-"""The tissue study's attribution metrics (`gracr.bench.metric`): every expectation is
+"""The tissue study's attribution metrics (`gracr.explainers.metric`): every expectation is
 worked out by hand in a comment, never by the code under test."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gracr.bench.metric import (Curve, Output, Sample, Summary, between_class_share, decoy_mass,
+from gracr.explainers.metric import (Curve, Output, Sample, Summary, between_class_share, decoy_mass,
                                 deletion_curve, insertion_curve, ranking, ranking_at,
                                 signed_rank_correlation, stratified)
-from gracr.bench.report.aggregation import Moments
+from gracr.domains.paper.report.aggregation import Moments
 from gracr.errors import GracrError
 
 

@@ -1,4 +1,4 @@
-"""gracr.chem part 3: `gracrc chem-check` and the batched prediction behind it."""
+"""gracr.domains.chem part 3: `gracrc chem-check` and the batched prediction behind it."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 pytest.importorskip("rdkit")
 
 import gracr
-from gracr.chem import read_smiles
-from gracr.chem.check import predict_atoms, predict_molecules
-from gracr.chem.translate import smarts_to_gml
+from gracr.domains.chem import read_smiles
+from gracr.domains.chem.check import predict_atoms, predict_molecules
+from gracr.domains.chem.translate import smarts_to_gml
 from gracr.cli import main
 
 
@@ -74,7 +74,7 @@ def test_chem_check_calls_a_formula_that_is_not_the_smarts_translation_a_mismatc
 
 def test_chem_check_exits_1_on_an_unexplained_disagreement(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import gracr.chem.check as check
+    import gracr.domains.chem.check as check
 
     molecules = tmp_path / "m.smi"
     molecules.write_text("CCl\nCC\n")
@@ -91,7 +91,7 @@ def test_chem_check_exits_1_on_an_unexplained_disagreement(
 
 
 def test_a_formula_and_smarts_difference_is_theirs_unless_rdkit_beats_the_reference() -> None:
-    from gracr.chem.reference import classify
+    from gracr.domains.chem.reference import classify
 
     assert classify(True, False, False, translated=False) == "mismatch"
     assert classify(False, True, True, translated=False) == "mismatch"
@@ -114,7 +114,7 @@ def test_chem_check_needs_a_graph_sentence_and_a_supported_smarts(tmp_path: Path
 
 
 def test_motif_smiles_turns_wildcards_into_attachment_points() -> None:
-    from gracr.chem.graft import motif_smiles
+    from gracr.domains.chem.graft import motif_smiles
 
     assert motif_smiles("[!#1][CH]([NH]C(=O)[!#1])C(Cl)(Cl)Cl") == "*C(NC(=O)*)C(Cl)(Cl)Cl"
     assert motif_smiles("[!#1][N+]([CH3])([CH3])[CH3]") == "*[N+](C)(C)C"
@@ -123,7 +123,7 @@ def test_motif_smiles_turns_wildcards_into_attachment_points() -> None:
 def test_grafted_positives_match_by_rdkit_and_name_their_host() -> None:
     from rdkit import Chem
 
-    from gracr.chem.graft import grafted_positives
+    from gracr.domains.chem.graft import grafted_positives
 
     hosts = [read_smiles(s, f"hosts.smi:{i}") for i, s in
              enumerate(["c1ccccc1", "CCO", "CC(=O)O", "CCN"], start=1)]

@@ -1,4 +1,4 @@
-"""WOMBAT's datasets per pattern (`gracr.chem.datasets`) on small hand-made pools."""
+"""WOMBAT's datasets per pattern (`gracr.domains.chem.datasets`) on small hand-made pools."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import gracr
 from gracr.bench.tasks import Task
-from gracr.chem import read_smiles
-from gracr.chem.datasets import (DatasetSizes, pattern_fingerprint, tversky_to_pattern,
+from gracr.domains.chem import read_smiles
+from gracr.domains.chem.datasets import (DatasetSizes, pattern_fingerprint, tversky_to_pattern,
                                  wombat_dataset, write_dataset)
-from gracr.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
+from gracr.domains.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
 from rdkit import Chem
 from rdkit.Chem import rdFingerprintGenerator
 

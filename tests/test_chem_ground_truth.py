@@ -1,4 +1,4 @@
-"""WOMBAT's atom-level ground truth (`gracr.chem.ground_truth`) on hand-made molecules,
+"""WOMBAT's atom-level ground truth (`gracr.domains.chem.ground_truth`) on hand-made molecules,
 and the node UPI of the compiled WOMBAT patterns beside it. Every expected atom set is
 worked out by hand in the comments (atom indices are the SMILES order)."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 import gracr
-from gracr.chem import read_smiles
-from gracr.chem.ground_truth import agreement, degree_constrained, wombat_ground_truth
-from gracr.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
+from gracr.domains.chem import read_smiles
+from gracr.domains.chem.ground_truth import agreement, degree_constrained, wombat_ground_truth
+from gracr.domains.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
 from rdkit import Chem
 
 P06 = WOMBAT_PATTERNS[5]   # [CHD3][CHD3]

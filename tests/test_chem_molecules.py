@@ -1,4 +1,4 @@
-"""gracr.chem part 1: molecule files -> typed graphs under the fixed molecule schema."""
+"""gracr.domains.chem part 1: molecule files -> typed graphs under the fixed molecule schema."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("rdkit")
 
-from gracr.chem import MOLECULE_SCHEMA, MoleculeError, molecule_declarations, read_molecules, read_smiles
+from gracr.domains.chem import MOLECULE_SCHEMA, MoleculeError, molecule_declarations, read_molecules, read_smiles
 from gracr.cli import main
 import gracr
 
@@ -184,7 +184,7 @@ def test_an_over_limit_smiles_is_counted_in_its_text_and_never_parsed(
     # (found by the input fuzzer) took minutes before it was counted and refused.
     from rdkit import Chem
 
-    from gracr.chem import molecules
+    from gracr.domains.chem import molecules
     from gracr.limits import MAX_MOLECULE_ATOMS
 
     parsed: list[int] = []

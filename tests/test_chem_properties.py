@@ -24,10 +24,10 @@ from hypothesis import strategies as st
 from rdkit import RDConfig
 
 import gracr
-from gracr.chem import Molecule, read_molecules
-from gracr.chem.check import predict_atoms, predict_molecules
-from gracr.chem.reference import RelaxedQuery
-from gracr.chem.translate import smarts_to_gml
+from gracr.domains.chem import Molecule, read_molecules
+from gracr.domains.chem.check import predict_atoms, predict_molecules
+from gracr.domains.chem.reference import RelaxedQuery
+from gracr.domains.chem.translate import smarts_to_gml
 
 EXAMPLES = 120
 MOLECULES_PER_DRAW = 12

@@ -1,4 +1,4 @@
-"""gracr.chem part 2: SMARTS -> .gml. Every expected formula here is written by hand."""
+"""gracr.domains.chem part 2: SMARTS -> .gml. Every expected formula here is written by hand."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import pytest
 pytest.importorskip("rdkit")
 
 import gracr
-from gracr.chem import read_smiles
-from gracr.chem.reference import RelaxedQuery, classify, distinct_representatives
-from gracr.chem.smarts import SmartsError, parse_smarts
-from gracr.chem.translate import smarts_to_gml, translate_smarts
-from gracr.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path, wombat_formula_text
+from gracr.domains.chem import read_smiles
+from gracr.domains.chem.reference import RelaxedQuery, classify, distinct_representatives
+from gracr.domains.chem.smarts import SmartsError, parse_smarts
+from gracr.domains.chem.translate import smarts_to_gml, translate_smarts
+from gracr.domains.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path, wombat_formula_text
 from gracr.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -365,7 +365,7 @@ def test_a_misspelt_name_gets_a_did_you_mean(argv: list[str], hint: str,
 
 
 def test_a_misspelt_explainer_named_alone_gets_a_did_you_mean() -> None:
-    from gracr.bench.explainers import explainer_named
+    from gracr.explainers import explainer_named
     from gracr.errors import GracrError
 
     with pytest.raises(GracrError, match=r"unknown explainer 'graphsvx' \(did you mean "

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from torch import nn
 
 import gracr
-from gracr.bench.explainers import EXPLAINERS, Subject, edge_scores, explainer_seed, settings_for
-from gracr.bench.explainers import flowx, graphmask_clean, library
-from gracr.bench.explainers.lrp import lrp_relevance
+from gracr.explainers import EXPLAINERS, Subject, edge_scores, explainer_seed, settings_for
+from gracr.explainers import flowx, graphmask_clean, library
+from gracr.explainers.lrp import lrp_relevance
 from gracr.dsl.ir import Formula
 from gracr.executor.plan import message_layers
 from gracr.executor.torch_backend import CompiledModule, TargetConeBatch
@@ -117,7 +117,7 @@ def _plain_pyg_graph_mask(subject: Subject, options: dict[str, Any], seed: int) 
     memoised: the computation the paper ran."""
     from torch_geometric.explain.algorithm import GraphMaskExplainer
 
-    from gracr.bench.explainers.base import seed_everything
+    from gracr.explainers.base import seed_everything
 
     seed_everything(seed)
     algorithm = GraphMaskExplainer(num_layers=subject.num_layers, log=False, **options)
@@ -245,7 +245,7 @@ def test_row_sharing_products_are_the_linear_s_own(width: int, edges: int) -> No
     rounding: the distinct rows' product and the edges' product may be summed in other
     orders by the BLAS (MKL on AVX-512 gave equal bits, other CPUs do not), so each
     entry is held to the rounding bound of its product, not to its bits."""
-    from gracr.bench.explainers.graphmask_pyg import RowSharingLinear, SharedRows
+    from gracr.explainers.graphmask_pyg import RowSharingLinear, SharedRows
 
     generator = torch.Generator().manual_seed(width)
     distinct = torch.randn(3, width, generator=generator)

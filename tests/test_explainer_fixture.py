@@ -27,8 +27,8 @@ import pytest
 import torch
 
 import gracr
-from gracr.bench.explainers import Subject, edge_scores
-from gracr.bench.metric import plausibility
+from gracr.explainers import Subject, edge_scores
+from gracr.explainers.metric import plausibility
 from gracr.bench.tasks import load_formula
 
 FIXTURE = Path(__file__).parent / "fixtures" / "explainer_scores.json.gz"
@@ -75,7 +75,7 @@ def test_fixture_covers_every_task_and_explainer() -> None:
     # train step (PGExplainer) is not in the fixture (`make_explainer_scores.py`), nor
     # are a domain's own explainers (the tissue baselines need cell positions, attention
     # rollout a trained GATv2; their own tests).
-    from gracr.bench.explainers import EXPLAINERS
+    from gracr.explainers import EXPLAINERS
     from gracr.bench.tasks import TASKS
 
     shipped = [name for name, spec in EXPLAINERS.items()

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from torch_geometric.explain import Explanation
 
 import gracr
-from gracr.bench.explainers import EXPLAINERS, edge_scores, explain
-from gracr.bench.explainers.base import ExplainerSpec, register, settings_hash
-from gracr.bench.metric import plausibility
+from gracr.explainers import EXPLAINERS, edge_scores, explain
+from gracr.explainers.base import ExplainerSpec, register, settings_hash
+from gracr.explainers.metric import plausibility
 from gracr.errors import GracrError
 from strategies import graphs, node_formulas, program_for
 from tiny_models import graph_subject, node_subject

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gracr
-from gracr.bench.explainers import EXPLAINERS, Subject, edge_scores
-from gracr.bench.explainers.flowx import (
+from gracr.explainers import EXPLAINERS, Subject, edge_scores
+from gracr.explainers.flowx import (
     IncrementalNetwork,
     LayeredGraph,
     backward_counts,
@@ -25,7 +25,7 @@ from gracr.bench.explainers.flowx import (
     readout_output,
     removal_outputs,
 )
-from gracr.bench.metric import plausibility
+from gracr.explainers.metric import plausibility
 from gracr.dsl.ir import Formula, Kind
 from gracr.errors import GracrError
 from strategies import graph_sentences, graphs, node_formulas, program_for

@@ -14,7 +14,7 @@ import torch
 from torch import Tensor
 
 import gracr
-from gracr.bench.explainers.base import ExplainerSpec, Subject, register
+from gracr.explainers.base import ExplainerSpec, Subject, register
 from gracr.cli import main
 from gracr.dsl.show import show_formula
 from gracr.fuzz.random_formulas import is_constant, program_of, random_formula, random_graph

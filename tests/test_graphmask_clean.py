@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gracr
-from gracr.bench.explainers import EXPLAINERS, Subject, edge_scores
-from gracr.bench.explainers import graphmask_clean
+from gracr.explainers import EXPLAINERS, Subject, edge_scores
+from gracr.explainers import graphmask_clean
 from gracr.dsl.ir import Kind
 from gracr.errors import GracrError
 from gracr.executor.plan import layer_plans

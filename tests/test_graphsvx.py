@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import gracr
-from gracr.bench.explainers import EXPLAINERS, Subject, edge_scores
-from gracr.bench.explainers import graphsvx
-from gracr.bench.explainers.graphsvx import graphsvx_shapley, sample_coalitions
-from gracr.bench.metric import plausibility
+from gracr.explainers import EXPLAINERS, Subject, edge_scores
+from gracr.explainers import graphsvx
+from gracr.explainers.graphsvx import graphsvx_shapley, sample_coalitions
+from gracr.explainers.metric import plausibility
 from gracr.errors import GracrError
 from tiny_models import subject_of as _subject
 

@@ -21,9 +21,9 @@ LAYERS = {
     "gracr.compiler": 2,
     "gracr.executor": 3,
     "gracr.bdd": 4,
-    "gracr.bench": 5, "gracr.chem": 5, "gracr.spatial": 5,   # domain packs sit beside bench
-    "gracr.fuzz": 6,
-    "gracr.cli": 7, "gracr": 7,
+    "gracr.explainers": 5, "gracr.bench": 6, "gracr.domains": 7,
+    "gracr.fuzz": 8,
+    "gracr.cli": 9, "gracr": 9,
 }
 
 

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gracr
-from gracr.bench.explainers import EXPLAINERS, edge_scores
-from gracr.bench.explainers.lrp import DEFAULT_EPSILON, LrpRelevance, lrp_relevance
+from gracr.explainers import EXPLAINERS, edge_scores
+from gracr.explainers.lrp import DEFAULT_EPSILON, LrpRelevance, lrp_relevance
 from gracr.dsl.ir import Formula, Kind
 from strategies import graph_sentences, graphs, node_formulas, program_for
 from tiny_models import (

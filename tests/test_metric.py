@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from gracr.bench.metric import plausibility
+from gracr.explainers.metric import plausibility
 from gracr.errors import GracrError
 
 

@@ -19,7 +19,7 @@ import torch
 from torch_geometric.explain import Explanation
 
 import gracr
-from gracr.bench.explainers import (
+from gracr.explainers import (
     EXPLAINERS,
     ExplainerSpec,
     Subject,
@@ -177,7 +177,7 @@ def test_gnn_explainer_learns_one_node_mask_entry_per_node_starting_near_one() -
 
 def test_gnn_explainer_at_node_level_learns_no_edge_mask(monkeypatch: pytest.MonkeyPatch
                                                          ) -> None:
-    from gracr.bench.explainers import library
+    from gracr.explainers import library
 
     seen: dict[str, Any] = {}
     run_pyg = library._run_pyg

@@ -27,13 +27,13 @@ from torch_geometric.explain.config import MaskType
 import gracr
 import gracr.bench
 from gracr.bench.datasets import load_or_build
-from gracr.bench.explainers import (EXPLAINERS, ExplainerSpec, Subject, edge_scores, register,
+from gracr.explainers import (EXPLAINERS, ExplainerSpec, Subject, edge_scores, register,
                                     register_algorithm, scores)
 from gracr.bench.instances import (NODE_UPI_FILE, compile_variant, first_subjects, ground_truth,
                                    positive_instances, variant_named)
-from gracr.bench.metric import plausibility
+from gracr.explainers.metric import plausibility
 from gracr.bench.record import Record, read_records, record_objects
-from gracr.bench.report import load_results
+from gracr.domains.paper.report import load_results
 from gracr.bench.runner import plan_jobs, read_done, run
 from gracr.bench.tasks import TASKS
 from gracr.bench.tuning import HELD_OUT_SEED, store, tune
@@ -89,7 +89,7 @@ import os
 
 import torch
 
-from gracr.bench.explainers import ExplainerSpec, register
+from gracr.explainers import ExplainerSpec, register
 
 if multiprocessing.parent_process() is None:
     with open("parent.pid", "w") as handle:
@@ -137,7 +137,7 @@ def test_a_worker_that_cannot_find_the_explainer_fails_the_run_with_exit_2(tmp_p
     (tmp_path / "parent_only.py").write_text(textwrap.dedent('''
         import multiprocessing
         import torch
-        from gracr.bench.explainers import ExplainerSpec, register
+        from gracr.explainers import ExplainerSpec, register
 
         if multiprocessing.parent_process() is None:
             register(ExplainerSpec("ParentOnly", lambda s, c, seed: torch.zeros(s.num_edges), {}))
@@ -190,7 +190,7 @@ def test_a_bad_plugin_is_a_message_naming_it(tmp_path: Path, monkeypatch: pytest
 def test_entry_points_of_the_group_gracr_explainers_register(tmp_path: Path) -> None:
     (tmp_path / "gracr_entry_demo.py").write_text(textwrap.dedent('''
         import torch
-        from gracr.bench.explainers import ExplainerSpec, register
+        from gracr.explainers import ExplainerSpec, register
         register(ExplainerSpec("FromEntryPoint", lambda s, c, seed: torch.zeros(s.num_edges), {}))
         '''))
     info = tmp_path / "gracr_entry_demo-0.1.dist-info"
@@ -198,7 +198,7 @@ def test_entry_points_of_the_group_gracr_explainers_register(tmp_path: Path) -> 
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gracr-entry-demo\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text("[gracr.explainers]\ndemo = gracr_entry_demo\n")
     path = os.pathsep.join([str(ROOT), str(tmp_path)])
-    probe = ("from gracr.bench.explainers import EXPLAINERS, explainer_named, load_plugins\n"
+    probe = ("from gracr.explainers import EXPLAINERS, explainer_named, load_plugins\n"
              "assert 'FromEntryPoint' not in EXPLAINERS\n"
              "print(explainer_named('FromEntryPoint').name)\n")
     done = subprocess.run([sys.executable, "-c", probe], env=dict(os.environ, PYTHONPATH=path),
@@ -215,11 +215,14 @@ def test_entry_points_of_the_group_gracr_explainers_register(tmp_path: Path) -> 
             "gracr.explainers) cannot be loaded") in done.stderr
 
 
-def test_the_plugin_api_is_reachable_from_gracr_bench() -> None:
-    assert gracr.bench.register_algorithm is register_algorithm
-    assert gracr.bench.register is register and gracr.bench.ExplainerSpec is ExplainerSpec
+def test_the_plugin_api_is_reachable_from_gracr_explainers() -> None:
+    import gracr.explainers
+
+    assert gracr.explainers.register_algorithm is register_algorithm
+    assert gracr.explainers.register is register
+    assert gracr.explainers.ExplainerSpec is ExplainerSpec
     with pytest.raises(AttributeError):
-        gracr.bench.no_such_name  # noqa: B018
+        gracr.explainers.no_such_name  # noqa: B018
 
 
 # ---------------------------------------------------------------- node scores and levels
@@ -279,7 +282,7 @@ def test_integrated_gradients_and_rnd_give_node_scores() -> None:
 
 
 def test_node_level_scoring_leaves_the_explained_node_out() -> None:
-    from gracr.bench.metric import plausibility_at
+    from gracr.explainers.metric import plausibility_at
 
     upi = np.array([False, True, False, False])        # node 0 is the target, never in it
     credits_target = np.array([5.0, 1.0, 0.0, 0.0])
@@ -464,7 +467,7 @@ def test_the_fuzzer_refuses_what_it_cannot_run_before_it_starts(forget: list[str
 
 def test_tuning_at_node_level_scores_the_node_upi_and_stores_apart(tmp_path: Path,
                                                                   forget: list[str]) -> None:
-    from gracr.bench.explainers.base import Uniform
+    from gracr.explainers.base import Uniform
 
     def field(subject: Subject, settings: Any, seed: int) -> Explanation:
         assert subject.level == "node" and subject.node_receptive_field is not None
@@ -544,7 +547,7 @@ def test_gracrc_bench_keep_errors_keeps_them(tmp_path: Path, flaky: dict[str, bo
 
 
 def test_a_figure_log_retries_its_error_records_unless_kept(tmp_path: Path) -> None:
-    from gracr.bench.ablations.figures import FigureLog
+    from gracr.domains.paper.ablations.figures import FigureLog
 
     path = tmp_path / "fig.jsonl"
     base = {"task": "Redundancy", "variant": "main", "explainer": "Deconv", "config": {},
@@ -638,7 +641,7 @@ def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
 def test_one_pgexplainer_s_settings_never_become_the_next_one_s_defaults() -> None:
     # PyG keeps PGExplainer's coefficients in a class-level dict that `__init__` updates
     # (PyG's documented defaults: edge_size 0.05, edge_ent 1.0, temp [5, 2], bias 0.01).
-    from gracr.bench.explainers.library import pyg_algorithm
+    from gracr.explainers.library import pyg_algorithm
 
     swept = pyg_algorithm(PGExplainer, epochs=1, edge_size=0.5, bias=0.2)
     plain = pyg_algorithm(PGExplainer, epochs=1)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from gracr.bench.budget import explain
-from gracr.bench.explainers import explainer_seed
+from gracr.explainers import explainer_seed
 from gracr.bench.instances import first_subjects
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ from torch import Tensor, nn
 from torch_geometric.nn import GCNConv
 
 import gracr
-from gracr.bench.explainers.base import Subject, scores
+from gracr.explainers.base import Subject, scores
 from gracr.bench.randomisation import (
     is_randomised,
     module_layers,

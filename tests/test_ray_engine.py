@@ -15,7 +15,7 @@ pytestmark = pytest.mark.big
 
 ray = pytest.importorskip("ray")
 
-from gracr.bench.explainers import EXPLAINERS, ExplainerSpec, register  # noqa: E402
+from gracr.explainers import EXPLAINERS, ExplainerSpec, register  # noqa: E402
 from gracr.bench.runner import plan_jobs, run  # noqa: E402
 from gracr.cli import main  # noqa: E402
 from gracr.errors import GracrError  # noqa: E402
@@ -79,7 +79,7 @@ def test_a_run_resumes_from_ray_to_the_pool_and_back(tmp_path: Path, local_ray: 
 
 SPIN = """
 import torch
-from gracr.bench.explainers import ExplainerSpec, register
+from gracr.explainers import ExplainerSpec, register
 
 
 def spin(subject, settings, seed):
@@ -94,7 +94,7 @@ register(ExplainerSpec("Spin", spin, {}))
 def test_an_out_of_time_instance_halts_its_seed(tmp_path: Path, local_ray: None) -> None:
     plugin = tmp_path / "spin.py"
     plugin.write_text(SPIN)
-    from gracr.bench.explainers import load_plugins
+    from gracr.explainers import load_plugins
 
     load_plugins([str(plugin)])
     try:

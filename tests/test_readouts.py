@@ -251,8 +251,8 @@ def test_the_command_line_takes_the_readout(tmp_path: Path, capsys: pytest.Captu
 
 @pytest.mark.parametrize("readout", ["max", "soft-or"])
 def test_lrp_and_flowx_refuse_a_readout_they_do_not_model(readout: str) -> None:
-    from gracr.bench.explainers.flowx import IncrementalNetwork
-    from gracr.bench.explainers.lrp import lrp_relevance
+    from gracr.explainers.flowx import IncrementalNetwork
+    from gracr.explainers.lrp import lrp_relevance
 
     model = gracr.compile(gracr.parse(EXISTS_RED), readout=readout)  # type: ignore[arg-type]
     x = np.array([[1.0, 0.0], [0.0, 1.0]])
@@ -287,9 +287,9 @@ def test_saliency_on_a_typed_molecule_is_the_gradient_under_each_readout(readout
     the sum over a node's features of |∂ output / ∂ x|, taken here by autograd on the
     module itself. On malondialdehyde O=CC-C=O both CH are roots of `[!#1][CH]=O`, so under
     `soft-or` every node's gradient has a factor (1 − 1): all scores 0 (by hand, above)."""
-    from gracr.bench.explainers.base import Subject, scores
-    from gracr.chem import read_smiles
-    from gracr.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
+    from gracr.explainers.base import Subject, scores
+    from gracr.domains.chem import read_smiles
+    from gracr.domains.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
 
     program = gracr.parse_file(str(wombat_formula_path(WOMBAT_PATTERNS[11])))
     model = compile_program(program, presence=True, readout=readout)  # type: ignore[arg-type]

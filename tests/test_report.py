@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from gracr.bench.paper import (PAPER_EXPLAINERS, TABLE2, TABLE2_TASKS, TABLE3, TABLE3_TASKS,
+from gracr.explainers import PAPER_EXPLAINERS
+from gracr.domains.paper.published import (TABLE2, TABLE2_TASKS, TABLE3, TABLE3_TASKS,
                                TABLE14, TABLE14_EXPLAINERS)
-from gracr.bench.report import (Cell, Provenance, TableSpec, aggregate, aggregate_seed_times,
+from gracr.domains.paper.report import (Cell, Provenance, TableSpec, aggregate, aggregate_seed_times,
                                 aggregate_seeds, aggregate_times, beside_paper, load_inputs,
                                 load_results, read_results, render_latex, render_markdown,
                                 times_table)
@@ -294,7 +295,7 @@ def test_non_utf8_line_names_its_line(tmp_path: Path) -> None:
 
 
 def test_the_transcribed_tables_have_every_cell_once() -> None:
-    """Tables 2, 3 (12 explainers x 3 tasks each) and 14 as `gracr.bench.paper` holds them:
+    """Tables 2, 3 (12 explainers x 3 tasks each) and 14 as `gracr.domains.paper.published` holds them:
     every cell once, numbers where the paper prints numbers (SubgraphX on Majority2Hop
     is the one 'OOT' cell), scores in [0, 1]."""
     for tasks, table in ((TABLE2_TASKS, TABLE2), (TABLE3_TASKS, TABLE3)):

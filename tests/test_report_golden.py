@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gracr.bench.report import write_report
+from gracr.domains.paper.report import write_report
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "report"

@@ -16,8 +16,8 @@ import pytest
 import torch
 
 from gracr.bench.datasets import load_or_build
-from gracr.bench.explainers import EXPLAINERS
-from gracr.bench.explainers.base import ExplainerSpec, register
+from gracr.explainers import EXPLAINERS
+from gracr.explainers.base import ExplainerSpec, register
 from gracr.bench.record import HEADER_KEY, RECORD_VERSION, Record, read_records, record_objects
 from gracr.bench.runner import plan_jobs, run
 from gracr.bench.instances import positive_instances
@@ -208,7 +208,7 @@ import time
 
 import torch
 
-from gracr.bench.explainers import ExplainerSpec, register
+from gracr.explainers import ExplainerSpec, register
 
 
 def holding(subject, settings, seed):

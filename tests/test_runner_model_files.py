@@ -13,16 +13,16 @@ import pytest
 import torch
 
 import gracr
-from gracr.bench.explainers.base import Subject, scores, settings_for, settings_hash
-from gracr.bench.explainers import explainer_named
+from gracr.explainers.base import Subject, scores, settings_for, settings_hash
+from gracr.explainers import explainer_named
 from gracr.bench.models import load_model_file
 from gracr.bench.record import read_records
 from gracr.bench.runner import Job, run
 from gracr.bench.tasks import task_named
 from gracr.errors import GracrError
 from gracr.executor.model import compile_program
-from gracr.spatial import TissueSettings, generate_dataset, write_dataset
-from gracr.spatial.trained import ModelSettings, build_model, save_model
+from gracr.domains.tissue import TissueSettings, generate_dataset, write_dataset
+from gracr.domains.tissue.trained import ModelSettings, build_model, save_model
 
 
 @pytest.fixture(scope="module")

@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 from gracr.bench.datasets import Dataset, load_or_build
-from gracr.bench.explainers import Subject, edge_scores, explainer_seed
+from gracr.explainers import Subject, edge_scores, explainer_seed
 from gracr.bench.instances import compile_variant, positive_instances, variant_named
 from gracr.bench.record import Record, read_records
-from gracr.bench.report.instance_figure import (explained_view, figure_name, figure_records,
+from gracr.domains.paper.report.instance_figure import (explained_view, figure_name, figure_records,
                                                 instance_view)
 from gracr.bench.tasks import TASKS
 from gracr.cli import main

@@ -1,5 +1,5 @@
 """The exact ground truth of tissue samples against the generator's roles
-(`gracr.spatial.agreement`): the claims derived from the rule, checked on a few fixed
+(`gracr.domains.tissue.agreement`): the claims derived from the rule, checked on a few fixed
 300-cell samples, each able to fail."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ pytestmark = pytest.mark.big
 
 import gracr
 from gracr.bdd.relevance import Relevance, relevance
-from gracr.spatial import CellTable, TissueSettings, generate_dataset, graph_json, tissue_program
-from gracr.spatial.agreement import (DECOY, DRIVER, ENGAGED, ROLES, UNENGAGED, Agreement,
+from gracr.domains.tissue import CellTable, TissueSettings, generate_dataset, graph_json, tissue_program
+from gracr.domains.tissue.agreement import (DECOY, DRIVER, ENGAGED, ROLES, UNENGAGED, Agreement,
                                      RoleCounts, agreement, differences, role_of_cells,
                                      summarise, violations)
-from gracr.spatial.table import OTHER
+from gracr.domains.tissue.table import OTHER
 
 
 @pytest.fixture(scope="module")

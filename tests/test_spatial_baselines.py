@@ -1,4 +1,4 @@
-"""The model-free baselines of the tissue benchmark note (`gracr.spatial.baselines`): hand-
+"""The model-free baselines of the tissue benchmark note (`gracr.domains.tissue.baselines`): hand-
 placed cells with answers worked out by hand, brute-force distance matrices on generated
 samples, and the properties the note relies on (each able to fail)."""
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from gracr.errors import GracrError
-from gracr.spatial import CellTable, TissueSettings, generate_sample, radius_graph
-from gracr.spatial.baselines import (BASELINE_NAMES, BASELINES, BaselineContext,
+from gracr.domains.tissue import CellTable, TissueSettings, generate_sample, radius_graph
+from gracr.domains.tissue.baselines import (BASELINE_NAMES, BASELINES, BaselineContext,
                                      baseline_scores, tumour_mean)
 
 # Marker rows by hand (cd8, cd4, ck, ki67, pdl1, dapi): ck - cd8 = 2 types tumour,

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 import gracr
-from gracr.bench.explainers.base import Subject, scores
+from gracr.explainers.base import Subject, scores
 from gracr.errors import GracrError
 from gracr.executor.model import compile_program
-from gracr.spatial import TissueSettings, generate_sample, graph_json, tissue_program
-from gracr.spatial.baselines import BASELINE_NAMES, BaselineContext, baseline_scores
+from gracr.domains.tissue import TissueSettings, generate_sample, graph_json, tissue_program
+from gracr.domains.tissue.baselines import BASELINE_NAMES, BaselineContext, baseline_scores
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def _subject(program: gracr.Program, graph: gracr.Graph) -> Subject:
 @pytest.mark.parametrize("name", BASELINE_NAMES)
 def test_registered_baseline_scores_the_cells_like_the_scorer(
         name: str, sample: tuple[gracr.Program, gracr.Graph, np.ndarray]) -> None:
-    import gracr.spatial.explainers  # noqa: F401  (registers; installed, the entry point does)
+    import gracr.domains.tissue.explainers  # noqa: F401  (registers; installed, the entry point does)
 
     program, graph, positions = sample
     got = scores(name, _subject(program, graph), {"blob_bumps": 5}, seed=3).numpy()
@@ -50,7 +50,7 @@ def test_a_graph_without_positions_is_refused_by_name(
         sample: tuple[gracr.Program, gracr.Graph, np.ndarray]) -> None:
     import dataclasses
 
-    import gracr.spatial.explainers  # noqa: F401
+    import gracr.domains.tissue.explainers  # noqa: F401
 
     program, graph, _ = sample
     bare = dataclasses.replace(graph, pos=None)
@@ -60,8 +60,8 @@ def test_a_graph_without_positions_is_refused_by_name(
 
 @pytest.mark.big
 def test_the_names_resolve_through_the_entry_point() -> None:
-    """A fresh process that never imports gracr.spatial still finds them by name."""
-    code = ("from gracr.bench.explainers import explainer_named\n"
+    """A fresh process that never imports gracr.domains.tissue still finds them by name."""
+    code = ("from gracr.explainers import explainer_named\n"
             f"for name in {list(BASELINE_NAMES)!r}:\n"
             "    print(explainer_named(name).name, sorted(explainer_named(name).levels))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -71,7 +71,7 @@ def test_the_names_resolve_through_the_entry_point() -> None:
 
 
 def test_all_leaves_the_tissue_explainers_out() -> None:
-    import gracr.spatial.explainers  # noqa: F401
+    import gracr.domains.tissue.explainers  # noqa: F401
     from gracr.bench.options import parse_explainers
 
     chosen = parse_explainers("all")

@@ -1,4 +1,4 @@
-"""The tissue study's figure of one sample (`gracr.spatial.figure`): drawn with the Agg
+"""The tissue study's figure of one sample (`gracr.domains.tissue.figure`): drawn with the Agg
 backend on a small generated sample and its exact ground truth."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 import gracr
 from gracr.bdd.relevance import Relevance, relevance
 from gracr.errors import GracrError
-from gracr.spatial import (CellTable, TissueSettings, generate_sample, graph_json, radius_graph,
+from gracr.domains.tissue import (CellTable, TissueSettings, generate_sample, graph_json, radius_graph,
                            tissue_program)
-from gracr.spatial.figure import (COLOURBAR_LABEL, DPI, FIELD_LABEL, draw_tissue_sample,
+from gracr.domains.tissue.figure import (COLOURBAR_LABEL, DPI, FIELD_LABEL, draw_tissue_sample,
                                   figure_inches, grid_shape, tissue_figure)
 
 THETA = 0.4

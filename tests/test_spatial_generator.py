@@ -1,4 +1,4 @@
-"""The tissue generator (`gracr.spatial`) against the probes of the tissue benchmark note:
+"""The tissue generator (`gracr.domains.tissue`) against the probes of the tissue benchmark note:
 hard core, marker margin, exact label recomputation, the roles' distances, the radius
 graph, class balance, and that neither local T-cell density nor cell counts predict the
 label (while the engaged ratio does, so the probe can fail)."""
@@ -21,11 +21,11 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from gracr.spatial import (CELL_TYPES, CHANNELS, GRAPH_RADIUS_RATIOS, CellTable,
+from gracr.domains.tissue import (CELL_TYPES, CHANNELS, GRAPH_RADIUS_RATIOS, CellTable,
                            TissueSettings, engaged_ratio, generate_dataset, generate_sample,
                            graph_json, radius_graph, recompute_label, tissue_program,
                            types_from_markers, write_dataset)
-from gracr.spatial.generator import short_decimal_between
+from gracr.domains.tissue.generator import short_decimal_between
 
 LABEL_RADIUS = 30.0
 

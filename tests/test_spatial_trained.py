@@ -1,4 +1,4 @@
-"""Trained models on tissue graphs (`gracr.spatial.trained`, `gracr.spatial.probes`): the
+"""Trained models on tissue graphs (`gracr.domains.tissue.trained`, `gracr.domains.tissue.probes`): the
 PyG data, the splits, GIN and GATv2 training (record, determinism, shuffled-label control),
 the linear probe, attention rollout and the saved files. Tiny fields (≈ 70 cells), a few epochs."""
 
@@ -16,12 +16,12 @@ import torch
 from torch_geometric.data import Batch, Data
 
 from gracr.data.graph import Graph
-from gracr.spatial import (CELL_TYPES, CellTable, TissueSettings, generate_dataset,
+from gracr.domains.tissue import (CELL_TYPES, CellTable, TissueSettings, generate_dataset,
                            radius_graph, recompute_label)
-from gracr.spatial.probes import (attention_matrix, attention_rollout, compiled_embeddings,
+from gracr.domains.tissue.probes import (attention_matrix, attention_rollout, compiled_embeddings,
                                   embedding_probe, linear_probe, probe_auc,
                                   rollout_matrices, rollout_scores)
-from gracr.spatial.trained import (GATv2, GIN, ModelSettings, Splits, TissueModel,
+from gracr.domains.tissue.trained import (GATv2, GIN, ModelSettings, Splits, TissueModel,
                                    TrainingRecord, TrainingSettings, build_model, load_model,
                                    model_auc, save_model, shuffle_labels, split_graphs, tissue_graphs,
                                    train_model)
@@ -354,7 +354,7 @@ def test_the_compiled_rule_holds_the_engaged_flag_in_a_column(
     are scrambled (each graph's rows shuffled) loses it."""
     from gracr.dsl.parse import parse
     from gracr.executor.model import compile_program
-    from gracr.spatial.dataset import graph_json, tissue_program
+    from gracr.domains.tissue.dataset import graph_json, tissue_program
 
     tables, theta = dataset
     program = parse(tissue_program(theta))

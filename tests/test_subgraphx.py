@@ -14,10 +14,10 @@ import pytest
 import torch
 
 import gracr
-from gracr.bench.explainers import edge_scores
-from gracr.bench.explainers import subgraphx
-from gracr.bench.explainers.base import EXPLAINERS, Choice, IntRange, Subject
-from gracr.bench.metric import plausibility
+from gracr.explainers import edge_scores
+from gracr.explainers import subgraphx
+from gracr.explainers.base import EXPLAINERS, Choice, IntRange, Subject
+from gracr.explainers.metric import plausibility
 
 MAJORITY_2HOP = ("colors red, blue, green\nlet redish = more(red, blue)\n"
                  "let blueish = more(blue, red)\nclassify more(redish, blueish)")

@@ -303,11 +303,11 @@ def test_a_generator_that_fails_is_named_with_how_it_was_called(
     monkeypatch.chdir(tmp_path)
     write(tmp_path, "red.gml", "colors red, blue\nclassify exists red\n")
     write(tmp_path, "Bad.toml", 'name = "Bad"\nformula = "red.gml"\n[graphs]\n'
-                                'generator = "gracr.bench.paper_tasks:majority"\n')
+                                'generator = "gracr.domains.paper.tasks:majority"\n')
     code, _, err = run("dataset", "Bad.toml", "--graphs", "4", "--out", "store")
     assert code == 2 and "internal error" not in err
     assert err.startswith(f"gracrc: error: {tmp_path / 'Bad.toml'}: graphs.generator: "
-                          "gracr.bench.paper_tasks:majority failed when called as "
+                          "gracr.domains.paper.tasks:majority failed when called as "
                           "function(rng, positive): TypeError: majority() takes 1 positional "
                           "argument but 2 were given"), err
     assert not (tmp_path / "store").exists()

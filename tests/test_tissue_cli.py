@@ -17,7 +17,7 @@ import pytest
 
 import gracr
 from gracr.cli import main
-from gracr.spatial import CellTable, recompute_label
+from gracr.domains.tissue import CellTable, recompute_label
 
 TINY_RULE = """features cd8, ck
 relations near, far

@@ -14,8 +14,8 @@ import pytest
 
 from gracr.cli import main
 from gracr.errors import GracrError
-from gracr.spatial.study import model_family
-from gracr.spatial.study_seeds import read_study, seed_spreads
+from gracr.domains.tissue.study import model_family
+from gracr.domains.tissue.study_seeds import read_study, seed_spreads
 
 DESIGN = {"samples": 100, "cells": 300, "model_seeds": [0, 1], "test_limit": 1,
           "ratios": [1.0], "epochs": [100]}

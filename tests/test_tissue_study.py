@@ -24,9 +24,9 @@ import torch
 
 from gracr.bench.record import read_records
 from gracr.errors import GracrError
-from gracr.spatial.study import StudySettings
-from gracr.spatial.study_report import study as run_study
-from gracr.spatial.trained import TrainingSettings
+from gracr.domains.tissue.study import StudySettings
+from gracr.domains.tissue.study_report import study as run_study
+from gracr.domains.tissue.trained import TrainingSettings
 
 TINY = StudySettings(samples=16, cells=60, seed=3, ratios=(1.0, 2.0), model_seeds=(0,),
                      test_limit=1, explainers=("Saliency", "GNNExplainer"), epochs=(5, 10),
@@ -112,7 +112,7 @@ def copy_study(study: Path, to: Path, attributions: bool) -> Path:
 
 def test_a_larger_test_limit_adds_samples_and_a_smaller_one_reports_fewer(
         study: Path, tmp_path: Path) -> None:
-    from gracr.spatial.study import explained_positions, prepare_data
+    from gracr.domains.tissue.study import explained_positions, prepare_data
 
     grown = copy_study(study, tmp_path / "grown", attributions=True)
     before = (grown / "attributions" / "results.jsonl").read_text()
@@ -177,7 +177,7 @@ PHASES = replace(TINY, ratios=(1.0,), explainers=("Saliency",), epochs=(), layer
 
 def prepare_phases(root: Path) -> None:
     """Phases 1–3 (data, ground truth, models) of `PHASES` into `root`, as a run does."""
-    from gracr.spatial.study import (explained_positions, prepare_data, prepare_models,
+    from gracr.domains.tissue.study import (explained_positions, prepare_data, prepare_models,
                                      prepare_truth)
 
     data = prepare_data(root, PHASES)
@@ -236,7 +236,7 @@ def test_a_model_whose_probe_is_missing_is_probed_on_resume(phases: Path,
 
 def test_a_damaged_model_file_is_trained_again(phases: Path, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    from gracr.spatial.trained import load_model
+    from gracr.domains.tissue.trained import load_model
 
     folder = Path(shutil.copytree(phases, tmp_path / "study"))
     weights = folder / "models" / "GIN-r1-s0-shuffled.pt"
@@ -248,7 +248,7 @@ def test_a_damaged_model_file_is_trained_again(phases: Path, tmp_path: Path,
 
 def test_cut_data_files_are_made_again(phases: Path, tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from gracr.spatial.study import prepare_data
+    from gracr.domains.tissue.study import prepare_data
 
     for name in ("split.json", "cells.jsonl"):
         folder = Path(shutil.copytree(phases, tmp_path / name))
@@ -262,7 +262,7 @@ def test_cut_data_files_are_made_again(phases: Path, tmp_path: Path,
 
 def test_a_cut_settings_file_is_written_again_only_in_a_folder_holding_nothing_else(
         phases: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import gracr.spatial.study as study_module
+    import gracr.domains.tissue.study as study_module
 
     class Stop(Exception):
         pass

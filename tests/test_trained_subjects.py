@@ -12,9 +12,9 @@ import torch
 
 import gracr
 from gracr.bench.budget import explain
-from gracr.bench.explainers.base import Subject, scores
-from gracr.spatial import TissueSettings, generate_dataset, graph_json, tissue_program
-from gracr.spatial.trained import ModelSettings, build_model, explained
+from gracr.explainers.base import Subject, scores
+from gracr.domains.tissue import TissueSettings, generate_dataset, graph_json, tissue_program
+from gracr.domains.tissue.trained import ModelSettings, build_model, explained
 
 torch.set_num_threads(1)
 
@@ -69,7 +69,7 @@ def test_explainers_score_every_node_of_a_trained_model(graph: gracr.Graph, expl
 def test_graphsvx_evaluates_the_trained_module_on_kept_edges(graph: gracr.Graph) -> None:
     """With every coalition of a 1-node-played game fixed, GraphSVX's value of the full
     coalition is the model's probability on the whole graph."""
-    from gracr.bench.explainers.graphsvx import coalition_game
+    from gracr.explainers.graphsvx import coalition_game
 
     subject = _subject(graph)
     game = coalition_game(subject, "receptive_field")
@@ -89,7 +89,7 @@ def test_graphsvx_evaluates_the_trained_module_on_kept_edges(graph: gracr.Graph)
 
 
 def test_attention_rollout_explains_a_gatv2_only(graph: gracr.Graph) -> None:
-    import gracr.spatial.explainers  # noqa: F401
+    import gracr.domains.tissue.explainers  # noqa: F401
 
     values = scores("AttentionRollout", _subject(graph, "gatv2")).numpy()
     assert values.shape == (graph.num_nodes,)
@@ -115,9 +115,9 @@ def test_an_unscored_outcome_keeps_the_scores(graph: gracr.Graph) -> None:
 def test_graphsvx_passes_a_typed_compiled_model_its_relations(graph: gracr.Graph) -> None:
     """The compiled tissue rule reads `near` edges only: GraphSVX's coalitions carry each
     kept edge's relation (it failed without, on every typed compiled model)."""
-    from gracr.bench.explainers.graphsvx import coalition_game
+    from gracr.explainers.graphsvx import coalition_game
     from gracr.executor.model import compile_program
-    from gracr.spatial import tissue_program
+    from gracr.domains.tissue import tissue_program
 
     program = gracr.parse(tissue_program(0.4))
     subject = Subject.of(compile_program(program, presence=True), program, graph, None,

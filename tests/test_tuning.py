@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from gracr.bench.explainers import EXPLAINERS
-from gracr.bench.explainers.base import Choice, ExplainerSpec, IntRange, LogUniform, Uniform, register
+from gracr.explainers import EXPLAINERS
+from gracr.explainers.base import Choice, ExplainerSpec, IntRange, LogUniform, Uniform, register
 from gracr.bench.runner import plan_jobs
 from gracr.bench.tuning import defaults_in_space, store, tune, tuned_settings
 from gracr.errors import GracrError

@@ -15,13 +15,13 @@ import torch
 from torch_geometric.explain import Explanation
 
 from gracr.bench.datasets import load_or_build
-from gracr.bench.explainers import EXPLAINERS, ExplainerSpec, Subject, register
+from gracr.explainers import EXPLAINERS, ExplainerSpec, Subject, register
 from gracr.bench.instances import (compile_variant, ground_truth, negative_instances,
                                    positive_instances, variant_named)
-from gracr.bench.metric import ranking, ranking_at, uniform_attribution
+from gracr.explainers.metric import ranking, ranking_at, uniform_attribution
 from gracr.bench.record import Record, read_records
-from gracr.bench.report.ranking import ranking_rows
-from gracr.bench.report.write import write_report
+from gracr.domains.paper.report.ranking import ranking_rows
+from gracr.domains.paper.report.write import write_report
 from gracr.bench.runner import plan_jobs, run
 from gracr.errors import GracrError
 
@@ -170,7 +170,7 @@ def test_records_of_version_2_read_as_positive_and_unranked(tmp_path: Path) -> N
 def test_published_tables_are_transcribed_as_the_paper_averages_them() -> None:
     """The 'Mean' rows of Tables S7 and S8 are the paper's own averages over the 14
     patterns: the columns stored here must average to them (to the rounding of 3 digits)."""
-    from gracr.chem.wombat_results import (WOMBAT_EXPLAINERS, WOMBAT_READOUTS,
+    from gracr.domains.chem.published import (WOMBAT_EXPLAINERS, WOMBAT_READOUTS,
                                            published_auroc, published_average_precision,
                                            published_perfect)
 
@@ -198,7 +198,7 @@ def test_published_tables_are_transcribed_as_the_paper_averages_them() -> None:
 
 def test_explainer_lists_paper_all_and_named() -> None:
     from gracr.bench.options import parse_explainers
-    from gracr.bench.paper import PAPER_EXPLAINERS
+    from gracr.explainers import PAPER_EXPLAINERS
 
     assert parse_explainers("paper") == list(PAPER_EXPLAINERS)
     everything = parse_explainers("all")

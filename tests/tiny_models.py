@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 import gracr
-from gracr.bench.explainers import Subject
+from gracr.explainers import Subject
 
 NODE_GRAPH = gracr.Graph.from_edges(4, [["grey"], ["red"], ["blue"], ["red"]],
                                     [(1, 0), (2, 0), (3, 2)])

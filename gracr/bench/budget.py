@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Ma
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bench.metric import Ranking, plausibility_at, ranking_at, uniform_attribution
+from gracr.explainers.metric import Ranking, plausibility_at, ranking_at, uniform_attribution
 from gracr.errors import GracrError
 
 if TYPE_CHECKING:
-    from gracr.bench.explainers.base import ExplainerSpec, Subject
+    from gracr.explainers.base import ExplainerSpec, Subject
 
 Status = Literal["ok", "oot", "error"]
 BoolArray = npt.NDArray[np.bool_]
@@ -83,7 +83,7 @@ class Outcome:
     threshold: float | None
     cpu_seconds: float
     wall_seconds: float
-    # WOMBAT's metrics (`gracr.bench.metric`): on a positive instance its AUROC and average
+    # WOMBAT's metrics (`gracr.explainers.metric`): on a positive instance its AUROC and average
     # precision (None where undefined); on a negative one whether it passes the IQR test.
     auroc: float | None = None
     average_precision: float | None = None
@@ -115,7 +115,7 @@ def explain(explainer: str | ExplainerSpec, subject: Subject, upi_mask: BoolArra
     of its own, such as the tissue study's), nothing is checked or scored: the outcome
     carries the scores, the status and the cost.
     """
-    from gracr.bench.explainers.base import scores as explainer_scores
+    from gracr.explainers.base import scores as explainer_scores
 
     cpu, wall = time.process_time(), time.perf_counter()
     status: Status = "ok"

@@ -4,7 +4,7 @@ A compiled model file (`gracrc compile`'s `.npz`, `gracr.load`) is read as it is
 trained model file is a pair `<stem>.json` (whose `"format"` names how to read it) and
 whatever that format keeps beside it: a domain registers its format here
 (`register_model_format`; the tissue study's GIN and GATv2 are `gracr-tissue-model`,
-registered by `gracr.spatial.trained`), and a format not registered yet is looked up
+registered by `gracr.domains.tissue.trained`), and a format not registered yet is looked up
 through the `gracr.explainers` entry points, as an explainer name is, so that every
 worker process reads the same files. Nothing is unpickled: a format's reader decides how
 its weights are read (the tissue models with `torch.load(weights_only=True)`).
@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from gracr.bench.explainers.base import TrainedModel
+from gracr.explainers.base import TrainedModel
 from gracr.errors import GracrError
 from gracr.executor.model import CompiledGNN, load
 
@@ -49,7 +49,7 @@ def load_model_file(path: str | Path) -> CompiledGNN | TrainedModel:
     if not isinstance(name, str):
         raise GracrError(f"{meta_path}: a model file names its \"format\"")
     if name not in MODEL_FORMATS:
-        from gracr.bench.explainers.plugins import load_entry_points
+        from gracr.explainers.plugins import load_entry_points
 
         load_entry_points()
     if name not in MODEL_FORMATS:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gracr.bench.budget import DEFAULT_BUDGET
-from gracr.bench.metric import LEVELS
+from gracr.explainers.metric import LEVELS
 from gracr.dsl.parse import closest_word
 from gracr.errors import GracrError
 from gracr.limits import MAX_SECONDS, MAX_SEEDS, RAY_TIMEOUT, SEED_LIMIT
@@ -197,8 +197,7 @@ def parse_explainers(text: str, trained: bool = True) -> list[str]:
     registered explainer that reads the model; without those that must be trained first
     unless `trained`; a domain's own explainers only by name), or a comma list of
     registered names."""
-    from gracr.bench.explainers import EXPLAINERS
-    from gracr.bench.paper import PAPER_EXPLAINERS
+    from gracr.explainers import EXPLAINERS, PAPER_EXPLAINERS
 
     if text == "paper":
         return list(PAPER_EXPLAINERS)

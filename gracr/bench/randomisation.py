@@ -70,8 +70,8 @@ import numpy.typing as npt
 import torch
 from torch import Tensor, nn
 
-from gracr.bench.explainers.base import Subject
-from gracr.bench.metric import signed_rank_correlation
+from gracr.explainers.base import Subject
+from gracr.explainers.metric import signed_rank_correlation
 from gracr.compiler.network import Column, Network
 from gracr.compiler.weights import Aggregation, DenseLayer, Layer
 from gracr.errors import GracrError
@@ -338,7 +338,7 @@ def _check_seed(seed: int) -> None:
 
 def randomisation_correlation(before: Tensor | npt.ArrayLike,
                               after: Tensor | npt.ArrayLike) -> float | None:
-    """Spearman's rank correlation (`gracr.bench.metric.signed_rank_correlation`, ties at
+    """Spearman's rank correlation (`gracr.explainers.metric.signed_rank_correlation`, ties at
     their mean rank) of the scores on the model (`before`) and on a randomised variant
     (`after`), one per edge or node in the same order: 1 when randomising left the
     ranking as it was, the sign of a failed sanity check. `None` when it is undefined:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
 from gracr.bench.budget import Outcome, Status
-from gracr.bench.metric import LEVELS, SAMPLES, Level, Sample
+from gracr.explainers.metric import LEVELS, SAMPLES, Level, Sample
 from gracr.bench.tables import read_json_lines
 from gracr.data.fields import Fields
 from gracr.data.json_text import JsonError, parse_json

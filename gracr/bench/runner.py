@@ -15,7 +15,7 @@ too: `_end_with_run`). The workers send their records to the run through a queue
 needs no server process (a `multiprocessing.Manager` would be one more process to
 outlive a killed run). The workers are spawned, so
 they see only the explainers registered on import: each one loads the plugins the parent
-loaded (`gracr.bench.explainers.plugins`) before it runs a job, and a job whose explainer
+loaded (`gracr.explainers.plugins`) before it runs a job, and a job whose explainer
 a worker still cannot find fails the run (a `GracrError`, re-raised in the parent) rather
 than recording an error per instance. Every instance goes through the per-instance loop
 of `gracr.bench.budget` (a budget of CPU seconds; App. H's semantics: an instance over
@@ -65,7 +65,7 @@ from typing import Any, Callable, Iterator, Literal, Mapping, Sequence
 from tqdm import tqdm
 
 from gracr.bench.datasets import dataset_identity, load_or_build
-from gracr.bench.metric import Level, Sample
+from gracr.explainers.metric import Level, Sample
 from gracr.dsl.ir import Kind
 from gracr.bench.tasks import task_files, task_named
 from gracr.bench.budget import explain_each
@@ -132,7 +132,7 @@ def _init_worker(progress: Any, plugins: tuple[str, ...] = (),
     caller collects the records), `run_pid` the process id of the run in a pool worker."""
     import torch
 
-    from gracr.bench.explainers import load_plugins
+    from gracr.explainers import load_plugins
 
     global _progress, _worker_failure
     _progress = progress
@@ -178,7 +178,7 @@ def _watch_run(run_pid: int) -> None:
 
 def _registered_explainer(job: Job) -> Any:
     """The job's explainer, or a `GracrError` if this process does not know it."""
-    from gracr.bench.explainers import explainer_named
+    from gracr.explainers import explainer_named
 
     if _worker_failure is not None:
         raise _worker_failure
@@ -194,7 +194,7 @@ def _registered_explainer(job: Job) -> Any:
 def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
     """Explain the job's instances not in `done`; send each `Record` to `send` (the
     pool's queue by default). Returns how many records were sent."""
-    from gracr.bench.explainers import derives_node_scores, explainer_seed
+    from gracr.explainers import derives_node_scores, explainer_seed
 
     emit = send if send is not None else _progress.put
     if job.task_file is not None:
@@ -337,7 +337,7 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
     Error records are retried unless `keep_errors`. `plugins` (modules or `.py` files that
     register explainers) are loaded here and, with every plugin loaded before, in each
     worker process. `ray_timeout`: the seconds to wait for the Ray cluster at `address`."""
-    from gracr.bench.explainers import load_plugins
+    from gracr.explainers import load_plugins
 
     worker_plugins = tuple(load_plugins(plugins))
     folder = Path(out)
@@ -546,7 +546,7 @@ def _run_on_ray(pending: list[tuple[Job, frozenset[int], list[int]]],
 
 
 def _needs_training(explainer: str) -> bool:
-    from gracr.bench.explainers import explainer_named
+    from gracr.explainers import explainer_named
 
     return explainer_named(explainer).train is not None
 
@@ -565,7 +565,7 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
     error here, before anything runs. With `negatives`, each job of a graph task has a
     twin that explains the first `negatives` negative graphs for WOMBAT's IQR test (node
     tasks store no negative instances: an error)."""
-    from gracr.bench.explainers import check_level, explainer_named, settings_for, settings_hash
+    from gracr.explainers import check_level, explainer_named, settings_for, settings_hash
     from gracr.bench.tuning import tuned_settings
 
     if limit <= 0:

@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from gracr.bench.budget import DEFAULT_BUDGET
-from gracr.bench.metric import Level
+from gracr.explainers.metric import Level
 from gracr.bench.ray_session import ray_session
 from gracr.places import config_folder
 from gracr.errors import GracrError
@@ -81,8 +81,8 @@ def ready_explainer(explainer: Any, task_name: str, model: Any,
     first `training_instances` positive instances of the task's held-out seed
     (`HELD_OUT_SEED`), explained by `model` and seeded with `seed` (the dataset seed of the
     instances it will explain, so that a rerun trains it the same)."""
-    from gracr.bench.explainers import TRAINING_INSTANCES, trained
-    from gracr.bench.explainers.base import spec_of
+    from gracr.explainers import TRAINING_INSTANCES, trained
+    from gracr.explainers.base import spec_of
     from gracr.bench.instances import first_subjects
 
     spec = spec_of(explainer)
@@ -94,7 +94,7 @@ def ready_explainer(explainer: Any, task_name: str, model: Any,
 
 
 def _suggest(trial: Any, name: str, space: Any, chosen: Mapping[str, Any]) -> Any:
-    from gracr.bench.explainers.base import Choice, IntRange, LogUniform, Uniform
+    from gracr.explainers.base import Choice, IntRange, LogUniform, Uniform
 
     if isinstance(space, Choice):
         return trial.suggest_categorical(name, list(space.values))
@@ -111,7 +111,7 @@ def defaults_in_space(defaults: Mapping[str, Any], space: Mapping[str, Any]) -> 
     """The default settings of the searched dimensions, each moved to the nearest point of
     its range (e.g. PyG GNNExplainer's `edge_ent = 1.0` becomes Table 16's upper bound 0.1);
     a `None` default (the library decides per input) is left out, for the sampler."""
-    from gracr.bench.explainers.base import Choice, IntRange, LogUniform, Uniform
+    from gracr.explainers.base import Choice, IntRange, LogUniform, Uniform
 
     chosen: dict[str, Any] = {}
     for name, dimension in space.items():
@@ -150,7 +150,7 @@ def _study_subjects(explainer: str, task: str, seed: int, instances: int,
     """The explainer's spec and the study's (subject, ground truth) pairs: the first
     `instances` positives of the held-out seed."""
     from gracr.bench.datasets import load_or_build
-    from gracr.bench.explainers import explainer_named
+    from gracr.explainers import explainer_named
     from gracr.bench.instances import first_subjects, ground_truth
 
     key = (explainer, task, seed, instances, dataset_size, datasets, level)
@@ -172,7 +172,7 @@ def _trial_instance(study: tuple[Any, ...], chosen: Mapping[str, Any], index: in
     import torch
 
     from gracr.bench.budget import explain
-    from gracr.bench.explainers import explainer_seed, load_plugins, trained
+    from gracr.explainers import explainer_seed, load_plugins, trained
 
     torch.set_num_threads(1)
     load_plugins(plugins)
@@ -201,7 +201,7 @@ def tune(explainer: str, task: str, trials: int = 20, instances: int = 20,
     import torch
 
     from gracr.bench.tasks import task_named
-    from gracr.bench.explainers import (check_level, explainer_named, explainer_seed,
+    from gracr.explainers import (check_level, explainer_named, explainer_seed,
                                         load_plugins, trained)
     from gracr.bench.budget import explain
 

@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.bdd.upi import upi
-from gracr.bench.explainers.base import explainer_named, settings_for
+from gracr.explainers.base import explainer_named, settings_for
 from gracr.bench.budget import OutOfTime, cpu_budget
 from gracr.bench.tables import render_table, write_table
 from gracr.dsl.ir import Kind
@@ -265,8 +265,6 @@ def run_fuzz(config: FuzzConfig, program: Program | None = None,
              announce: Callable[[Failure], None] | None = None) -> FuzzReport:
     """Fuzz `program` (or `formulas` random ones when it is None) with `config`."""
     from tqdm import tqdm
-
-    import gracr.bench.explainers  # noqa: F401  (registers the explainers)
 
     for name in config.explainers:
         spec = explainer_named(name)

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.bdd.upi import upi
-from gracr.bench.explainers.base import Subject
+from gracr.explainers.base import Subject
 from gracr.bench.budget import explain
 from gracr.executor.model import CompiledGNN
 from gracr.dsl import ir

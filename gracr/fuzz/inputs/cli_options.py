@@ -153,7 +153,7 @@ def write_inputs(folder: Path) -> None:
     for name, text in FILES.items():
         (folder / name).write_text(text, encoding="utf-8")
     if "chem-check --show" in TEMPLATES:
-        from gracr.chem.wombat import WOMBAT_PATTERNS, wombat_formula_text
+        from gracr.domains.chem.wombat import WOMBAT_PATTERNS, wombat_formula_text
 
         (folder / PATTERN).write_text(wombat_formula_text(WOMBAT_PATTERNS[13]),
                                       encoding="utf-8")
@@ -178,5 +178,5 @@ def describe(payload: Payload) -> str:
 
 
 KIND = InputKind("cli-options", ("parsed", "evaluated"), payloads, run, cli, share=1.0,
-                 describe=describe, warm_up=("gracr.bench.explainers", "gracr.bench.tuning",
+                 describe=describe, warm_up=("gracr.explainers", "gracr.bench.tuning",
                                              "gracr.bench.runner"), cli_seconds=30.0)

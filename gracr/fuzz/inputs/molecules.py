@@ -5,7 +5,7 @@ not UTF-8, molfile counts lines that claim more atoms than follow.
 
 An input runs as parsed (`molecules_for` reads the file for a WOMBAT pattern's program:
 each record a molecule or skipped, named) -> evaluated (the pattern's compiled network on
-every molecule, beside RDKit's match and the relaxed reference, `gracr.chem.check`: an
+every molecule, beside RDKit's match and the relaxed reference, `gracr.domains.chem.check`: an
 unexplained disagreement is a finding). A file of valid molecules must be read whole,
 no record skipped; `gracrc chem-check` on it must agree.
 """
@@ -19,10 +19,10 @@ from pathlib import Path
 from hypothesis import strategies as st
 from rdkit import Chem
 
-from gracr.chem.check import check_molecules
-from gracr.chem.molecules import molecules_for
-from gracr.chem.reference import RelaxedQuery
-from gracr.chem.wombat import WOMBAT_PATTERNS, wombat_formula_text
+from gracr.domains.chem.check import check_molecules
+from gracr.domains.chem.molecules import molecules_for
+from gracr.domains.chem.reference import RelaxedQuery
+from gracr.domains.chem.wombat import WOMBAT_PATTERNS, wombat_formula_text
 from gracr.dsl.parse import Program, parse
 from gracr.executor.model import CompiledGNN, compile_program
 from gracr.fuzz.inputs.kinds import FUZZ_BUDGET, CliRun, Finding, InputKind, Payload, Reached

@@ -202,5 +202,5 @@ def describe(payload: Payload) -> str:
 
 
 KIND = InputKind("output-paths", ("parsed", "evaluated"), payloads, run, cli, share=1.0,
-                 describe=describe, warm_up=("gracr.bench.explainers", "gracr.bench.runner"),
+                 describe=describe, warm_up=("gracr.explainers", "gracr.bench.runner"),
                  cli_seconds=30.0)

@@ -7,7 +7,7 @@ An input runs as parsed (`translate_smarts` turns it into `.gml` text, what `gra
 smarts` prints) -> checked (that text parses and checks: a `.gml` that `gracrc smarts`
 wrote and gracr refuses is a finding) -> compiled (under `FUZZ_BUDGET`) -> evaluated (a
 graph sentence on a dozen molecules, each compiled answer beside RDKit's and the relaxed
-reference's, `gracr.chem.check`: an unexplained disagreement is a finding). A SMARTS
+reference's, `gracr.domains.chem.check`: an unexplained disagreement is a finding). A SMARTS
 drawn from the valid grammar must get through every stage.
 """
 
@@ -18,11 +18,11 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from gracr.chem.check import check_molecules
-from gracr.chem.molecules import Molecule, read_smiles
-from gracr.chem.reference import RelaxedQuery
-from gracr.chem.translate import translate_smarts
-from gracr.chem.wombat import WOMBAT_PATTERNS
+from gracr.domains.chem.check import check_molecules
+from gracr.domains.chem.molecules import Molecule, read_smiles
+from gracr.domains.chem.reference import RelaxedQuery
+from gracr.domains.chem.translate import translate_smarts
+from gracr.domains.chem.wombat import WOMBAT_PATTERNS
 from gracr.dsl.parse import check_tree, syntax_tree
 from gracr.errors import GracrError
 from gracr.executor.model import compile_program

@@ -87,19 +87,19 @@ BAD_FORMULAS: tuple[str | bytes, ...] = (
 )
 # The paper's graph tasks, whose generators name annotated nodes: valid with their own
 # formula; their node tasks draw graphs of hundreds of nodes, too slow to check here.
-PAPER = (("Redundancy.gml", "gracr.bench.paper_tasks:redundancy"),
-         ("CompetingRedundancy.gml", "gracr.bench.paper_tasks:competing_redundancy"),
-         ("RedBlueLeaf.gml", "gracr.bench.paper_tasks:red_blue_leaf"))
+PAPER = (("Redundancy.gml", "gracr.domains.paper.tasks:redundancy"),
+         ("CompetingRedundancy.gml", "gracr.domains.paper.tasks:competing_redundancy"),
+         ("RedBlueLeaf.gml", "gracr.domains.paper.tasks:red_blue_leaf"))
 # Generators a hostile task names. Only functions that do no harm whatever they are
 # called with: each is called as `function(rng, positive)` or `function(rng)`. Not the
 # Majority tasks' generator: with a formula that never fires on its graphs, a build
 # draws 1000 graphs of 500 nodes before it is refused, 1.5 s alone and 8.6 s on the
 # loaded machine (10^5 run of cc16522), too near the time limit to tell a hang from load.
-GENERATORS = ("gracr.bench.paper_tasks:red_blue_leaf_nc",
-              "gracr.bench.paper_tasks:redundancy", "gracr.bench.paper_tasks:nope",
-              "gracr.bench.paper_tasks", "builtins:len", "builtins:repr", "math:sqrt",
-              "no.such.module:draw", ":", "gracr.bench.paper_tasks:_Seeds", "", 7,
-              "gracr.bench.paper_tasks:redundancy:x", "é:f")
+GENERATORS = ("gracr.domains.paper.tasks:red_blue_leaf_nc",
+              "gracr.domains.paper.tasks:redundancy", "gracr.domains.paper.tasks:nope",
+              "gracr.domains.paper.tasks", "builtins:len", "builtins:repr", "math:sqrt",
+              "no.such.module:draw", ":", "gracr.domains.paper.tasks:_Seeds", "", 7,
+              "gracr.domains.paper.tasks:redundancy:x", "é:f")
 
 KNOWN_KEYS = {None: ("name", "formula", "description", "graphs", "plant", "dataset"),
               "graphs": ("family", "nodes", "colors", "attributes", "relations", "file",

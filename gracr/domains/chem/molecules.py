@@ -1,0 +1,402 @@
+"""Molecules in, typed graphs out: SMILES, SDF and CSV/TSV files read with RDKit.
+
+Every molecule becomes a graph under `MOLECULE_SCHEMA` (see `gracr.domains.chem.schema`):
+node `i` is heavy atom `i` of RDKit's molecule after sanitisation and `RemoveAllHs`,
+and bond `k` between atoms `a` and `b` (RDKit's bond order) is edge `2k` = `(a, b)` and
+edge `2k + 1` = `(b, a)`, so an edge mask maps back to bonds by halving the index.
+
+A record RDKit cannot parse or sanitise, whose molecule is outside the schema, or which
+has more than `gracr.limits.MAX_MOLECULE_ATOMS` atoms, is not an error of the file: it
+is returned as a `Skipped` with its place (`file:line`) and the reason, and reading
+goes on. Only a file that cannot be read at all (missing, not text, a CSV whose named
+SMILES column does not exist) raises `GraphError`.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Iterator, TextIO
+
+from rdkit import Chem, rdBase
+
+from gracr.domains.chem.schema import (BOND_RELATIONS, ELEMENTS, MAX_CHARGE, MAX_HYDROGENS,
+                               MOLECULE_SCHEMA, charge_value)
+from gracr.data.graph import Graph
+from gracr.data.schema import Schema
+from gracr.errors import GracrError, GraphError, quoted
+from gracr.limits import MAX_MOLECULE_ATOMS
+
+# RDKit's bond types and the relation each becomes; any other type (dative, zero-order,
+# ...) is outside the schema.
+_RELATION_OF_BOND = {
+    Chem.BondType.SINGLE: "single", Chem.BondType.DOUBLE: "double",
+    Chem.BondType.TRIPLE: "triple", Chem.BondType.AROMATIC: "aromatic",
+}
+assert tuple(_RELATION_OF_BOND.values()) == BOND_RELATIONS
+
+SMILES_SUFFIXES = (".smi", ".smiles", ".ism", ".can", ".txt")
+SDF_SUFFIXES = (".sdf", ".sd", ".mol")
+TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
+
+
+class MoleculeError(GracrError):
+    """One molecule that cannot become a graph: unparsable, unsanitisable or outside the
+    schema. Readers turn it into a `Skipped`; `read_smiles` raises it."""
+
+
+@dataclass(frozen=True, eq=False)
+class Molecule:
+    """A molecule read from `place` (`file:line`): its SMILES (as written in the file;
+    for SDF, RDKit's canonical SMILES), its name if the file gives one, RDKit's molecule
+    (heavy atoms only) and the graph."""
+
+    place: str
+    smiles: str
+    name: str | None
+    mol: Any
+    graph: Graph
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A record that was not read: where, and why."""
+
+    place: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.place}: skipped: {self.reason}"
+
+
+@dataclass(frozen=True)
+class MoleculeSet:
+    """Everything read from one file, in file order."""
+
+    path: str
+    molecules: tuple[Molecule, ...]
+    skipped: tuple[Skipped, ...]
+
+    def summary(self) -> str:
+        return (f"{self.path}: {len(self.molecules)} molecules read, "
+                f"{len(self.skipped)} skipped")
+
+
+# ---------------------------------------------------------------- one molecule
+
+
+def graph_of(mol: Any) -> Graph:
+    """The graph of an RDKit molecule as it is (the caller has sanitised it and removed
+    its hydrogens); `MoleculeError` if it is outside the schema."""
+    elements, hydrogens, charges, aromatic = [], [], [], []
+    for atom in mol.GetAtoms():
+        where = f"atom {atom.GetIdx()} ({atom.GetSymbol()})"
+        z = atom.GetAtomicNum()
+        if not 1 <= z <= len(ELEMENTS):
+            raise MoleculeError(f"{where} has atomic number {z}, outside the schema "
+                                f"(1..{len(ELEMENTS)})")
+        h = atom.GetTotalNumHs()
+        if h > MAX_HYDROGENS:
+            raise MoleculeError(f"{where} has {h} hydrogens, outside the schema "
+                                f"(0..{MAX_HYDROGENS})")
+        charge = atom.GetFormalCharge()
+        if abs(charge) > MAX_CHARGE:
+            raise MoleculeError(f"{where} has charge {charge:+d}, outside the schema "
+                                f"(-{MAX_CHARGE}..+{MAX_CHARGE})")
+        elements.append(ELEMENTS[z - 1])
+        hydrogens.append(f"H{h}")
+        charges.append(charge_value(charge))
+        aromatic.append("yes" if atom.GetIsAromatic() else "no")
+    edges: list[tuple[int, int]] = []
+    relations: list[str] = []
+    for bond in _bonds_in_order(mol):
+        relation = _RELATION_OF_BOND.get(bond.GetBondType())
+        if relation is None:
+            raise MoleculeError(f"bond {bond.GetIdx()} (atoms {bond.GetBeginAtomIdx()}-"
+                                f"{bond.GetEndAtomIdx()}) is {bond.GetBondType()}, outside "
+                                f"the schema ({', '.join(BOND_RELATIONS)})")
+        begin, end = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
+        edges += [(begin, end), (end, begin)]
+        relations += [relation, relation]
+    return Graph.from_edges(mol.GetNumAtoms(), None, edges,
+                            attributes={"element": elements, "hydrogens": hydrogens,
+                                        "charge": charges, "aromatic": aromatic},
+                            relations=relations)
+
+
+def _bonds_in_order(mol: Any) -> list[Any]:
+    """The bonds of `mol` by index. Collected through each atom's bonds, since RDKit's
+    `mol.GetBonds()` looks each bond up by index from the start: quadratic in the bonds
+    (minutes on a 200 000-atom chain), where this is linear."""
+    bonds: list[Any] = [None] * mol.GetNumBonds()
+    for atom in mol.GetAtoms():
+        for bond in atom.GetBonds():
+            bonds[bond.GetIdx()] = bond
+    return bonds
+
+
+def within_size(mol: Any) -> Any:
+    """`mol` if it has at most `MAX_MOLECULE_ATOMS` atoms, else `MoleculeError`."""
+    atoms = mol.GetNumAtoms()
+    if atoms > MAX_MOLECULE_ATOMS:
+        raise MoleculeError(f"the molecule has {atoms} atoms, over gracr's limit of "
+                            f"{MAX_MOLECULE_ATOMS} (gracr.limits.MAX_MOLECULE_ATOMS)")
+    return mol
+
+
+def heavy_atoms(mol: Any) -> Any:
+    """Sanitise an unsanitised RDKit molecule and remove every hydrogen atom;
+    `MoleculeError` with RDKit's reason if sanitisation fails."""
+    try:
+        Chem.SanitizeMol(mol)
+        return Chem.RemoveAllHs(mol)
+    except Exception as error:  # RDKit's sanitisation exceptions share no base class
+        raise MoleculeError(f"RDKit cannot sanitise it: {_first_line(error)}") from None
+
+
+# The atoms a SMILES writes: bracket atoms, the organic subset (two-letter symbols first)
+# and the wildcard. Exact for a valid SMILES, and linear in the text.
+_SMILES_ATOM = re.compile(r"\[[^\]]*\]|Br|Cl|[BCNOSPFI]|[bcnops]|\*")
+
+
+def _within_size_text(smiles: str) -> None:
+    """`MoleculeError` for a SMILES that writes more than `MAX_MOLECULE_ATOMS` atoms,
+    counted in the text: RDKit's parser takes time quadratic in the atoms (0.24 s at 20 000,
+    about 40 s at 266 000), so an over-limit molecule is refused before it is parsed."""
+    if len(smiles) <= MAX_MOLECULE_ATOMS:
+        return
+    atoms = sum(1 for _ in _SMILES_ATOM.finditer(smiles))
+    if atoms > MAX_MOLECULE_ATOMS:
+        raise MoleculeError(f"the molecule has {atoms} atoms, over gracr's limit of "
+                            f"{MAX_MOLECULE_ATOMS} (gracr.limits.MAX_MOLECULE_ATOMS)")
+
+
+def read_smiles(smiles: str, place: str = "SMILES", name: str | None = None) -> Molecule:
+    """One SMILES as a `Molecule`; `MoleculeError` if RDKit cannot read it or it is
+    outside the schema."""
+    _within_size_text(smiles)
+    with rdBase.BlockLogs():
+        mol = Chem.MolFromSmiles(smiles, sanitize=False)
+        if mol is None:
+            raise MoleculeError(f"RDKit cannot parse the SMILES {quoted(smiles)}")
+        mol = heavy_atoms(within_size(mol))
+    return Molecule(place, smiles, name, mol, graph_of(mol))
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+# ---------------------------------------------------------------- files
+
+
+def read_molecules(path: str, smiles_column: str | int | None = None) -> MoleculeSet:
+    """Every molecule of a SMILES, SDF or CSV/TSV file (optionally gzipped), with the
+    records that were skipped. See `iter_molecules`."""
+    molecules: list[Molecule] = []
+    skipped: list[Skipped] = []
+    for record in iter_molecules(path, smiles_column):
+        if isinstance(record, Molecule):
+            molecules.append(record)
+        else:
+            skipped.append(record)
+    return MoleculeSet(path, tuple(molecules), tuple(skipped))
+
+
+def iter_molecules(path: str, smiles_column: str | int | None = None
+                   ) -> Iterator[Molecule | Skipped]:
+    """The records of `path` in order, each read or skipped. The format follows the
+    suffix (a trailing `.gz` is uncompressed first):
+
+    - SMILES (`.smi`, `.smiles`, `.ism`, `.can`, `.txt`): one molecule a line, the SMILES
+      first, then optionally whitespace and a name; blank lines and a first line whose
+      first word is `smiles` (a header) are not records;
+    - SDF (`.sdf`, `.sd`, `.mol`): records ended by `$$$$`; the place is the record's
+      first line and the name is its title line;
+    - CSV/TSV (`.csv`, `.tsv`): the SMILES column is `smiles_column` (a header name, or
+      a 0-based index), else the first header cell named `smiles` in any case, else
+      the first header cell containing `smiles`; a first row with no such cell is data,
+      and the SMILES is its first column (or column `smiles_column`).
+    """
+    suffix = _format_suffix(path)
+    with _open_text(path) as handle:
+        try:
+            if suffix in SDF_SUFFIXES:
+                yield from _sdf_records(handle, path)
+            elif suffix in TABLE_SUFFIXES:
+                yield from _table_records(handle, path, TABLE_SUFFIXES[suffix], smiles_column)
+            else:
+                yield from _smiles_records(handle, path)
+        except UnicodeDecodeError as error:
+            raise GraphError(f"{path}: not UTF-8 text (byte {error.start})") from None
+        except OSError as error:   # a damaged gzip stream, a read failing midway
+            raise GraphError(f"{path}: cannot read: {error.strerror or error}") from None
+        except csv.Error as error:   # a field over csv's size limit, a NUL byte
+            raise GraphError(f"{path}: not a readable {suffix[1:].upper()} file: "
+                             f"{error}") from None
+
+
+def _format_suffix(path: str) -> str:
+    stem = path[:-3] if path.endswith(".gz") else path
+    suffix = os.path.splitext(stem)[1].lower()
+    known = (*SMILES_SUFFIXES, *SDF_SUFFIXES, *TABLE_SUFFIXES)
+    if suffix not in known:
+        raise GraphError(f"{path}: unknown molecule file type {quoted(suffix or '(none)')}; "
+                         f"expected one of {', '.join(known)} (optionally .gz)")
+    return suffix
+
+
+def _open_text(path: str) -> TextIO:
+    try:
+        if path.endswith(".gz"):
+            return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
+        return open(path, encoding="utf-8", newline="")
+    except OSError as error:
+        raise GraphError(f"{path}: cannot read: {error.strerror}") from None
+
+
+def _record(smiles: str, place: str, name: str | None) -> Molecule | Skipped:
+    try:
+        return read_smiles(smiles, place, name)
+    except MoleculeError as error:
+        return Skipped(place, str(error))
+
+
+def _smiles_records(handle: TextIO, path: str) -> Iterator[Molecule | Skipped]:
+    for number, line in enumerate(handle, start=1):
+        words = line.split(maxsplit=1)
+        if not words or (number == 1 and words[0].lower() == "smiles"):
+            continue
+        name = words[1].strip() if len(words) > 1 else None
+        yield _record(words[0], f"{path}:{number}", name or None)
+
+
+def _table_records(handle: TextIO, path: str, delimiter: str,
+                   smiles_column: str | int | None) -> Iterator[Molecule | Skipped]:
+    reader = csv.reader(handle, delimiter=delimiter)
+    first = next(reader, None)
+    if first is None:
+        return
+    column = _smiles_column(first, path, smiles_column)
+    rows: Iterator[list[str]] = reader
+    if column is None:   # no header: the first row is a molecule too
+        column = smiles_column if isinstance(smiles_column, int) else 0
+        rows = _chain_first(first, reader)
+        first_line = 1
+    else:
+        first_line = 2
+    line = first_line
+    for row in rows:
+        place = f"{path}:{line}"
+        line = reader.line_num + 1
+        if not row or not any(cell.strip() for cell in row):
+            continue
+        if column >= len(row):
+            yield Skipped(place, f"the row has {len(row)} columns, no column {column}")
+            continue
+        yield _record(row[column].strip(), place, None)
+
+
+def _chain_first(first: list[str], rest: Iterator[list[str]]) -> Iterator[list[str]]:
+    yield first
+    yield from rest
+
+
+def _smiles_column(header: list[str], path: str, wanted: str | int | None) -> int | None:
+    """The column index named by the header row, or `None` if the row is no header."""
+    names = [cell.strip().lower() for cell in header]
+    if isinstance(wanted, str):
+        if wanted.lower() not in names:
+            raise GraphError(f"{path}:1: no column {quoted(wanted)} in the header "
+                             f"({', '.join(header)})")
+        return names.index(wanted.lower())
+    if "smiles" in names:
+        return names.index("smiles")
+    for index, name in enumerate(names):
+        if "smiles" in name:
+            return index
+    return None
+
+
+def _sdf_records(handle: TextIO, path: str) -> Iterator[Molecule | Skipped]:
+    block: list[str] = []
+    start = 1
+    for number, line in enumerate(handle, start=1):
+        if line.rstrip("\r\n") == "$$$$":
+            yield _sdf_record("".join(block), f"{path}:{start}")
+            block, start = [], number + 1
+        else:
+            block.append(line)
+    if any(line.strip() for line in block):   # a last record without its `$$$$`
+        yield _sdf_record("".join(block), f"{path}:{start}")
+
+
+def _sdf_record(block: str, place: str) -> Molecule | Skipped:
+    name = block.split("\n", 1)[0].strip() or None
+    with rdBase.BlockLogs():
+        mol = Chem.MolFromMolBlock(block, sanitize=False, removeHs=False)
+        if mol is None:
+            return Skipped(place, "RDKit cannot parse this molfile record")
+        try:
+            mol = heavy_atoms(within_size(mol))
+            return Molecule(place, Chem.MolToSmiles(mol), name, mol, graph_of(mol))
+        except MoleculeError as error:
+            return Skipped(place, str(error))
+
+
+# ---------------------------------------------------------------- for a program
+
+
+def schema_mismatch(schema: Schema) -> str | None:
+    """Why a program with `schema` cannot read molecules, or `None` if it can: it must
+    declare no colours, only families of `MOLECULE_SCHEMA` with values of theirs, and
+    only its relations (a subset is fine: a molecule with an undeclared value is then
+    skipped, named)."""
+    if schema.palette:
+        return (f"it declares colours ({', '.join(schema.palette)}), and molecules have "
+                f"none")
+    families = {family.name: family for family in MOLECULE_SCHEMA.families}
+    for family in schema.families:
+        known = families.get(family.name)
+        if known is None:
+            return (f"it declares the attribute family {quoted(family.name)}, and molecules "
+                    f"have {', '.join(families)}")
+        unknown = [v for v in family.values if v not in known.values]
+        if unknown:
+            return (f"its attribute family {quoted(family.name)} has the value "
+                    f"{quoted(unknown[0])}, which no molecule takes")
+    unknown = [r for r in schema.relations if r not in MOLECULE_SCHEMA.relations]
+    if unknown:
+        return (f"it declares the relation {quoted(unknown[0])}, and bonds are "
+                f"{', '.join(MOLECULE_SCHEMA.relations)}")
+    return None
+
+
+def molecules_for(schema: Schema, path: str, program: str = "the program"
+                  ) -> tuple[list[Molecule], list[Skipped]]:
+    """The molecules of `path` that a program declaring `schema` can read, and the
+    records skipped (RDKit's reasons, the schema's, or the program's declarations).
+    `GraphError` if the program cannot read molecules at all (`schema_mismatch`)."""
+    mismatch = schema_mismatch(schema)
+    if mismatch is not None:
+        raise GraphError(f"{program} cannot read molecules: {mismatch}. The molecule schema "
+                         f"is `gracr.domains.chem.molecule_declarations()` (what `gracrc smarts` "
+                         f"writes)")
+    molecules: list[Molecule] = []
+    skipped: list[Skipped] = []
+    for record in iter_molecules(path):
+        if isinstance(record, Skipped):
+            skipped.append(record)
+            continue
+        try:
+            record.graph.check_schema(schema, "molecule")
+        except GraphError as error:
+            skipped.append(Skipped(record.place, f"{error} (in {program})"))
+            continue
+        molecules.append(record)
+    return molecules, skipped

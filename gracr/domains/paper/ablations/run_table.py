@@ -1,0 +1,205 @@
+"""Running a table ablation through the GracrBench runner (§5, App. H).
+
+Both arms are planned as the runner's jobs (so they are resumable and share the official
+protocol: seeds, the first `limit` positive instances, a CPU budget per instance, tuned
+settings); records of earlier runs that describe the same instances can be copied in first
+(`--reuse`); then the missing instances run, and the table is rendered and written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from gracr.domains.paper.ablations.common import command_line, write_text
+from gracr.domains.paper.ablations.declare import SIDES, Side, TableAblation
+from gracr.domains.paper.ablations.render import ArmKey, Shape, render_table_ablation
+from gracr.bench.datasets import load_or_build
+from gracr.bench.instances import compile_variant, positive_instances, variant_named
+from gracr.bench.options import parse_names, parse_overrides, parse_seeds
+from gracr.bench.record import RESULTS_FILE, Record, read_records, record_objects, start_results
+from gracr.domains.paper.report import Provenance, aggregate, load_results
+from gracr.bench.runner import Job, job_key, plan_jobs, run
+from gracr.bench.tables import write_table
+from gracr.bench.tasks import TASKS
+from gracr.errors import GracrError
+
+
+def explainer_list(text: str | None, ablation: TableAblation) -> list[str]:
+    """`--explainers` (None: those the paper's table lists), within the ablation's own."""
+    # The explainer registry loads torch and PyG; `gracrc --help` imports this module.
+    from gracr.explainers import EXPLAINERS
+
+    allowed = list(ablation.only_explainers or EXPLAINERS)
+    if text is None:
+        return [e for e in ablation.default_explainers if e in allowed]
+    try:
+        return parse_names(text, allowed, "explainer")
+    except GracrError as error:
+        raise GracrError(f"{ablation.name}: {error}") from None
+
+
+def _sizes(tasks: Iterable[str], graphs: int | None, targets: int | None) -> dict[str, int | None]:
+    return {t: TASKS[t].size_of(graphs, targets) for t in tasks}
+
+
+def plan_ablation(ablation: TableAblation, explainers: Sequence[str], seeds: Sequence[int],
+                  limit: int, budget: float, sizes: Mapping[str, int | None], datasets: str,
+                  settings: str, overrides: Mapping[str, Mapping[str, Any]]
+                  ) -> tuple[list[Job], dict[ArmKey, str]]:
+    """The runner's jobs of both arms, and each arm's config hash per (task, explainer).
+
+    Each arm's overrides are applied over the user's `--set` ones (an arm's setting is what
+    the ablation is about)."""
+    jobs: list[Job] = []
+    seen: set[tuple[Any, ...]] = set()
+    hashes: dict[ArmKey, str] = {}
+    for side in SIDES:
+        arm = ablation.arm(side)
+        merged: dict[str, dict[str, Any]] = {name: dict(values)
+                                             for name, values in overrides.items()}
+        for name, values in arm.overrides.items():
+            merged.setdefault(name, {}).update(values)
+        planned = plan_jobs(list(ablation.tasks), [arm.variant], list(explainers), list(seeds),
+                            limit, budget, sizes, datasets, settings, merged)
+        for job in planned:
+            hashes[(side, job.task, job.explainer)] = job.settings_hash
+            if job_key(job) not in seen:
+                seen.add(job_key(job))
+                jobs.append(job)
+    return jobs, hashes
+
+
+@dataclass(frozen=True)
+class Reused:
+    copied: int
+    mismatched: int
+    sources: tuple[str, ...]
+
+
+def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reused:
+    """Copy into `out/results.jsonl` every record of the `sources` folders whose key matches a
+    planned job (task, variant, explainer, config hash, level, seed) and an instance within its
+    limit, unless `out` has it already; a rerun then skips those instances (the runner resumes).
+
+    A record is copied only if it describes the same instance of our dataset (its graph,
+    target and number of UPI edges): a folder run on datasets of another size is not reused.
+    """
+    planned = {job_key(job): job for job in jobs}
+    target = out / RESULTS_FILE
+    have: set[tuple[Any, ...]] = set()
+    if target.exists():
+        for record in read_records(target):
+            have.add(record.key)
+    instances: dict[tuple[str, int], list[tuple[int, int | None, int]]] = {}
+    copied = mismatched = 0
+    used: list[str] = []
+    lines: list[str] = []
+    for source in sources:
+        folder = Path(source)
+        path = folder if folder.is_file() else folder / RESULTS_FILE
+        if not path.is_file():
+            raise GracrError(f"--reuse {source}: no {RESULTS_FILE} there")
+        if path.resolve() == target.resolve():
+            continue
+        used.append(str(path))
+        for place, obj in record_objects(path):
+            key = Record.from_json(obj, place).key
+            job = planned.get(key[:-1])
+            if job is None or key in have or int(obj["instance"]) >= job.limit:
+                continue
+            where = (job.task, job.seed)
+            if where not in instances:
+                dataset = load_or_build(job.task, job.seed, job.dataset_size, job.datasets,
+                                        progress=False)
+                instances[where] = [(i.graph, i.target, int(i.upi.sum()))
+                                    for i in positive_instances(dataset)]
+            index = int(obj["instance"])
+            ours = instances[where][index] if index < len(instances[where]) else None
+            if ours != (obj.get("graph"), obj.get("target"), obj.get("upi_edges")):
+                mismatched += 1
+                continue
+            have.add(key)
+            lines.append(json.dumps(obj, separators=(",", ":")) + "\n")
+            copied += 1
+    if lines:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            start_results(target)
+            with open(target, "a", encoding="utf-8") as handle:
+                handle.writelines(lines)
+        except OSError as error:
+            raise GracrError(f"{target}: cannot write ({error.strerror})") from None
+    return Reused(copied, mismatched, tuple(used))
+
+
+def model_shapes(ablation: TableAblation, seed: int, sizes: Mapping[str, int | None],
+                 datasets: str) -> dict[tuple[str, Side], Shape]:
+    """Both arms' compiled sizes per task, compiled as the runner does on the first seed's
+    dataset (Eq. 6's bound rises to the dataset's largest in-degree when it exceeds 50)."""
+    shapes: dict[tuple[str, Side], Shape] = {}
+    for task in ablation.tasks:
+        dataset = load_or_build(task, seed, sizes.get(task), datasets, progress=False)
+        for side in SIDES:
+            model = compile_variant(task, variant_named(ablation.arm(side).variant), dataset)
+            bound = model.options.max_degree if model.options.comparison == "expanded" \
+                else None
+            shapes[(task, side)] = Shape(model.num_layers, model.width, bound)
+    return shapes
+
+
+def run_table_ablation(ablation: TableAblation, args: argparse.Namespace, out: TextIO) -> int:
+    """Plan both arms, copy reusable records, run what is missing, render and write."""
+    from gracr.explainers import load_plugins
+
+    load_plugins(args.plugin)
+    seeds = parse_seeds(args.seeds)
+    explainers = explainer_list(args.explainers, ablation)
+    overrides = parse_overrides(args.set, explainers)
+    if args.jobs <= 0:
+        raise GracrError(f"--jobs must be positive, got {args.jobs}")
+    sizes = _sizes(ablation.tasks, args.graphs, args.targets)
+    jobs, hashes = plan_ablation(ablation, explainers, seeds, args.limit, args.budget, sizes,
+                                 args.datasets, args.settings, overrides)
+    folder = Path(args.out)
+    started = time.perf_counter()
+    if args.reuse:
+        reused = reuse_records(args.reuse, jobs, folder)
+        print(f"reused {reused.copied} records from {', '.join(reused.sources) or 'nothing'}"
+              + (f"; {reused.mismatched} left out (another dataset size?)"
+                 if reused.mismatched else ""), file=out)
+    results = run(jobs, str(folder), workers=args.jobs, progress=not args.quiet,
+                  keep_errors=args.keep_errors, engine=args.engine, address=args.address,
+                  ray_timeout=args.ray_timeout)
+    shapes = model_shapes(ablation, seeds[0], sizes, args.datasets)
+    planned = {(job.task, job.variant, job.explainer, job.settings_hash) for job in jobs}
+    loaded = load_results([str(results)])
+    wanted = [r for r in loaded.records
+              if (r.task, r.variant, r.explainer, r.config_hash) in planned
+              and r.seed in seeds and r.instance < args.limit]
+    cells = aggregate(wanted)
+    provenance = Provenance(command_line(args, table=True), datetime.date.today().isoformat(),
+                            tuple(sorted({r.gracr_version for r in wanted})))
+    header = [f"Protocol: seeds {args.seeds}, first {args.limit} positive instances per seed, "
+              f"{args.budget:g} CPU s per instance, settings {args.settings}"
+              + (f", --set {' '.join(args.set)}" if args.set else "") + "."]
+    rendered = render_table_ablation(ablation, cells, hashes, explainers, shapes, header,
+                                     provenance)
+    write_text(folder / f"{ablation.name}.md", rendered.markdown)
+    write_table(str(folder / f"{ablation.name}.csv"), rendered.csv_headers, rendered.csv_rows)
+    write_table(str(folder / f"{ablation.name}_checks.csv"),
+                ["ablation", "explainer", "task", "kind", "metric", "status", "detail"],
+                [[r.ablation, r.check.explainer, r.task, r.check.kind, r.check.metric, r.status,
+                  r.detail] for r in rendered.checks])
+    print(rendered.markdown, end="", file=out)
+    print(f"wrote {ablation.name}.md, {ablation.name}.csv, {ablation.name}_checks.csv to "
+          f"{folder} ({time.perf_counter() - started:.1f} s)", file=out)
+    if args.strict and any(r.status == "FAIL" for r in rendered.checks):
+        return 1
+    return 0

@@ -1,0 +1,32 @@
+"""gracr.domains.tissue: tissue samples as graphs, after the tissue benchmark note.
+
+A sample is a square field of cells (tumour, tcell, other) with a position in µm and six
+markers (cd8, cd4, ck, ki67, pdl1, dapi); types are defined by the markers, and a sample
+is positive iff more than θ of its tumour cells have a tcell within 30 µm. The parts:
+
+- `table`: `CellTable`, the serialisable record of a sample, and the marker type rule;
+- `radius`: roles, the engaged ratio, `recompute_label` and the `cKDTree` radius graph;
+- `generator`: `TissueSettings`, hard-core placement, `generate_sample`,
+  `generate_dataset` and θ for class balance;
+- `dataset`: the program text, gracr's graph JSON and the files of a dataset;
+- `figure` (import it by name; matplotlib is imported when it draws): the figure of one
+  sample, its cells, the exact ground truth and explainers' scores as maps of the field;
+- `trained` and `probes` (import them by name: they need torch-geometric and
+  scikit-learn): PyG data, trained GIN and GATv2 and their files; the linear probe of
+  node embeddings and GATv2 attention rollout.
+"""
+
+from gracr.domains.tissue.dataset import graph_json, tissue_program, write_dataset
+from gracr.domains.tissue.generator import (MarkerModel, TissueSettings, choose_theta, draw_markers,
+                                     generate_dataset, generate_sample, generation_seconds,
+                                     place_cells)
+from gracr.domains.tissue.radius import (GRAPH_RADIUS_RATIOS, engaged_ratio, radius_graph,
+                                  recompute_label, roles)
+from gracr.domains.tissue.table import CELL_TYPES, CHANNELS, CellTable, types_from_markers
+
+__all__ = [
+    "CELL_TYPES", "CHANNELS", "GRAPH_RADIUS_RATIOS", "CellTable", "MarkerModel",
+    "TissueSettings", "choose_theta", "draw_markers", "engaged_ratio", "generate_dataset",
+    "generate_sample", "generation_seconds", "graph_json", "place_cells", "radius_graph",
+    "recompute_label", "roles", "tissue_program", "types_from_markers", "write_dataset",
+]

@@ -1,0 +1,99 @@
+"""The tissue note's six model-free baselines and GATv2 attention rollout, registered as
+GracrBench explainers.
+
+Each is an explainer like any other (`gracr.explainers.register`): it gives node
+scores only, from the explained graph itself (`Subject.graph`): the cells' positions
+(graph JSON `"pos"`, which the tissue generator writes), their six markers (the
+numeric `"features"`, in `gracr.domains.tissue.CHANNELS` order) and the edges; it reads no
+model. The scorers are `gracr.domains.tissue.baselines`; their settings are the fields of
+`BaselineContext` (`tumour_mean` `None`: the generator's tumour row), and a run's seed
+seeds `Rnd-cells` and `Blob`.
+
+`AttentionRollout` (node scores) explains a trained GATv2 (`gracr.domains.tissue.trained`,
+`Subject.of_trained`) by `gracr.domains.tissue.probes.attention_rollout`; any other model is
+refused by name.
+
+Installed, this module is the entry point `tissue-baselines` of the group
+`gracr.explainers`, so the names (and, through `gracr.domains.tissue.trained`, the trained
+models' file format) resolve in every process that asks for them; being
+a domain's explainers (`domain="tissue"`), they and `AttentionRollout` run when named,
+never as part of `--explainers all`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import torch
+from torch_geometric.explain import Explanation
+
+from gracr.explainers.base import ExplainerSpec, Subject, register
+from gracr.errors import GracrError
+from gracr.domains.tissue.baselines import BASELINE_NAMES, BaselineContext, baseline_scores
+from gracr.domains.tissue.table import CHANNELS
+from gracr.domains.tissue.trained import GATv2
+
+_DEFAULTS = BaselineContext()
+
+
+def _context(settings: Mapping[str, Any]) -> BaselineContext:
+    mean = settings["tumour_mean"]
+    return BaselineContext(
+        tumour_mean=_DEFAULTS.tumour_mean if mean is None
+        else tuple(float(v) for v in mean),
+        density_radius_um=float(settings["density_radius_um"]),
+        blob_length_scale_um=float(settings["blob_length_scale_um"]),
+        blob_bumps=int(settings["blob_bumps"]))
+
+
+def _runner(name: str) -> Any:
+    def run(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explanation:
+        graph = subject.graph
+        if graph is None or graph.pos is None or graph.feature_values is None:
+            raise GracrError(f"{name} scores cells from their positions and markers: the "
+                             f"graph needs 'pos' and 'features' (the tissue generator "
+                             f"writes both)")
+        if graph.feature_values.shape[1] != len(CHANNELS):
+            raise GracrError(f"{name} reads the {len(CHANNELS)} tissue markers "
+                             f"({', '.join(CHANNELS)}); the graph has "
+                             f"{graph.feature_values.shape[1]} features")
+        edges = np.stack([graph.sources, graph.targets], axis=1)
+        values = baseline_scores(name, graph.pos, graph.feature_values, edges, seed,
+                                 _context(settings))
+        return Explanation(node_mask=torch.as_tensor(values))
+
+    return run
+
+
+SETTINGS: dict[str, Any] = {
+    "tumour_mean": None,
+    "density_radius_um": _DEFAULTS.density_radius_um,
+    "blob_length_scale_um": _DEFAULTS.blob_length_scale_um,
+    "blob_bumps": _DEFAULTS.blob_bumps,
+}
+
+for _name in BASELINE_NAMES:
+    register(ExplainerSpec(name=_name, run=_runner(_name), defaults=dict(SETTINGS),
+                           source="gracr.domains.tissue.baselines (model-free; the tissue note)",
+                           levels=frozenset({"node"}), domain="tissue"))
+
+
+def _attention_rollout(subject: Subject, settings: Mapping[str, Any], seed: int
+                       ) -> Explanation:
+    from torch_geometric.data import Data
+
+    from gracr.domains.tissue.probes import attention_rollout
+
+    module = getattr(subject.model, "module", None)
+    if not isinstance(module, GATv2):
+        raise GracrError("AttentionRollout reads a trained GATv2's attention; this model has "
+                         "none")
+    graph = Data(x=subject.x, edge_index=subject.edge_index, edge_attr=subject.edge_attr,
+                 num_nodes=subject.num_nodes)
+    return Explanation(node_mask=torch.as_tensor(attention_rollout(module, graph)))
+
+
+register(ExplainerSpec(name="AttentionRollout", run=_attention_rollout, defaults={},
+                       source="Abnar & Zuidema 2020, on GATv2's attention (gracr.domains.tissue.probes)",
+                       levels=frozenset({"node"}), domain="tissue"))

@@ -1,0 +1,452 @@
+"""The tissue study's report: every unscored record of `DIR/attributions` scored against
+the test samples' ground truth, class-stratified, beside the tissue note's numbers.
+
+Per record (one model, explainer, settings and test sample; the scores signed as the
+explainer gives them): average precision and AUROC against the counterfactual set (`None`
+where the set is empty or the diagram was refused); Spearman's ρ against the Banzhaf and the Shapley
+values; the share of |attribution| on decoys; deletion and insertion AUC over
+`CURVE_STEPS` steps, on the record's model's pre-threshold output (a trained model's logit,
+the compiled readout unit's pre-activation `z`) for the induced subgraph of the kept cells.
+
+Tables (`DIR/tables/`, Markdown and CSV, each printed):
+
+- `metric-ap`, `metric-auroc`, `metric-spearman-shapley`, `metric-spearman-banzhaf`, `metric-decoy-mass`,
+  `metric-deletion`, `metric-insertion`: per model (not randomised) and explainer at its
+  default settings, the metric for positives, negatives, pooled and balanced (weighted to the test split's share of
+  positives), mean ± std over samples, with the note's pooled number of that explainer
+  beside where it gives one (the note's models were trained GIN/GATv2);
+- `seeds`: the ratio-1 models' AP by class, mean ± std over model seeds (the dataset seed
+  is one per study: run the study per dataset seed, then `gracr.domains.tissue.study_seeds`,
+  `gracrc tissue-seeds`, for that spread);
+- `randomisation`: Spearman between each explainer's attributions on a model and on each
+  randomised copy (cascading top-k, independent layer) by class, mean over samples, and on
+  how many samples the attributions changed at all (ρ is undefined on constant scores);
+- `epochs`: GNNExplainer's AP and randomisation correlation (the model against its
+  fully randomised copy) by class at each epoch budget;
+- `between_class`: IG − Marker AP per sample, by class, and the share of its variance
+  between the classes (the note's 92 %);
+- `training` and `probes`: test AUC per trained model; the linear probe of the engaged
+  property on frozen node embeddings, trained against random-init (the compiled model:
+  its last hidden state against its fully randomised copy).
+
+Every record's metrics also go to `DIR/metrics.jsonl` (one JSON line each, no scores).
+
+Figures (`DIR/figures/`): the first positive and the first negative test sample with its
+ground truth and the attributions of the compiled and the GIN model (IG) and two baselines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from gracr.bench.randomisation import randomisation_correlation
+from gracr.explainers.metric import (between_class_share, decoy_mass, deletion_curve,
+                                insertion_curve, ranking, signed_rank_correlation, stratified,
+                                Sample)
+from gracr.bench.record import Record, latest_records, read_records
+from gracr.bench.tables import render_table, write_table
+
+from gracr.bench.runner import Engine
+from gracr.data.graph import Graph
+from gracr.files import atomic_writer
+from gracr.limits import RAY_TIMEOUT
+from gracr.domains.tissue.study import (COMPILED, ModelFile, StudyData, StudySettings,
+                                 explained_positions, latest_by_model, read_jsonl,
+                                 read_truth, run_study, trained_name)
+from gracr.domains.tissue.study_names import METRICS
+
+CURVE_STEPS = 20
+METRICS_FILE = "metrics.jsonl"
+SLUGS = {"AP": "ap", "AUROC": "auroc", "ρ Shapley": "spearman-shapley", "ρ Banzhaf": "spearman-banzhaf",
+         "decoy mass": "decoy-mass", "deletion AUC": "deletion", "insertion AUC": "insertion"}
+ABOUT = {"AP": "against the counterfactual set",
+         "AUROC": "against the counterfactual set (the molecule task's node AUROC)",
+         "ρ Shapley": "Spearman against the exact Shapley values",
+         "ρ Banzhaf": "Spearman against the exact Banzhaf values",
+         "decoy mass": "share of |attribution| on decoy T cells",
+         "deletion AUC": f"{CURVE_STEPS} steps, on the logit or the compiled pre-activation; "
+                         "lower is better",
+         "insertion AUC": f"{CURVE_STEPS} steps, on the logit or the compiled "
+                          "pre-activation; higher is better"}
+BoolArray = npt.NDArray[np.bool_]
+FloatArray = npt.NDArray[np.float64]
+
+
+CLASS_PARTS = ("positives", "negatives", "pooled")
+
+
+def _class_cells(values: Sequence[float | None], classes: Sequence[Sample]) -> list[str]:
+    """`values` (one per sample) as table cells for `CLASS_PARTS` (`metric.stratified`)."""
+    parts = stratified(values, classes, 0.5)   # the share weighs `balanced` only, unused here
+    return [_summary_cell(part.mean, part.std)
+            for part in (parts.positive, parts.negative, parts.pooled)]
+
+
+def _mean_std(values: Sequence[float | None]) -> str:
+    known = [v for v in values if v is not None]
+    if not known:
+        return "–"
+    if len(known) == 1:
+        return f"{known[0]:.3f}"
+    return f"{np.mean(known):.3f} ± {np.std(known, ddof=1):.3f}"
+
+
+def _summary_cell(mean: float | None, std: float | None) -> str:
+    if mean is None:
+        return "–"
+    return f"{mean:.3f}" + ("" if std is None else f" ± {std:.3f}")
+
+
+class Outputs:
+    """The pre-threshold output of each model file on induced subgraphs of a test graph:
+    `output(model, graph)(kept)` → one value per row of `kept` (`[K, N]`), the K subgraphs
+    evaluated as one disjoint union."""
+
+    def __init__(self, models: dict[str, ModelFile]) -> None:
+        self.models = models
+        self.loaded: dict[str, Any] = {}
+
+    def output(self, name: str, graph: Any) -> Callable[[BoolArray], FloatArray]:
+        import torch
+
+        from gracr.bench.models import load_model_file
+        from gracr.executor.model import CompiledGNN
+
+        if name not in self.loaded:
+            self.loaded[name] = load_model_file(self.models[name].path)
+        model = self.loaded[name]
+        compiled = isinstance(model, CompiledGNN)
+        if compiled:
+            module = model.to_pyg(surrogate=False)
+            x = torch.as_tensor(model.features(graph))
+            types = model.edge_types(graph)
+        else:
+            module = model.module
+            x = torch.as_tensor(graph.feature_values, dtype=torch.float32)
+            types = None
+        sources, targets = graph.sources, graph.targets
+        attributes = None if graph.edge_attr is None else graph.edge_attr
+
+        def evaluate(kept: BoolArray) -> FloatArray:
+            copies, n = kept.shape
+            position = np.cumsum(kept, axis=1) - 1 + np.cumsum(
+                np.concatenate([[0], kept.sum(axis=1)[:-1]]))[:, None]
+            keep_edge = kept[:, sources] & kept[:, targets]
+            copy_of, edge = np.nonzero(keep_edge)
+            edge_index = torch.as_tensor(np.stack([position[copy_of, sources[edge]],
+                                                   position[copy_of, targets[edge]]]))
+            copy_of_node, node = np.nonzero(kept)
+            batch = torch.as_tensor(copy_of_node)
+            with torch.no_grad():
+                if compiled:
+                    kwargs = ({} if types is None
+                              else {"edge_type": torch.as_tensor(types[edge])})
+                    out = module.pre_activation(x[node], edge_index, batch,
+                                                num_graphs=copies, **kwargs)
+                else:
+                    edge_attr = (None if attributes is None else
+                                 torch.as_tensor(attributes[edge], dtype=torch.float32))
+                    out = module(x[node], edge_index, edge_attr, batch, num_graphs=copies)
+            values: FloatArray = out.reshape(-1).double().numpy()
+            return values
+
+        return evaluate
+
+
+def score_records(records: Sequence[Record], truth: dict[int, dict[str, Any]],
+                  data: StudyData, models: dict[str, ModelFile], graphs: dict[float, list[Any]],
+                  curves: Callable[[ModelFile], bool]) -> list[dict[str, Any]]:
+    """One row of metrics per record (see the module docstring); curves only for the
+    models `curves` accepts (they cost a forward pass per step)."""
+    outputs = Outputs(models)
+    rows = []
+    for record in records:
+        scores = np.asarray(record.extra["scores"], dtype=np.float64)
+        sample = truth[record.graph]
+        table = data.tables[data.test[record.graph]]
+        model = models[record.variant]
+        counterfactual = sample["counterfactual"]
+        ranked = None
+        if counterfactual is not None and any(counterfactual):
+            ranked = ranking(scores, np.asarray(counterfactual, dtype=np.bool_))
+        row: dict[str, Any] = {
+            "model": record.variant, "explainer": record.explainer,
+            "config": record.config_hash, "epochs": record.config.get("epochs"),
+            "sample": record.graph, "class": record.sample, "scores": scores,
+            "AP": None if ranked is None else ranked.average_precision,
+            "AUROC": None if ranked is None else ranked.auroc,
+            "ρ Shapley": signed_rank_correlation(scores, sample["shapley"]),
+            "ρ Banzhaf": signed_rank_correlation(scores, sample["banzhaf"]),
+            "decoy mass": decoy_mass(scores, table.decoy),
+            "deletion AUC": None, "insertion AUC": None}
+        if curves(model):
+            graph = graphs[model.ratio][record.graph]
+            output = outputs.output(record.variant, graph)
+            row["deletion AUC"] = deletion_curve(scores, output, steps=CURVE_STEPS).auc
+            row["insertion AUC"] = insertion_curve(scores, output, steps=CURVE_STEPS).auc
+        rows.append(row)
+    return rows
+
+
+def _default_settings(explainer: str) -> dict[str, Any]:
+    from gracr.explainers import explainer_named, settings_for
+
+    return settings_for(explainer_named(explainer), None)
+
+
+def _default_config(explainer: str) -> str:
+    from gracr.explainers import settings_hash
+
+    return settings_hash(_default_settings(explainer))
+
+
+def study(folder: str | Path, settings: StudySettings, workers: int = 1,
+          engine: Engine = "process", address: str | None = None,
+          progress: bool = True, ray_timeout: float = RAY_TIMEOUT) -> Path:
+    """The whole study (`gracrc tissue-study`): `run_study`'s phases, then the report.
+    Returns the folder."""
+    from tqdm import tqdm
+
+    done = run_study(folder, settings, workers, engine, address, progress, ray_timeout)
+
+    def say(message: str) -> None:
+        if progress:
+            tqdm.write(message)
+
+    write_report(done.root, done.settings, done.data, done.models, say)
+    return done.root
+
+
+def write_report(root: Path, settings: StudySettings, data: StudyData,
+                 models: Sequence[ModelFile], say: Callable[[str], None]) -> None:
+    """Score every record and write (and print) the tables and figures."""
+    from gracr.domains.tissue import published as note
+
+    NOTED = {"AP": note.AP_POOLED, "decoy mass": note.DECOY_MASS}
+    by_name = {m.name: m for m in models}
+    latest, _ = latest_records(read_records(root / "attributions" / "results.jsonl"))
+    explained = set(explained_positions(data, settings.test_limit))
+    done = [r for r in latest if r.status == "ok" and r.variant in by_name
+            and r.extra.get("scores") is not None and r.graph in explained]
+    failed = [r for r in latest if r.status != "ok"]
+    truth = read_truth(root)
+    graphs: dict[float, list[Any]] = {}
+    for ratio, task_file in data.test_tasks.items():
+        lines = (task_file.parent / "graphs.jsonl").read_text(encoding="utf-8").splitlines()
+        graphs[ratio] = [Graph.from_json(json.loads(line)) for line in lines]
+    defaults = {name: _default_config(name) for name in {r.explainer for r in done}}
+    epochs_default = _default_settings("GNNExplainer")["epochs"]
+    rows = score_records(done, truth, data, by_name, graphs,
+                         curves=lambda m: m.base is None)
+    _write_metrics(root / METRICS_FILE, rows, by_name, defaults)
+    share = data.positive_share
+    tables = root / "tables"
+
+    def emit(name: str, title: str, headers: Sequence[str], body: list[list[str]]) -> None:
+        say(f"\n{title}\n\n{render_table(headers, body)}")
+        for suffix in ("md", "csv"):
+            write_table(str(tables / f"{name}.{suffix}"), headers, body)
+
+    # -- metrics by model and explainer, stratified
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        if by_name[row["model"]].base is None and row["config"] == defaults[row["explainer"]]:
+            groups[(row["model"], row["explainer"])].append(row)
+    for metric in METRICS:
+        headers = ["model", "explainer", "n+", "n−", "positives", "negatives", "pooled",
+                   "balanced"] + (["note: pooled"] if metric in NOTED else [])
+        body = []
+        for (name, explainer), group in sorted(groups.items()):
+            classes = [r["class"] for r in group]
+            s = stratified([r[metric] for r in group], classes, share)
+            body.append([name, _shown(explainer, group[0]["epochs"]),
+                         str(classes.count("positive")),
+                         str(classes.count("negative"))]
+                        + [_summary_cell(part.mean, part.std)
+                           for part in (s.positive, s.negative, s.pooled, s.balanced)]
+                        + ([NOTED[metric].get(explainer, "")] if metric in NOTED else []))
+        emit(f"metric-{SLUGS[metric]}", f"{metric} by class (test split: {share:.0%} "
+             f"positive; balanced = weighted to it; mean ± std over samples; {ABOUT[metric]})",
+             headers, body)
+
+    # -- model seeds (ratio 1)
+    seed_rows = []
+    for architecture in ("GIN", "GATv2"):
+        for explainer in sorted({r["explainer"] for r in rows}):
+            per_seed: list[list[float | None]] = []   # [positives, negatives, pooled]
+            for seed in settings.model_seeds:
+                group = groups.get((trained_name(architecture, 1.0, seed), explainer), [])
+                if any(r["AP"] is not None for r in group):
+                    parts = stratified([r["AP"] for r in group], [r["class"] for r in group],
+                                       share)
+                    per_seed.append([parts.positive.mean, parts.negative.mean,
+                                     parts.pooled.mean])
+            if per_seed:
+                seed_rows.append([architecture, explainer, str(len(per_seed))]
+                                 + [_mean_std([means[k] for means in per_seed])
+                                    for k in range(len(CLASS_PARTS))]
+                                 + [note.SEED_SPREAD if explainer == "IG" else ""])
+    emit("seeds", "AP over model seeds at ratio 1 (mean ± std of the seeds' means; the "
+         "dataset seeds' spread: gracrc tissue-seeds)",
+         ["model", "explainer", "seeds", *CLASS_PARTS, "note"], seed_rows)
+
+    # -- randomisation
+    keyed: dict[tuple[str, str, str, int], FloatArray] = {
+        (r["model"], r["explainer"], r["config"], r["sample"]): r["scores"] for r in rows}
+    sample_class = {r["sample"]: r["class"] for r in rows}
+    by_sample: dict[tuple[str, str, str], dict[int, FloatArray]] = defaultdict(dict)
+    for (name, explainer, config, sample), scores in keyed.items():
+        by_sample[(name, explainer, config)][sample] = scores
+    random_rows = []
+    for model in models:
+        if model.base is None:
+            continue
+        for explainer in sorted({r["explainer"] for r in rows if r["model"] == model.name}):
+            config = defaults[explainer]
+            original = by_sample.get((model.base, explainer, config), {})
+            randomised = by_sample.get((model.name, explainer, config), {})
+            paired = [s for s in randomised if s in original]
+            correlations = [randomisation_correlation(original[s], randomised[s])
+                            for s in paired]
+            # ρ is undefined when the randomised model's scores are constant; whether they
+            # moved at all is still the control's question.
+            changed = sum(not np.array_equal(original[s], randomised[s]) for s in paired)
+            random_rows.append([model.base, model.mode or "", model.variant or "",
+                                _shown(explainer, epochs_default),
+                                str(len(paired)), f"{changed}/{len(paired)}"]
+                               + _class_cells(correlations, [sample_class[s] for s in paired])
+                               + [note.RANDOMISATION.get(explainer, "")
+                                  if model.mode == "cascading" else ""])
+    emit("randomisation", "Spearman of attributions on a model and on its randomised copy "
+         "by class (mean ± std over samples; changed: samples whose attributions differ at "
+         "all)", ["model", "mode", "randomised", "explainer", "n", "changed",
+                  *(f"ρ {part}" for part in CLASS_PARTS), "note (cascading)"], random_rows)
+
+    # -- GNNExplainer's budget
+    epoch_rows = []
+    for model in models:
+        if model.base is not None or model.ratio != 1.0 or model.name.endswith(
+                ("-shuffled", "-untrained")):
+            continue
+        top = max((m for m in models if m.base == model.name and m.mode == "cascading"),
+                  key=lambda m: int(str(m.variant).split("-")[-1]), default=None)
+        for epochs in settings.epochs:
+            group = [r for r in rows if r["model"] == model.name
+                     and r["explainer"] == "GNNExplainer" and r["epochs"] == epochs]
+            if not group:
+                continue
+            rhos: list[float | None] = []
+            for r in group:
+                other = None if top is None else keyed.get(
+                    (top.name, "GNNExplainer", r["config"], r["sample"]))
+                rhos.append(None if other is None
+                            else randomisation_correlation(r["scores"], other))
+            classes = [r["class"] for r in group]
+            epoch_rows.append([model.name, str(epochs), str(len(group))]
+                              + _class_cells([r["AP"] for r in group], classes)
+                              + _class_cells(rhos, classes)
+                              + [note.GNNEXPLAINER_EPOCHS.get(epochs, "")])
+    emit("epochs", "GNNExplainer's budget: AP and Spearman against the fully randomised "
+         "model (cascading, every layer), by class",
+         ["model", "epochs", "n", *(f"AP {part}" for part in CLASS_PARTS),
+          *(f"ρ {part}" for part in CLASS_PARTS), "note ρ (pooled)"], epoch_rows)
+
+    # -- IG against the marker heuristic, per sample
+    between_rows = []
+    for model in [m for m in models if m.base is None and m.ratio == 1.0]:
+        ig = {r["sample"]: r for r in groups.get((model.name, "IG"), [])}
+        marker = {r["sample"]: r for r in groups.get((COMPILED, "Marker"), [])}
+        both = [s for s in ig if s in marker and ig[s]["AP"] is not None
+                and marker[s]["AP"] is not None]
+        if not both:
+            continue
+        differences: list[float | None] = [ig[s]["AP"] - marker[s]["AP"] for s in both]
+        classes = [ig[s]["class"] for s in both]
+        s = stratified(differences, classes, share)
+        between = between_class_share(differences, classes)
+        between_rows.append([model.name, str(len(both)),
+                             _summary_cell(s.positive.mean, s.positive.std),
+                             _summary_cell(s.negative.mean, s.negative.std),
+                             _summary_cell(s.balanced.mean, s.balanced.std),
+                             "–" if between is None else f"{between:.0%}"])
+    emit("between_class", "IG − Marker AP per sample (note: +0.302 positives, −0.237 "
+         f"negatives, +0.018 balanced; {note.BETWEEN_CLASS_VARIANCE} between the classes)",
+         ["model", "samples", "positives", "negatives", "balanced", "variance between"],
+         between_rows)
+
+    # -- training and probes
+    training = latest_by_model(read_jsonl(root / "models" / "training.jsonl"))
+    emit("training", f"Trained models (note: test AUC {note.TEST_AUC})",
+         ["model", "epochs", "best epoch", "val AUC", "test AUC", "seconds"],
+         [[t["model"], str(t.get("epochs", "–")), str(t.get("best_epoch", "–")),
+           _fmt(t.get("best_validation_auc")), _fmt(t.get("test_auc")),
+           _fmt(t.get("seconds"))] for t in training])
+    probes = latest_by_model(read_jsonl(root / "models" / "probes.jsonl"))
+    emit("probes", f"Linear probe of the engaged property on frozen node embeddings "
+         f"(the compiled model: its last hidden state, and in the random-init column its "
+         f"fully randomised copy; note: random init {note.PROBE_AUC_RANDOM_INIT})",
+         ["model", "probe AUC trained", "probe AUC random init"],
+         [[p["model"], _fmt(p["trained"]), _fmt(p["random_init"])] for p in probes])
+    if failed:
+        say(f"\n{len(failed)} explanations did not finish (error or out of time), e.g. "
+            f"{failed[0].variant} {failed[0].explainer}: {failed[0].error or failed[0].status}")
+    _figures(root, data, truth, rows, graphs, say)
+
+
+def _write_metrics(path: Path, rows: Sequence[dict[str, Any]], models: dict[str, ModelFile],
+                   defaults: dict[str, str]) -> None:
+    """Every scored record's metrics, one JSON line each (no scores), rewritten per report:
+    what `gracr.domains.tissue.study_seeds` reads across studies of several dataset seeds."""
+    with atomic_writer(path) as out:
+        for row in rows:
+            model = models[row["model"]]
+            line = {key: row[key] for key in ("model", "explainer", "config", "epochs",
+                                              "sample", "class", *METRICS)}
+            line.update(randomised=model.base is not None,
+                        default=row["config"] == defaults[row["explainer"]])
+            out.write(json.dumps(line, separators=(",", ":")) + "\n")
+
+
+def _shown(explainer: str, epochs: Any) -> str:
+    """An explainer's name in a table; GNNExplainer's with its budget (the note: its
+    randomisation correlation depends on it, so every figure states it)."""
+    return f"{explainer} ({epochs} epochs)" if explainer == "GNNExplainer" else explainer
+
+
+def _fmt(value: Any) -> str:
+    return "–" if value is None else f"{float(value):.3f}"
+
+
+def _figures(root: Path, data: StudyData, truth: dict[int, dict[str, Any]],
+             rows: Sequence[dict[str, Any]], graphs: dict[float, list[Any]],
+             say: Callable[[str], None]) -> None:
+    from gracr.domains.tissue.figure import draw_tissue_sample
+
+    shown = [(COMPILED, "IG"), (trained_name("GIN", 1.0, 0), "IG"),
+             (trained_name("GATv2", 1.0, 0), "AttentionRollout"), (COMPILED, "GNNExplainer"),
+             (COMPILED, "Marker"), (COMPILED, "NearestT")]
+    for label in ("positive", "negative"):
+        sample = next((s for s in range(len(data.test))
+                       if any(r["sample"] == s and r["class"] == label for r in rows)), None)
+        if sample is None:
+            continue
+        attributions = {f"{model} {explainer}": r["scores"] for model, explainer in shown
+                        for r in rows if r["model"] == model and r["explainer"] == explainer
+                        and r["sample"] == sample and r["config"] == _default_config(explainer)}
+        graph = graphs[1.0][sample]
+        edges = np.stack([graph.sources, graph.targets], axis=1)
+        path = root / "figures" / f"{label}-sample-{sample}.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        counterfactual = truth[sample]["counterfactual"]
+        draw_tissue_sample(data.tables[data.test[sample]], edges,
+                           None if counterfactual is None
+                           else np.asarray(counterfactual, dtype=np.bool_),
+                           np.asarray(truth[sample]["shapley"]), attributions, path,
+                           title=f"test sample {sample} ({label})")
+        say(f"figure: {path}")

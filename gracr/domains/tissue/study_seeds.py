@@ -1,0 +1,195 @@
+"""The tissue study over dataset seeds (`gracrc tissue-seeds STUDY... --out DIR`).
+
+One study folder (`gracrc tissue-study --seed S`) holds one dataset seed; its `seeds`
+table spreads over model (training) seeds only. This reads several study folders of one
+design and different dataset seeds (their `metrics.jsonl`, written by the study's report)
+and reports both spreads, separately, as the tissue issue asks:
+
+- per model family (the model name without its training seed, `study.model_family`:
+  `GIN-r1-s0`, `GIN-r1-s1` → `GIN-r1`; the compiled model, on which the model-free
+  baselines are scored too, is its own family) and explainer at its default settings,
+  on the models every study holds;
+- each study and model is first reduced to its mean over the explained samples (pooled,
+  and per class);
+- "± model seeds": the standard deviation (ddof 1) over a family's training seeds within
+  a study, averaged over the studies (– with one training seed);
+- "± dataset seeds": the standard deviation (ddof 1) over the studies of each study's
+  mean over the family's training seeds (– with one study).
+
+Studies must agree on everything but the dataset seed, the radius ratios, GNNExplainer's
+epoch budgets and the test limit (those only add models, records or samples; the
+number of samples behind each study is shown).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from gracr.bench.tables import render_table, write_table
+from gracr.errors import GracrError
+from gracr.domains.tissue.study import SETTINGS_FILE, model_family, read_settings
+from gracr.domains.tissue.study_names import METRICS
+from gracr.domains.tissue.study_report import METRICS_FILE, SLUGS
+
+# Settings that may differ between the studies combined (all others must agree).
+FREE_SETTINGS = ("seed", "ratios", "epochs", "test_limit")
+
+
+@dataclass(frozen=True)
+class Study:
+    """One study folder's dataset seed, settings and metric rows (default settings, not
+    randomised)."""
+
+    folder: Path
+    seed: int
+    settings: dict[str, Any]
+    rows: tuple[dict[str, Any], ...]
+
+
+def read_study(folder: str | Path) -> Study:
+    root = Path(folder)
+    settings_path, metrics_path = root / SETTINGS_FILE, root / METRICS_FILE
+    for path in (settings_path, metrics_path):
+        if not path.exists():
+            raise GracrError(f"{path}: not found; run `gracrc tissue-study --out {root}` "
+                             f"first (its report writes it)")
+    settings = read_settings(settings_path)
+    if settings is None:
+        raise GracrError(f"{settings_path}: damaged (not a study's settings); run "
+                         f"`gracrc tissue-study` into another folder")
+    rows = []
+    for number, line in enumerate(metrics_path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise GracrError(f"{metrics_path}:{number}:{error.colno}: not JSON "
+                             f"({error.msg})") from None
+        if row.get("default") and not row.get("randomised"):
+            rows.append(row)
+    return Study(root, int(settings["seed"]), settings, tuple(rows))
+
+
+def check_design(studies: Sequence[Study]) -> None:
+    """Refuse studies that differ in more than `FREE_SETTINGS`, or share a dataset seed."""
+    if len(studies) < 1:
+        raise GracrError("name at least one study folder")
+    first = studies[0]
+    for study in studies[1:]:
+        for key in sorted(set(first.settings) | set(study.settings)):
+            if key not in FREE_SETTINGS and first.settings.get(key) != study.settings.get(key):
+                raise GracrError(f"{study.folder / SETTINGS_FILE}: {key} is "
+                                 f"{study.settings.get(key)!r}, {first.folder} has "
+                                 f"{first.settings.get(key)!r}; the studies combined must "
+                                 f"differ only in {', '.join(FREE_SETTINGS)}")
+    seeds = [study.seed for study in studies]
+    repeated = sorted({seed for seed in seeds if seeds.count(seed) > 1})
+    if repeated:
+        raise GracrError(f"dataset seed {repeated[0]} is in more than one study folder "
+                         f"({', '.join(str(s.folder) for s in studies if s.seed == repeated[0])})")
+
+
+@dataclass(frozen=True)
+class Spread:
+    """One family and explainer's metric over the studies (see the module docstring)."""
+
+    family: str
+    explainer: str
+    studies: int
+    model_seeds: int
+    samples: tuple[int, ...]
+    positives: float | None
+    negatives: float | None
+    pooled: float
+    across_model_seeds: float | None
+    across_dataset_seeds: float | None
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return float(np.mean(values)) if values else None
+
+
+def _std(values: Sequence[float]) -> float | None:
+    return float(np.std(values, ddof=1)) if len(values) > 1 else None
+
+
+def seed_spreads(studies: Sequence[Study], metric: str = "AP") -> list[Spread]:
+    """Each family and explainer that every study holds, with both spreads of `metric`."""
+    if metric not in METRICS:
+        raise GracrError(f"unknown metric {metric!r}; the metrics are {', '.join(METRICS)}")
+    check_design(studies)
+    # (family, explainer) -> study index -> model seed -> rows
+    grouped: dict[tuple[str, str], dict[int, dict[int | None, list[dict[str, Any]]]]] = \
+        defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for index, study in enumerate(studies):
+        for row in study.rows:
+            if row.get(metric) is None:
+                continue
+            family, model_seed = model_family(row["model"])
+            grouped[(family, row["explainer"])][index][model_seed].append(row)
+    spreads = []
+    for (family, explainer), by_study in sorted(grouped.items()):
+        if len(by_study) < len(studies):
+            continue   # not in every study: no dataset-seed spread to give
+        study_means, model_stds, counts = [], [], set()
+        by_class: dict[str, list[float]] = defaultdict(list)
+        samples = []
+        for by_seed in by_study.values():
+            samples.append(len({r["sample"] for rows in by_seed.values() for r in rows}))
+            model_means = []
+            counts.add(len(by_seed))
+            for rows in by_seed.values():
+                model_means.append(float(np.mean([r[metric] for r in rows])))
+                for label in ("positive", "negative"):
+                    values = [r[metric] for r in rows if r["class"] == label]
+                    if values:
+                        by_class[label].append(float(np.mean(values)))
+            study_means.append(float(np.mean(model_means)))
+            spread = _std(model_means)
+            if spread is not None:
+                model_stds.append(spread)
+        spreads.append(Spread(family, explainer, len(by_study), max(counts), tuple(samples),
+                              _mean(by_class["positive"]), _mean(by_class["negative"]),
+                              float(np.mean(study_means)), _mean(model_stds),
+                              _std(study_means)))
+    return spreads
+
+
+def write_seed_spreads(folders: Sequence[str | Path], out: str | Path, metric: str = "AP",
+                       say: Callable[[str], None] = print) -> Path:
+    """Read the studies, write `out/seeds-<metric>.md` and `.csv`, print the table;
+    returns the Markdown file."""
+    from gracr.domains.tissue import published as note
+
+    studies = [read_study(folder) for folder in folders]
+    spreads = seed_spreads(studies, metric)
+    headers = ["model", "explainer", "dataset seeds", "model seeds", "samples per study",
+               "positives",
+               "negatives", "pooled", "± model seeds", "± dataset seeds", "note"]
+
+    def cell(value: float | None) -> str:
+        return "–" if value is None else f"{value:.3f}"
+
+    body = [[s.family, s.explainer, str(s.studies), str(s.model_seeds),
+             "/".join(str(n) for n in s.samples),
+             cell(s.positives), cell(s.negatives), cell(s.pooled), cell(s.across_model_seeds),
+             cell(s.across_dataset_seeds),
+             note.SEED_SPREAD if s.explainer == "IG" and s.model_seeds > 1 else ""]
+            for s in spreads]
+    seeds = ", ".join(f"{s.seed} ({s.folder}, test limit {s.settings.get('test_limit')})"
+                      for s in studies)
+    title = (f"{metric} over dataset seeds {seeds}: means over every study, model seed and "
+             f"explained sample; the spreads separately (std over model seeds within a "
+             f"study, averaged; std over dataset seeds of the model-seed means)")
+    say(f"\n{title}\n\n{render_table(headers, body)}")
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = folder / f"seeds-{SLUGS[metric]}"
+    for suffix in ("md", "csv"):
+        write_table(f"{stem}.{suffix}", headers, body)
+    return stem.with_suffix(".md")

@@ -1,0 +1,407 @@
+"""Trained models beside the compiled one: GIN and GATv2 learn the tissue rule from data.
+
+- `tissue_graphs`: PyG `Data` per `CellTable`: `x` the six markers (float32, in `CHANNELS`
+  order; the cell type is never a feature: a model must read it off the markers, as the
+  compiled one does), `edge_index` the radius graph at `ratio` times the label radius,
+  `edge_attr` the edge length in µm (one float32 column, as gracr's graph JSON carries
+  it: the same graphs go to explainers), `y` the label (float32,
+  shape [1]), and per-node bool flags `tumour`, `tcell`, `engaged`, `driver`, `decoy`
+  (recomputed by `roles`; for probes, never fed to a model);
+- `split_graphs`: train / validation / test by a seeded permutation;
+- `GIN` (`GINEConv`: the message is ReLU(h_j + W·d_ij), so the distance enters every
+  message) and `GATv2` (`GATv2Conv`, `edge_dim=1`, the self loop it adds has length 0),
+  each a few layers, mean or sum pooling and a linear head giving one logit per graph,
+  built by `build_model` from a `ModelSettings`;
+- `train_model`: Adam, BCE with logits, mini-batches, early stopping on validation AUC;
+- `save_model` / `load_model`: a `state_dict` and a JSON of hyperparameters, no pickles.
+
+`gracr.domains.tissue.probes` reads the models: the linear probe and GATv2 attention rollout.
+
+Nothing here touches torch's global random state: initialisation runs under
+`torch.random.fork_rng` with the given seed, the batch order has its own
+`torch.Generator`, label shuffling its own numpy generator, and the models have no dropout.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import pickle
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Sequence, cast
+
+import numpy as np
+import numpy.typing as npt
+import torch
+from sklearn.metrics import roc_auc_score
+from torch import Tensor
+from torch_geometric.data import Batch, Data
+from torch_geometric.loader import DataLoader
+from torch_geometric.nn import GATv2Conv, GINEConv, global_add_pool, global_mean_pool
+
+from gracr.explainers.base import TrainedModel
+from gracr.bench.models import register_model_format
+from gracr.dsl.ir import Kind
+from gracr.errors import GracrError
+from gracr.files import atomic_writer, write_json
+from gracr.domains.tissue.radius import radius_graph, recompute_label, roles
+from gracr.domains.tissue.table import CHANNELS, TCELL, TUMOUR, CellTable
+
+FloatArray = npt.NDArray[np.float64]
+NODE_FLAGS: tuple[str, ...] = ("tumour", "tcell", "engaged", "driver", "decoy")
+ARCHITECTURES: tuple[str, ...] = ("gin", "gatv2")
+POOLINGS: tuple[str, ...] = ("mean", "sum")
+FORMAT = "gracr-tissue-model"
+
+
+# --- data -------------------------------------------------------------------------------
+
+def tissue_graphs(tables: Sequence[CellTable], theta: float, ratio: float) -> list[Data]:
+    """One PyG `Data` per table (see the module docstring for the fields)."""
+    graphs = []
+    for table in tables:
+        edges, distances = radius_graph(table, ratio)
+        engaged, driver, decoy = roles(table)
+        flags = {"tumour": table.mask(TUMOUR), "tcell": table.mask(TCELL),
+                 "engaged": engaged, "driver": driver, "decoy": decoy}
+        graphs.append(Data(
+            x=torch.as_tensor(table.markers, dtype=torch.float32).reshape(-1, len(CHANNELS)),
+            edge_index=torch.as_tensor(edges.T.copy(), dtype=torch.long).reshape(2, -1),
+            edge_attr=torch.as_tensor(distances, dtype=torch.float32).reshape(-1, 1),
+            y=torch.tensor([float(recompute_label(table, theta))], dtype=torch.float32),
+            **{k: torch.as_tensor(v, dtype=torch.bool) for k, v in flags.items()}))
+    return graphs
+
+
+@dataclass(frozen=True)
+class Splits:
+    train: list[Data]
+    validation: list[Data]
+    test: list[Data]
+
+    def with_shuffled_labels(self, seed: int) -> Splits:
+        """The shuffled-label control's splits: one seeded permutation of the training and
+        validation labels together, the test split untouched. The validation labels are
+        shuffled too because they choose the epoch kept: true ones would let the control
+        keep whichever epoch happens to agree with the real labels."""
+        labelled = shuffle_labels([*self.train, *self.validation], seed)
+        return Splits(labelled[:len(self.train)], labelled[len(self.train):], list(self.test))
+
+
+def split_graphs(graphs: Sequence[Data], seed: int, train: float = 0.6,
+                 validation: float = 0.2) -> Splits:
+    """A seeded permutation cut into round(train·n), round(validation·n) and the rest."""
+    if not (0 < train and 0 <= validation and train + validation < 1):
+        raise ValueError(f"fractions must leave a test split, got {train}, {validation}")
+    order = np.random.default_rng(seed).permutation(len(graphs)).tolist()
+    a = round(train * len(graphs))
+    b = a + round(validation * len(graphs))
+    return Splits([graphs[i] for i in order[:a]], [graphs[i] for i in order[a:b]],
+                  [graphs[i] for i in order[b:]])
+
+
+def shuffle_labels(graphs: Sequence[Data], seed: int) -> list[Data]:
+    """Copies of `graphs` whose labels are a seeded permutation of theirs (the control:
+    a model trained on these can learn nothing that generalises)."""
+    order = np.random.default_rng(seed).permutation(len(graphs)).tolist()
+    shuffled = []
+    for graph, source in zip(graphs, order):
+        clone = copy.copy(graph)
+        clone.y = graphs[source].y.clone()
+        shuffled.append(clone)
+    return shuffled
+
+
+# --- models -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """`architecture` "gin" or "gatv2"; `hidden` units per layer (GATv2: over all heads,
+    `hidden // heads` per head, concatenated); `pooling` "mean" or "sum";
+    `distance_scale_um`: the model divides each edge length (µm) by it before its layers
+    read it (the label radius: 1.0 is exactly 30 µm, a near edge one of at most 1), so the
+    graphs it reads carry lengths in µm, as the graph JSON does."""
+
+    architecture: str = "gin"
+    hidden: int = 64
+    layers: int = 2
+    heads: int = 2
+    pooling: str = "mean"
+    distance_scale_um: float = 30.0
+
+    def __post_init__(self) -> None:
+        if self.architecture not in ARCHITECTURES or self.pooling not in POOLINGS:
+            raise ValueError(f"architecture must be one of {ARCHITECTURES} and pooling one of "
+                             f"{POOLINGS}, got {self.architecture!r}, {self.pooling!r}")
+        if self.hidden < 1 or self.layers < 1 or self.heads < 1 or self.hidden % self.heads:
+            raise ValueError("hidden, layers and heads must be positive, hidden a multiple "
+                             "of heads")
+        if not (math.isfinite(self.distance_scale_um) and self.distance_scale_um > 0):
+            raise ValueError(f"distance_scale_um must be a positive number, got "
+                             f"{self.distance_scale_um}")
+
+
+class TissueModel(torch.nn.Module):
+    """Message passing (ReLU after each layer), pooling, one linear logit per graph."""
+
+    def __init__(self, settings: ModelSettings, convs: list[torch.nn.Module]) -> None:
+        super().__init__()
+        self.settings = settings
+        self.convs = torch.nn.ModuleList(convs)
+        self.head = torch.nn.Linear(settings.hidden, 1)
+
+    def scaled(self, edge_attr: Tensor | None, x: Tensor, edge_index: Tensor) -> Tensor:
+        """The edge lengths (µm) as the layers read them: over `distance_scale_um`."""
+        if edge_attr is None:
+            return x.new_zeros((edge_index.size(1), 1))
+        return edge_attr / self.settings.distance_scale_um
+
+    def _conv(self, conv: torch.nn.Module, h: Tensor, edge_index: Tensor,
+              edge_attr: Tensor) -> Tensor:
+        return cast(Tensor, conv(h, edge_index, edge_attr))
+
+    def node_embeddings(self, x: Tensor, edge_index: Tensor,
+                        edge_attr: Tensor | None = None) -> Tensor:
+        """`[N, hidden]`: the last message-passing layer's output after its ReLU (what the
+        pooling reads). `edge_attr=None` means length 0 on every edge."""
+        edge_attr = self.scaled(edge_attr, x, edge_index)
+        h = x
+        for conv in self.convs:
+            h = torch.relu(self._conv(conv, h, edge_index, edge_attr))
+        return h
+
+    def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None,
+                batch: Tensor | None = None, num_graphs: int | None = None) -> Tensor:
+        """`[B, 1]` logits (B = 1 without `batch`; `num_graphs` = B when the last graphs
+        of `batch` may be empty: a graph with no node pools to 0)."""
+        h = self.node_embeddings(x, edge_index, edge_attr)
+        if batch is None:
+            batch = torch.zeros(x.size(0), dtype=torch.long, device=x.device)
+            num_graphs = 1
+        pool = global_mean_pool if self.settings.pooling == "mean" else global_add_pool
+        return cast(Tensor, self.head(pool(h, batch, num_graphs)))
+
+
+class GIN(TissueModel):
+    def __init__(self, settings: ModelSettings) -> None:
+        sizes = [len(CHANNELS)] + [settings.hidden] * settings.layers
+        convs: list[torch.nn.Module] = [GINEConv(torch.nn.Sequential(
+            torch.nn.Linear(a, b), torch.nn.ReLU(), torch.nn.Linear(b, b)), edge_dim=1)
+            for a, b in zip(sizes, sizes[1:])]
+        super().__init__(settings, convs)
+
+
+class GATv2(TissueModel):
+    def __init__(self, settings: ModelSettings) -> None:
+        sizes = [len(CHANNELS)] + [settings.hidden] * settings.layers
+        convs: list[torch.nn.Module] = [
+            GATv2Conv(a, b // settings.heads, heads=settings.heads, edge_dim=1,
+                      add_self_loops=True, fill_value=0.0) for a, b in zip(sizes, sizes[1:])]
+        super().__init__(settings, convs)
+
+    def attention(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None
+                  ) -> list[tuple[Tensor, Tensor]]:
+        """Per layer, `(edge_index [2, E'], alpha [E', heads])` with the self loops the
+        layer adds; alpha of edge j→i (column (j, i)) is softmax-normalised over the
+        edges into i."""
+        edge_attr = self.scaled(edge_attr, x, edge_index)
+        h, out = x, cast(list[tuple[Tensor, Tensor]], [])
+        for conv in self.convs:
+            h, (index, alpha) = conv(h, edge_index, edge_attr, return_attention_weights=True)
+            h = torch.relu(h)
+            out.append((index, alpha))
+        return out
+
+
+def build_model(settings: ModelSettings, seed: int = 0) -> TissueModel:
+    """A randomly initialised model (seeded, global RNG untouched): the untrained control,
+    and exactly the starting point of `train_model` with the same seed."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model: TissueModel = GIN(settings) if settings.architecture == "gin" else GATv2(settings)
+    return model.eval()
+
+
+# --- training ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    max_epochs: int = 300
+    patience: int = 40
+    batch_size: int = 16
+    learning_rate: float = 1e-2
+    weight_decay: float = 0.0
+    seed: int = 0
+    shuffle_labels: bool = False
+    keep: str = "best"
+
+    def __post_init__(self) -> None:
+        if self.max_epochs < 0 or self.patience < 1 or self.batch_size < 1:
+            raise ValueError("max_epochs must be >= 0, patience and batch_size >= 1")
+        if self.keep not in ("best", "last"):
+            raise ValueError(f"keep must be 'best' or 'last', got {self.keep!r}")
+
+
+@dataclass(frozen=True)
+class TrainingRecord:
+    """`epochs` run; the best epoch (1-based; 0: the initial weights were never beaten),
+    its validation AUC and the test AUC of the model returned (nan: one class only)."""
+
+    architecture: str
+    seed: int
+    shuffled_labels: bool
+    epochs: int
+    best_epoch: int
+    best_validation_auc: float
+    test_auc: float
+    seconds: float
+
+
+@torch.no_grad()
+def predict(model: TissueModel, graphs: Sequence[Data], batch_size: int = 64
+            ) -> tuple[FloatArray, FloatArray]:
+    """`(logits, labels)` of `graphs` as float64 arrays."""
+    model.eval()
+    logits, labels = [], []
+    for first in range(0, len(graphs), batch_size):   # no DataLoader: it draws global seeds
+        batch = Batch.from_data_list(list(graphs[first:first + batch_size]))
+        logits.append(model(batch.x, batch.edge_index, batch.edge_attr, batch.batch).reshape(-1))
+        labels.append(batch.y.reshape(-1))
+    if not logits:
+        return np.zeros(0), np.zeros(0)
+    return (torch.cat(logits).double().numpy(), torch.cat(labels).double().numpy())
+
+
+def auc(scores: npt.ArrayLike, labels: npt.ArrayLike) -> float:
+    """scikit-learn's ROC AUC; nan when `labels` hold one class only."""
+    truth = np.asarray(labels).astype(bool)
+    if truth.all() or not truth.any():
+        return math.nan
+    return float(roc_auc_score(truth, np.asarray(scores, dtype=np.float64)))
+
+
+def model_auc(model: TissueModel, graphs: Sequence[Data]) -> float:
+    return auc(*predict(model, graphs))
+
+
+def train_model(model_settings: ModelSettings, splits: Splits,
+                settings: TrainingSettings = TrainingSettings()
+                ) -> tuple[TissueModel, TrainingRecord]:
+    """Train from `build_model(model_settings, settings.seed)`; return the weights of the
+    best validation epoch (AUC, ties to the lower validation loss; a validation split of
+    one class falls back to the loss; the initial weights are never chosen, so a trained
+    model, and the shuffled-label control, has always been trained) and the record. Stops
+    after `patience` epochs without a better one, or at `max_epochs`. `shuffle_labels`:
+    train and choose the epoch on `splits.with_shuffled_labels(settings.seed)`; the test
+    split keeps its labels. `keep="last"` returns the last epoch's weights instead (the
+    record's test AUC is always that of the model returned)."""
+    start = time.perf_counter()
+    model = build_model(model_settings, settings.seed)
+    if settings.shuffle_labels:
+        splits = splits.with_shuffled_labels(settings.seed)
+    train = list(splits.train)
+    optimiser = torch.optim.Adam(model.parameters(), lr=settings.learning_rate,
+                                 weight_decay=settings.weight_decay)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    loader = DataLoader(train, batch_size=settings.batch_size, shuffle=True,
+                        generator=torch.Generator().manual_seed(settings.seed))
+
+    def score() -> tuple[float, float]:
+        logits, labels = predict(model, splits.validation)
+        loss = float(loss_fn(torch.from_numpy(logits), torch.from_numpy(labels))) \
+            if len(labels) else 0.0
+        value = auc(logits, labels)
+        return (-1.0 if math.isnan(value) else value), -loss
+
+    best: tuple[float, float] | None = None
+    best_state, best_epoch, epoch = copy.deepcopy(model.state_dict()), 0, 0
+    while epoch < settings.max_epochs and epoch - best_epoch < settings.patience:
+        epoch += 1
+        model.train()
+        for batch in loader:
+            optimiser.zero_grad()
+            logits = model(batch.x, batch.edge_index, batch.edge_attr, batch.batch)
+            loss_fn(logits.reshape(-1), batch.y.reshape(-1)).backward()
+            optimiser.step()
+        current = score()
+        if best is None or current > best:
+            best, best_state, best_epoch = current, copy.deepcopy(model.state_dict()), epoch
+    if settings.keep == "best":
+        model.load_state_dict(best_state)
+    model.eval()
+    best_auc = math.nan if best is None or best[0] < 0 else best[0]
+    return model, TrainingRecord(model_settings.architecture, settings.seed,
+                                 settings.shuffle_labels, epoch, best_epoch, best_auc,
+                                 model_auc(model, splits.test), time.perf_counter() - start)
+
+
+def explained(model: TissueModel, name: str) -> TrainedModel:
+    """`model` as GracrBench explainers take it (`Subject.of_trained`): a graph
+    classifier giving one logit, `name` in messages and results."""
+    return TrainedModel(name, model, Kind.GRAPH, model.settings.layers)
+
+
+# --- files ------------------------------------------------------------------------------
+
+def _stem(path: str | Path) -> Path:
+    """`path` without a `.pt` or `.json` suffix (any other dot is part of the name:
+    `GIN~convs.0` is a stem)."""
+    path = Path(path)
+    return path.with_suffix("") if path.suffix in (".pt", ".json") else path
+
+
+def _beside(stem: Path, suffix: str) -> Path:
+    return stem.with_name(stem.name + suffix)
+
+
+def save_model(model: TissueModel, path: str | Path) -> tuple[Path, Path]:
+    """Write `<path>.pt` (the `state_dict`, tensors only) and then `<path>.json` (the
+    `ModelSettings`), each whole or not at all; a `.pt` or `.json` suffix of `path` is
+    dropped first. Returns both paths."""
+    stem = _stem(path)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    weights, settings = _beside(stem, ".pt"), _beside(stem, ".json")
+    with atomic_writer(weights, binary=True) as out:
+        torch.save(model.state_dict(), out)
+    write_json(settings, {"format": FORMAT, "version": 1, "settings": asdict(model.settings)})
+    return weights, settings
+
+
+def load_model(path: str | Path) -> TissueModel:
+    """The model `save_model` wrote (`path` with or without `.pt` / `.json`), loaded with
+    `weights_only=True` (no pickled code runs) in eval mode. `GracrError` naming the file
+    that cannot be read (missing, cut, not what `save_model` writes); `ValueError` for a
+    JSON file of another format."""
+    stem = _stem(path)
+    meta_path, weights = _beside(stem, ".json"), _beside(stem, ".pt")
+    try:
+        meta: Any = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise GracrError(f"{meta_path}: cannot read the model's settings ({error})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"{meta_path}: not a {FORMAT} file")
+    try:
+        model = build_model(ModelSettings(**meta["settings"]))
+    except (KeyError, TypeError, ValueError) as error:
+        raise GracrError(f"{meta_path}: not the settings of a model ({error})") from None
+    try:
+        state = torch.load(weights, map_location="cpu", weights_only=True)
+        model.load_state_dict(state)
+    except (OSError, EOFError, RuntimeError, pickle.UnpicklingError, TypeError,
+            AttributeError) as error:
+        # torch reports a cut or foreign file as any of these (RuntimeError: a damaged
+        # zip archive; EOFError: an empty file; UnpicklingError: not torch's format).
+        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        raise GracrError(f"{weights}: cannot read the model's weights ({reason})") from None
+    return model.eval()
+
+
+def _read_model_file(stem: Path) -> TrainedModel:
+    return explained(load_model(stem), stem.name)
+
+
+# The runner explains these files by path (`Job.model`), named after their stem.
+register_model_format(FORMAT, _read_model_file)

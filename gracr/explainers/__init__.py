@@ -1,0 +1,58 @@
+"""Graph explainers: the interface, the registry, every explainer we ship, and the metrics
+that score their explanations. Usable without the benchmark (`gracr.bench`).
+
+`EXPLAINERS` maps the explainers' names (those of the Gracr paper's Tables 2 and 3, and
+ours) to `ExplainerSpec`s: library ones from PyG/Captum in `library`, our own in `flowx`,
+`lrp`, `graphsvx`, `subgraphx`, `graphmask_clean`. Explainers of your own: `register` a
+function, `register_algorithm` a PyG `ExplainerAlgorithm`, and `load_plugins` (the CLI's
+`--plugin`) the modules or files that do so.
+
+The names below are loaded on first use: asking for any of them imports every explainer
+module, which registers it. Importing a light part (`gracr.explainers.metric`) loads
+neither torch-geometric nor the explainers, so that `gracrc --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gracr.explainers.base import (EXPLAINERS, TRAINING_INSTANCES,
+                                       ExplainerSpec, Subject, check_level,
+                                       derives_node_scores, edge_scores, explain,
+                                       explainer_named, explainer_seed, node_scores_from_edges,
+                                       register, scores, settings_for, settings_hash, trained)
+    from gracr.explainers.library import BiasedGNNExplainer, register_algorithm
+    from gracr.explainers.names import PAPER_EXPLAINERS
+    from gracr.explainers.plugins import load_plugins, loaded_plugins
+
+# The modules whose import registers explainers, in registration order.
+_REGISTERING = ("flowx", "graphmask_clean", "graphsvx", "library", "lrp", "subgraphx")
+
+_HOME = {
+    **{name: "base" for name in (
+        "EXPLAINERS", "TRAINING_INSTANCES", "ExplainerSpec", "Subject",
+        "check_level", "derives_node_scores", "edge_scores", "explain", "explainer_named",
+        "explainer_seed", "node_scores_from_edges", "register", "scores", "settings_for",
+        "settings_hash", "trained")},
+    "BiasedGNNExplainer": "library", "register_algorithm": "library",
+    "load_plugins": "plugins", "loaded_plugins": "plugins", "PAPER_EXPLAINERS": "names",
+}
+
+__all__ = ["BiasedGNNExplainer", "EXPLAINERS", "ExplainerSpec", "PAPER_EXPLAINERS", "Subject",
+           "TRAINING_INSTANCES", "check_level", "derives_node_scores", "edge_scores", "explain",
+           "explainer_named", "explainer_seed", "load_plugins", "loaded_plugins",
+           "node_scores_from_edges", "register", "register_algorithm", "scores", "settings_for",
+           "settings_hash", "trained"]
+assert sorted(__all__) == sorted(_HOME)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module 'gracr.explainers' has no attribute '{name}'")
+    for module in _REGISTERING:
+        importlib.import_module(f"gracr.explainers.{module}")
+    value = getattr(importlib.import_module(f"gracr.explainers.{_HOME[name]}"), name)
+    globals()[name] = value
+    return value
