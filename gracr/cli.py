@@ -580,7 +580,7 @@ def cmd_chem_check(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.datasets import export, load_or_build, size_stats
     from gracr.bench.tasks import PAPER_TASKS, task_named
-    from gracr.bench.tables import render_table, write_table
+    from gracr.bench.report.tables import render_table, write_table
 
     def size_for(name: str) -> int | None:
         return task_named(name).size_of(args.graphs, args.targets)
@@ -625,9 +625,9 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     import datetime
     import shlex
 
-    from gracr.domains.paper.report import write_report
-
-    from gracr.domains.paper.report.instance_figure import DatasetSource
+    from gracr.bench.report import write_report
+    from gracr.bench.report.instance_figure import DatasetSource
+    from gracr.domains.paper.report import paper_report
 
     if args.plugin:   # the explainers an instance figure re-runs (without: no torch here)
         from gracr.explainers import load_plugins
@@ -644,13 +644,13 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     figures = None if args.no_instance_figures else \
         DatasetSource(args.datasets, args.graphs, args.targets, args.budget)
     print(write_report(args.dirs, args.out, command, datetime.date.today().isoformat(),
-                       figures), end="", file=out)
+                       paper_report, figures), end="", file=out)
     return 0
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.datasets import load_or_build
     from gracr.bench.tasks import task_named
-    from gracr.domains.paper.report.instance_figure import draw_instance, explained_view
+    from gracr.bench.report.instance_figure import draw_instance, explained_view
     from gracr.explainers import load_plugins
     from gracr.bench.runner import plan_jobs
 
@@ -743,7 +743,7 @@ def _sigterm_interrupts() -> Iterator[None]:
 
 def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.explainers import EXPLAINERS, check_level, load_plugins
-    from gracr.bench.tables import render_table
+    from gracr.bench.report.tables import render_table
     from gracr.bench.tasks import task_named, task_names
     from gracr.bench.tuning import store, tune
 

@@ -33,7 +33,7 @@ from gracr.bench.instances import (NODE_UPI_FILE, compile_variant, first_subject
                                    positive_instances, variant_named)
 from gracr.explainers.metric import plausibility
 from gracr.bench.record import Record, read_records, record_objects
-from gracr.domains.paper.report import load_results
+from gracr.bench.report import load_results
 from gracr.bench.runner import plan_jobs, read_done, run
 from gracr.bench.tasks import TASKS
 from gracr.bench.tuning import HELD_OUT_SEED, store, tune

@@ -30,7 +30,7 @@ import numpy.typing as npt
 from gracr.bdd.upi import upi
 from gracr.explainers.base import explainer_named, settings_for
 from gracr.bench.budget import OutOfTime, cpu_budget
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.report.tables import render_table, write_table
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
 from gracr.dsl.show import show_formula

@@ -45,7 +45,7 @@ from gracr.bench.instances import (ExplainedInstance, compile_variant, positive_
                                    subject_for, variant_named, variant_program)
 from gracr.explainers.metric import Plausibility
 from gracr.bench.record import Record
-from gracr.domains.paper.report.aggregation import task_rank, variant_rank
+from gracr.bench.report.aggregation import task_rank, variant_rank
 from gracr.bench.tuning import HELD_OUT_SEED, ready_explainer
 from gracr.errors import GracrError
 from gracr.files import atomic_writer
