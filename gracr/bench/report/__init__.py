@@ -36,7 +36,6 @@ from gracr.bench.report.tables import (RESULTS_CSV_COLUMNS, Provenance, Row, Row
                                        score_table, score_text, write_table)
 from gracr.bench.report.write import (ReportFile, Sections, report_warnings, table_file,
                                       text_file, write_report)
-from gracr.stats import Moments, Stat
 
 __all__ = [
     # aggregation
@@ -55,6 +54,4 @@ __all__ = [
     "score_table", "score_text", "write_table",
     # write
     "ReportFile", "Sections", "report_warnings", "table_file", "text_file", "write_report",
-    # statistics (gracr.stats)
-    "Moments", "Stat",
 ]

@@ -195,7 +195,7 @@ def plot_fig3(rows: Sequence[Row], path: Path) -> None:
     def series(name: str) -> tuple[list[float], list[float]]:
         stats = [row[3][name] for row in rows]
         return ([math.nan if s is None else s.mean for s in stats],
-                [0.0 if s is None else s.std for s in stats])
+                [0.0 if s is None or s.std is None else s.std for s in stats])
 
     for name, label, marker in (("precision", "precision", "o"), ("recall", "recall", "s"),
                                 ("f1", "F1", "^")):

@@ -208,7 +208,7 @@ def plot_fig4(rows: Sequence[tuple[int, int, Mapping[str, Stat | None]]], path: 
     def values(name: str) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         stats = [row[2][name] for row in rows]
         return (np.asarray([math.nan if s is None else s.mean for s in stats]),
-                np.asarray([0.0 if s is None else s.std for s in stats]))
+                np.asarray([0.0 if s is None or s.std is None else s.std for s in stats]))
 
     mean, std = values("precision")
     axis.plot(ks, mean, marker="o", linewidth=2.0, label="precision")
