@@ -24,7 +24,7 @@ A task is a small TOML file beside its `.gml` (the paper's six ship in
     # targets = 500                  # node tasks: graphs accumulate until this many positives
 
 How colours, values and relations are drawn, and what a generator returns: see
-`gracr.bench.graph_sources`.
+`gracr.bench.graph_sources`. Task files are written by `gracr.bench.task_writer`.
 
 The dataset of a task is a pure function of the task's files and the seed: its store key
 (`Task.key`) hashes the task file, the main formula, the motif and graph files and a user
