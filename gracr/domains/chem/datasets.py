@@ -34,6 +34,7 @@ import numpy as np
 from rdkit import Chem, DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 
+from gracr.bench.task_writer import FileGraphs, TaskFile, write_task_file
 from gracr.domains.chem.molecules import Molecule
 from gracr.domains.chem.wombat import WombatPattern, wombat_formula_path
 
@@ -124,16 +125,16 @@ def wombat_dataset(pattern: WombatPattern, positives: Sequence[Molecule],
     return tuple(chosen[i] for i in rng.permutation(len(chosen)))
 
 
-TASK_FILE = """\
-# WOMBAT pattern {number} (App. H.1 of the WOMBAT paper), relaxed: {relaxed}
-# Written by scripts/wombat_datasets.py ({summary}); do not edit by hand.
-name = "WOMBAT-{name}"
-formula = "{name}.gml"
-description = "WOMBAT {name}: positives, hard negatives (Tversky >= 0.5 to the pattern's ECFP4) and random negatives of the bundled molecule sets"
-
-[graphs]
-file = "molecules.jsonl"
-"""
+def wombat_task(pattern: WombatPattern, summary: str) -> TaskFile:
+    """The task file of `pattern`'s dataset, `summary` saying what was drawn."""
+    return TaskFile(
+        name=f"WOMBAT-{pattern.name}", formulas=(f"{pattern.name}.gml",),
+        graphs=FileGraphs("molecules.jsonl"),
+        description=f"WOMBAT {pattern.name}: positives, hard negatives (Tversky >= 0.5 to the "
+                    "pattern's ECFP4) and random negatives of the bundled molecule sets",
+        comments=(f"WOMBAT pattern {pattern.number} (App. H.1 of the WOMBAT paper), relaxed: "
+                  f"{pattern.relaxed}",
+                  f"Written by scripts/wombat_datasets.py ({summary}); do not edit by hand."))
 
 
 def write_dataset(folder: Path, pattern: WombatPattern, dataset: Sequence[Labelled]) -> Path:
@@ -152,7 +153,4 @@ def write_dataset(folder: Path, pattern: WombatPattern, dataset: Sequence[Labell
     counts = {kind: sum(e.kind == kind for e in dataset)
               for kind in ("positive", "hard negative", "random negative")}
     summary = ", ".join(f"{n} {kind}s" for kind, n in counts.items())
-    task = folder / f"{pattern.name}.toml"
-    task.write_text(TASK_FILE.format(number=pattern.number, relaxed=pattern.relaxed,
-                                     name=pattern.name, summary=summary), encoding="utf-8")
-    return task
+    return write_task_file(folder / f"{pattern.name}.toml", wombat_task(pattern, summary))
