@@ -37,6 +37,7 @@ from rdkit.Chem import rdFingerprintGenerator
 from gracr.bench.task_writer import FileGraphs, TaskFile, write_task_file
 from gracr.domains.chem.molecules import Molecule
 from gracr.domains.chem.wombat import WombatPattern, wombat_formula_path
+from gracr.files import atomic_writer, write_text
 
 Kind = Literal["positive", "hard negative", "random negative"]
 
@@ -142,9 +143,9 @@ def write_dataset(folder: Path, pattern: WombatPattern, dataset: Sequence[Labell
     JSON per molecule, with `x-smiles`, `x-place`, `x-kind` and `x-tversky`) and the task
     file `folder/{name}.toml`, which it returns."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{pattern.name}.gml").write_text(
-        wombat_formula_path(pattern).read_text(encoding="utf-8"), encoding="utf-8")
-    with open(folder / "molecules.jsonl", "w", encoding="utf-8") as handle:
+    write_text(folder / f"{pattern.name}.gml",
+               wombat_formula_path(pattern).read_text(encoding="utf-8"))
+    with atomic_writer(folder / "molecules.jsonl") as handle:
         for entry in dataset:
             obj = entry.molecule.graph.to_json()
             obj.update({"x-smiles": entry.molecule.smiles, "x-place": entry.molecule.place,
