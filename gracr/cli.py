@@ -1230,7 +1230,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         return int(exit_.code or 0)
     args.err = err   # where a command reports what it skipped
     try:
-        code: int = args.run(args, out)
+        with _sigterm_interrupts():
+            code: int = args.run(args, out)
         out.flush()
         return code
     except BrokenPipeError:
@@ -1253,8 +1254,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
     except UnicodeDecodeError:
         print(f"gracrc: error: {getattr(args, 'file', '?')}: not a UTF-8 text file", file=err)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as stop:
+        # Ctrl-C or SIGTERM outside a run that says more (`bench`): one line, no traceback,
+        # and the shell's status for a process ended by that signal.
+        cause = signal.SIGTERM if isinstance(stop, _Terminated) else signal.SIGINT
+        print(f"gracrc: {args.command} stopped ({cause.name})", file=err)
+        return 128 + cause
     except Exception as error:  # a bug in gracr, not in the input: say where, briefly
         if os.environ.get("GRACR_TRACEBACK"):
             raise
