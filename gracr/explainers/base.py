@@ -439,10 +439,13 @@ def register(spec: ExplainerSpec) -> ExplainerSpec:
 
 
 def explainer_named(name: str) -> ExplainerSpec:
-    """The registered explainer `name`; the explainers we ship, then the `gracr.explainers`
-    entry points, are loaded first if it is not (yet) registered."""
+    """The registered explainer `name`; the explainers we ship, then (if it is still not
+    registered) the `gracr.explainers` entry points, are loaded first if it is not (yet)
+    registered. Entry points only when needed: a domain's plugin may import the benchmark
+    (the tissue one does), which explaining with a shipped explainer must not."""
     if name not in EXPLAINERS:
         from gracr.explainers import EXPLAINERS as everything_we_ship  # noqa: F401  (registers)
+    if name not in EXPLAINERS:
         from gracr.explainers.plugins import load_entry_points
 
         load_entry_points()
