@@ -12,11 +12,11 @@ with every random generator seeded, so a result is a function of (explainer, set
 subject, seed); `scores` merges its defaults with the given settings and takes those
 scores out.
 
-An `ExplainerSpec` declares the levels it gives (edge only by default). An explainer that
-gives edge scores only is still scored at node level: `scores` runs it at edge level and
-gives each node the maximum score of its incident edges (`node_scores_from_edges`,
-`derives_node_scores`); asking a node-only explainer for edge scores fails before a run
-starts. An explainer that
+An `ExplainerSpec` declares the levels it gives (edge only by default) and the models it
+explains (`models`: compiled, trained or both). An explainer that gives edge scores only
+is still scored at node level: the spec runs it at edge level and gives each node the
+maximum score of its incident edges (`node_scores_from_edges`, `derives_node_scores`);
+asking a node-only explainer for edge scores fails before a run starts. An explainer that
 learns before it explains (PGExplainer) has a `train` step, which the runner and the
 tuner call once on the held-out seed's instances (`trained`).
 
@@ -29,8 +29,8 @@ The subject is a compiled model or a trained one (`TrainedModel`): explainers th
 the model only through its module and its output explain both alike.
 
 Its size (~620 lines) is one interface: the subject (compiled or trained), the protocol,
-the spec and its registry, the search spaces, and `scores`, the one way every caller runs an
-explainer; split, each part would import the others.
+the spec and its registry, the search spaces, and `scores`, the one way every caller runs
+a registered explainer; split, each part would import the others.
 """
 
 from __future__ import annotations
