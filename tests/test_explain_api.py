@@ -24,7 +24,7 @@ import gracr
 from gracr.errors import GracrError
 from gracr.explainers import EXPLAINERS, ExplainerTask, Subject, edge_scores, scores
 from gracr.explainers.api import Score, explain, score
-from tiny_models import NODE_GRAPH
+from tiny_models import GRAPH_GRAPH, NODE_GRAPH
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_SOURCE = "colors grey, red, blue\nclassify <> red"
@@ -100,6 +100,32 @@ def test_an_explainer_object_runs_with_its_settings_as_given(node_model: Any) ->
     assert score(explanation, EDGE_UPI) == Score("f1", "edge", 0.5, 1 / 3, 1.0, 2.0)
     assert score(explanation, EDGE_UPI, "auroc").value == 0.5
     assert score(explanation, EDGE_UPI, "average_precision").value == pytest.approx(1 / 3)
+
+
+class EdgesOnly(Constant):
+    def supports(self, task: ExplainerTask) -> bool:
+        return task.level == "edge"
+
+
+def test_an_explainer_object_is_asked_what_it_supports(node_model: Any) -> None:
+    program, model = node_model
+    assert explain(model, NODE_GRAPH, EdgesOnly(), target=0).edge_mask.tolist() == [1.0] * 3
+    with pytest.raises(GracrError, match="Constant does not support this task: "
+                                         "ExplainerTask\\(level='node'"):
+        explain(model, NODE_GRAPH, EdgesOnly(), target=0, over="nodes")
+
+
+def test_a_graph_classifier_is_explained_without_a_target() -> None:
+    # `exists (black & <> red)`: only the black hub 0 with its red neighbour 1 makes it
+    # true, through edge 1 -> 0 (edge 0); the red 3 -> grey 4 pair has no black node.
+    program = gracr.parse("colors black, red, grey\nclassify exists (black & <> red)")
+    explanation = explain(gracr.compile(program), GRAPH_GRAPH, "Saliency", program=program)
+    assert getattr(explanation, "index", None) is None
+    upi = np.array([True, False, False, False, False])
+    assert score(explanation, upi) == Score("f1", "edge", 1.0, 1.0, 1.0,
+                                            float(explanation.edge_mask[0]))
+    with pytest.raises(GracrError, match="a graph classifier has no target node"):
+        explain(gracr.compile(program), GRAPH_GRAPH, "Saliency", target=0)
 
 
 def test_explain_is_the_lower_level_run(node_model: Any) -> None:
