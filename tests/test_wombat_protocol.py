@@ -214,7 +214,7 @@ def test_explainer_lists_paper_all_and_named() -> None:
 
 def _edges_only(subject: Subject, settings: Any, seed: int) -> Any:
     """Edge i scored i: a node's derived score is its highest incident edge index."""
-    return torch.arange(subject.num_edges, dtype=torch.float64)
+    return Explanation(edge_mask=torch.arange(subject.num_edges, dtype=torch.float64))
 
 
 def test_records_say_when_node_scores_come_from_edge_scores(tmp_path: Path) -> None:
