@@ -25,10 +25,7 @@ TABLES = ("metric-ap", "metric-auroc", "metric-spearman-shapley", "metric-spearm
 
 def report(folder: Path) -> str:
     """The report of the study in `folder`; returns what it printed."""
-    from gracr.domains.tissue.study import (ARCHITECTURES, COMPILED, ModelFile,
-                                            StudySettings, _randomised_files, prepare_data,
-                                            trained_name)
-    from gracr.domains.tissue.study_report import write_report
+    from gracr.domains.tissue.study import StudySettings, TissueStudy
     from gracr.domains.tissue.trained import TrainingSettings
 
     known = json.loads((folder / "settings.json").read_text())
@@ -37,20 +34,8 @@ def report(folder: Path) -> str:
                                 "explainers": tuple(known["explainers"]),
                                 "epochs": tuple(known["epochs"]),
                                 "training": TrainingSettings(**known["training"])})
-    models = folder / "models"
-    files = [ModelFile(COMPILED, models / f"{COMPILED}.npz", 1.0)]
-    for architecture in ARCHITECTURES:
-        for seed in settings.model_seeds:
-            name = trained_name(architecture, 1.0, seed)
-            files.append(ModelFile(name, models / f"{name}.json", 1.0,
-                                   architecture=architecture))
-        for control in ("shuffled", "untrained"):
-            name = trained_name(architecture, 1.0, settings.model_seeds[0], control)
-            files.append(ModelFile(name, models / f"{name}.json", 1.0,
-                                   architecture=architecture))
-    files += _randomised_files(folder)
     shown: list[str] = []
-    write_report(folder, settings, prepare_data(folder, settings), files, shown.append)
+    TissueStudy(folder, settings).report(shown.append)
     return "\n".join(shown) + "\n"
 
 

@@ -6,37 +6,24 @@ intended change."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
 
-from gracr.bench.record import Record, read_records
-from gracr.domains.paper.report.ranking import ranking_rows
+from gracr.bench.record import read_records
+from gracr.domains.chem.study import WombatSettings, wombat_tables
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "wombat"
 UPDATE = os.environ.get("GRACR_UPDATE_GOLDEN") == "1"
-PATTERNS = [1, 2]
-EXPLAINERS = ["Saliency", "IG", "ShapleySampling", "SubgraphX", "Rnd"]
-POSITIVES, NEGATIVES, SLOW_POSITIVES, SLOW_NEGATIVES = 2, 2, 1, 1
+SETTINGS = WombatSettings(patterns=(1, 2),
+                          explainers=("Saliency", "IG", "ShapleySampling", "SubgraphX", "Rnd"),
+                          positives=2, negatives=2, slow_positives=1, slow_negatives=1)
 
 
 def test_the_tables_of_the_fixture_records_are_the_golden_tables() -> None:
-    spec = importlib.util.spec_from_file_location(
-        "wombat_explainers", ROOT / "benchmarks" / "wombat_explainers.py")
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-
-    def limit(record: Record) -> int:
-        slow = record.explainer in script.SLOW
-        if record.sample == "negative":
-            return SLOW_NEGATIVES if slow else NEGATIVES
-        return SLOW_POSITIVES if slow else POSITIVES
-
-    records = [r for r in read_records(FIXTURE / "results.jsonl") if r.instance < limit(r)]
-    rows = {(r.task, r.variant, r.explainer): r for r in ranking_rows(records)}
-    text = script._tables(rows, PATTERNS, EXPLAINERS)
+    records = [r for r in read_records(FIXTURE / "results.jsonl")
+               if r.instance < SETTINGS.limit(r)]
+    text = wombat_tables(records, SETTINGS)
     if UPDATE:
         (FIXTURE / "expected.md").write_text(text, encoding="utf-8")
     assert text == (FIXTURE / "expected.md").read_text(encoding="utf-8")

@@ -1,8 +1,10 @@
 """The tissue study: the note's metrics, baselines and controls on a compiled model beside
 trained ones, through the benchmark runner (`gracrc tissue-study --out DIR`).
 
-The phases, each resumable (what is complete in `DIR` is not redone; a file found damaged
-is said and made again):
+`TissueStudy` is a `gracr.bench.study.Study`: the settings are written first and checked
+on every resume, and each phase below runs unless its files say it is complete (a
+phase that runs redoes only what is missing; a file found damaged is said and made
+again). This module holds the phases' bodies; the Study runs them.
 
 1. **data** (`DIR/data/`): one dataset of `samples` cell tables (`generate_dataset`, θ for
    class balance), split train / validation / test (0.6 / 0.2 / 0.2, seeded); one test
@@ -24,37 +26,34 @@ is said and made again):
    classes): the explainers on every model, AttentionRollout on the GATv2 models, the six
    model-free baselines once (on the compiled model's subject; they read no model), and
    GNNExplainer at each epoch budget on the models and their fully randomised copies.
-5. **report** (`gracr.domains.tissue.study_report`, which `study_report.study` runs after
-   `run_study`): the metrics, class-stratified, beside the note's numbers; tables in
-   `DIR/tables/`, figures in `DIR/figures/`.
-
-Its size (~630 lines) is the study's phases and the checks that let each resume from
-what is complete (whole files validated on read, logs whose cut last line is dropped);
-the library-shape issue moves the phases onto a generic `Study`.
+5. **report** (`gracr.domains.tissue.study_report.write_report`, every run): the
+   metrics, class-stratified, beside the note's numbers; tables in `DIR/tables/`,
+   figures in `DIR/figures/`.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import sys
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 
 from gracr.explainers import explainer_named, settings_for, settings_hash
-from gracr.bench.runner import Engine, Job, run
+from gracr.bench.record import RESULTS_FILE
+from gracr.bench.runner import Job, run
+from gracr.bench.study import Phase, Say, Study, explained
 from gracr.data.graph import Graph
 from gracr.dsl.parse import parse
 from gracr.data.generators import SEED_LIMIT
-from gracr.errors import GracrError, os_error_message
+from gracr.errors import GracrError
 from gracr.executor.model import load
 from gracr.files import append_lines, atomic_writer, read_json_lines, write_json, write_text
-from gracr.limits import RAY_TIMEOUT
 from gracr.domains.tissue.baselines import BASELINE_NAMES
 from gracr.domains.tissue.dataset import DATASET_FILES, TASK_FILE, write_dataset
 from gracr.domains.tissue.generator import TissueSettings, check_dataset_options, generate_dataset
@@ -68,7 +67,6 @@ ARCHITECTURES: tuple[str, ...] = ("GIN", "GATv2")
 COMPILED = "compiled"
 MODES: tuple[Literal["cascading", "independent"], ...] = ("cascading", "independent")
 SPLIT = (0.6, 0.2)   # train, validation; the rest is the test split
-SETTINGS_FILE = "settings.json"
 
 
 @dataclass(frozen=True)
@@ -307,10 +305,73 @@ class ModelFile:
     architecture: str = COMPILED
 
 
+def trained_models(settings: StudySettings) -> list[tuple[str, float, int, str]]:
+    """The trained models, in the order they are made: (architecture, ratio, training
+    seed, control) — each seed at ratio 1, the first seed at the other ratios, and the
+    first seed's shuffled-label and untrained controls."""
+    first = settings.model_seeds[0]
+    wanted: list[tuple[str, float, int, str]] = []
+    for architecture in ARCHITECTURES:
+        wanted += [(architecture, 1.0, seed, "") for seed in settings.model_seeds]
+        wanted += [(architecture, ratio, first, "") for ratio in settings.ratios
+                   if ratio != 1.0]
+        wanted += [(architecture, 1.0, first, "shuffled"), (architecture, 1.0, first,
+                                                           "untrained")]
+    return wanted
+
+
+def randomised_bases(settings: StudySettings) -> tuple[str, ...]:
+    """The models whose randomised copies are explained: the compiled one and the first
+    seed's ratio-1 trained ones."""
+    first = settings.model_seeds[0]
+    return (COMPILED, *(trained_name(a, 1.0, first) for a in ARCHITECTURES))
+
+
+def model_files(folder: Path, settings: StudySettings) -> list[ModelFile]:
+    """Every explained model of phase 3: the compiled one, the trained ones
+    (`trained_models`), then the randomised copies its names files list."""
+    models = folder / "models"
+    files = [ModelFile(COMPILED, models / f"{COMPILED}.npz", 1.0)]
+    for architecture, ratio, seed, control in trained_models(settings):
+        name = trained_name(architecture, ratio, seed, control)
+        files.append(ModelFile(name, models / f"{name}.json", ratio,
+                               architecture=architecture))
+    return files + _randomised_files(folder)
+
+
+def models_complete(folder: Path, settings: StudySettings) -> bool:
+    """Whether phase 3 has nothing left to make: every trained model logged in
+    `training.jsonl`, the compiled model and every model without a control probed, every
+    randomised copy listed, and every model file loading (a damaged one is made again)."""
+    from gracr.bench.models import load_model_file
+
+    models = folder / "models"
+
+    def logged(name: str) -> set[Any]:
+        # Quietly: a cut last line is said by the phase that makes its record again.
+        records, _ = read_json_lines(models / name)
+        return {record.get("model") for record in records if isinstance(record, dict)}
+
+    trained, probed = logged("training.jsonl"), logged("probes.jsonl")
+    if COMPILED not in probed or not all(
+            trained_name(a, r, s, c) in trained and (c != "" or trained_name(a, r, s) in probed)
+            for a, r, s, c in trained_models(settings)):
+        return False
+    if not all((models / "randomised" / f"{base}~{mode}.names").exists()
+               for base in randomised_bases(settings) for mode in MODES):
+        return False
+    for file in model_files(folder, settings):
+        try:
+            load_model_file(file.path)
+        except (GracrError, ValueError, OSError):
+            return False
+    return True
+
+
 def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
-                   progress: Callable[[str], None]) -> list[ModelFile]:
-    """Phase 3: every model file (see the module docstring), training and probing what
-    is not there yet.
+                   progress: Callable[[str], None]) -> None:
+    """Phase 3: every model file (`model_files`), training and probing what is not
+    there yet.
 
     A trained model is done when its files load, its line is in `training.jsonl` and
     (models without a control) its probe in `probes.jsonl`: each is written after the
@@ -325,30 +386,19 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
 
     models = folder / "models"
     models.mkdir(parents=True, exist_ok=True)
-    files: list[ModelFile] = []
     compiled_path = models / f"{COMPILED}.npz"
     if _loaded(compiled_path, lambda: load(str(compiled_path)), "the compiled model") is None:
         compile_program(parse(tissue_program(data.theta)),
                         presence=True).save(str(compiled_path))
-    files.append(ModelFile(COMPILED, compiled_path, 1.0))
 
     training_log = models / "training.jsonl"
     probe_log = models / "probes.jsonl"
     trained_done = {record.get("model") for record in read_jsonl(training_log)}
     probed = {record.get("model") for record in read_jsonl(probe_log)}
-    first = settings.model_seeds[0]
-    wanted: list[tuple[str, float, int, str]] = []
-    for architecture in ARCHITECTURES:
-        wanted += [(architecture, 1.0, seed, "") for seed in settings.model_seeds]
-        wanted += [(architecture, ratio, first, "") for ratio in settings.ratios
-                   if ratio != 1.0]
-        wanted += [(architecture, 1.0, first, "shuffled"), (architecture, 1.0, first,
-                                                           "untrained")]
     graphs_by_ratio: dict[float, Any] = {}
-    for architecture, ratio, seed, control in wanted:
+    for architecture, ratio, seed, control in trained_models(settings):
         name = trained_name(architecture, ratio, seed, control)
         path = models / f"{name}.json"
-        files.append(ModelFile(name, path, ratio, architecture=architecture))
         model = (_loaded(path, lambda: load_model(path), "the model")
                  if name in trained_done else None)
         if model is not None and (control != "" or name in probed):
@@ -384,7 +434,7 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
 
     random_folder = models / "randomised"
     random_folder.mkdir(exist_ok=True)
-    for base in (COMPILED, *(trained_name(a, 1.0, first) for a in ARCHITECTURES)):
+    for base in randomised_bases(settings):
         for mode in MODES:
             names = random_folder / f"{base}~{mode}.names"
             if names.exists() and _copies_load(folder, base, mode):
@@ -405,7 +455,6 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
         progress("probing the compiled model")
         probe = _compiled_probe(folder, data, compiled_path)
         append_lines(probe_log, [json.dumps(probe)])
-    return files + _randomised_files(folder)
 
 
 def _loaded(path: Path, load_file: Callable[[], Any], what: str) -> Any:
@@ -550,90 +599,67 @@ def _top(models: Sequence[ModelFile], model: ModelFile) -> str | None:
     return max(steps, key=lambda v: int(str(v).split("-")[-1])) if steps else None
 
 
-def _identity(settings: dict[str, Any]) -> dict[str, Any]:
-    """The settings that decide a study folder's results (all but `test_limit`)."""
-    return {key: value for key, value in settings.items() if key != "test_limit"}
-
-
 # What a study writes beside its settings: a folder holding any of them holds a study.
 STUDY_OUTPUTS = ("data", "truth.jsonl", "models", "attributions", "store")
 
 
-def read_settings(path: Path) -> dict[str, Any] | None:
-    """A study's settings file as written (`StudySettings.to_json`), or None when it is
-    not one: cut, not JSON, or without a dataset seed."""
-    try:
-        known = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    except OSError as error:
-        raise GracrError(os_error_message(error, str(path))) from None
-    if not isinstance(known, dict) or not isinstance(known.get("seed"), int):
-        return None
-    return known
+class TissueStudy(Study[StudySettings]):
+    """The tissue study in its folder: the phases of the module docstring, then the
+    report (`gracr.domains.tissue.study_report.write_report`). Only the test limit may
+    change on a resume: a larger one adds samples to the folder, a smaller one reports
+    the first ones."""
 
+    FREE = ("test_limit",)
+    REQUIRED = {"seed": int}
+    OUTPUTS = STUDY_OUTPUTS
 
-def claim_folder(root: Path, settings: StudySettings) -> None:
-    """Make `root` the folder of a study of `settings`, or resume the one it holds. A
-    folder holding a study of other settings (but `test_limit`) is refused (their results
-    would mix), and so is one whose settings file is damaged while it holds the study's
-    outputs (which settings made them is unknown); a damaged settings file alone (a run
-    stopped while writing it, its first file) is written again."""
-    root.mkdir(parents=True, exist_ok=True)
-    settings_file = root / SETTINGS_FILE
-    wanted = settings.to_json()
-    if os.path.lexists(settings_file):
-        known = read_settings(settings_file)
-        if known is None:
-            outputs = [name for name in STUDY_OUTPUTS if os.path.lexists(root / name)]
-            if outputs:
-                raise GracrError(f"{settings_file}: damaged (not a study's settings), and "
-                                 f"the folder holds a study's {', '.join(outputs)}: which "
-                                 f"settings made them is unknown, so it is not resumed; "
-                                 f"choose another --out (or restore the file)")
-            print(f"gracrc: {settings_file}: damaged (not a study's settings) and nothing "
-                  f"else of the study is there yet; written again", file=sys.stderr)
-        elif _identity(known) != _identity(json.loads(json.dumps(wanted))):
-            raise GracrError(f"{settings_file}: this folder holds a study of other settings; "
-                             f"choose another --out, or the same settings to resume it (only "
-                             f"--test-limit may change)")
-    # The test limit only chooses how many explained samples are reported: a run with a
-    # larger one adds samples to the folder, a smaller one reports the first ones.
-    write_json(settings_file, wanted)
+    @cached_property
+    def data(self) -> StudyData:
+        """Phase 1's data, read back (made again when found damaged)."""
+        return prepare_data(self.folder, self.settings)
 
+    def _positions(self) -> list[int]:
+        return explained_positions(self.data, self.settings.test_limit)
 
-@dataclass(frozen=True)
-class StudyRun:
-    """A study's folder, settings, data and models after phases 1–4: what the report
-    (`gracr.domains.tissue.study_report.write_report`) reads."""
+    def _jobs(self) -> list[Job]:
+        return study_jobs(self.settings, self.data, model_files(self.folder, self.settings),
+                          self.folder)
 
-    root: Path
-    settings: StudySettings
-    data: StudyData
-    models: tuple[ModelFile, ...]
+    def phases(self) -> list[Phase]:
+        root, settings = self.folder, self.settings
 
+        def data_complete() -> bool:
+            # Each file written whole, the split after the tables and each task file
+            # last; whether they are what the settings make is checked when they are read.
+            return (root / "data" / "split.json").exists() and all(
+                (root / "data" / ratio_name(ratio) / name).exists()
+                for ratio in settings.ratios for name in DATASET_FILES)
 
-def run_study(folder: str | Path, settings: StudySettings, workers: int = 1,
-              engine: Engine = "process", address: str | None = None,
-              progress: bool = True, ray_timeout: float = RAY_TIMEOUT) -> StudyRun:
-    """Phases 1–4 into `folder` (`gracr.domains.tissue.study_report.study` adds the report). A
-    folder already holding a study of other settings is refused (its results would mix)."""
-    from tqdm import tqdm
+        def make_data(say: Say) -> None:
+            data = self.data
+            say(f"data: {len(data.tables)} samples, θ = {data.theta}, test "
+                f"{len(data.test)} ({data.positive_share:.0%} positive)")
 
-    root = Path(folder)
-    claim_folder(root, settings)
+        def explain(say: Say) -> None:
+            jobs = self._jobs()
+            say(f"explaining: {len(jobs)} jobs over "
+                f"{len(model_files(root, settings))} models")
+            execution = self.execution
+            run(jobs, str(root / "attributions"), workers=execution.workers,
+                progress=execution.progress, engine=execution.engine,
+                address=execution.address, ray_timeout=execution.ray_timeout)
 
-    def say(message: str) -> None:
-        if progress:
-            tqdm.write(message)
+        return [
+            Phase("data", data_complete, make_data),
+            Phase("truth", lambda: set(self._positions()) <= set(read_truth(root)),
+                  lambda say: prepare_truth(root, self.data, self._positions(), say)),
+            Phase("models", lambda: models_complete(root, settings),
+                  lambda say: prepare_models(root, settings, self.data, say)),
+            Phase("explain", lambda: explained(self._jobs(), root / "attributions" /
+                                               RESULTS_FILE), explain)]
 
-    data = prepare_data(root, settings)
-    say(f"data: {len(data.tables)} samples, θ = {data.theta}, test {len(data.test)} "
-        f"({data.positive_share:.0%} positive)")
-    prepare_truth(root, data, explained_positions(data, settings.test_limit), say)
-    models = prepare_models(root, settings, data, say)
-    jobs = study_jobs(settings, data, models, root)
-    say(f"explaining: {len(jobs)} jobs over {len(models)} models")
-    run(jobs, str(root / "attributions"), workers=workers, progress=progress, engine=engine,
-        address=address, ray_timeout=ray_timeout)
-    return StudyRun(root, settings, data, tuple(models))
+    def report(self, say: Say) -> None:
+        from gracr.domains.tissue.study_report import write_report
+
+        write_report(self.folder, self.settings, self.data,
+                     model_files(self.folder, self.settings), say)
