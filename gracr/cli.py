@@ -392,7 +392,8 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
     from dataclasses import replace
 
     from gracr.bench.study import Execution
-    from gracr.domains.tissue.study import StudySettings, TissueStudy
+    from gracr.domains.tissue.phases import StudySettings
+    from gracr.domains.tissue.study import TissueStudy
     from gracr.domains.tissue.trained import TrainingSettings
 
     def numbers(text: str, flag: str) -> tuple[float, ...]:

@@ -25,7 +25,8 @@ TABLES = ("metric-ap", "metric-auroc", "metric-spearman-shapley", "metric-spearm
 
 def report(folder: Path) -> str:
     """The report of the study in `folder`; returns what it printed."""
-    from gracr.domains.tissue.study import StudySettings, TissueStudy
+    from gracr.domains.tissue.phases import StudySettings
+    from gracr.domains.tissue.study import TissueStudy
     from gracr.domains.tissue.trained import TrainingSettings
 
     known = json.loads((folder / "settings.json").read_text())

@@ -26,7 +26,8 @@ from gracr.bench.record import read_records
 from gracr.bench.study import Execution
 from gracr.bench.runner import Engine
 from gracr.errors import GracrError
-from gracr.domains.tissue.study import StudySettings, TissueStudy
+from gracr.domains.tissue.phases import StudySettings
+from gracr.domains.tissue.study import TissueStudy
 from gracr.domains.tissue.trained import TrainingSettings
 
 TINY = StudySettings(samples=16, cells=60, seed=3, ratios=(1.0, 2.0), model_seeds=(0,),
@@ -119,7 +120,7 @@ def copy_study(study: Path, to: Path, attributions: bool) -> Path:
 
 def test_a_larger_test_limit_adds_samples_and_a_smaller_one_reports_fewer(
         study: Path, tmp_path: Path) -> None:
-    from gracr.domains.tissue.study import explained_positions, prepare_data
+    from gracr.domains.tissue.phases import explained_positions, prepare_data
 
     grown = copy_study(study, tmp_path / "grown", attributions=True)
     before = (grown / "attributions" / "results.jsonl").read_text()
@@ -184,7 +185,7 @@ PHASES = replace(TINY, ratios=(1.0,), explainers=("Saliency",), epochs=(), layer
 
 def prepare_phases(root: Path) -> None:
     """Phases 1–3 (data, ground truth, models) of `PHASES` into `root`, as a run does."""
-    from gracr.domains.tissue.study import (explained_positions, prepare_data, prepare_models,
+    from gracr.domains.tissue.phases import (explained_positions, prepare_data, prepare_models,
                                      prepare_truth)
 
     data = prepare_data(root, PHASES)
@@ -255,7 +256,7 @@ def test_a_damaged_model_file_is_trained_again(phases: Path, tmp_path: Path,
 
 def test_cut_data_files_are_made_again(phases: Path, tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from gracr.domains.tissue.study import prepare_data
+    from gracr.domains.tissue.phases import prepare_data
 
     for name in ("split.json", "cells.jsonl"):
         folder = Path(shutil.copytree(phases, tmp_path / name))

@@ -54,7 +54,7 @@ from gracr.bench.tables import render_table, write_table
 
 from gracr.data.graph import Graph
 from gracr.files import atomic_writer
-from gracr.domains.tissue.study import (COMPILED, ModelFile, StudyData, StudySettings,
+from gracr.domains.tissue.phases import (COMPILED, ModelFile, StudyData, StudySettings,
                                  explained_positions, latest_by_model, read_jsonl,
                                  read_truth, trained_name)
 from gracr.domains.tissue.study_names import METRICS

@@ -34,7 +34,8 @@ import numpy as np
 from gracr.bench.tables import render_table, write_table
 from gracr.errors import GracrError
 from gracr.bench.study import SETTINGS_FILE, read_settings
-from gracr.domains.tissue.study import TissueStudy, model_family
+from gracr.domains.tissue.phases import model_family
+from gracr.domains.tissue.study import TissueStudy
 from gracr.domains.tissue.study_names import METRICS
 from gracr.domains.tissue.study_report import METRICS_FILE, SLUGS
 
