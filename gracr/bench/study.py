@@ -61,11 +61,10 @@ class Execution:
 
 class Study(ABC, Generic[S]):
     """A study of `settings` in `folder`, its explanations run as `execution` says (see
-    the module docstring). Subclasses give the
-    phases and the report, and say which settings may change on a resume (`FREE`: they
-    only add records or choose what is reported), which keys a settings file must hold
-    (`REQUIRED`, with their types) and what the study writes beside its settings
-    (`OUTPUTS`)."""
+    the module docstring). Subclasses give the phases and the report, and say which
+    settings may change on a resume (`FREE`: they only add records or choose what is
+    reported), which keys a settings file must hold (`REQUIRED`, with their types) and
+    what the study writes beside its settings (`OUTPUTS`)."""
 
     FREE: ClassVar[tuple[str, ...]] = ()
     REQUIRED: ClassVar[dict[str, type]] = {}

@@ -89,7 +89,7 @@ class WombatStudy(Study[WombatSettings]):
 
     FREE = ("wombat", "patterns", "explainers", "positives", "negatives", "slow_positives",
             "slow_negatives", "slow_variants", "datasets")
-    REQUIRED = {"budget": float}
+    REQUIRED = {"patterns": list}
     OUTPUTS = (RESULTS_FILE,)
 
     def __init__(self, folder: str | Path, settings: WombatSettings,
