@@ -26,7 +26,7 @@ from gracr.data.graph import Graph
 from gracr.dsl.parse import parse
 from gracr.executor.model import load
 from gracr.domains.tissue.dataset import tissue_program
-from gracr.domains.tissue.study import read_truth
+from gracr.domains.tissue.phases import read_truth
 
 
 def main() -> None:

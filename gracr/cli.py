@@ -391,8 +391,9 @@ def _with_error(value: float, errors: "npt.NDArray[np.float64] | None", v: int) 
 def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
     from dataclasses import replace
 
-    from gracr.domains.tissue.study import StudySettings
-    from gracr.domains.tissue.study_report import study
+    from gracr.bench.study import Execution
+    from gracr.domains.tissue.phases import StudySettings
+    from gracr.domains.tissue.study import TissueStudy
     from gracr.domains.tissue.trained import TrainingSettings
 
     def numbers(text: str, flag: str) -> tuple[float, ...]:
@@ -425,9 +426,9 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
         test_limit=args.test_limit, explainers=explainers,
         epochs=integers(args.epochs, "--epochs"), budget=args.budget,
         training=replace(TrainingSettings(), max_epochs=args.max_epochs))
-    folder = study(args.out, settings, workers=args.jobs, engine=args.engine,
-                   address=args.address, progress=not args.quiet,
-                   ray_timeout=args.ray_timeout)
+    folder = TissueStudy(args.out, settings, Execution(
+        workers=args.jobs, engine=args.engine, address=args.address,
+        ray_timeout=args.ray_timeout, progress=not args.quiet)).run()
     print(f"{folder}: tables in {folder / 'tables'}, figures in {folder / 'figures'}",
           file=out)
     return 0
@@ -439,6 +440,33 @@ def cmd_tissue_seeds(args: argparse.Namespace, out: TextIO) -> int:
     table = write_seed_spreads(args.studies, args.out, args.metric,
                                say=lambda text: print(text, file=out))
     print(f"{table} (and .csv)", file=out)
+    return 0
+
+
+def cmd_wombat_study(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.bench.study import Execution
+    from gracr.domains.chem.study import WombatSettings, WombatStudy
+
+    if args.jobs < 1:
+        raise GracrError(f"--jobs must be positive, got {args.jobs}")
+    if args.address is not None and args.engine != "ray":
+        raise GracrError("--address needs --engine ray")
+    defaults = WombatSettings()
+    settings = WombatSettings(
+        wombat=args.wombat, patterns=tuple(parse_seeds(args.patterns)),
+        explainers=(defaults.explainers if args.explainers is None
+                    else tuple(parse_explainers(args.explainers))),
+        positives=args.positives, negatives=args.negatives,
+        slow_positives=args.slow_positives, slow_negatives=args.slow_negatives,
+        slow_variants=tuple(v for v in args.slow_variants.split(",") if v),
+        budget=args.budget, datasets=args.datasets)
+    study = WombatStudy(args.out, settings, Execution(
+        workers=args.jobs, engine=args.engine, address=args.address,
+        ray_timeout=args.ray_timeout), markdown=args.markdown)
+    if args.tables_only:
+        study.report(lambda text: print(text, file=out))
+    else:
+        study.run()
     return 0
 
 
@@ -959,6 +987,45 @@ def build_parser() -> argparse.ArgumentParser:
     seeds_cmd.add_argument("--metric", default="AP", choices=STUDY_METRICS,
                            help="the metric (default AP)")
     seeds_cmd.set_defaults(run=cmd_tissue_seeds)
+
+    wombat_cmd = commands.add_parser(
+        "wombat-study", help="WOMBAT's explainer study on the compiled patterns (Table 2, "
+                             "S7, S8 of the WOMBAT paper), beside its numbers (resumable)")
+    wombat_cmd.add_argument("--wombat", default="out/wombat", metavar="DIR",
+                            help="where scripts/wombat_datasets.py wrote Pnn/Pnn.toml "
+                                 "(default out/wombat)")
+    wombat_cmd.add_argument("--out", required=True, metavar="DIR",
+                            help="the study's folder (results, datasets); a rerun, or a "
+                                 "run of other patterns, explainers or limits, adds what "
+                                 "is missing")
+    wombat_cmd.add_argument("--patterns", default="1-14", metavar="N-M,...",
+                            help="pattern numbers (default 1-14)")
+    wombat_cmd.add_argument("--explainers", default=None, metavar="NAMES",
+                            help="default: WOMBAT's seven and Rnd")
+    wombat_cmd.add_argument("--positives", type=non_negative_integer, default=100,
+                            metavar="N", help="positive molecules per pattern (default 100)")
+    wombat_cmd.add_argument("--negatives", type=non_negative_integer, default=100,
+                            metavar="N", help="negative molecules per pattern (default 100)")
+    wombat_cmd.add_argument("--slow-positives", type=non_negative_integer, default=20,
+                            metavar="N", help="the same for ShapleySampling and SubgraphX "
+                                              "(default 20)")
+    wombat_cmd.add_argument("--slow-negatives", type=non_negative_integer, default=20,
+                            metavar="N", help="the same for ShapleySampling (default 20; "
+                                              "SubgraphX explains no negatives)")
+    wombat_cmd.add_argument("--slow-variants", default="max,soft-or", metavar="V,...",
+                            help="the variants the slow explainers run (default WOMBAT's "
+                                 "two)")
+    add_budget_option(wombat_cmd)
+    wombat_cmd.add_argument("--jobs", type=int, default=2, metavar="K",
+                            help="worker processes (default 2)")
+    add_engine_options(wombat_cmd)
+    wombat_cmd.add_argument("--datasets", default=None, metavar="DIR",
+                            help="the dataset store (default: DIR/datasets of --out)")
+    wombat_cmd.add_argument("--tables-only", action="store_true",
+                            help="draw the tables from --out without explaining anything")
+    wombat_cmd.add_argument("--markdown", default=None, metavar="FILE",
+                            help="write the tables to FILE as well")
+    wombat_cmd.set_defaults(run=cmd_wombat_study)
 
     smarts_cmd = commands.add_parser(
         "smarts", help="translate an acyclic SMARTS into a .gml classifier over molecules "

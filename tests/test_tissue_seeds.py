@@ -14,7 +14,7 @@ import pytest
 
 from gracr.cli import main
 from gracr.errors import GracrError
-from gracr.domains.tissue.study import model_family
+from gracr.domains.tissue.phases import model_family
 from gracr.domains.tissue.study_seeds import read_study, seed_spreads
 
 DESIGN = {"samples": 100, "cells": 300, "model_seeds": [0, 1], "test_limit": 1,

@@ -23,9 +23,11 @@ pytestmark = pytest.mark.big
 import torch
 
 from gracr.bench.record import read_records
+from gracr.bench.study import Execution
+from gracr.bench.runner import Engine
 from gracr.errors import GracrError
-from gracr.domains.tissue.study import StudySettings
-from gracr.domains.tissue.study_report import study as run_study
+from gracr.domains.tissue.phases import StudySettings
+from gracr.domains.tissue.study import TissueStudy
 from gracr.domains.tissue.trained import TrainingSettings
 
 TINY = StudySettings(samples=16, cells=60, seed=3, ratios=(1.0, 2.0), model_seeds=(0,),
@@ -34,11 +36,17 @@ TINY = StudySettings(samples=16, cells=60, seed=3, ratios=(1.0, 2.0), model_seed
                      training=TrainingSettings(max_epochs=3, patience=2, batch_size=8))
 
 
+def run_study(folder: Path, settings: StudySettings, workers: int = 1,
+              engine: Engine = "process") -> Path:
+    return TissueStudy(folder, settings, Execution(workers=workers, engine=engine,
+                                                   progress=False)).run()
+
+
 @pytest.fixture(scope="module")
 def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     torch.set_num_threads(1)
     root = tmp_path_factory.mktemp("study")
-    return run_study(root, TINY, progress=False)
+    return run_study(root, TINY)
 
 
 def test_every_phase_writes_its_output(study: Path) -> None:
@@ -84,10 +92,10 @@ def test_the_metrics_table_names_models_and_explainers(study: Path) -> None:
 def test_a_rerun_resumes_and_other_settings_are_refused(study: Path) -> None:
     results = study / "attributions" / "results.jsonl"
     before = results.read_text()
-    run_study(study, TINY, progress=False)
+    run_study(study, TINY)
     assert results.read_text() == before
     with pytest.raises(GracrError, match="other settings"):
-        run_study(study, StudySettings(samples=17, cells=60, seed=3), progress=False)
+        run_study(study, StudySettings(samples=17, cells=60, seed=3))
 
 
 def test_the_report_keeps_every_records_metrics(study: Path) -> None:
@@ -112,13 +120,13 @@ def copy_study(study: Path, to: Path, attributions: bool) -> Path:
 
 def test_a_larger_test_limit_adds_samples_and_a_smaller_one_reports_fewer(
         study: Path, tmp_path: Path) -> None:
-    from gracr.domains.tissue.study import explained_positions, prepare_data
+    from gracr.domains.tissue.phases import explained_positions, prepare_data
 
     grown = copy_study(study, tmp_path / "grown", attributions=True)
     before = (grown / "attributions" / "results.jsonl").read_text()
     first = {line["sample"] for line in map(json.loads, (study / "metrics.jsonl")
                                             .read_text().splitlines())}
-    run_study(grown, replace(TINY, test_limit=2), progress=False)
+    run_study(grown, replace(TINY, test_limit=2))
     after = (grown / "attributions" / "results.jsonl").read_text()
     assert after.startswith(before)   # the first samples' records kept, not redone
     data = prepare_data(grown, TINY)
@@ -128,7 +136,7 @@ def test_a_larger_test_limit_adds_samples_and_a_smaller_one_reports_fewer(
     reported = {line["sample"] for line in map(json.loads, (grown / "metrics.jsonl")
                                                .read_text().splitlines())}
     assert reported == set(wanted) and first <= reported
-    run_study(grown, TINY, progress=False)   # back to one per class: reported, not redone
+    run_study(grown, TINY)   # back to one per class: reported, not redone
     assert (grown / "attributions" / "results.jsonl").read_text() == after
     again = {line["sample"] for line in map(json.loads, (grown / "metrics.jsonl")
                                             .read_text().splitlines())}
@@ -139,7 +147,7 @@ def test_on_ray_the_study_gets_the_process_pools_attributions(study: Path,
                                                               tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")
     on_ray = copy_study(study, tmp_path / "ray", attributions=False)
-    run_study(on_ray, TINY, workers=2, engine="ray", progress=False)
+    run_study(on_ray, TINY, workers=2, engine="ray")
     assert not ray.is_initialized()   # started and stopped by the run
 
     def explained(folder: Path) -> dict[tuple[object, ...], list[float]]:
@@ -177,7 +185,7 @@ PHASES = replace(TINY, ratios=(1.0,), explainers=("Saliency",), epochs=(), layer
 
 def prepare_phases(root: Path) -> None:
     """Phases 1–3 (data, ground truth, models) of `PHASES` into `root`, as a run does."""
-    from gracr.domains.tissue.study import (explained_positions, prepare_data, prepare_models,
+    from gracr.domains.tissue.phases import (explained_positions, prepare_data, prepare_models,
                                      prepare_truth)
 
     data = prepare_data(root, PHASES)
@@ -248,7 +256,7 @@ def test_a_damaged_model_file_is_trained_again(phases: Path, tmp_path: Path,
 
 def test_cut_data_files_are_made_again(phases: Path, tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from gracr.domains.tissue.study import prepare_data
+    from gracr.domains.tissue.phases import prepare_data
 
     for name in ("split.json", "cells.jsonl"):
         folder = Path(shutil.copytree(phases, tmp_path / name))
@@ -275,10 +283,10 @@ def test_a_cut_settings_file_is_written_again_only_in_a_folder_holding_nothing_e
     empty.mkdir()
     (empty / "settings.json").write_text('{"samples": 1')   # cut while writing it
     with pytest.raises(Stop):
-        study_module.run_study(empty, PHASES, progress=False)
+        run_study(empty, PHASES)
     assert json.loads((empty / "settings.json").read_text()) == PHASES.to_json()
     folder = Path(shutil.copytree(phases, tmp_path / "study"))
     (folder / "settings.json").write_text('{"samples": 1')
     with pytest.raises(GracrError, match="damaged"):
-        study_module.run_study(folder, PHASES, progress=False)
+        run_study(folder, PHASES)
     assert (folder / "settings.json").read_text() == '{"samples": 1'

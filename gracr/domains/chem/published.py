@@ -1,5 +1,5 @@
 """WOMBAT's published explainer results (Table 2, S7 and S8 of the WOMBAT paper), the numbers
-`benchmarks/wombat_explainers.py` sets ours beside.
+`gracr.domains.chem.study` (`gracrc wombat-study`) sets ours beside.
 
 Columns, in the paper's order: each explainer under readout r1 (Eq. 3, our bench variant
 `max`) then r2 (Eq. 4, `soft-or`). The paper's explainer names map to ours: GNN Expl. →

@@ -1,639 +1,82 @@
-"""The tissue study: the note's metrics, baselines and controls on a compiled model beside
-trained ones, through the benchmark runner (`gracrc tissue-study --out DIR`).
-
-The phases, each resumable (what is complete in `DIR` is not redone; a file found damaged
-is said and made again):
-
-1. **data** (`DIR/data/`): one dataset of `samples` cell tables (`generate_dataset`, θ for
-   class balance), split train / validation / test (0.6 / 0.2 / 0.2, seeded); one test
-   task file per graph radius ratio (the same test tables, graphs at 30 µm × ratio).
-2. **truth** (`DIR/truth.jsonl`): each explained test sample's signed ground truth,
-   `gracr.bdd.relevance.relevance` (counterfactual set, Banzhaf, Shapley; exact where the
-   diagram is built, sampled and marked where it is refused). The rule reads `near`
-   edges only, so the ground truth is the same at every ratio.
-3. **models** (`DIR/models/`): the compiled rule (presence bit: a zeroed cell is deleted)
-   and GIN and GATv2 (`gracr.domains.tissue.trained`) at ratio 1 for each of `model_seeds` and at
-   the other ratios for the first seed; the first seed's shuffled-label and untrained
-   (random-init) controls; the randomised copies of the compiled model and of the
-   first-seed ratio-1 models (`gracr.bench.randomisation`, cascading and independent).
-   Training records and linear probes go to `training.jsonl` and `probes.jsonl` (the
-   compiled model's probe reads its last hidden state, beside its fully randomised copy).
-4. **explain** (`DIR/attributions/results.jsonl`): every job goes through
-   `gracr.bench.runner.run` (process pool or Ray), unscored (`Job.scored=False`: the
-   records keep the raw node scores; explained whatever the model predicts, both
-   classes): the explainers on every model, AttentionRollout on the GATv2 models, the six
-   model-free baselines once (on the compiled model's subject; they read no model), and
-   GNNExplainer at each epoch budget on the models and their fully randomised copies.
-5. **report** (`gracr.domains.tissue.study_report`, which `study_report.study` runs after
-   `run_study`): the metrics, class-stratified, beside the note's numbers; tables in
-   `DIR/tables/`, figures in `DIR/figures/`.
-
-Its size (~630 lines) is the study's phases and the checks that let each resume from
-what is complete (whole files validated on read, logs whose cut last line is dropped);
-the library-shape issue moves the phases onto a generic `Study`.
+"""The tissue study (`gracrc tissue-study --out DIR`) as a `gracr.bench.study.Study`: its
+settings are written first and checked on every resume, then the phases of
+`gracr.domains.tissue.phases` (data, truth, models, explain) run unless complete, then
+the report (`gracr.domains.tissue.study_report`).
 """
 
 from __future__ import annotations
 
-import json
-import math
-import os
-import re
-import sys
-from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
-from typing import Any, Callable, Literal, Sequence
-
-import numpy as np
-
-from gracr.explainers import explainer_named, settings_for, settings_hash
-from gracr.bench.runner import Engine, Job, run
-from gracr.data.graph import Graph
-from gracr.dsl.parse import parse
-from gracr.data.generators import SEED_LIMIT
-from gracr.errors import GracrError, os_error_message
-from gracr.executor.model import load
-from gracr.files import append_lines, atomic_writer, read_json_lines, write_json, write_text
-from gracr.limits import RAY_TIMEOUT
-from gracr.domains.tissue.baselines import BASELINE_NAMES
-from gracr.domains.tissue.dataset import DATASET_FILES, TASK_FILE, write_dataset
-from gracr.domains.tissue.generator import TissueSettings, check_dataset_options, generate_dataset
-from gracr.domains.tissue.radius import GRAPH_RADIUS_RATIOS
-from gracr.domains.tissue.study_names import EXPLAINERS
-from gracr.domains.tissue.table import CellTable
-from gracr.domains.tissue.trained import TrainingSettings
-
-ROLLOUT = "AttentionRollout"
-ARCHITECTURES: tuple[str, ...] = ("GIN", "GATv2")
-COMPILED = "compiled"
-MODES: tuple[Literal["cascading", "independent"], ...] = ("cascading", "independent")
-SPLIT = (0.6, 0.2)   # train, validation; the rest is the test split
-SETTINGS_FILE = "settings.json"
-
-
-@dataclass(frozen=True)
-class StudySettings:
-    """What one study runs: the dataset (`samples` of ≈ `cells` cells, `seed`), the
-    trained models (`model_seeds` at ratio 1, the first at the other `ratios`), the
-    explained test samples (`test_limit` per class), the explainers and GNNExplainer's
-    epoch budgets, the CPU budget per explanation and the training settings."""
-
-    samples: int = 100
-    cells: int = 300
-    seed: int = 0
-    ratios: tuple[float, ...] = GRAPH_RADIUS_RATIOS
-    model_seeds: tuple[int, ...] = (0, 1, 2)
-    test_limit: int = 10
-    explainers: tuple[str, ...] = EXPLAINERS
-    epochs: tuple[int, ...] = (30, 100, 200, 400)
-    budget: float = 180.0
-    hidden: int = 64
-    layers: int = 2
-    training: TrainingSettings = field(default_factory=TrainingSettings)
-
-    def __post_init__(self) -> None:
-        if self.samples < 10:
-            raise GracrError(f"the study needs at least 10 samples (a test split of both "
-                             f"classes), got {self.samples}")
-        if 1.0 not in self.ratios or any(r < 1.0 for r in self.ratios):
-            raise GracrError(f"the ratios must include 1 and be at least 1, got "
-                             f"{list(self.ratios)}")
-        if not self.model_seeds or self.test_limit < 1:
-            raise GracrError("the study needs a model seed and a test limit of at least 1")
-        check_dataset_options(self.cells, self.seed, option="the study's ",
-                              samples=self.samples, ratios=self.ratios)
-        for seed in self.model_seeds:
-            if not 0 <= seed < SEED_LIMIT:
-                raise GracrError(f"a model seed must lie in [0, 2**32), got {seed}")
-
-    def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "ratios": list(self.ratios),
-                "model_seeds": list(self.model_seeds), "explainers": list(self.explainers),
-                "epochs": list(self.epochs)}
-
-
-def ratio_name(ratio: float) -> str:
-    return f"r{ratio:g}"
-
-
-def trained_name(architecture: str, ratio: float, seed: int, control: str = "") -> str:
-    """`GIN-r1-s0`, `GATv2-r1.5-s0`, `GIN-r1-s0-shuffled`, `GIN-r1-s0-untrained`."""
-    return f"{architecture}-{ratio_name(ratio)}-s{seed}" + (f"-{control}" if control else "")
-
-
-_TRAINED_NAME = re.compile(r"^(?P<architecture>[A-Za-z0-9]+)-r(?P<ratio>[0-9.]+)"
-                          r"-s(?P<seed>[0-9]+)(?:-(?P<control>[a-z]+))?$")
-
-
-def model_family(name: str) -> tuple[str, int | None]:
-    """A model name without its training seed, and the seed: `GIN-r1-s2` →
-    (`GIN-r1`, 2), `GIN-r1-s0-shuffled` → (`GIN-r1-shuffled`, 0); a name `trained_name`
-    did not make (`compiled`) is its own family, with no seed."""
-    match = _TRAINED_NAME.match(name)
-    if match is None:
-        return name, None
-    control = match["control"]
-    return (f"{match['architecture']}-r{match['ratio']}" + (f"-{control}" if control else ""),
-            int(match["seed"]))
-
-
-def randomised_name(base: str, variant: str, mode: str) -> str:
-    """`GIN-r1-s0~cascading~top-2`: a randomised copy of `base`."""
-    return f"{base}~{mode}~{variant}"
-
-
-@dataclass(frozen=True)
-class StudyData:
-    """The split (indices into `tables`), θ, and each ratio's test task file."""
-
-    tables: tuple[CellTable, ...]
-    theta: float
-    train: tuple[int, ...]
-    validation: tuple[int, ...]
-    test: tuple[int, ...]
-    test_tasks: dict[float, Path]
-
-    @property
-    def positive_share(self) -> float:
-        """The test split's share of positive samples (the class balance the pooled,
-        balanced summaries weigh by)."""
-        from gracr.domains.tissue.radius import recompute_label
-
-        labels = [recompute_label(self.tables[i], self.theta) for i in self.test]
-        return sum(labels) / max(len(labels), 1)
-
-
-def prepare_data(folder: Path, settings: StudySettings) -> StudyData:
-    """Phase 1 (read back when already written with the same settings). The tables are
-    a function of the settings, so a damaged `split.json` or `cells.jsonl` is said and
-    the phase redone; the split is written last: on disk, it says the tables are too."""
-    data = folder / "data"
-    cells = data / "cells.jsonl"
-    split_file = data / "split.json"
-    read = _read_data(cells, split_file, settings) if split_file.exists() else None
-    if read is None:
-        rng = np.random.default_rng([settings.seed, 0x7155])
-        generated, theta = generate_dataset(rng, TissueSettings.for_cells(settings.cells),
-                                            settings.samples)
-        order = np.random.default_rng([settings.seed, 0x5e1]).permutation(len(generated))
-        cut_train = int(round(SPLIT[0] * len(generated)))
-        cut_validation = cut_train + int(round(SPLIT[1] * len(generated)))
-        data.mkdir(parents=True, exist_ok=True)
-        with atomic_writer(cells) as out:
-            for table in generated:
-                out.write(json.dumps(table.to_json(), separators=(",", ":")) + "\n")
-        split: dict[str, Any] = {
-            "theta": theta, "train": sorted(order[:cut_train].tolist()),
-            "validation": sorted(order[cut_train:cut_validation].tolist()),
-            "test": sorted(order[cut_validation:].tolist())}
-        write_json(split_file, split)
-        read = tuple(generated), split
-    tables, split = read
-    theta = float(split["theta"])
-    test = tuple(int(i) for i in split["test"])
-    tasks = {}
-    for ratio in settings.ratios:
-        task_folder = data / ratio_name(ratio)
-        task_file = task_folder / TASK_FILE
-        # `write_dataset` writes the task file last, each file whole.
-        if not all((task_folder / name).exists() for name in DATASET_FILES):
-            write_dataset(task_folder, [tables[i] for i in test], theta, ratio,
-                          name=f"Tissue-{settings.seed}-{ratio_name(ratio)}-test")
-        tasks[ratio] = task_file
-    return StudyData(tables, theta, tuple(int(i) for i in split["train"]),
-                     tuple(int(i) for i in split["validation"]), test, tasks)
-
-
-def _read_data(cells: Path, split_file: Path, settings: StudySettings
-               ) -> tuple[tuple[CellTable, ...], dict[str, Any]] | None:
-    """Phase 1's tables and split, or None (said on stderr) when either file is not what
-    phase 1 writes for `settings`."""
-    try:
-        split = json.loads(split_file.read_text(encoding="utf-8"))
-        parts = [split["train"], split["validation"], split["test"]]
-        indices = sorted(int(i) for part in parts for i in part)
-        if indices != list(range(settings.samples)) or not math.isfinite(float(split["theta"])):
-            raise ValueError("not a split of the samples")
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        _say_redone(split_file, error)
-        return None
-    try:
-        lines = cells.read_text(encoding="utf-8").splitlines()
-        tables = tuple(CellTable.from_json(json.loads(line)) for line in lines)
-        if len(tables) != settings.samples:
-            raise ValueError(f"{len(tables)} cell tables, not {settings.samples}")
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        _say_redone(cells, error)
-        return None
-    return tables, split
-
-
-def _say_redone(path: Path, error: BaseException, what: str = "the data") -> None:
-    if isinstance(error, GracrError):   # its message names the file
-        problem = str(error)
-    else:
-        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
-        problem = f"{path}: damaged ({reason})"
-    print(f"gracrc: {problem}; making {what} again", file=sys.stderr)
-
-
-# ---------------------------------------------------------------- truth
-
-
-def explained_positions(data: StudyData, limit: int) -> list[int]:
-    """The test positions the runner explains: the first `limit` positive and the first
-    `limit` negative test samples (its positive and negative instances, in order)."""
-    from gracr.domains.tissue.radius import recompute_label
-
-    labels = [recompute_label(data.tables[i], data.theta) for i in data.test]
-    positives = [p for p, label in enumerate(labels) if label][:limit]
-    negatives = [p for p, label in enumerate(labels) if not label][:limit]
-    return sorted(positives + negatives)
-
-
-TRUTH_KEYS = ("sample", "table", "counterfactual", "banzhaf", "shapley")
-
-
-def read_truth(folder: Path) -> dict[int, dict[str, Any]]:
-    """The ground truth computed so far, by test position (a last line cut by a crash is
-    dropped, and its sample computed again)."""
-    path = folder / "truth.jsonl"
-    records = read_jsonl(path)
-    for record in records:
-        if not all(key in record for key in TRUTH_KEYS) or not isinstance(record["sample"], int):
-            raise GracrError(f"{path}: a line that is not a ground-truth record; the file is "
-                             f"damaged (remove it to compute the ground truth again)")
-    return {record["sample"]: record for record in records}
-
-
-def prepare_truth(folder: Path, data: StudyData, positions: Sequence[int],
-                  progress: Callable[[str], None]) -> dict[int, dict[str, Any]]:
-    """Phase 2: one JSON line per explained test sample (`positions`): its relevance
-    record."""
-    from gracr.bdd.relevance import relevance, relevance_record
-    from gracr.domains.tissue.dataset import graph_json, tissue_program
-
-    done = read_truth(folder)
-    program = parse(tissue_program(data.theta))
-    for count, position in enumerate(positions, start=1):
-        if position in done:
-            continue
-        table = data.tables[data.test[position]]
-        graph = Graph.from_json(graph_json(table, data.theta, 1.0),
-                                      schema=program.schema)
-        record = {"sample": position, "table": data.test[position],
-                  **relevance_record(relevance(program, graph))}
-        append_lines(folder / "truth.jsonl", [json.dumps(record, separators=(",", ":"))])
-        done[position] = record
-        progress(f"ground truth {count}/{len(positions)} "
-                 f"({record['diagram']}, Shapley {record['shapley_method']})")
-    return done
-
-
-# ---------------------------------------------------------------- models
-
-
-@dataclass(frozen=True)
-class ModelFile:
-    """One explained model: its name (the records' variant), file, graph radius ratio,
-    and, for a randomised copy, the model it copies and how (`mode`, `variant`)."""
-
-    name: str
-    path: Path
-    ratio: float
-    base: str | None = None
-    mode: str | None = None
-    variant: str | None = None
-    architecture: str = COMPILED
-
-
-def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
-                   progress: Callable[[str], None]) -> list[ModelFile]:
-    """Phase 3: every model file (see the module docstring), training and probing what
-    is not there yet.
-
-    A trained model is done when its files load, its line is in `training.jsonl` and
-    (models without a control) its probe in `probes.jsonl`: each is written after the
-    one before, so a run stopped between them resumes at the first one missing. A model
-    file that does not load is said and the model trained again."""
-    from gracr.bench.randomisation import randomisation_variants
-    from gracr.executor.model import compile_program
-    from gracr.domains.tissue.dataset import tissue_program
-    from gracr.domains.tissue.probes import linear_probe
-    from gracr.domains.tissue.trained import (ModelSettings, Splits, build_model, load_model,
-                                       save_model, tissue_graphs, train_model)
-
-    models = folder / "models"
-    models.mkdir(parents=True, exist_ok=True)
-    files: list[ModelFile] = []
-    compiled_path = models / f"{COMPILED}.npz"
-    if _loaded(compiled_path, lambda: load(str(compiled_path)), "the compiled model") is None:
-        compile_program(parse(tissue_program(data.theta)),
-                        presence=True).save(str(compiled_path))
-    files.append(ModelFile(COMPILED, compiled_path, 1.0))
-
-    training_log = models / "training.jsonl"
-    probe_log = models / "probes.jsonl"
-    trained_done = {record.get("model") for record in read_jsonl(training_log)}
-    probed = {record.get("model") for record in read_jsonl(probe_log)}
-    first = settings.model_seeds[0]
-    wanted: list[tuple[str, float, int, str]] = []
-    for architecture in ARCHITECTURES:
-        wanted += [(architecture, 1.0, seed, "") for seed in settings.model_seeds]
-        wanted += [(architecture, ratio, first, "") for ratio in settings.ratios
-                   if ratio != 1.0]
-        wanted += [(architecture, 1.0, first, "shuffled"), (architecture, 1.0, first,
-                                                           "untrained")]
-    graphs_by_ratio: dict[float, Any] = {}
-    for architecture, ratio, seed, control in wanted:
-        name = trained_name(architecture, ratio, seed, control)
-        path = models / f"{name}.json"
-        files.append(ModelFile(name, path, ratio, architecture=architecture))
-        model = (_loaded(path, lambda: load_model(path), "the model")
-                 if name in trained_done else None)
-        if model is not None and (control != "" or name in probed):
-            continue
-        if ratio not in graphs_by_ratio:
-            graphs = tissue_graphs(data.tables, data.theta, ratio)
-            graphs_by_ratio[ratio] = Splits(
-                train=[graphs[i] for i in data.train],
-                validation=[graphs[i] for i in data.validation],
-                test=[graphs[i] for i in data.test])
-        splits = graphs_by_ratio[ratio]
-        model_settings = ModelSettings(architecture=architecture.lower(),
-                                       hidden=settings.hidden, layers=settings.layers)
-        if model is None:
-            progress(f"training {name}")
-            if control == "untrained":
-                model = build_model(model_settings, seed)
-                record: dict[str, Any] = {"model": name, "untrained": True}
-            else:
-                training = replace(settings.training, seed=seed,
-                                   shuffle_labels=control == "shuffled")
-                model, trained = train_model(model_settings, splits, training)
-                record = {"model": name, **asdict(trained)}
-            save_model(model, path)
-            append_lines(training_log, [json.dumps(record)])
-        if control == "":
-            progress(f"probing {name}")
-            random_init = build_model(model_settings, seed + 10_000)
-            probe = {"model": name,
-                     "trained": linear_probe(model, splits.train, splits.test),
-                     "random_init": linear_probe(random_init, splits.train, splits.test)}
-            append_lines(probe_log, [json.dumps(probe)])
-
-    random_folder = models / "randomised"
-    random_folder.mkdir(exist_ok=True)
-    for base in (COMPILED, *(trained_name(a, 1.0, first) for a in ARCHITECTURES)):
-        for mode in MODES:
-            names = random_folder / f"{base}~{mode}.names"
-            if names.exists() and _copies_load(folder, base, mode):
-                continue
-            progress(f"randomising {base} ({mode})")
-            source: Any = (load(str(compiled_path)) if base == COMPILED
-                           else load_model(models / f"{base}.json"))
-            variants = randomisation_variants(source, mode, settings.seed)
-            for variant, copy in variants:
-                path = random_folder / randomised_name(base, variant, mode)
-                if base == COMPILED:
-                    copy.save(f"{path}.npz")
-                else:
-                    save_model(copy, path)
-            # Written last: a names file says every copy it lists is on disk.
-            write_text(names, "".join(f"{v}\n" for v, _ in variants))
-    if COMPILED not in probed:
-        progress("probing the compiled model")
-        probe = _compiled_probe(folder, data, compiled_path)
-        append_lines(probe_log, [json.dumps(probe)])
-    return files + _randomised_files(folder)
-
-
-def _loaded(path: Path, load_file: Callable[[], Any], what: str) -> Any:
-    """What `load_file` reads from `path`, or None: the file is not there, or it is
-    damaged (said on stderr), and the caller makes it again."""
-    if not path.exists():
-        return None
-    try:
-        return load_file()
-    except (GracrError, ValueError, OSError) as error:
-        _say_redone(path, error, what)
-        return None
-
-
-def _copies_load(folder: Path, base: str, mode: str) -> bool:
-    """Whether the names file of `base`'s randomised copies (`mode`) lists copies and
-    every one of them loads (a damaged one is said on stderr)."""
-    from gracr.bench.models import load_model_file
-
-    copies = [file.path for file in _randomised_files(folder)
-              if file.base == base and file.mode == mode]
-    return bool(copies) and all(
-        _loaded(path, lambda: load_model_file(path), "the randomised copies") is not None
-        for path in copies)
-
-
-def _compiled_probe(folder: Path, data: StudyData, compiled_path: Path) -> dict[str, Any]:
-    """The linear probe of the engaged flag on the compiled network's last hidden state,
-    and on its fully randomised cascading copy (the issue's rule) in the place of the
-    trained models' random init."""
-    from gracr.domains.tissue.dataset import graph_json, tissue_program
-    from gracr.domains.tissue.probes import compiled_embeddings, embedding_probe
-    from gracr.domains.tissue.trained import tissue_graphs
-
-    schema = parse(tissue_program(data.theta)).schema
-    flags = tissue_graphs(data.tables, data.theta, 1.0)
-    graphs = [Graph.from_json(graph_json(table, data.theta, 1.0), schema=schema)
-              for table in data.tables]
-    train = [flags[i] for i in data.train]
-    test = [flags[i] for i in data.test]
-
-    def probe(path: Path) -> float:
-        model = load(str(path))
-        return embedding_probe(compiled_embeddings(model, [graphs[i] for i in data.train]),
-                               train,
-                               compiled_embeddings(model, [graphs[i] for i in data.test]),
-                               test)
-
-    top = _variant_names(folder, COMPILED, "cascading")[-1:]
-    randomised = (folder / "models" / "randomised" /
-                  f"{randomised_name(COMPILED, top[0], 'cascading')}.npz") if top else None
-    return {"model": COMPILED, "trained": probe(compiled_path),
-            "random_init": None if randomised is None else probe(randomised)}
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The records of one of the study's append-only logs (none when it is not there
-    yet). A last line cut by a crash is dropped, saying so on stderr: the phase that
-    wrote it does its record again."""
-    records, note = read_json_lines(path)
-    if note is not None:
-        print(f"gracrc: {note}", file=sys.stderr)
-    if not all(isinstance(record, dict) for record in records):
-        raise GracrError(f"{path}: a line that is not a JSON object; the file is damaged")
-    return records
-
-
-def latest_by_model(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One record per model, the last one written (a model made again after its file was
-    found damaged has two), in the order the models first appear."""
-    latest: dict[Any, dict[str, Any]] = {}
-    for record in records:
-        latest[record.get("model")] = record   # a dict keeps the key's first place
-    return list(latest.values())
-
-
-def _variant_names(folder: Path, base: str, mode: str) -> list[str]:
-    names = folder / "models" / "randomised" / f"{base}~{mode}.names"
-    if not names.exists():
-        return []
-    # A damaged names file names copies that are not there: `_copies_load` makes them.
-    text = names.read_text(encoding="utf-8", errors="replace")
-    return [line for line in text.splitlines() if line]
-
-
-def _randomised_files(folder: Path) -> list[ModelFile]:
-    files = []
-    random_folder = folder / "models" / "randomised"
-    for names in sorted(random_folder.glob("*.names")):
-        base, mode = names.stem.split("~")
-        architecture = COMPILED if base == COMPILED else base.split("-")[0]
-        for variant in _variant_names(folder, base, mode):
-            name = randomised_name(base, variant, mode)
-            path = random_folder / (f"{name}.npz" if base == COMPILED else f"{name}.json")
-            files.append(ModelFile(name, path, 1.0, base, mode, variant, architecture))
-    return files
-
-
-# ---------------------------------------------------------------- jobs
-
-
-def study_jobs(settings: StudySettings, data: StudyData, models: Sequence[ModelFile],
-               folder: Path) -> list[Job]:
-    """Phase 4's jobs (see the module docstring), both classes each."""
-    from gracr.bench.tasks import task_named
-
-    store = str(folder / "store")
-    jobs: list[Job] = []
-
-    def add(model: ModelFile, explainer: str, overrides: dict[str, Any] | None = None) -> None:
-        spec = explainer_named(explainer)
-        chosen = settings_for(spec, overrides)
-        task_file = data.test_tasks[model.ratio]
-        task = task_named(str(task_file)).name
-        for sample in ("positive", "negative"):
-            jobs.append(Job(task, model.name, explainer, chosen, settings_hash(chosen),
-                            settings.seed, settings.test_limit, settings.budget, None, store,
-                            task_file=str(task_file), level="node", sample=sample,
-                            model=str(model.path), scored=False))
-
-    epochs_default = settings_for(explainer_named("GNNExplainer"), None)["epochs"]
-    for model in models:
-        for explainer in settings.explainers:
-            add(model, explainer)
-        if model.architecture == "GATv2":
-            add(model, ROLLOUT)
-        fully_randomised = model.mode == "cascading" and model.variant == _top(models, model)
-        if "GNNExplainer" in settings.explainers and (model.base is None or fully_randomised) \
-                and not model.name.endswith(("-shuffled", "-untrained")) and model.ratio == 1.0:
-            for epochs in settings.epochs:
-                if epochs != epochs_default:
-                    add(model, "GNNExplainer", {"epochs": epochs})
-    compiled = next(m for m in models if m.name == COMPILED)
-    for baseline in BASELINE_NAMES:
-        add(compiled, baseline)
-    return jobs
-
-
-def _top(models: Sequence[ModelFile], model: ModelFile) -> str | None:
-    """The name of the cascading variant of `model.base` that randomises every layer."""
-    steps = [m.variant for m in models if m.base == model.base and m.mode == "cascading"]
-    return max(steps, key=lambda v: int(str(v).split("-")[-1])) if steps else None
-
-
-def _identity(settings: dict[str, Any]) -> dict[str, Any]:
-    """The settings that decide a study folder's results (all but `test_limit`)."""
-    return {key: value for key, value in settings.items() if key != "test_limit"}
-
-
-# What a study writes beside its settings: a folder holding any of them holds a study.
-STUDY_OUTPUTS = ("data", "truth.jsonl", "models", "attributions", "store")
-
-
-def read_settings(path: Path) -> dict[str, Any] | None:
-    """A study's settings file as written (`StudySettings.to_json`), or None when it is
-    not one: cut, not JSON, or without a dataset seed."""
-    try:
-        known = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    except OSError as error:
-        raise GracrError(os_error_message(error, str(path))) from None
-    if not isinstance(known, dict) or not isinstance(known.get("seed"), int):
-        return None
-    return known
-
-
-def claim_folder(root: Path, settings: StudySettings) -> None:
-    """Make `root` the folder of a study of `settings`, or resume the one it holds. A
-    folder holding a study of other settings (but `test_limit`) is refused (their results
-    would mix), and so is one whose settings file is damaged while it holds the study's
-    outputs (which settings made them is unknown); a damaged settings file alone (a run
-    stopped while writing it, its first file) is written again."""
-    root.mkdir(parents=True, exist_ok=True)
-    settings_file = root / SETTINGS_FILE
-    wanted = settings.to_json()
-    if os.path.lexists(settings_file):
-        known = read_settings(settings_file)
-        if known is None:
-            outputs = [name for name in STUDY_OUTPUTS if os.path.lexists(root / name)]
-            if outputs:
-                raise GracrError(f"{settings_file}: damaged (not a study's settings), and "
-                                 f"the folder holds a study's {', '.join(outputs)}: which "
-                                 f"settings made them is unknown, so it is not resumed; "
-                                 f"choose another --out (or restore the file)")
-            print(f"gracrc: {settings_file}: damaged (not a study's settings) and nothing "
-                  f"else of the study is there yet; written again", file=sys.stderr)
-        elif _identity(known) != _identity(json.loads(json.dumps(wanted))):
-            raise GracrError(f"{settings_file}: this folder holds a study of other settings; "
-                             f"choose another --out, or the same settings to resume it (only "
-                             f"--test-limit may change)")
-    # The test limit only chooses how many explained samples are reported: a run with a
-    # larger one adds samples to the folder, a smaller one reports the first ones.
-    write_json(settings_file, wanted)
-
-
-@dataclass(frozen=True)
-class StudyRun:
-    """A study's folder, settings, data and models after phases 1–4: what the report
-    (`gracr.domains.tissue.study_report.write_report`) reads."""
-
-    root: Path
-    settings: StudySettings
-    data: StudyData
-    models: tuple[ModelFile, ...]
-
-
-def run_study(folder: str | Path, settings: StudySettings, workers: int = 1,
-              engine: Engine = "process", address: str | None = None,
-              progress: bool = True, ray_timeout: float = RAY_TIMEOUT) -> StudyRun:
-    """Phases 1–4 into `folder` (`gracr.domains.tissue.study_report.study` adds the report). A
-    folder already holding a study of other settings is refused (its results would mix)."""
-    from tqdm import tqdm
-
-    root = Path(folder)
-    claim_folder(root, settings)
-
-    def say(message: str) -> None:
-        if progress:
-            tqdm.write(message)
-
-    data = prepare_data(root, settings)
-    say(f"data: {len(data.tables)} samples, θ = {data.theta}, test {len(data.test)} "
-        f"({data.positive_share:.0%} positive)")
-    prepare_truth(root, data, explained_positions(data, settings.test_limit), say)
-    models = prepare_models(root, settings, data, say)
-    jobs = study_jobs(settings, data, models, root)
-    say(f"explaining: {len(jobs)} jobs over {len(models)} models")
-    run(jobs, str(root / "attributions"), workers=workers, progress=progress, engine=engine,
-        address=address, ray_timeout=ray_timeout)
-    return StudyRun(root, settings, data, tuple(models))
+from functools import cached_property
+
+from gracr.bench.record import RESULTS_FILE
+from gracr.bench.runner import Job, run
+from gracr.bench.study import Phase, Say, Study, explained
+from gracr.domains.tissue.dataset import DATASET_FILES
+from gracr.domains.tissue.phases import (StudyData, StudySettings, explained_positions,
+                                         model_files, models_complete, prepare_data,
+                                         prepare_models, prepare_truth, ratio_name,
+                                         read_truth, study_jobs)
+from gracr.domains.tissue.study_report import write_report
+
+
+class TissueStudy(Study[StudySettings]):
+    """The tissue study in its folder: the phases of the module docstring, then the
+    report (`gracr.domains.tissue.study_report.write_report`). Only the test limit may
+    change on a resume: a larger one adds samples to the folder, a smaller one reports
+    the first ones."""
+
+    FREE = ("test_limit",)
+    REQUIRED = {"seed": int}
+    OUTPUTS = ("data", "truth.jsonl", "models", "attributions", "store")
+
+    @cached_property
+    def data(self) -> StudyData:
+        """Phase 1's data, read back (made again when found damaged)."""
+        return prepare_data(self.folder, self.settings)
+
+    def _positions(self) -> list[int]:
+        return explained_positions(self.data, self.settings.test_limit)
+
+    def _jobs(self) -> list[Job]:
+        return study_jobs(self.settings, self.data, model_files(self.folder, self.settings),
+                          self.folder)
+
+    def phases(self) -> list[Phase]:
+        root, settings = self.folder, self.settings
+
+        def data_complete() -> bool:
+            # Each file written whole, the split after the tables and each task file
+            # last; whether they are what the settings make is checked when they are read.
+            return (root / "data" / "split.json").exists() and all(
+                (root / "data" / ratio_name(ratio) / name).exists()
+                for ratio in settings.ratios for name in DATASET_FILES)
+
+        def make_data(say: Say) -> None:
+            data = self.data
+            say(f"data: {len(data.tables)} samples, θ = {data.theta}, test "
+                f"{len(data.test)} ({data.positive_share:.0%} positive)")
+
+        def make_truth(say: Say) -> None:
+            prepare_truth(root, self.data, self._positions(), say)
+
+        def explain(say: Say) -> None:
+            jobs = self._jobs()
+            say(f"explaining: {len(jobs)} jobs over "
+                f"{len(model_files(root, settings))} models")
+            execution = self.execution
+            run(jobs, str(root / "attributions"), workers=execution.workers,
+                progress=execution.progress, engine=execution.engine,
+                address=execution.address, ray_timeout=execution.ray_timeout)
+
+        return [
+            Phase("data", data_complete, make_data),
+            Phase("truth", lambda: set(self._positions()) <= set(read_truth(root)),
+                  make_truth),
+            Phase("models", lambda: models_complete(root, settings),
+                  lambda say: prepare_models(root, settings, self.data, say)),
+            Phase("explain", lambda: explained(self._jobs(), root / "attributions" /
+                                               RESULTS_FILE), explain)]
+
+    def report(self, say: Say) -> None:
+        write_report(self.folder, self.settings, self.data,
+                     model_files(self.folder, self.settings), say)

@@ -52,13 +52,11 @@ from gracr.explainers.metric import (between_class_share, decoy_mass, deletion_c
 from gracr.bench.record import Record, latest_records, read_records
 from gracr.bench.report import DASH, TABLE, NumberFormat, render_table, write_table
 
-from gracr.bench.runner import Engine
 from gracr.data.graph import Graph
 from gracr.files import atomic_writer
-from gracr.limits import RAY_TIMEOUT
-from gracr.domains.tissue.study import (COMPILED, ModelFile, StudyData, StudySettings,
+from gracr.domains.tissue.phases import (COMPILED, ModelFile, StudyData, StudySettings,
                                  explained_positions, latest_by_model, read_jsonl,
-                                 read_truth, run_study, trained_name)
+                                 read_truth, trained_name)
 from gracr.domains.tissue.study_names import METRICS
 from gracr.stats import Stat
 
@@ -197,23 +195,6 @@ def _default_config(explainer: str) -> str:
     from gracr.explainers import settings_hash
 
     return settings_hash(_default_settings(explainer))
-
-
-def study(folder: str | Path, settings: StudySettings, workers: int = 1,
-          engine: Engine = "process", address: str | None = None,
-          progress: bool = True, ray_timeout: float = RAY_TIMEOUT) -> Path:
-    """The whole study (`gracrc tissue-study`): `run_study`'s phases, then the report.
-    Returns the folder."""
-    from tqdm import tqdm
-
-    done = run_study(folder, settings, workers, engine, address, progress, ray_timeout)
-
-    def say(message: str) -> None:
-        if progress:
-            tqdm.write(message)
-
-    write_report(done.root, done.settings, done.data, done.models, say)
-    return done.root
 
 
 def write_report(root: Path, settings: StudySettings, data: StudyData,

@@ -33,7 +33,9 @@ import numpy as np
 
 from gracr.bench.report import TABLE, render_table, write_table
 from gracr.errors import GracrError
-from gracr.domains.tissue.study import SETTINGS_FILE, model_family, read_settings
+from gracr.bench.study import SETTINGS_FILE, read_settings
+from gracr.domains.tissue.phases import model_family
+from gracr.domains.tissue.study import TissueStudy
 from gracr.domains.tissue.study_names import METRICS
 from gracr.domains.tissue.study_report import METRICS_FILE, SEED_DDOF, SLUGS
 from gracr.stats import Stat
@@ -60,7 +62,7 @@ def read_study(folder: str | Path) -> Study:
         if not path.exists():
             raise GracrError(f"{path}: not found; run `gracrc tissue-study --out {root}` "
                              f"first (its report writes it)")
-    settings = read_settings(settings_path)
+    settings = read_settings(settings_path, TissueStudy.REQUIRED)
     if settings is None:
         raise GracrError(f"{settings_path}: damaged (not a study's settings); run "
                          f"`gracrc tissue-study` into another folder")
