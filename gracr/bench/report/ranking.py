@@ -56,8 +56,12 @@ class RankingRow:
         return defined > 0 and self.perfect_count == defined
 
 
+# WOMBAT's ± is the standard error of the mean over instances, from the sample std.
+WOMBAT_DDOF = 1
+
+
 def _mean_and_error(values: Sequence[float]) -> tuple[float | None, float | None]:
-    stat = Stat.of(values, ddof=1)
+    stat = Stat.of(values, ddof=WOMBAT_DDOF)
     return (None, None) if stat is None else (stat.mean, stat.standard_error)
 
 

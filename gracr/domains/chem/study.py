@@ -32,17 +32,19 @@ from pathlib import Path
 from typing import Any
 
 from gracr.bench.record import RESULTS_FILE, Record, read_records
+from gracr.bench.report.formatting import TABLE, NumberFormat
+from gracr.bench.report.ranking import WOMBAT_DDOF, RankingRow, ranking_rows
 from gracr.bench.runner import Job, plan_jobs, run
 from gracr.bench.study import Execution, Phase, Say, Study, explained
-from gracr.bench.tables import render_table
+from gracr.bench.report.tables import render_table
 from gracr.bench.tasks import task_names
 from gracr.domains.chem.published import (WOMBAT_EXPLAINERS, WOMBAT_READOUTS, published_auroc,
                                           published_average_precision,
                                           published_baseline_average_precision,
                                           published_perfect)
-from gracr.domains.paper.report.ranking import RankingRow, ranking_rows
 from gracr.errors import GracrError
 from gracr.files import write_text
+from gracr.stats import Stat
 
 VARIANTS = ("max", "soft-or", "main")
 SLOW = ("ShapleySampling", "SubgraphX")
@@ -155,8 +157,14 @@ class WombatStudy(Study[WombatSettings]):
             write_text(self.markdown, text)
 
 
-def _number(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
+# The IQR test's success rate, to the precision that shows one failure in 10 000.
+SHARE = NumberFormat(4, TABLE.missing)
+
+
+def _mean(values: list[float]) -> float:
+    stat = Stat.of(values, WOMBAT_DDOF)
+    assert stat is not None, "a mean over no pattern is never asked for"
+    return stat.mean
 
 
 def wombat_tables(records: list[Record], settings: WombatSettings) -> str:
@@ -189,17 +197,17 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
             for readout in WOMBAT_READOUTS:
                 row = _row(rows, number, readout, explainer)
                 published = explainer in WOMBAT_EXPLAINERS
-                cells += [_number(row.auroc if row else None),
-                          _number(published_auroc(number, explainer, readout))
+                cells += [TABLE.number(row.auroc if row else None),
+                          TABLE.number(published_auroc(number, explainer, readout))
                           if published else "–",
-                          _number(row.average_precision if row else None),
-                          _number(published_average_precision(number, explainer, readout))
+                          TABLE.number(row.average_precision if row else None),
+                          TABLE.number(published_average_precision(number, explainer, readout))
                           if published else
-                          f"{published_baseline_average_precision(number):.3f} (baseline)"]
+                          TABLE.number(published_baseline_average_precision(number)) + " (baseline)"]
             own = _row(rows, number, "main", explainer)
             first = _row(rows, number, WOMBAT_READOUTS[0], explainer)
-            cells += [_number(own.auroc if own else None),
-                      _number(own.average_precision if own else None),
+            cells += [TABLE.number(own.auroc if own else None),
+                      TABLE.number(own.average_precision if own else None),
                       f"{first.positives} ({first.undefined})" if first else "–"]
             table.append(cells)
     out.append("## Mean AUROC and AP on positives, ours beside WOMBAT's Tables S7 and S8\n\n"
@@ -218,16 +226,17 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
             if not found:
                 continue
             published = explainer in WOMBAT_EXPLAINERS and readout != "main"
-            ours_auroc = sum(r.auroc or 0.0 for _, r in found) / len(found)
-            ours_ap = sum(r.average_precision or 0.0 for _, r in found) / len(found)
+            ours_auroc = _mean([r.auroc or 0.0 for _, r in found])
+            ours_ap = _mean([r.average_precision or 0.0 for _, r in found])
             table.append([
                 explainer, readout if readout != "main" else "threshold (ours)",
-                str(len(found)), f"{ours_auroc:.3f}",
-                f"{sum(published_auroc(n, explainer, readout) for n, _ in found) / len(found):.3f}"
-                if published else "–",
-                f"{ours_ap:.3f}",
-                f"{sum(published_average_precision(n, explainer, readout) for n, _ in found) / len(found):.3f}"
-                if published else "–",
+                str(len(found)), TABLE.number(ours_auroc),
+                TABLE.number(_mean([published_auroc(n, explainer, readout) for n, _ in found]))
+                if published else TABLE.missing,
+                TABLE.number(ours_ap),
+                TABLE.number(_mean([published_average_precision(n, explainer, readout)
+                                    for n, _ in found]))
+                if published else TABLE.missing,
                 str(sum(r.perfect for _, r in found)),
                 str(sum(published_perfect(n, explainer, readout) for n, _ in found))
                 if published else "–"])
@@ -266,7 +275,7 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
                 continue
             passed = sum(round((r.iqr_success or 0.0) * r.negatives) for _, r in counted)
             failing = [f"P{n:02d}" for n, r in counted if (r.iqr_success or 0.0) < 1.0]
-            table.append([explainer, readout, str(total), f"{passed / total:.4f}",
+            table.append([explainer, readout, str(total), SHARE.number(passed / total),
                           ", ".join(failing) or "none"])
     out.append("## IQR test on negatives (WOMBAT §3.3; WOMBAT: every explainer passes on every "
                "negative except PGExplainer, 1 of 140 000)\n\n" + render_table(headers, table)
