@@ -11,6 +11,7 @@ bench`.
 
 from __future__ import annotations
 
+import doctest
 import json
 import subprocess
 import sys
@@ -290,3 +291,16 @@ def test_benchmark_tasks_are_task_names() -> None:
     path = ROOT / "examples" / "tasks" / "TwoRedNoGreen.toml"
     jobs = gracr.Benchmark(tasks=[str(path)], explainers=["Rnd"], seeds=[0], limit=1).jobs()
     assert [job.task for job in jobs] == [task_named(str(path)).name]
+
+
+@pytest.mark.parametrize("name", ["parse", "compile", "load", "evaluate", "ground_truth",
+                                  "Benchmark"])
+def test_each_docstring_example_runs(name: str, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    tests = doctest.DocTestFinder(recurse=False).find(getattr(gracr, name), name)
+    assert sum(len(test.examples) for test in tests) >= 2, f"gracr.{name} shows no example"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for test in tests:
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0

@@ -338,7 +338,7 @@ def test_the_bundled_programs_are_found() -> None:
 
 @pytest.mark.parametrize("source", BUNDLED, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_bundled_program_compiles_saves_and_loads(source: Path, tmp_path: Path) -> None:
-    program = gracr.parse(source.read_text(), str(source))
+    program = gracr.parse(source)
     model = gracr.compile(program, max_degree=4)  # Eq. 6's bound, for those that compare
     path = str(tmp_path / "model.npz")
     model.save(path)

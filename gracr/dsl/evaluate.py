@@ -219,7 +219,7 @@ def evaluate_program(program: Program, graph: Graph, *,
     `max_bytes` is refused (`GraphError`).
 
     >>> import gracr
-    >>> program = gracr.parse("colors red, blue\nclassify <1> red")
+    >>> program = gracr.parse("colors red, blue\\nclassify <1> red")
     >>> graph = gracr.Graph.from_json({"num_nodes": 3, "colors": [["red"], ["red"], ["blue"]],
     ...                                "edges": [[0, 2], [1, 2]]})
     >>> gracr.evaluate(program, graph).tolist()

@@ -820,7 +820,7 @@ def parse(source: str | os.PathLike[str], *, filename: str | None = None) -> Pro
     `file:line:col: message`, and `GracrError` naming the file it cannot read.
 
     >>> import gracr
-    >>> gracr.parse("colors red, blue\nclassify <1> red").kind.value
+    >>> gracr.parse("colors red, blue\\nclassify <1> red").kind.value
     'node'
     """
     if isinstance(source, str):

@@ -141,7 +141,7 @@ def compile_program(program: Program, *, disjunction: Disjunction = "demorgan",
     of threshold atoms over numeric features: σ((a·x − b)/δ) is exact outside it.
 
     >>> import gracr
-    >>> model = gracr.compile(gracr.parse("colors red, blue\nclassify <1> red"), max_degree=4)
+    >>> model = gracr.compile(gracr.parse("colors red, blue\\nclassify <1> red"), max_degree=4)
     >>> graph = gracr.Graph.from_json({"num_nodes": 2, "colors": [["red"], ["blue"]],
     ...                                "edges": [[0, 1]]})
     >>> model.predict(graph).tolist()
@@ -157,7 +157,7 @@ def load(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> CompiledGNN:
 
     >>> import gracr, os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "m.npz")
-    >>> gracr.compile(gracr.parse("colors red\nclassify <1> red")).save(path)
+    >>> gracr.compile(gracr.parse("colors red\\nclassify <1> red")).save(path)
     >>> gracr.load(path).formula
     '<1> red'
     """
