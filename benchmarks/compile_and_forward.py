@@ -28,7 +28,7 @@ from torch import Tensor, nn
 from torch_geometric.nn import GraphConv
 
 import gracr
-from gracr.bench.tables import render_table
+from gracr.bench.report.tables import render_table
 from gracr.compiler.desugar import uses_comparison
 from gracr.data.generators import barabasi_albert_edges
 

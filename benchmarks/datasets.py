@@ -16,7 +16,7 @@ import tempfile
 import time
 
 from gracr.bench.datasets import load_or_build, size_stats
-from gracr.bench.tables import print_table
+from gracr.bench.report.tables import print_table
 from gracr.bench.tasks import TASKS
 
 

@@ -248,7 +248,7 @@ def main() -> None:
         child(args)
         return
 
-    from gracr.bench.tables import render_table, write_table
+    from gracr.bench.report.tables import render_table, write_table
 
     before_label, after_label = describe(args.before), describe(args.after)
     versions = ("before", "after")

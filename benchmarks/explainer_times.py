@@ -18,9 +18,9 @@ import argparse
 
 from gracr.explainers import EXPLAINERS
 from gracr.domains.paper.published import paper_time
-from gracr.domains.paper.report import aggregate_seed_times, explainer_rank, load_inputs, task_rank
+from gracr.bench.report import aggregate_seed_times, explainer_rank, load_inputs, task_rank
 from gracr.bench.runner import plan_jobs, run
-from gracr.bench.tables import print_table
+from gracr.bench.report.tables import print_table
 from gracr.bench.tasks import TASKS
 
 

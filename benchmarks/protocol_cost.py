@@ -187,8 +187,8 @@ def main() -> None:
         child(args)
         return
 
-    from gracr.domains.paper.report import explainer_rank, task_rank
-    from gracr.bench.tables import print_table
+    from gracr.bench.report import explainer_rank, task_rank
+    from gracr.bench.report.tables import print_table
 
     official = official_cells(args.seeds_csv)
     tasks = args.tasks or sorted({t for t, _ in official}, key=task_rank)

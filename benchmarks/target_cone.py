@@ -22,7 +22,7 @@ import torch
 from torch_geometric.explain.algorithm.utils import clear_masks, set_masks
 
 from gracr.bench.instances import first_subjects
-from gracr.bench.tables import print_table
+from gracr.bench.report.tables import print_table
 from gracr.bench.tasks import TASKS
 from gracr.dsl.ir import Kind
 

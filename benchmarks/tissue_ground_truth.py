@@ -41,7 +41,7 @@ import gracr
 from gracr.bdd.build import MAX_COUNTER_STEPS
 from gracr.bdd.relevance import relevance
 from gracr.bdd.upi import upi_report
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.report.tables import render_table, write_table
 from gracr.domains.tissue import (CellTable, TissueSettings, generate_dataset, graph_json,
                            radius_graph, recompute_label, tissue_program)
 from gracr.domains.tissue.agreement import (SUMMARY_HEADERS, agreement, differences, summarise,

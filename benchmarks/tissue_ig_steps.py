@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 from gracr.explainers.base import Subject, scores
-from gracr.bench.tables import render_table
+from gracr.bench.report.tables import render_table
 from gracr.data.graph import Graph
 from gracr.dsl.parse import parse
 from gracr.executor.model import load

@@ -30,7 +30,7 @@ from scipy.stats import spearmanr
 import gracr
 from gracr.bdd.relevance import relevance
 from gracr.explainers.base import Subject, scores
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.report.tables import render_table, write_table
 from gracr.domains.tissue import TissueSettings, generate_dataset, graph_json, tissue_program
 
 

@@ -31,7 +31,7 @@ import time
 import numpy as np
 import torch
 
-from gracr.bench.tables import print_table
+from gracr.bench.report.tables import print_table
 from gracr.domains.tissue import TissueSettings, generate_dataset
 from gracr.domains.tissue.probes import linear_probe
 from gracr.domains.tissue.trained import (ModelSettings, TrainingSettings, build_model, split_graphs,

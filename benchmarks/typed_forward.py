@@ -44,7 +44,7 @@ from torch_geometric.nn import RGCNConv
 
 from compile_and_forward import median_seconds  # the benchmarks time forwards one way
 import gracr
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.report.tables import render_table, write_table
 
 MAX_WIDTH = 64
 

@@ -29,7 +29,7 @@ import time
 from collections import Counter
 
 import gracr
-from gracr.bench.tables import render_table
+from gracr.bench.report.tables import render_table
 from gracr.domains.chem import read_molecules
 from gracr.domains.chem.bundled import bundled_sets
 from gracr.domains.chem.check import check_molecules, predict_molecules

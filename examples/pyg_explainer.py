@@ -38,7 +38,7 @@ from gracr.explainers import BiasedGNNExplainer, explainer_seed
 from gracr.bench.instances import compile_variant, variant_named
 from gracr.explainers.metric import plausibility
 from gracr.bench.pyg_dataset import GroundTruthDataset
-from gracr.bench.tables import render_table
+from gracr.bench.report.tables import render_table
 
 HEADERS = ["GNNExplainer", "gracr precision", "recall", "F1", "PyG precision (0.5)", "recall",
            "F1"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 import gracr
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.report.tables import render_table, write_table
 from gracr.dsl.ir import Kind
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,7 +1,8 @@
 """`gracr.Benchmark`: GracrBench from Python, one typed front over the engine and the report.
 
-The engine (`gracr.bench.runner`: `plan_jobs`, then `run`) and the paper's report
-(`gracr.domains.paper.report.write_report`) stay where they are; `Benchmark` holds what a
+The engine (`gracr.bench.runner`: `plan_jobs`, then `run`) and the report engine
+(`gracr.bench.report.write_report`, with the paper's tables as its sections,
+`gracr.domains.paper.report.paper_report`) stay where they are; `Benchmark` holds what a
 run is (tasks x variants x explainers x seeds, and how each instance is explained) and
 calls them, and `gracrc bench` / `gracrc report` build one from their options, so the
 command line and Python run the same thing. It sits with the CLI on top of the layers
@@ -130,8 +131,9 @@ class Benchmark:
         benchmark's `datasets`, `graphs`, `targets` and `budget`). `command` and `date` are
         the provenance the tables print (default: the `gracrc report` command that writes
         the same report, and today)."""
-        from gracr.domains.paper.report import write_report
-        from gracr.domains.paper.report.instance_figure import DatasetSource
+        from gracr.bench.report import write_report
+        from gracr.bench.report.instance_figure import DatasetSource
+        from gracr.domains.paper.report import paper_report
 
         if not folders:
             raise GracrError("name at least one results folder to report")
@@ -149,4 +151,4 @@ class Benchmark:
         figures = (DatasetSource(self.datasets, self.graphs, self.targets, self.budget)
                    if instance_figures else None)
         return write_report(inputs, where, command,
-                            date or datetime.date.today().isoformat(), figures)
+                            date or datetime.date.today().isoformat(), paper_report, figures)

@@ -587,7 +587,7 @@ def cmd_chem_check(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.datasets import export, load_or_build, size_stats
     from gracr.bench.tasks import PAPER_TASKS, task_named
-    from gracr.bench.tables import render_table, write_table
+    from gracr.bench.report.tables import render_table, write_table
 
     def size_for(name: str) -> int | None:
         return task_named(name).size_of(args.graphs, args.targets)
@@ -642,7 +642,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bench.datasets import load_or_build
     from gracr.bench.tasks import task_named
-    from gracr.domains.paper.report.instance_figure import draw_instance, explained_view
+    from gracr.bench.report.instance_figure import draw_instance, explained_view
     from gracr.explainers import load_plugins
     from gracr.bench.runner import plan_jobs
 
@@ -732,7 +732,7 @@ def _sigterm_interrupts() -> Iterator[None]:
 
 def cmd_tune(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.explainers import EXPLAINERS, check_level, load_plugins
-    from gracr.bench.tables import render_table
+    from gracr.bench.report.tables import render_table
     from gracr.bench.tasks import task_named, task_names
     from gracr.bench.tuning import store, tune
 
@@ -1219,7 +1219,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         return int(exit_.code or 0)
     args.err = err   # where a command reports what it skipped
     try:
-        code: int = args.run(args, out)
+        with _sigterm_interrupts():
+            code: int = args.run(args, out)
         out.flush()
         return code
     except BrokenPipeError:
@@ -1242,8 +1243,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
     except UnicodeDecodeError:
         print(f"gracrc: error: {getattr(args, 'file', '?')}: not a UTF-8 text file", file=err)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as stop:
+        # Ctrl-C or SIGTERM outside a run that says more (`bench`): one line, no traceback,
+        # and the shell's status for a process ended by that signal.
+        cause = signal.SIGTERM if isinstance(stop, _Terminated) else signal.SIGINT
+        print(f"gracrc: {args.command} stopped ({cause.name})", file=err)
+        return 128 + cause
     except Exception as error:  # a bug in gracr, not in the input: say where, briefly
         if os.environ.get("GRACR_TRACEBACK"):
             raise

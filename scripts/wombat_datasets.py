@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import gracr
-from gracr.bench.tables import render_table
+from gracr.bench.report.tables import render_table
 from gracr.domains.chem import read_molecules
 from gracr.domains.chem.bundled import bundled_sets
 from gracr.domains.chem.check import predict_molecules

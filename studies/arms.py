@@ -31,7 +31,7 @@ from gracr.explainers.subgraphx import (
 )
 from gracr.bench.instances import PositiveInstance, first_subjects
 from gracr.explainers.metric import plausibility
-from gracr.bench.tables import print_table
+from gracr.bench.report.tables import print_table
 from gracr.bench.tuning import tuned_settings
 
 # A study arm: one way to explain a subject, with an explainer's signature.

@@ -28,7 +28,8 @@ from gracr.explainers.library import graph_mask
 
 def told_probs(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
     """The benchmark's GraphMask with the model's output declared `probs`."""
-    return graph_mask(subject, settings, seed, return_type="probs")
+    edges: Tensor = graph_mask(subject, settings, seed, return_type="probs").edge_mask
+    return edges
 
 
 def main() -> None:

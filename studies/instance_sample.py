@@ -23,7 +23,7 @@ from arms import diagnostic_parser, explain_and_score, parse_diagnostic, registe
 
 from gracr.explainers import explainer_named, settings_for
 from gracr.bench.instances import first_subjects
-from gracr.bench.tables import print_table
+from gracr.bench.report.tables import print_table
 from gracr.bench.tuning import tuned_settings
 
 # Enough to hold every positive of a node-task dataset (about 500–600 per seed).

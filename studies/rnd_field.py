@@ -47,7 +47,7 @@ def _coins_on_both_directions(subject: Subject, settings: Mapping[str, Any], see
     """Rnd as registered, with its field closed under reversal (the same coins per edge)."""
     field = with_reverses(subject.edge_index.numpy(), np.asarray(subject.receptive_field))
     unrestricted = dataclasses.replace(subject, receptive_field=np.ones_like(field))
-    coins = explainer_named("Rnd").run(unrestricted, settings, seed)
+    coins = explainer_named("Rnd").run(unrestricted, settings, seed).edge_mask
     return coins * torch.as_tensor(field)
 
 

@@ -22,7 +22,7 @@ from arms import diagnostic_parser, explain_and_score, parse_diagnostic, registe
 from gracr.explainers import explainer_named, settings_for
 from gracr.explainers.subgraphx import in_neighbourhood, message_passing_layers
 from gracr.bench.instances import first_subjects
-from gracr.bench.tables import print_table
+from gracr.bench.report.tables import print_table
 from gracr.bench.tuning import tuned_settings
 
 # Upper bounds of the root-size groups (nodes); the last group is everything larger.

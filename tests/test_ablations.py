@@ -24,7 +24,8 @@ from gracr.domains.paper.ablations.run_table import reuse_records
 from gracr.bench.datasets import load_or_build
 from gracr.domains.paper.published import (TABLE2, TABLE3, TABLE8, TABLE9, TABLE10, TABLE11, paper_ablation, paper_explainers)
 from gracr.bench.record import read_records, record_objects
-from gracr.domains.paper.report import Cell, Provenance, Stat, aggregate, read_results
+from gracr.bench.report import Cell, Provenance, aggregate, read_results
+from gracr.stats import Stat
 from gracr.bench.runner import plan_jobs, run
 from gracr.bench.instances import positive_instances
 from gracr.bench.tasks import TASKS
@@ -169,7 +170,8 @@ def _cell(precision: float, f1: float, oot: bool = False) -> Cell:
         return Cell("T", "v", "E", "h", seeds_seen=1, seeds=0, oot_seeds=1, instances=0,
                     errors=0, precision=None, recall=None, f1=None)
     return Cell("T", "v", "E", "h", seeds_seen=1, seeds=1, oot_seeds=0, instances=1, errors=0,
-                precision=Stat(precision, 0.0), recall=Stat(1.0, 0.0), f1=Stat(f1, 0.0))
+                precision=Stat(precision, 0.0, 1, 0), recall=Stat(1.0, 0.0, 1, 0),
+                f1=Stat(f1, 0.0, 1, 0))
 
 
 @pytest.mark.parametrize("check, before, after, expected", [

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gracr.explainers.metric import (Curve, Output, Sample, Summary, between_class_share, decoy_mass,
+from gracr.explainers.metric import (Curve, Output, Sample, between_class_share, decoy_mass,
                                 deletion_curve, insertion_curve, ranking, ranking_at,
                                 signed_rank_correlation, stratified)
-from gracr.domains.paper.report.aggregation import Moments
+from gracr.stats import Moments, Stat
 from gracr.errors import GracrError
 
 
@@ -38,11 +38,12 @@ def classes(positives: int, negatives: int) -> list[Sample]:
     return positive * positives + negative * negatives
 
 
-def close(summary: Summary, mean: float | None, std: float | None, n: int) -> bool:
-    """`summary` is (mean, std, n), up to rounding."""
+def close(stat: Stat | None, mean: float, std: float | None, n: int) -> bool:
+    """`stat` is (mean, std, n) with ddof 1 (`STRATUM_DDOF`), up to rounding."""
     def same(a: float | None, b: float | None) -> bool:
         return a is None if b is None else a is not None and math.isclose(a, b)
-    return same(summary.mean, mean) and same(summary.std, std) and summary.n == n
+    return (stat is not None and same(stat.mean, mean) and same(stat.std, std)
+            and stat.n == n and stat.ddof == 1)
 
 
 # ---------------------------------------------------- AP against the counterfactual set
@@ -268,7 +269,7 @@ def test_stratified_by_hand() -> None:
 def test_balanced_at_the_samples_own_balance_is_pooled() -> None:
     # 2 positives of 5: share 0.4 weights every sample 1/5, as the pooled mean does.
     report = stratified([1, 3, 2, 4, 6], classes(2, 3), positive_share=0.4)
-    assert report.balanced.mean == pytest.approx(3.2)
+    assert report.balanced is not None and report.balanced.mean == pytest.approx(3.2)
     assert report.balanced.std == pytest.approx(math.sqrt(3.7))
     # Share 1: the positives alone (mean 2, std sqrt 2).
     alone = stratified([1, 3, 2, 4, 6], classes(2, 3), positive_share=1.0)
@@ -277,8 +278,7 @@ def test_balanced_at_the_samples_own_balance_is_pooled() -> None:
 
 def test_a_missing_class_leaves_the_balanced_mean_undefined() -> None:
     report = stratified([1.0, 2.0], ["positive", "positive"], positive_share=0.5)
-    assert close(report.negative, None, None, 0)
-    assert report.balanced.mean is None and report.balanced.std is None
+    assert report.negative is None and report.balanced is None
     assert close(report.positive, 1.5, math.sqrt(0.5), 2)
 
 
@@ -323,14 +323,18 @@ def test_between_class_share_leaves_out_undefined_values() -> None:
 
 
 def test_seeds_are_summarised_as_the_report_does() -> None:
-    # No helper of its own: the report's `Moments` (module docstring). Seeds 0.5 0.7 0.9:
-    # n 3, mean 0.7, std (ddof=0) sqrt((.04 + 0 + .04)/3).
-    model_seeds = {1: 0.5, 2: 0.7, 3: 0.9}
-    moments = Moments.of(list(model_seeds.values()))
-    stat = moments.stat()
-    assert stat is not None and moments.n == 3
-    assert stat.mean == pytest.approx(0.7)
-    assert stat.std == pytest.approx(math.sqrt(0.08 / 3))
+    # No helper of its own: `gracr.stats` (module docstring). Seeds 0.5 0.7 0.9: n 3, mean
+    # 0.7, std sqrt((.04 + 0 + .04)/3) with ddof 0, sqrt(.08/2) with ddof 1.
+    model_seeds = [0.5, 0.7, 0.9]
+    for ddof, std in ((0, math.sqrt(0.08 / 3)), (1, math.sqrt(0.08 / 2))):
+        for stat in (Stat.of(model_seeds, ddof), Moments.of(model_seeds).stat(ddof)):
+            assert stat is not None and (stat.n, stat.ddof) == (3, ddof)
+            assert stat.mean == pytest.approx(0.7) and stat.std == pytest.approx(std)
+    # One seed has no sample std; with ddof 1 its standard error is std/sqrt(n).
+    one = Stat.of([0.5], 1)
+    assert one is not None and one.std is None and one.standard_error is None
+    three = Stat.of(model_seeds, 1)
+    assert three is not None and three.standard_error == pytest.approx(math.sqrt(0.04 / 3))
 
 
 # ---------------------------------------------------------------- bad input

@@ -396,3 +396,27 @@ def test_hostile_option_values_are_one_message(arguments: list[str], message: st
     assert code == 2, err
     assert message in err, err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+def test_any_command_stopped_by_a_signal_says_so_in_one_line(
+        signum: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C or `kill` during any command (here `fuzz`, whose work is replaced by waiting
+    for the signal) ends it with one line naming the command and the signal, and the
+    shell's status 128 + signal, never a traceback."""
+    import signal
+    import time
+
+    import gracr.cli
+
+    number = signal.Signals[signum]
+
+    def wait_for_the_signal(args: object, out: object) -> int:
+        os.kill(os.getpid(), number)
+        time.sleep(30)   # the signal arrives long before
+        return 0
+
+    monkeypatch.setattr(gracr.cli, "cmd_fuzz", wait_for_the_signal)
+    err = io.StringIO()
+    assert main(["fuzz", "--quiet"], out=io.StringIO(), err=err) == 128 + number
+    assert err.getvalue() == f"gracrc: fuzz stopped ({signum})\n"

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from torch_geometric.explain import Explanation
 
 import gracr
-from gracr.explainers import EXPLAINERS, edge_scores, explain
+from gracr.explainers import EXPLAINERS, edge_scores
 from gracr.explainers.base import ExplainerSpec, register, settings_hash
 from gracr.explainers.metric import plausibility
 from gracr.errors import GracrError
@@ -95,9 +95,11 @@ def test_integrated_gradients_is_complete_with_the_exact_derivative() -> None:
     assert set(EXPLAINERS["IG"].defaults.items()) >= {("derivative", "exact")}
 
 
-def test_explain_returns_a_pyg_explanation() -> None:
+def test_a_registered_explainer_returns_a_pyg_explanation() -> None:
     subject = node_subject()
-    explanation = explain("Saliency", subject)
+    saliency = EXPLAINERS["Saliency"]
+    assert saliency.supports(subject.task)
+    explanation = saliency(subject, saliency.defaults, 0)
     assert isinstance(explanation, Explanation)
     assert explanation.edge_mask.shape == (3,)
     assert explanation.index == 0
@@ -111,12 +113,23 @@ def test_unknown_explainer_and_setting_are_clear_errors() -> None:
 
 
 def test_a_wrong_length_explanation_is_rejected() -> None:
-    register(ExplainerSpec("Short", lambda subject, settings, seed: torch.zeros(1), {}))
+    register(ExplainerSpec("Short", lambda subject, settings, seed: Explanation(
+        edge_mask=torch.zeros(1)), {}))
     try:
         with pytest.raises(GracrError, match="returned 1 edge scores for a graph with 3"):
             edge_scores("Short", node_subject())
     finally:
         del EXPLAINERS["Short"]
+
+
+def test_an_explainer_that_returns_no_explanation_is_refused_by_name() -> None:
+    register(ExplainerSpec("Bare", lambda subject, settings, seed: torch.zeros(3), {}))
+    try:
+        with pytest.raises(GracrError, match="Bare returned a Tensor; an explainer returns a "
+                                             "torch_geometric.explain.Explanation"):
+            edge_scores("Bare", node_subject())
+    finally:
+        del EXPLAINERS["Bare"]
 
 
 def test_settings_hash_depends_on_values_not_order() -> None:

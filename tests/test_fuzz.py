@@ -11,7 +11,7 @@ from typing import Any, Mapping
 import numpy as np
 import pytest
 import torch
-from torch import Tensor
+from torch_geometric.explain import Explanation
 
 import gracr
 from gracr.explainers.base import ExplainerSpec, Subject, register
@@ -23,15 +23,15 @@ from gracr.fuzz.run import FuzzConfig, find_instances, run_fuzz
 from gracr.fuzz.shrink import Case, Models, judge, shrink, single_steps
 
 
-def _parity(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+def _parity(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explanation:
     """Deliberately not implementation-invariant: with an odd number of layers it
     scores the target's in-edges 1 (graph tasks: the edges into blue nodes), with an
     even number it scores every edge 0."""
     if subject.num_layers % 2 == 0:
-        return torch.zeros(subject.num_edges, dtype=torch.float64)
+        return Explanation(edge_mask=torch.zeros(subject.num_edges, dtype=torch.float64))
     if subject.target is None:
-        return subject.x[subject.edge_index[1], 1].to(torch.float64)
-    return (subject.edge_index[1] == subject.target).to(torch.float64)
+        return Explanation(edge_mask=subject.x[subject.edge_index[1], 1].to(torch.float64))
+    return Explanation(edge_mask=(subject.edge_index[1] == subject.target).to(torch.float64))
 
 
 register(ExplainerSpec("ParityFake", _parity, {}, source="test only"))
@@ -238,10 +238,11 @@ def test_cli_bad_input_is_a_clean_error(argv: list[str], message: str,
     assert message in err and "Traceback" not in err
 
 
-def _crash_when_padded(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+def _crash_when_padded(subject: Subject, settings: Mapping[str, Any], seed: int
+                       ) -> Explanation:
     if subject.num_layers > 1:
         raise ValueError("too deep for me")  # LINE_OF_CRASH
-    return torch.ones(subject.num_edges, dtype=torch.float64)
+    return Explanation(edge_mask=torch.ones(subject.num_edges, dtype=torch.float64))
 
 
 register(ExplainerSpec("CrashFake", _crash_when_padded, {}, source="test only"))
@@ -266,11 +267,12 @@ def test_an_explainer_crash_is_recorded_not_scored() -> None:
     assert "| CrashFake | -" in summary_table(report)
 
 
-def _spin_when_padded(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+def _spin_when_padded(subject: Subject, settings: Mapping[str, Any], seed: int
+                      ) -> Explanation:
     if subject.num_layers > 1:
         while True:  # burns CPU until the budget's SIGPROF interrupts it
             sum(range(1000))
-    return torch.ones(subject.num_edges, dtype=torch.float64)
+    return Explanation(edge_mask=torch.ones(subject.num_edges, dtype=torch.float64))
 
 
 register(ExplainerSpec("SpinFake", _spin_when_padded, {}, source="test only"))

@@ -196,7 +196,8 @@ def test_a_task_claimed_valid_after_a_text_edit_is_one_gracr_accepts(
     # The 10^5 run once claimed a task with a description valid after a second
     # `description` was put before it: a false finding of the fuzzer's own making.
     from gracr.bench.tasks import Task
-    from gracr.fuzz.inputs.task_file import claims_valid, to_toml
+    from gracr.bench.task_writer import task_toml
+    from gracr.fuzz.inputs.task_file import claims_valid
 
     task: dict[str, object] = {"name": "Small", "formula": "rule.gml",
                                "graphs": {"family": "tree", "nodes": 3}}
@@ -204,7 +205,7 @@ def test_a_task_claimed_valid_after_a_text_edit_is_one_gracr_accepts(
         task["description"] = description
     (tmp_path / "rule.gml").write_text("colors red\nclassify exists red\n")
     deep = "description = " + "[" * 20 + "0" + "]" * 20 + "\n"
-    (tmp_path / "task.toml").write_text(deep + to_toml(task))
+    (tmp_path / "task.toml").write_text(deep + task_toml(task))
     try:
         Task.from_file(tmp_path / "task.toml")
         accepted = True

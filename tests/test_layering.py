@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gracr"
 # (re-exports everything), so it sits on top with the CLI.
 LAYERS = {
     "gracr.errors": 0, "gracr.version": 0, "gracr.places": 0, "gracr.limits": 0,
-    "gracr.files": 0,
+    "gracr.files": 0, "gracr.stats": 0,
     "gracr.data": 0,
     "gracr.dsl": 1,
     "gracr.compiler": 2,

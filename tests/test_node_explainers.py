@@ -242,7 +242,8 @@ def test_node_scores_from_edges_take_the_maximum_over_incident_edges() -> None:
 
 def test_an_edge_only_explainer_is_scored_at_node_level_from_its_edges(forget: list[str]
                                                                        ) -> None:
-    register(ExplainerSpec("EdgeCounts", lambda s, c, seed: torch.tensor([3.0, -1.0, 2.0]),
+    register(ExplainerSpec("EdgeCounts", lambda s, c, seed: Explanation(
+                               edge_mask=torch.tensor([3.0, -1.0, 2.0])),
                            {}))
     forget.append("EdgeCounts")
     spec = EXPLAINERS["EdgeCounts"]

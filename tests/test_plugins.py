@@ -33,7 +33,7 @@ from gracr.bench.instances import (NODE_UPI_FILE, compile_variant, first_subject
                                    positive_instances, variant_named)
 from gracr.explainers.metric import plausibility
 from gracr.bench.record import Record, read_records, record_objects
-from gracr.domains.paper.report import load_results
+from gracr.bench.report import load_results
 from gracr.bench.runner import plan_jobs, read_done, run
 from gracr.bench.tasks import TASKS
 from gracr.bench.tuning import HELD_OUT_SEED, store, tune
@@ -88,6 +88,7 @@ import multiprocessing
 import os
 
 import torch
+from torch_geometric.explain import Explanation
 
 from gracr.explainers import ExplainerSpec, register
 
@@ -99,7 +100,7 @@ if multiprocessing.parent_process() is None:
 def field(subject, settings, seed):
     with open("explained.pids", "a") as handle:
         handle.write(f"{os.getpid()}\\n")
-    return torch.as_tensor(subject.receptive_field, dtype=torch.float64)
+    return Explanation(edge_mask=torch.as_tensor(subject.receptive_field, dtype=torch.float64))
 
 
 register(ExplainerSpec("Field", field, {}))
@@ -140,7 +141,7 @@ def test_a_worker_that_cannot_find_the_explainer_fails_the_run_with_exit_2(tmp_p
         from gracr.explainers import ExplainerSpec, register
 
         if multiprocessing.parent_process() is None:
-            register(ExplainerSpec("ParentOnly", lambda s, c, seed: torch.zeros(s.num_edges), {}))
+            register(ExplainerSpec("ParentOnly", lambda s, c, seed: Explanation(edge_mask=torch.zeros(s.num_edges)), {}))
         '''))
     done = gracrc("bench", "--plugin", "parent_only.py", "--tasks", "Redundancy",
                   "--explainers", "ParentOnly", "--seeds", "0,1", "--limit", "2", "--graphs", "8",
@@ -156,7 +157,7 @@ def test_a_worker_that_cannot_find_the_explainer_fails_the_run_with_exit_2(tmp_p
 def test_an_explainer_registered_in_the_parent_only_is_an_error_not_error_records(
         tmp_path: Path, forget: list[str]) -> None:
     # The issue's finding: from Python with 2 workers every instance became an error record.
-    register(ExplainerSpec("InThisProcess", lambda s, c, seed: torch.zeros(s.num_edges), {}))
+    register(ExplainerSpec("InThisProcess", lambda s, c, seed: Explanation(edge_mask=torch.zeros(s.num_edges)), {}))
     forget.append("InThisProcess")
     with pytest.raises(GracrError, match="'InThisProcess' is not registered in the worker"):
         run(_jobs(tmp_path, ["InThisProcess"]), str(tmp_path / "out"), workers=2,
@@ -191,7 +192,7 @@ def test_entry_points_of_the_group_gracr_explainers_register(tmp_path: Path) -> 
     (tmp_path / "gracr_entry_demo.py").write_text(textwrap.dedent('''
         import torch
         from gracr.explainers import ExplainerSpec, register
-        register(ExplainerSpec("FromEntryPoint", lambda s, c, seed: torch.zeros(s.num_edges), {}))
+        register(ExplainerSpec("FromEntryPoint", lambda s, c, seed: Explanation(edge_mask=torch.zeros(s.num_edges)), {}))
         '''))
     info = tmp_path / "gracr_entry_demo-0.1.dist-info"
     info.mkdir()
@@ -254,15 +255,15 @@ def test_a_function_explainer_may_return_an_explanation_with_either_mask(forget:
                            node_mask=torch.arange(float(subject.num_nodes)).view(-1, 1))
 
     register(ExplainerSpec("Both", both, {}, levels=("edge", "node")))
-    register(ExplainerSpec("EdgeTensor", lambda s, c, seed: torch.ones(s.num_edges), {},
-                           levels=("edge", "node")))
-    forget.extend(["Both", "EdgeTensor"])
+    register(ExplainerSpec("EdgesOnly", lambda s, c, seed: Explanation(
+        edge_mask=torch.ones(s.num_edges)), {}, levels=("edge", "node")))
+    forget.extend(["Both", "EdgesOnly"])
     subject = node_subject()
     assert edge_scores("Both", subject).tolist() == [0.0, 1.0, 2.0]
     assert scores("Both", replace(subject, level="node")).tolist() == [0.0, 1.0, 2.0, 3.0]
-    with pytest.raises(GracrError, match="EdgeTensor returned a tensor \\(edge scores\\) where "
-                                         "node scores were asked"):
-        scores("EdgeTensor", replace(subject, level="node"))
+    with pytest.raises(GracrError, match="EdgesOnly returned an explanation without a "
+                                         "node_mask where node scores were asked"):
+        scores("EdgesOnly", replace(subject, level="node"))
     with pytest.raises(GracrError, match="levels must be some of edge, node"):
         ExplainerSpec("Bad", both, {}, levels=("edges",))
 
@@ -434,7 +435,7 @@ def test_an_explainer_is_trained_once_per_job_on_the_held_out_seeds_first_instan
 
     def train(subjects: Any, settings: Any, seed: int) -> Any:
         seen.append([instance_of(s) for s in subjects])
-        return lambda subject, chosen, seed: torch.zeros(subject.num_edges)
+        return lambda subject, chosen, seed: Explanation(edge_mask=torch.zeros(subject.num_edges))
 
     register(ExplainerSpec("Trainee", lambda s, c, seed: None, {"training_instances": 2},
                            train=train))
@@ -505,10 +506,10 @@ def flaky(forget: list[str]) -> Iterator[dict[str, bool]]:
     """An explainer that raises while `state["broken"]`."""
     state = {"broken": True}
 
-    def run_flaky(subject: Subject, settings: Any, seed: int) -> torch.Tensor:
+    def run_flaky(subject: Subject, settings: Any, seed: int) -> Explanation:
         if state["broken"]:
             raise RuntimeError("not today")
-        return torch.ones(subject.num_edges)
+        return Explanation(edge_mask=torch.ones(subject.num_edges))
 
     register(ExplainerSpec("Flaky", run_flaky, {}))
     forget.append("Flaky")

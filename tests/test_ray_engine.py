@@ -79,6 +79,7 @@ def test_a_run_resumes_from_ray_to_the_pool_and_back(tmp_path: Path, local_ray: 
 
 SPIN = """
 import torch
+from torch_geometric.explain import Explanation
 from gracr.explainers import ExplainerSpec, register
 
 
@@ -122,7 +123,7 @@ def test_a_worker_that_cannot_find_the_explainer_fails_the_run(tmp_path: Path,
                                                               local_ray: None) -> None:
     import torch
 
-    register(ExplainerSpec("OnlyInTheParent", lambda s, _, __: torch.ones(s.num_edges), {}))
+    register(ExplainerSpec("OnlyInTheParent", lambda s, _, __: Explanation(edge_mask=torch.ones(s.num_edges)), {}))
     try:
         jobs = plan_jobs(["Redundancy"], ["main"], ["OnlyInTheParent"], [0], 2, 60.0, SIZES)
         with pytest.raises(GracrError, match="'OnlyInTheParent' is not registered in the worker"):

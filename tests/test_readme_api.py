@@ -57,7 +57,7 @@ BLOCKS = python_blocks(README)
 
 def test_the_readme_has_its_python_examples() -> None:
     assert len(BLOCKS) >= 7
-    assert len(python_blocks(section("Python API"))) == 4
+    assert len(python_blocks(section("Python API"))) == 3
 
 
 @pytest.mark.parametrize("line,body", BLOCKS, ids=[f"README.md:{line}" for line, _ in BLOCKS])

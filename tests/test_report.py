@@ -17,10 +17,10 @@ import pytest
 from gracr.explainers import PAPER_EXPLAINERS
 from gracr.domains.paper.published import (TABLE2, TABLE2_TASKS, TABLE3, TABLE3_TASKS,
                                TABLE14, TABLE14_EXPLAINERS)
-from gracr.domains.paper.report import (Cell, Provenance, TableSpec, aggregate, aggregate_seed_times,
-                                aggregate_seeds, aggregate_times, beside_paper, load_inputs,
-                                load_results, read_results, render_latex, render_markdown,
-                                times_table)
+from gracr.bench.report import (Cell, Provenance, TableSpec, aggregate, aggregate_seed_times,
+                                aggregate_seeds, aggregate_times, load_inputs, load_results,
+                                read_results, render_latex, render_markdown)
+from gracr.domains.paper.report import beside_paper, times_table
 from gracr.cli import main
 from gracr.errors import GracrError
 

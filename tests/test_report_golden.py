@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gracr.domains.paper.report import write_report
+from gracr.bench.report import write_report
+from gracr.domains.paper.report import paper_report
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "report"
@@ -26,7 +27,8 @@ TEXT_FILES = ("results.csv", "seeds.csv", "table2.md", "table2.tex", "table3.md"
 
 
 def test_the_report_of_the_fixture_results_is_the_golden_report(tmp_path: Path) -> None:
-    shown = write_report([str(FIXTURE / "results.jsonl")], str(tmp_path), COMMAND, DATE)
+    shown = write_report([str(FIXTURE / "results.jsonl")], str(tmp_path), COMMAND, DATE,
+                         paper_report)
     shown = shown.replace(str(tmp_path), "<out>").replace(str(FIXTURE), "<fixture>")
     expected_folder = FIXTURE / "expected"
     if UPDATE:
@@ -42,7 +44,7 @@ def test_the_report_of_the_fixture_results_is_the_golden_report(tmp_path: Path) 
 @pytest.mark.parametrize("name", ["table2.md", "table3.md", "table2.tex", "table3.tex",
                                   "results.csv", "beside_paper.md"])
 def test_the_published_tables_regenerate_from_their_seeds_csv(name: str, tmp_path: Path) -> None:
-    write_report([str(PUBLISHED / "seeds.csv")], str(tmp_path), COMMAND, DATE)
+    write_report([str(PUBLISHED / "seeds.csv")], str(tmp_path), COMMAND, DATE, paper_report)
     # Only the provenance line (command and date) may differ from the published file.
     made = [line for line in (tmp_path / name).read_text().splitlines()
             if "gracrc report" not in line]

@@ -18,7 +18,7 @@ import pytest
 
 from gracr.bench.datasets import load_or_build
 from gracr.bench.record import TORN_SUFFIX, read_records, record_objects, start_results
-from gracr.domains.paper.report.inputs import load_results
+from gracr.bench.report.inputs import load_results
 from gracr.bench.runner import plan_jobs, run
 
 ROOT = Path(__file__).resolve().parent.parent

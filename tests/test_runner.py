@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 import pytest
 import torch
+from torch_geometric.explain import Explanation
 
 from gracr.bench.datasets import load_or_build
 from gracr.explainers import EXPLAINERS
@@ -81,7 +82,7 @@ def test_a_seed_split_between_two_runs_gives_the_records_of_one(tmp_path: Path) 
 def _spin(swallow: bool) -> Any:
     """An explainer that burns 5 CPU s; with `swallow` it runs its loop inside
     `try: ... except Exception:`, as PyG's GraphMaskExplainer wraps its gate calls."""
-    def spin(subject: Any, settings: Any, seed: int) -> torch.Tensor:
+    def spin(subject: Any, settings: Any, seed: int) -> Explanation:
         end = time.process_time() + 5.0
         while time.process_time() < end:
             try:
@@ -89,7 +90,7 @@ def _spin(swallow: bool) -> Any:
             except Exception:
                 if not swallow:
                     raise
-        return torch.zeros(subject.num_edges)
+        return Explanation(edge_mask=torch.zeros(subject.num_edges))
     return spin
 
 
@@ -112,7 +113,7 @@ def test_an_instance_over_budget_is_oot_and_stops_its_seed(tmp_path: Path,
 
 
 def test_an_explainer_crash_is_recorded_not_raised(tmp_path: Path) -> None:
-    def crash(subject: Any, settings: Any, seed: int) -> torch.Tensor:
+    def crash(subject: Any, settings: Any, seed: int) -> Explanation:
         raise RuntimeError("boom")
 
     register(ExplainerSpec("Crash", crash, {}))
@@ -207,6 +208,7 @@ import os
 import time
 
 import torch
+from torch_geometric.explain import Explanation
 
 from gracr.explainers import ExplainerSpec, register
 
@@ -224,7 +226,7 @@ def holding(subject, settings, seed):
         except FileExistsError:
             pass
     open(mine, "w").close()
-    return torch.zeros(subject.num_edges)
+    return Explanation(edge_mask=torch.zeros(subject.num_edges))
 
 
 register(ExplainerSpec("Holding", holding, {}))

@@ -21,7 +21,7 @@ from gracr.bench.datasets import Dataset, load_or_build
 from gracr.explainers import Subject, edge_scores, explainer_seed
 from gracr.bench.instances import compile_variant, positive_instances, variant_named
 from gracr.bench.record import Record, read_records
-from gracr.domains.paper.report.instance_figure import (explained_view, figure_name, figure_records,
+from gracr.bench.report.instance_figure import (explained_view, figure_name, figure_records,
                                                 instance_view)
 from gracr.bench.tasks import TASKS
 from gracr.cli import main

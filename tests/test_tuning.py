@@ -9,6 +9,7 @@ from typing import Any, Iterator
 import numpy as np
 import pytest
 import torch
+from torch_geometric.explain import Explanation
 
 from gracr.explainers import EXPLAINERS
 from gracr.explainers.base import Choice, ExplainerSpec, IntRange, LogUniform, Uniform, register
@@ -17,12 +18,12 @@ from gracr.bench.tuning import defaults_in_space, store, tune, tuned_settings
 from gracr.errors import GracrError
 
 
-def _knob_scores(subject: Any, settings: Any, seed: int) -> torch.Tensor:
+def _knob_scores(subject: Any, settings: Any, seed: int) -> Explanation:
     red = subject.x[:, 1] > 0                      # palette: black, red, grey, silver
     hits = red[subject.edge_index[0]] & (subject.x[subject.edge_index[1], 0] > 0)
     if settings["sharpness"] > 0.5:
-        return hits.double()
-    return torch.ones(subject.num_edges, dtype=torch.float64)
+        return Explanation(edge_mask=hits.double())
+    return Explanation(edge_mask=torch.ones(subject.num_edges, dtype=torch.float64))
 
 
 @pytest.fixture
@@ -120,7 +121,7 @@ def test_pgm_explainer_tuning_starts_from_its_defaults() -> None:
 def fragile() -> Iterator[str]:
     """Perfect when `sharpness` > 0.5, raises (as PyG's PGMExplainer did for a
     max_subgraph_size above the graph's size) when `sharpness` < 0.3, blind between."""
-    def run(subject: Any, settings: Any, seed: int) -> torch.Tensor:
+    def run(subject: Any, settings: Any, seed: int) -> Explanation:
         if settings["sharpness"] < 0.3:
             raise ValueError("kth(=47) out of bounds (32)")
         return _knob_scores(subject, settings, seed)

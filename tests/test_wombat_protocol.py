@@ -20,8 +20,9 @@ from gracr.bench.instances import (compile_variant, ground_truth, negative_insta
                                    positive_instances, variant_named)
 from gracr.explainers.metric import ranking, ranking_at, uniform_attribution
 from gracr.bench.record import Record, read_records
-from gracr.domains.paper.report.ranking import ranking_rows
-from gracr.domains.paper.report.write import write_report
+from gracr.bench.report.ranking import ranking_rows
+from gracr.bench.report.write import write_report
+from gracr.domains.paper.report import paper_report
 from gracr.bench.runner import plan_jobs, run
 from gracr.errors import GracrError
 
@@ -132,7 +133,8 @@ def test_negatives_and_ranks_are_recorded(tmp_path: Path, plugins: None) -> None
     assert rows["Constant"].negatives == 4 and rows["Constant"].iqr_success == 1.0
     assert rows["Constant"].perfect is False
     assert rows["Constant"].variant == "main@node"
-    text = write_report([str(tmp_path / "out")], str(tmp_path / "report"), "test", "today")
+    text = write_report([str(tmp_path / "out")], str(tmp_path / "report"), "test", "today",
+                        paper_report)
     assert "WOMBAT" in text
     assert (tmp_path / "report" / "ranking.csv").read_text().count("\n") == 3
     # A rerun finds every key (sample included) done: nothing is explained again.
@@ -212,7 +214,7 @@ def test_explainer_lists_paper_all_and_named() -> None:
 
 def _edges_only(subject: Subject, settings: Any, seed: int) -> Any:
     """Edge i scored i: a node's derived score is its highest incident edge index."""
-    return torch.arange(subject.num_edges, dtype=torch.float64)
+    return Explanation(edge_mask=torch.arange(subject.num_edges, dtype=torch.float64))
 
 
 def test_records_say_when_node_scores_come_from_edge_scores(tmp_path: Path) -> None:

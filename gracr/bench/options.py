@@ -35,13 +35,7 @@ DATASETS_HELP = (f"dataset store (default ${CACHE_VARIABLE}/datasets, else the u
 def positive_seconds(text: str) -> float:
     """The argparse type of an option in seconds (`--budget`): a positive, finite number
     of at most `MAX_SECONDS` (`nan` or `inf` would make every instance an error)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive, finite number of seconds, "
-                                         f"got {text!r}")
+    value = positive_number(text, unit=" of seconds")
     if value > MAX_SECONDS:
         raise argparse.ArgumentTypeError(f"at most {MAX_SECONDS:.0e} seconds (gracr's limit "
                                          f"MAX_SECONDS), got {text!r}")
@@ -120,14 +114,16 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
                              f"within this time (default {RAY_TIMEOUT:g})")
 
 
-def positive_number(text: str) -> float:
-    """An option's value that must be a finite number above 0 (argparse's `type`)."""
+def positive_number(text: str, unit: str = "") -> float:
+    """An option's value that must be a finite number above 0 (argparse's `type`); `unit`
+    (e.g. " of seconds") is named in the messages."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+        raise argparse.ArgumentTypeError(f"not a number{unit}: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number{unit}, "
+                                         f"got {text!r}")
     return value
 
 

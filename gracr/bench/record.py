@@ -29,7 +29,6 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from gracr.bench.budget import Outcome, Status
 from gracr.explainers.metric import LEVELS, SAMPLES, Level, Sample
-from gracr.bench.tables import read_json_lines
 from gracr.data.fields import Fields
 from gracr.data.json_text import JsonError, parse_json
 from gracr.errors import GracrError
@@ -273,7 +272,7 @@ def record_objects(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str
     """The record objects of a results file with their places, the header line skipped and
     its version checked, and a cut last line left out (reported once)."""
     tail = _torn_tail(path)
-    for number, obj in read_json_lines(path, end=None if tail is None else tail.offset):
+    for number, obj in _json_lines(path, end=None if tail is None else tail.offset):
         place = f"{os.fspath(path)}:{number}"
         if HEADER_KEY in obj:
             if obj[HEADER_KEY] not in READABLE_VERSIONS:
@@ -314,3 +313,36 @@ def write_record(handle: Any, record: Record) -> None:
     if written != len(line):
         raise GracrError(f"{handle.name}: only {written} of the {len(line)} bytes of a record "
                          "were written (is the disk full?); a rerun resumes from here")
+
+
+def _json_lines(path: str | os.PathLike[str], end: int | None = None
+                ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a results file, with their line numbers; blank lines are skipped,
+    anything else that is not a JSON object is a clear error (unlike
+    `gracr.files.read_json_lines`, which reads a log whose last line a crash may have cut).
+    With `end`, only the lines before that byte offset are read."""
+    try:
+        with open(path, "rb") as handle:
+            offset = 0
+            for number, raw in enumerate(handle, start=1):
+                if end is not None and offset >= end:
+                    return
+                offset += len(raw)
+                place = f"{os.fspath(path)}:{number}"
+                try:
+                    line = raw.decode("utf-8").strip()
+                except UnicodeDecodeError:
+                    raise GracrError(f"{place}: not UTF-8 text") from None
+                if not line:
+                    continue
+                try:
+                    obj = parse_json(line)
+                except JsonError as error:
+                    raise GracrError(f"{place}: not a JSON line ({error.message}"
+                                     + (f" at column {error.column})" if error.line else ")")
+                                     ) from None
+                if not isinstance(obj, dict):
+                    raise GracrError(f"{place}: not a JSON object")
+                yield number, obj
+    except OSError as error:
+        raise GracrError(f"{os.fspath(path)}: cannot read ({error.strerror})") from None

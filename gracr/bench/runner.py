@@ -60,7 +60,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from multiprocessing import resource_tracker
 from pathlib import Path
-from typing import Any, Callable, Iterator, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Mapping, Sequence
 
 from tqdm import tqdm
 
@@ -78,6 +78,9 @@ from gracr.bench.instances import (ExplainedInstance, compile_variant, explained
                                    ground_truth, subject_for, variant_named)
 from gracr.errors import GracrError
 from gracr.files import output_target, write_json
+
+if TYPE_CHECKING:
+    from gracr.explainers.base import ExplainerSpec
 from gracr.limits import RAY_TIMEOUT
 
 Engine = Literal["process", "ray"]
@@ -176,7 +179,7 @@ def _watch_run(run_pid: int) -> None:
     os._exit(1)
 
 
-def _registered_explainer(job: Job) -> Any:
+def _registered_explainer(job: Job) -> ExplainerSpec:
     """The job's explainer, or a `GracrError` if this process does not know it."""
     from gracr.explainers import explainer_named
 
@@ -250,7 +253,7 @@ def _context_key(job: Job) -> tuple[Any, ...]:
             job.explainer, job.settings_hash, job.level, job.task_file, job.model)
 
 
-def _job_context(job: Job, explainer: Any) -> tuple[Any, ...]:
+def _job_context(job: Job, explainer: ExplainerSpec) -> tuple[Any, ...]:
     """The job's dataset, compiled model, ready (trained) explainer, program and module
     cache; kept for the job's next instances when the work comes one instance at a time.
     Jobs that differ in explainer or sample share the dataset and the model: a molecule

@@ -24,7 +24,7 @@ A task is a small TOML file beside its `.gml` (the paper's six ship in
     # targets = 500                  # node tasks: graphs accumulate until this many positives
 
 How colours, values and relations are drawn, and what a generator returns: see
-`gracr.bench.graph_sources`.
+`gracr.bench.graph_sources`. Task files are written by `gracr.bench.task_writer`.
 
 The dataset of a task is a pure function of the task's files and the seed: its store key
 (`Task.key`) hashes the task file, the main formula, the motif and graph files and a user
@@ -66,6 +66,10 @@ from gracr.limits import MAX_TASK_GRAPH, MAX_TASK_NESTING
 DEFAULT_GRAPHS = 1000       # App. F: graph task datasets
 DEFAULT_TARGETS = 500       # App. F: positive targets of a node task
 DEFAULT_POSITIVE_FRACTION = 0.5
+DEFAULT_NODES = 25          # background nodes of a family's graphs
+TASK_NAME = re.compile(r"[A-Za-z0-9][\w.+-]*")
+"""A task's name (it names the task in results and folders)."""
+ODDS_SLACK = 1e-9           # how far a table of probabilities may sum past 1 (or miss it)
 
 _KEYS: dict[str | None, tuple[str, ...]] = {
     None: ("name", "formula", "description", "graphs", "plant", "dataset"),
@@ -274,7 +278,8 @@ class _Reader:
                 raise self.fail(table, key, f"the probability of '{name}' must be a number "
                                             f"in [0, 1], got {p!r}")
         total = float(sum(value.values()))
-        if total > 1 + 1e-9 or (whole and not math.isclose(total, 1.0, abs_tol=1e-9)):
+        if total > 1 + ODDS_SLACK or (whole and not math.isclose(total, 1.0,
+                                                                abs_tol=ODDS_SLACK)):
             need = "sum to 1" if whole else "sum to at most 1"
             raise self.fail(table, key, f"the probabilities must {need}, they sum to {total:g}")
         return tuple((str(name), float(p)) for name, p in value.items())
@@ -343,7 +348,7 @@ def _read_task(path: Path) -> Task:
         if key not in data:
             raise reader.fail(None, None, f"missing '{key}'")
     name = data["name"]
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][\w.+-]*", name):
+    if not isinstance(name, str) or not TASK_NAME.fullmatch(name):
         raise reader.fail(None, "name", "must be a name of letters, digits, '-', '_', '.' or "
                                         "'+' (it names the task in results and folders)")
     listed = data["formula"] if isinstance(data["formula"], list) else [data["formula"]]
@@ -514,7 +519,7 @@ def _read_source(reader: _Reader, graphs: Mapping[str, Any], plants: list[dict[s
             raise reader.fail("plant", "motif", f"{motif_path}: the motif needs 'colors'")
         read_plants.append(Plant(motifs[0], reader.between("plant", entry, "count", 1, 0),
                                  reader.integer("plant", entry, "links", 1, 0)))
-    nodes = reader.between("graphs", graphs, "nodes", 25, 1)
+    nodes = reader.between("graphs", graphs, "nodes", DEFAULT_NODES, 1)
     _check_drawn_size(reader, nodes, read_plants)
     return RandomGraphs(family, nodes, colors, attributes, relations, tuple(read_plants))
 

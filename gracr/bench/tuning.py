@@ -26,7 +26,7 @@ import time
 from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -37,6 +37,9 @@ from gracr.places import config_folder
 from gracr.errors import GracrError
 from gracr.files import write_text
 from gracr.limits import RAY_TIMEOUT
+
+if TYPE_CHECKING:
+    from gracr.explainers.base import ExplainerSpec
 
 TUNED_FOLDER = Path(__file__).resolve().parent / "tuned"
 HELD_OUT_SEED = 100   # the official seeds are 0-4
@@ -73,9 +76,9 @@ def tuned_settings(explainer: str, task: str, folders: Sequence[str | Path] = ()
     return {}
 
 
-def ready_explainer(explainer: Any, task_name: str, model: Any,
+def ready_explainer(explainer: str | ExplainerSpec, task_name: str, model: Any,
                     settings: Mapping[str, Any], seed: int, size: int | None = None,
-                    datasets: str | None = None, level: Level = "edge") -> Any:
+                    datasets: str | None = None, level: Level = "edge") -> ExplainerSpec:
     """`explainer` (a name or an `ExplainerSpec`) ready to explain instances of `task_name`
     on `model`: as it is, or, if it must be trained (`ExplainerSpec.train`), trained on the
     first `training_instances` positive instances of the task's held-out seed

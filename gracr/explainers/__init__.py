@@ -1,10 +1,13 @@
-"""Graph explainers: the interface, the registry, every explainer we ship, and the metrics
-that score their explanations. Usable without the benchmark (`gracr.bench`).
+"""Graph explainers: the protocol, the registry, every explainer we ship, and the metrics
+that score their explanations. Usable without the benchmark (`gracr.bench`): `api.explain`
+explains one graph, `api.score` scores the explanation against ground truth.
 
+An explainer implements `Explainer`: `supports(task)` (an `ExplainerTask`) and
+`explainer(subject, settings, seed)`, which returns PyG's `Explanation`.
 `EXPLAINERS` maps the explainers' names (those of the Gracr paper's Tables 2 and 3, and
 ours) to `ExplainerSpec`s: library ones from PyG/Captum in `library`, our own in `flowx`,
-`lrp`, `graphsvx`, `subgraphx`, `graphmask_clean`. Explainers of your own: `register` a
-function, `register_algorithm` a PyG `ExplainerAlgorithm`, and `load_plugins` (the CLI's
+`lrp`, `graphsvx`, `subgraphx`, `graphmask_clean`. Explainers of your own: `register` an
+`ExplainerSpec`, `register_algorithm` a PyG `ExplainerAlgorithm`, and `load_plugins` (the CLI's
 `--plugin`) the modules or files that do so.
 
 The names below are loaded on first use: asking for any of them imports every explainer
@@ -18,9 +21,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gracr.explainers.base import (EXPLAINERS, TRAINING_INSTANCES,
-                                       ExplainerSpec, Subject, check_level,
-                                       derives_node_scores, edge_scores, explain,
+    from gracr.explainers.base import (EXPLAINERS, TRAINING_INSTANCES, Explainer,
+                                       ExplainerSpec, ExplainerTask, Subject, check_level,
+                                       derives_node_scores, edge_scores,
                                        explainer_named, explainer_seed, node_scores_from_edges,
                                        register, scores, settings_for, settings_hash, trained)
     from gracr.explainers.library import BiasedGNNExplainer, register_algorithm
@@ -32,16 +35,17 @@ _REGISTERING = ("flowx", "graphmask_clean", "graphsvx", "library", "lrp", "subgr
 
 _HOME = {
     **{name: "base" for name in (
-        "EXPLAINERS", "TRAINING_INSTANCES", "ExplainerSpec", "Subject",
-        "check_level", "derives_node_scores", "edge_scores", "explain", "explainer_named",
+        "EXPLAINERS", "TRAINING_INSTANCES", "Explainer", "ExplainerSpec", "ExplainerTask",
+        "Subject", "check_level", "derives_node_scores", "edge_scores", "explainer_named",
         "explainer_seed", "node_scores_from_edges", "register", "scores", "settings_for",
         "settings_hash", "trained")},
     "BiasedGNNExplainer": "library", "register_algorithm": "library",
     "load_plugins": "plugins", "loaded_plugins": "plugins", "PAPER_EXPLAINERS": "names",
 }
 
-__all__ = ["BiasedGNNExplainer", "EXPLAINERS", "ExplainerSpec", "PAPER_EXPLAINERS", "Subject",
-           "TRAINING_INSTANCES", "check_level", "derives_node_scores", "edge_scores", "explain",
+__all__ = ["BiasedGNNExplainer", "EXPLAINERS", "Explainer", "ExplainerSpec", "ExplainerTask",
+           "PAPER_EXPLAINERS", "Subject", "TRAINING_INSTANCES", "check_level",
+           "derives_node_scores", "edge_scores",
            "explainer_named", "explainer_seed", "load_plugins", "loaded_plugins",
            "node_scores_from_edges", "register", "register_algorithm", "scores", "settings_for",
            "settings_hash", "trained"]

@@ -1,19 +1,22 @@
-"""The explainer interface of GracrBench and its registry.
+"""The explainer protocol and its registry.
 
-An explainer is given a `Subject` — the compiled model (as PyG modules with the
-surrogate derivative of Eq. 9 and with the exact one), one graph, one target and the
-level asked (`"edge"` or `"node"`) — and returns scores of the whole graph: a float
-tensor of one score per directed edge, or an `Explanation` (PyG's, or any object with
-the attributes) whose `edge_mask` and/or `node_mask` hold them. `scores` takes the
-asked level's scores, after merging the explainer's default settings with the given
-ones and seeding every random generator, so a result is a function of (explainer,
-settings, subject, seed); `explain` wraps them into a PyG `Explanation`.
+An explainer (`Explainer`) is given a `Subject` — the model (a compiled one, as PyG
+modules with the surrogate derivative of Eq. 9 and with the exact one, or a trained
+one), one graph, one target and the level asked (`"edge"` or `"node"`) — and returns
+PyG's `Explanation` of the whole graph, whose `edge_mask` and/or `node_mask` hold its
+scores; `supports(task)` says beforehand whether it can answer what a subject asks
+(`ExplainerTask`: the level, graph or node classifier, compiled or trained model,
+typed relations or not). A registered explainer (`ExplainerSpec`) runs a function of
+the same signature and returns the asked level's scores, one float64 per edge or node,
+with every random generator seeded, so a result is a function of (explainer, settings,
+subject, seed); `scores` merges its defaults with the given settings and takes those
+scores out.
 
-An `ExplainerSpec` declares the levels it gives (edge only by default). An explainer that
-gives edge scores only is still scored at node level: `scores` runs it at edge level and
-gives each node the maximum score of its incident edges (`node_scores_from_edges`,
-`derives_node_scores`); asking a node-only explainer for edge scores fails before a run
-starts. An explainer that
+An `ExplainerSpec` declares the levels it gives (edge only by default) and the models it
+explains (`models`: compiled, trained or both). An explainer that gives edge scores only
+is still scored at node level: the spec runs it at edge level and gives each node the
+maximum score of its incident edges (`node_scores_from_edges`, `derives_node_scores`);
+asking a node-only explainer for edge scores fails before a run starts. An explainer that
 learns before it explains (PGExplainer) has a `train` step, which the runner and the
 tuner call once on the held-out seed's instances (`trained`).
 
@@ -25,9 +28,9 @@ registers any PyG `ExplainerAlgorithm`.
 The subject is a compiled model or a trained one (`TrainedModel`): explainers that read
 the model only through its module and its output explain both alike.
 
-Its size (~540 lines) is one interface: the subject (compiled or trained), the spec and
-its registry, the search spaces, and `scores`, the one way every caller runs an
-explainer; split, each part would import the others.
+Its size (~620 lines) is one interface: the subject (compiled or trained), the protocol,
+the spec and its registry, the search spaces, and `scores`, the one way every caller runs
+a registered explainer; split, each part would import the others.
 """
 
 from __future__ import annotations
@@ -38,12 +41,13 @@ import json
 import random
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Callable, Literal, Mapping, Sequence, Union
+from typing import Any, Callable, Literal, Mapping, Protocol, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
 import torch
 from torch import Tensor, nn
+from torch_geometric.explain import Explanation
 
 from gracr.executor.model import CompiledGNN
 from gracr.bdd.upi import node_receptive_field, receptive_field
@@ -55,6 +59,9 @@ from gracr.errors import GracrError
 from gracr.executor.torch_backend import CompiledModule, TargetConeModule
 
 BoolArray = npt.NDArray[np.bool_]
+# What kind of model a subject explains: compiled from a formula, or trained (`TrainedModel`).
+ModelKind = Literal["compiled", "trained"]
+MODEL_KINDS: tuple[ModelKind, ...] = ("compiled", "trained")
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,18 +135,22 @@ class Subject:
     edge_attr: Tensor | None = None
 
     @classmethod
-    def of(cls, compiled: CompiledGNN, program: Program, graph: Graph, target: int | None,
-           modules: dict[str, CompiledModule] | None = None, level: Level = "edge") -> Subject:
+    def of(cls, compiled: CompiledGNN, program: Program | None, graph: Graph,
+           target: int | None, modules: Mapping[str, nn.Module] | None = None,
+           level: Level = "edge") -> Subject:
         """The subject of `graph` (and `target`) for `compiled`, the model of `program`,
-        asking for scores at `level`."""
+        asking for scores at `level`. Without the program its receptive fields are
+        unknown: every edge and node is in them."""
         _check_level_name(level)
         edge_type = compiled.edge_types(graph)
         return cls(compiled, torch.as_tensor(compiled.features(graph)),
                    torch.as_tensor(graph.edge_index), target,
-                   receptive_field(program, graph, target),
+                   np.ones(graph.num_edges, dtype=np.bool_) if program is None
+                   else receptive_field(program, graph, target),
                    {} if modules is None else dict(modules),
                    None if edge_type is None else torch.as_tensor(edge_type),
-                   node_receptive_field(program, graph, target), level, graph)
+                   np.ones(graph.num_nodes, dtype=np.bool_) if program is None
+                   else node_receptive_field(program, graph, target), level, graph)
 
     @classmethod
     def of_trained(cls, model: TrainedModel, graph: Graph, target: int | None = None,
@@ -191,6 +202,13 @@ class Subject:
     @property
     def task_level(self) -> Literal["node", "graph"]:
         return "node" if self.model.kind is Kind.NODE else "graph"
+
+    @property
+    def task(self) -> ExplainerTask:
+        """What this subject asks of an explainer (`Explainer.supports`)."""
+        return ExplainerTask(self.level, self.task_level,
+                             "trained" if self.trained else "compiled",
+                             self.edge_type is not None)
 
     def module(self, derivative: Literal["surrogate", "exact"] = "surrogate") -> nn.Module:
         """The shared PyG module with the given derivative of the truncated ReLU (a trained
@@ -260,6 +278,31 @@ class Subject:
                 "return_type": return_type}
 
 
+@dataclass(frozen=True)
+class ExplainerTask:
+    """What an explainer is asked: scores at `level` (`"edge"`: one per directed edge,
+    `"node"`: one per node), for a model that classifies graphs or nodes (`task_level`),
+    compiled from a formula or trained (`model`), whose edges carry relation types or not
+    (`typed`)."""
+
+    level: Level
+    task_level: Literal["node", "graph"]
+    model: ModelKind
+    typed: bool
+
+
+class Explainer(Protocol):
+    """The explainer protocol: `supports(task)` says whether it can answer `task`, and a
+    call explains one subject with complete settings and a seed, returning PyG's
+    `Explanation` whose `edge_mask` (`[E]`) or `node_mask` (`[N]`, `[N, 1]`, or `[N, F]`)
+    holds the scores at the subject's level."""
+
+    def supports(self, task: ExplainerTask) -> bool: ...
+
+    def __call__(self, subject: Subject, settings: Mapping[str, Any],
+                 seed: int) -> Explanation: ...
+
+
 def _check_level_name(level: str) -> None:
     if level not in LEVELS:
         raise GracrError(f"unknown level '{level}'; the levels are {', '.join(LEVELS)}")
@@ -295,9 +338,8 @@ class IntRange:
 
 
 Space = Union[Choice, LogUniform, Uniform, IntRange]
-# An explainer's run: a float tensor of edge scores, or an `Explanation`-like object with
-# `edge_mask` and/or `node_mask`.
-ExplainFn = Callable[[Subject, Mapping[str, Any], int], Any]
+# A registered explainer's run: PyG's `Explanation` with `edge_mask` and/or `node_mask`.
+ExplainFn = Callable[[Subject, Mapping[str, Any], int], Explanation]
 # An explainer's training: (the training subjects, the settings, a seed) -> the trained run.
 TrainFn = Callable[[Sequence[Subject], Mapping[str, Any], int], ExplainFn]
 # The setting of an explainer with a `train` step that says on how many instances it trains.
@@ -306,13 +348,14 @@ TRAINING_INSTANCES = "training_instances"
 
 @dataclass(frozen=True)
 class ExplainerSpec:
-    """A registered explainer: how to run it, its defaults and its tuning space.
+    """A registered explainer (an `Explainer`): how to run it, what it supports, its
+    defaults and its tuning space.
 
-    `run(subject, settings, seed)` returns a float tensor of one score per edge, or an
-    `Explanation` with `edge_mask` (`[E]`) and/or `node_mask` (`[N]`, `[N, 1]`, or
-    `[N, F]`, reduced to the sum of absolute values over the columns); `levels` says which
-    of the two it can give (one with edge only is given node scores from its edge scores,
-    `derives_node_scores`).
+    `run(subject, settings, seed)` returns an `Explanation` with `edge_mask` (`[E]`)
+    and/or `node_mask` (`[N]`, `[N, 1]`, or `[N, F]`, reduced to the sum of absolute
+    values over the columns); `levels` says which of the two it can give (one with edge
+    only is given node scores from its edge scores, `derives_node_scores`), `models`
+    which models it explains (one that reads a compiled network's layers: compiled only).
     `graph_only` names settings that exist only for graph tasks. `domain` names the
     domain of an explainer that applies to its graphs or models only (`"tissue"`: the
     model-free baselines that read cell positions, GATv2's attention rollout): it is run
@@ -330,6 +373,7 @@ class ExplainerSpec:
     levels: frozenset[Level] = frozenset({"edge"})
     train: TrainFn | None = None
     domain: str | None = None
+    models: frozenset[ModelKind] = frozenset(MODEL_KINDS)
 
     def __post_init__(self) -> None:
         levels = frozenset(self.levels)
@@ -338,10 +382,51 @@ class ExplainerSpec:
             raise GracrError(f"explainer {self.name}: levels must be some of "
                              f"{', '.join(LEVELS)}, got {sorted(levels)}")
         object.__setattr__(self, "levels", levels)
+        models = frozenset(self.models)
+        if not models or models - set(MODEL_KINDS):
+            raise GracrError(f"explainer {self.name}: models must be some of "
+                             f"{', '.join(MODEL_KINDS)}, got {sorted(models)}")
+        object.__setattr__(self, "models", models)
         if self.train is not None and TRAINING_INSTANCES not in self.defaults:
             raise GracrError(f"explainer {self.name} has a train step, so its defaults need "
                              f"'{TRAINING_INSTANCES}' (how many held-out instances it "
                              f"trains on)")
+
+
+    def supports(self, task: ExplainerTask) -> bool:
+        return self._refusal(task, "it") is None
+
+    def _refusal(self, task: ExplainerTask, model_name: str) -> str | None:
+        """Why this explainer cannot answer `task` (`model_name` names the model), or
+        None if it can."""
+        level = _level_refusal(self, task.level)
+        if level is not None:
+            return level
+        if task.model not in self.models:
+            return (_NOT_COMPILED.format(name=model_name) if task.model == "trained" else
+                    f"{self.name} explains trained models only; {model_name} is compiled")
+        return None
+
+    def __call__(self, subject: Subject, settings: Mapping[str, Any],
+                 seed: int) -> Explanation:
+        """Explain `subject` with complete `settings` (`settings_for`), every random
+        generator seeded with `seed`: an `Explanation` whose mask at `subject.level` holds
+        one float64 score per edge (`[E]`) or per node (`[N]`).
+
+        At node level an explainer that gives edge scores only (`derives_node_scores`)
+        runs on the same subject at edge level, and each node gets the maximum score of
+        its incident edges (`node_scores_from_edges`)."""
+        refusal = self._refusal(subject.task, getattr(subject.model, "name", "this model"))
+        if refusal is not None:
+            raise GracrError(refusal)
+        if subject.level == "node" and derives_node_scores(self):
+            edge_level = self(replace(subject, level="edge"), settings, seed).edge_mask
+            values = node_scores_from_edges(subject.edge_index, edge_level, subject.num_nodes)
+        else:
+            seed_everything(seed)
+            values = scores_at_level(self.name, subject, self.run(subject, settings, seed))
+        return Explanation(x=subject.x, edge_index=subject.edge_index, index=subject.target,
+                           **{f"{subject.level}_mask": values})
 
 
 EXPLAINERS: dict[str, ExplainerSpec] = {}
@@ -354,10 +439,13 @@ def register(spec: ExplainerSpec) -> ExplainerSpec:
 
 
 def explainer_named(name: str) -> ExplainerSpec:
-    """The registered explainer `name`; the explainers we ship, then the `gracr.explainers`
-    entry points, are loaded first if it is not (yet) registered."""
+    """The registered explainer `name`; the explainers we ship, then (if it is still not
+    registered) the `gracr.explainers` entry points, are loaded first if it is not (yet)
+    registered. Entry points only when needed: a domain's plugin may import the benchmark
+    (the tissue one does), which explaining with a shipped explainer must not."""
     if name not in EXPLAINERS:
         from gracr.explainers import EXPLAINERS as everything_we_ship  # noqa: F401  (registers)
+    if name not in EXPLAINERS:
         from gracr.explainers.plugins import load_entry_points
 
         load_entry_points()
@@ -411,13 +499,17 @@ def check_level(spec: ExplainerSpec, level: str) -> None:
     explainer that gives edge scores are derived from them, `derives_node_scores`)."""
     if level not in LEVELS:
         raise GracrError(f"unknown level '{level}'; the levels are {', '.join(LEVELS)}")
-    if level == "node" and derives_node_scores(spec):
-        return
-    if level not in spec.levels:
-        given = " and ".join(sorted(spec.levels))
-        raise GracrError(f"{spec.name} gives {given} scores only; score it with --level "
-                         f"{sorted(spec.levels)[0]}, or choose an explainer that gives "
-                         f"{level} scores")
+    refusal = _level_refusal(spec, level)
+    if refusal is not None:
+        raise GracrError(refusal)
+
+
+def _level_refusal(spec: ExplainerSpec, level: str) -> str | None:
+    if level in spec.levels or (level == "node" and derives_node_scores(spec)):
+        return None
+    given = " and ".join(sorted(spec.levels))
+    return (f"{spec.name} gives {given} scores only; score it with --level "
+            f"{sorted(spec.levels)[0]}, or choose an explainer that gives {level} scores")
 
 
 def trained(explainer: str | ExplainerSpec, subjects: Sequence[Subject],
@@ -447,13 +539,15 @@ def trained(explainer: str | ExplainerSpec, subjects: Sequence[Subject],
 
 
 def settings_for(spec: ExplainerSpec, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The explainer's defaults updated with `overrides`; unknown keys are an error."""
+    """The explainer's defaults updated with `overrides`; unknown keys are an error that
+    names every one of them."""
     settings = dict(spec.defaults)
-    for key, value in (overrides or {}).items():
-        if key not in settings:
-            raise GracrError(f"{spec.name} has no setting '{key}'; its settings are "
-                             f"{', '.join(settings) or 'none'}")
-        settings[key] = value
+    unknown = [key for key in (overrides or {}) if key not in settings]
+    if unknown:
+        named = ", ".join(f"'{key}'" for key in unknown)
+        raise GracrError(f"{spec.name} has no setting{'s' if len(unknown) > 1 else ''} "
+                         f"{named}; its settings are {', '.join(settings) or 'none'}")
+    settings.update(overrides or {})
     return settings
 
 
@@ -488,45 +582,41 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def scores(explainer: str | ExplainerSpec, subject: Subject,
-           settings: Mapping[str, Any] | None = None, seed: int = 0) -> Tensor:
-    """Run `explainer` on `subject`: a float tensor of its scores at `subject.level`,
-    `[E]` (one per edge) or `[N]` (one per node).
-
-    At node level an explainer that gives edge scores only (`derives_node_scores`) runs
-    on the same subject at edge level, and each node gets the maximum score of its
-    incident edges (`node_scores_from_edges`). A 2-D node mask, `[N, F]` attributions or
-    `[N, 1]` (PyG's "object" mask), is reduced to the sum of the absolute values of each
-    node's row (WOMBAT App. B): a feature pushing the output down matters as much as one
-    pushing it up, and opposite signs must not cancel."""
-    spec = spec_of(explainer)
-    check_level(spec, subject.level)
-    if subject.level == "node" and derives_node_scores(spec):
-        edge_level = scores(spec, replace(subject, level="edge"), settings, seed)
-        return node_scores_from_edges(subject.edge_index, edge_level, subject.num_nodes)
-    merged = settings_for(spec, settings)
-    seed_everything(seed)
-    returned = spec.run(subject, merged, seed)
+def scores_at_level(name: str, subject: Subject, returned: object) -> Tensor:
+    """The scores at `subject.level` that explainer `name` returned (`returned`, its
+    `Explanation`): a float64 tensor, `[E]` or `[N]`. A 2-D node mask, `[N, F]`
+    attributions or `[N, 1]` (PyG's "object" mask), is reduced to the sum of the absolute
+    values of each node's row (WOMBAT App. B): a feature pushing the output down matters
+    as much as one pushing it up, and opposite signs must not cancel."""
+    if not isinstance(returned, Explanation):
+        raise GracrError(f"{name} returned a {type(returned).__name__}; an explainer returns "
+                         f"a torch_geometric.explain.Explanation with an edge_mask and/or a "
+                         f"node_mask")
     wanted = f"{subject.level}_mask"
-    if not (hasattr(returned, "edge_mask") or hasattr(returned, "node_mask")):
-        if subject.level != "edge":
-            raise GracrError(f"{spec.name} returned a tensor (edge scores) where node scores "
-                             f"were asked: return an Explanation with a node_mask")
-        values = returned                  # a plain tensor: edge scores
-    else:
-        values = getattr(returned, wanted, None)
-        if values is None:
-            raise GracrError(f"{spec.name} returned an explanation without a {wanted} where "
-                             f"{subject.level} scores were asked")
+    values = getattr(returned, wanted, None)
+    if values is None:
+        raise GracrError(f"{name} returned an explanation without a {wanted} where "
+                         f"{subject.level} scores were asked")
     result = torch.as_tensor(values).detach().to(torch.float64)
     if subject.level == "node" and result.dim() == 2:
         result = result.abs().sum(dim=1)   # [N, 1] (PyG's "object" mask) or [N, F]
     result = result.reshape(-1)
     count = subject.num_edges if subject.level == "edge" else subject.num_nodes
     if result.numel() != count:
-        raise GracrError(f"{spec.name} returned {result.numel()} {subject.level} scores for "
+        raise GracrError(f"{name} returned {result.numel()} {subject.level} scores for "
                          f"a graph with {count} {subject.level}s")
     return result
+
+
+def scores(explainer: str | ExplainerSpec, subject: Subject,
+           settings: Mapping[str, Any] | None = None, seed: int = 0) -> Tensor:
+    """Run `explainer` on `subject` with its defaults updated by `settings`: a float64
+    tensor of its scores at `subject.level`, `[E]` (one per edge) or `[N]` (one per
+    node) (`ExplainerSpec.__call__`)."""
+    spec = spec_of(explainer)
+    explanation = spec(subject, settings_for(spec, settings), seed)
+    values: Tensor = getattr(explanation, f"{subject.level}_mask")
+    return values
 
 
 def edge_scores(explainer: str | ExplainerSpec, subject: Subject,
@@ -537,14 +627,3 @@ def edge_scores(explainer: str | ExplainerSpec, subject: Subject,
         raise GracrError(f"edge_scores explains at edge level; this subject asks for "
                          f"{subject.level} scores (use `scores`)")
     return scores(explainer, subject, settings, seed)
-
-
-def explain(explainer: str | ExplainerSpec, subject: Subject,
-            settings: Mapping[str, Any] | None = None, seed: int = 0) -> Any:
-    """Run `explainer` on `subject` and return a PyG `Explanation` whose `edge_mask` (or
-    at node level `node_mask`, `[N]`) holds the scores."""
-    from torch_geometric.explain import Explanation
-
-    values = scores(explainer, subject, settings, seed)
-    return Explanation(x=subject.x, edge_index=subject.edge_index, index=subject.target,
-                       **{f"{subject.level}_mask": values})

@@ -141,6 +141,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 from torch import Tensor
+from torch_geometric.explain import Explanation
 
 from gracr.explainers.base import ExplainerSpec, Subject, register
 from gracr.dsl.ir import Kind
@@ -641,14 +642,16 @@ def flowx_scores(subject: Subject, samples: int, seed: int, self_loops: SelfLoop
                       orphan / samples)
 
 
-def _flowx(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+def _flowx(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explanation:
     # `flowx_scores` rejects any other value of `self_loops` or `flow_layers`.
-    return torch.as_tensor(flowx_scores(subject, int(settings["samples"]), seed,
-                                        cast(SelfLoops, settings["self_loops"]),
-                                        cast(FlowLayers, settings["flow_layers"])).edge)
+    return Explanation(edge_mask=torch.as_tensor(
+        flowx_scores(subject, int(settings["samples"]), seed,
+                     cast(SelfLoops, settings["self_loops"]),
+                     cast(FlowLayers, settings["flow_layers"])).edge))
 
 
 register(ExplainerSpec(
     "FlowX", _flowx, {"samples": 30, "self_loops": "inert", "flow_layers": "message"},
     source="ours, clean-room: FlowX stage 1 (Gui et al. 2022), flows counted by dynamic "
-           "programming, never enumerated"))
+           "programming, never enumerated",
+    models=frozenset({"compiled"})))

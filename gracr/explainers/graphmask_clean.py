@@ -69,6 +69,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 from torch import Tensor, nn
+from torch_geometric.explain import Explanation
 
 from gracr.explainers.base import (
     Choice,
@@ -315,11 +316,13 @@ def graphmask_gates(subject: Subject, settings: Mapping[str, Any], seed: int,
     return scores
 
 
-def _graphmask_clean(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+def _graphmask_clean(subject: Subject, settings: Mapping[str, Any], seed: int
+                     ) -> Explanation:
     per_layer = graphmask_gates(subject, settings, seed)
     scores = (per_layer.max(dim=0).values if per_layer.shape[0]
               else torch.zeros(subject.num_edges, dtype=torch.float64))
-    return scores * torch.as_tensor(subject.receptive_field, dtype=torch.float64)
+    return Explanation(
+        edge_mask=scores * torch.as_tensor(subject.receptive_field, dtype=torch.float64))
 
 
 register(ExplainerSpec(
@@ -329,4 +332,5 @@ register(ExplainerSpec(
     space={"epochs": Choice((5, 10, 25, 50)), "lr": LogUniform(1e-5, 1e-2),
            "penalty_scaling": IntRange(1, 10), "allowance": Uniform(0.0, 0.3)},
     source="ours, clean-room from Schlichtkrull et al. 2021: per-layer hard-concrete "
-           "gates, learned baselines, the model untouched"))
+           "gates, learned baselines, the model untouched",
+    models=frozenset({"compiled"})))

@@ -65,6 +65,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 from torch import Tensor
+from torch_geometric.explain import Explanation
 
 from gracr.explainers.base import Choice, ExplainerSpec, IntRange, Subject, register
 from gracr.errors import GracrError
@@ -443,13 +444,12 @@ def edge_scores_from_nodes(result: GraphSVXResult, edge_index: Tensor) -> FloatA
     return np.where(both, scores, 0.0)
 
 
-def _graphsvx(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
-    from torch_geometric.explain import Explanation
-
+def _graphsvx(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explanation:
     result = graphsvx_shapley(subject, settings, seed)
     if subject.level == "node":
         return Explanation(node_mask=torch.as_tensor(result.node_scores))
-    return torch.as_tensor(edge_scores_from_nodes(result, subject.edge_index))
+    return Explanation(edge_mask=torch.as_tensor(
+        edge_scores_from_nodes(result, subject.edge_index)))
 
 
 register(ExplainerSpec(

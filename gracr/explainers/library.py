@@ -90,6 +90,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 from torch import Tensor, nn
+from torch_geometric.explain import Explanation
 from torch_geometric.explain.algorithm import GNNExplainer
 
 from gracr.explainers.base import (
@@ -117,7 +118,7 @@ DEFAULT_TRAINING_INSTANCES = 20
 def _run_pyg(subject: Subject, algorithm: Any, model: nn.Module,
              model_config: Mapping[str, str], node_mask_type: str | None = None,
              edge_mask_type: str | None = "object",
-             explanation_type: str = "model") -> Any:
+             explanation_type: str = "model") -> Explanation:
     from torch_geometric.explain import Explainer
 
     explainer = Explainer(model=model, algorithm=algorithm, explanation_type=explanation_type,
@@ -182,7 +183,7 @@ class _NamedArguments(nn.Module):
 
 
 def _run_captum(subject: Subject, method: str, derivative: str,
-                settings: Mapping[str, Any], cone: bool = False) -> Any:
+                settings: Mapping[str, Any], cone: bool = False) -> Explanation:
     """Captum's `method` through PyG: at edge level its attribution of the edge mask; at
     node level, on its own, its attribution of the node features (PyG's "attributes" node
     mask, `[N, F]`, which `scores` reduces to the sum of absolute values over each node's
@@ -206,15 +207,15 @@ def _run_captum(subject: Subject, method: str, derivative: str,
                      if cone and subject.target is not None
                      else subject.module(derivative))  # type: ignore[arg-type]
             explanation = _run_pyg(subject, algorithm, wrapped(model), subject.model_config())
-            return explanation.edge_mask
+            return Explanation(edge_mask=explanation.edge_mask)
         return _run_pyg(subject, algorithm,
                         wrapped(subject.module(derivative)),  # type: ignore[arg-type]
                         subject.model_config(), node_mask_type="attributes",
                         edge_mask_type=None)
 
 
-def _captum(method: str, derivative: str) -> Any:
-    def run(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
+def _captum(method: str, derivative: str) -> ExplainFn:
+    def run(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explanation:
         return _run_captum(subject, method, derivative, settings)
     return run
 
@@ -247,7 +248,8 @@ def _players(relevant: Any) -> Tensor:
     return groups
 
 
-def _shapley_sampling(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
+def _shapley_sampling(subject: Subject, settings: Mapping[str, Any], seed: int
+                      ) -> Explanation:
     """Captum's ShapleyValueSampling with one player per node (node level) or per edge
     (edge level; module docstring)."""
     if int(settings["perturbations_per_eval"]) < 1:
@@ -261,7 +263,6 @@ def _shapley_sampling(subject: Subject, settings: Mapping[str, Any], seed: int) 
                        feature_mask=_players(subject.receptive_field).view(1, -1))
         return _run_captum(subject, "ShapleyValueSampling", "surrogate", options, cone=True)
     from captum.attr import ShapleyValueSampling
-    from torch_geometric.explain import Explanation
 
     if subject.target is not None:
         # A node task: the executor's batch of target cones, every perturbation of the
@@ -313,7 +314,8 @@ register(ExplainerSpec("ShapleySampling", _shapley_sampling,
                        levels=_EDGES_AND_NODES))
 
 
-def _integrated_gradients(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
+def _integrated_gradients(subject: Subject, settings: Mapping[str, Any], seed: int
+                          ) -> Explanation:
     options = dict(settings)
     derivative = options.pop("derivative")
     return _run_captum(subject, "IntegratedGradients", derivative, options, cone=True)
@@ -367,7 +369,7 @@ class BiasedGNNExplainer(GNNExplainer):  # type: ignore[misc]
 
 
 def _gnn_explainer(subject: Subject, settings: Mapping[str, Any], seed: int,
-                   hard_mask: bool = False) -> Any:
+                   hard_mask: bool = False) -> Explanation:
     algorithm = BiasedGNNExplainer(hard_mask=hard_mask, **settings)
     # A fresh module: PyG's GNNExplainer leaves its layers in a state in which a later
     # gradient explainer on the same module finds the edge mask unused (autograd error).
@@ -378,11 +380,11 @@ def _gnn_explainer(subject: Subject, settings: Mapping[str, Any], seed: int,
         return _run_pyg(subject, algorithm, model, subject.model_config("raw"),
                         node_mask_type="object", edge_mask_type=None)
     explanation = _run_pyg(subject, algorithm, model, subject.model_config("raw"))
-    scores: Tensor = explanation.edge_mask
-    return scores
+    return Explanation(edge_mask=explanation.edge_mask)
 
 
-def _gnn_explainer_hard(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
+def _gnn_explainer_hard(subject: Subject, settings: Mapping[str, Any], seed: int
+                        ) -> Explanation:
     return _gnn_explainer(subject, settings, seed, hard_mask=True)
 
 
@@ -411,7 +413,7 @@ register(ExplainerSpec(
 
 
 def graph_mask(subject: Subject, settings: Mapping[str, Any], seed: int,
-               return_type: str = "raw") -> Tensor:
+               return_type: str = "raw") -> Explanation:
     """PyG's GraphMask on `subject`, told that the model's output is `return_type`: the
     benchmark's `"raw"` (module docstring), or `"probs"`, under which the prediction term
     has no gradient and only the sparsity penalty trains the gates."""
@@ -425,8 +427,7 @@ def graph_mask(subject: Subject, settings: Mapping[str, Any], seed: int,
     model = MemoisedUngatedModel(subject.fresh_module("surrogate", narrow=False), shared)
     explanation = _run_pyg(subject, algorithm, model, subject.model_config(return_type),
                            node_mask_type="attributes")
-    scores: Tensor = explanation.edge_mask
-    return scores
+    return Explanation(edge_mask=explanation.edge_mask)
 
 
 register(ExplainerSpec(
@@ -452,7 +453,7 @@ class _TwoClass(nn.Module):
         return torch.cat([1.0 - p, p], dim=-1)
 
 
-def _pgm_explainer(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+def _pgm_explainer(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explanation:
     from torch_geometric.contrib.explain import PGMExplainer
 
     options = dict(settings)
@@ -481,7 +482,8 @@ def _pgm_explainer(subject: Subject, settings: Mapping[str, Any], seed: int) -> 
     p_values = np.nan_to_num(explanation.pgm_stats.detach().numpy().astype(np.float64),
                              nan=1.0)
     sources, targets = subject.edge_index.numpy()
-    return torch.as_tensor(1.0 - np.maximum(p_values[sources], p_values[targets]))
+    return Explanation(edge_mask=torch.as_tensor(
+        1.0 - np.maximum(p_values[sources], p_values[targets])))
 
 
 register(ExplainerSpec(
@@ -501,13 +503,12 @@ register(ExplainerSpec(
 # ---------------------------------------------------------------- Rnd
 
 
-def _random(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
-    from torch_geometric.explain import Explanation
-
+def _random(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explanation:
     rng = np.random.default_rng(seed)
     if subject.level == "edge":
         coins = rng.integers(0, 2, size=subject.num_edges)
-        return torch.as_tensor(np.where(subject.receptive_field, coins, 0).astype(np.float64))
+        return Explanation(edge_mask=torch.as_tensor(
+            np.where(subject.receptive_field, coins, 0).astype(np.float64)))
     if subject.node_receptive_field is None:
         raise GracrError("Rnd at node level needs the subject's node receptive field "
                          "(Subject.of computes it)")
@@ -601,12 +602,12 @@ def register_algorithm(name: str, algorithm: type[Any],
                              f"supports neither edge nor node masks with "
                              f"explanation_type='{explanation_type}'")
 
-    def explain_with(instance: Any, subject: Subject) -> Any:
+    def explain_with(instance: Any, subject: Subject) -> Explanation:
         model = subject.fresh_module(derivative)  # type: ignore[arg-type]
         return _run_pyg(subject, instance, model, subject.model_config("raw"),
                         explanation_type=explanation_type, **_mask_types(subject.level))
 
-    def run(subject: Subject, chosen: Mapping[str, Any], seed: int) -> Any:
+    def run(subject: Subject, chosen: Mapping[str, Any], seed: int) -> Explanation:
         if training:
             raise GracrError(f"{name} must be trained before it explains; the benchmark "
                              "and the tuner train it on the task's held-out seed")
@@ -637,7 +638,8 @@ def register_algorithm(name: str, algorithm: type[Any],
                     instance.train(epoch, model, subject.x, subject.edge_index, target=target,
                                    index=subject.target, **subject.model_kwargs)
 
-        def run_trained(subject: Subject, chosen: Mapping[str, Any], seed: int) -> Any:
+        def run_trained(subject: Subject, chosen: Mapping[str, Any], seed: int
+                        ) -> Explanation:
             return explain_with(instance, subject)
         return run_trained
 

@@ -55,6 +55,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 from torch import Tensor
+from torch_geometric.explain import Explanation
 
 from gracr.explainers.base import ExplainerSpec, Subject, register
 from gracr.dsl.ir import Kind
@@ -193,12 +194,12 @@ def lrp_relevance(compiled: CompiledGNN, x: npt.ArrayLike, edge_index: npt.Array
                         output)
 
 
-def _lrp(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
+def _lrp(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explanation:
     edge_type = None if subject.edge_type is None else subject.edge_type.numpy()
     if subject.target is None:
-        return torch.as_tensor(lrp_relevance(subject.compiled, subject.x.numpy(),
-                                             subject.edge_index.numpy(), None,
-                                             float(settings["epsilon"]), edge_type).edge)
+        return Explanation(edge_mask=torch.as_tensor(lrp_relevance(
+            subject.compiled, subject.x.numpy(), subject.edge_index.numpy(), None,
+            float(settings["epsilon"]), edge_type).edge))
     # Node task: relevance only ever reaches the target's cone, and every state it
     # reads there is the same on the subgraph the cone's nodes induce; an edge outside
     # it carries no relevance (score 0).
@@ -209,10 +210,11 @@ def _lrp(subject: Subject, settings: Mapping[str, Any], seed: int) -> Tensor:
                            None if edge_type is None else edge_type[cone.edges])
     scores = np.zeros(subject.num_edges)
     scores[cone.edges] = result.edge
-    return torch.as_tensor(scores)
+    return Explanation(edge_mask=torch.as_tensor(scores))
 
 
 register(ExplainerSpec(
     "LRP", _lrp, {"epsilon": DEFAULT_EPSILON},
     source="ours, clean-room: LRP ε rule (Bach et al. 2015) through the compiled "
-           "message-passing layers (Captum's LRP does not run on them)"))
+           "message-passing layers (Captum's LRP does not run on them)",
+    models=frozenset({"compiled"})))

@@ -7,7 +7,7 @@ reported. Equal scores therefore select every edge together (precision |UPI|/|E|
 as Table 2's 0.04 = 6/134 for an explainer that cannot tell edges apart).
 
 At node level (`plausibility_at("node", ...)`) the same metric scores one score per node
-against the node-level UPI (`gracr.upi(..., over="nodes")`, deletion semantics).
+against the node-level UPI (`gracr.ground_truth(..., over="nodes")`, deletion semantics).
 
 WOMBAT's metrics (§3.3 of the WOMBAT paper) sit beside it: on a positive instance the
 AUROC and average precision of the scores against the ground truth (`ranking_at`; the
@@ -27,13 +27,12 @@ The tissue study's attribution metrics score one (signed) attribution per node, 
 - `deletion_curve` and `insertion_curve`: the model's pre-threshold output as the top-scored
   nodes are removed from the whole graph (lower area is better) or added to the empty one
   (higher area is better), and the area under each by the trapezoid rule;
-- `stratified`: a per-sample metric's mean, std and count over the positives, the negatives,
-  both pooled, and both weighted by a split's class balance; `between_class_share`: the share
-  of its variance that lies between the two classes (a one-way ANOVA);
-- over seeds, nothing new: `gracr.domains.paper.report.aggregation.Moments.of(values)` has the count and
-  the mean, and its `.stat()` the mean ± std (ddof=0) of every seed spread of the report; the
-  study applies it once to model seeds and once to dataset seeds. (It is not wrapped here: the
-  report imports this module, and the package has no import cycle.)
+- `stratified`: a per-sample metric's mean, std and count (a `gracr.stats.Stat`, with
+  `STRATUM_DDOF`) over the positives, the negatives, both pooled, and both weighted by a
+  split's class balance; `between_class_share`: the share of its variance that lies between
+  the two classes (a one-way ANOVA);
+- over seeds, nothing new: `gracr.stats.Stat.of(values, ddof)`, as every report summarises;
+  the study applies it once to model seeds and once to dataset seeds.
 """
 
 from __future__ import annotations
@@ -47,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.errors import GracrError
+from gracr.stats import Stat
 
 # What an explanation scores and is scored on: its edges (the paper's benchmark) or its nodes.
 Level = Literal["edge", "node"]
@@ -326,25 +326,16 @@ def _curve(scores: npt.ArrayLike, output: Output, steps: int | None,
 
 
 @dataclass(frozen=True)
-class Summary:
-    """A metric over some samples: its mean (`None` without any), its std (ddof
-    `STRATUM_DDOF`; `None` below two samples) and the number of samples."""
-
-    mean: float | None
-    std: float | None
-    n: int
-
-
-@dataclass(frozen=True)
 class Stratified:
     """A per-sample metric over the positives, the negatives, all of them (`pooled`, the
     plain mean over samples) and both classes at a split's class balance (`balanced`, see
-    `stratified`); `left_out` counts the samples whose metric is undefined (`None`)."""
+    `stratified`); each a `Stat` with `STRATUM_DDOF` (its std `None` below two samples), `None`
+    without a sample; `left_out` counts the samples whose metric is undefined (`None`)."""
 
-    positive: Summary
-    negative: Summary
-    pooled: Summary
-    balanced: Summary
+    positive: Stat | None
+    negative: Stat | None
+    pooled: Stat | None
+    balanced: Stat | None
     positive_share: float
     left_out: int
 
@@ -372,18 +363,17 @@ def stratified(values: Sequence[float | None], classes: Sequence[Sample],
     values_pos, values_neg = present[positive], present[~positive]
     weights = np.where(positive, share / max(values_pos.size, 1),
                        (1.0 - share) / max(values_neg.size, 1))
-    if (share > 0 and values_pos.size == 0) or (share < 1 and values_neg.size == 0):
-        balanced = Summary(None, None, int(np.count_nonzero(weights)))
-    else:
+    balanced: Stat | None = None   # a class of non-zero share has no sample
+    if (share == 0 or values_pos.size) and (share == 1 or values_neg.size):
         weighted = present[weights > 0]
         weights = weights[weights > 0]
         mean = float(np.sum(weights * weighted))
         n = weighted.size
         std = (math.sqrt(n / (n - STRATUM_DDOF) * float(np.sum(weights * (weighted - mean) ** 2)))
                if n > STRATUM_DDOF else None)
-        balanced = Summary(mean, std, n)
-    return Stratified(_summary(values_pos), _summary(values_neg), _summary(present), balanced,
-                      share, left_out)
+        balanced = Stat(mean, std, n, STRATUM_DDOF)
+    return Stratified(Stat.of(values_pos, STRATUM_DDOF), Stat.of(values_neg, STRATUM_DDOF),
+                      Stat.of(present, STRATUM_DDOF), balanced, share, left_out)
 
 
 def between_class_share(values: Sequence[float | None],
@@ -456,10 +446,3 @@ def _by_class(values: Sequence[float | None], classes: Sequence[Sample]
     if not np.all(np.isfinite(present)):
         raise GracrError("a metric value is NaN or infinite (an undefined one is None)")
     return present, np.array([p for _, p in kept], dtype=np.bool_)
-
-
-def _summary(values: npt.NDArray[np.float64]) -> Summary:
-    if values.size == 0:
-        return Summary(None, None, 0)
-    std = float(values.std(ddof=STRATUM_DDOF)) if values.size > STRATUM_DDOF else None
-    return Summary(float(values.mean()), std, int(values.size))

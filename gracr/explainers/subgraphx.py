@@ -80,6 +80,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 from torch import Tensor
+from torch_geometric.explain import Explanation
 
 from gracr.explainers.base import (Choice, ExplainerSpec, IntRange, Subject,
                                          disjoint_copies, register)
@@ -505,16 +506,14 @@ def coalition_edge_scores(subject: Subject, graph: ComputationGraph,
     return torch.as_tensor((in_coalition[sources] & in_coalition[targets]).astype(np.float32))
 
 
-def _subgraphx(subject: Subject, settings: Mapping[str, Any], seed: int) -> Any:
+def _subgraphx(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explanation:
     graph, _, chosen = explain_subgraph(subject, settings, seed)
     if subject.level == "node":
         # The node-level explanation is the coalition itself (WOMBAT App. B): 1 for its
         # nodes, 0 for every other node of the whole graph.
-        from torch_geometric.explain import Explanation
-
         in_coalition = coalition_nodes(subject, graph, chosen.coalition)
         return Explanation(node_mask=torch.as_tensor(in_coalition.astype(np.float32)))
-    return coalition_edge_scores(subject, graph, chosen.coalition)
+    return Explanation(edge_mask=coalition_edge_scores(subject, graph, chosen.coalition))
 
 
 DEFAULTS: dict[str, Any] = {
@@ -530,4 +529,4 @@ register(ExplainerSpec(
     source="ours, from Yuan et al. 2021 (MCTS + MC L-Shapley, zero filling); "
            "App. H.1: whole-graph mask, 0 outside the L-hop computation graph; "
            "node level: 1 on the chosen coalition (WOMBAT App. B)",
-    levels=frozenset({"edge", "node"})))
+    levels=frozenset({"edge", "node"}), models=frozenset({"compiled"})))

@@ -31,11 +31,12 @@ from gracr.dsl.evaluate import evaluate_program
 from gracr.bdd.upi import upi
 from gracr.explainers.base import explainer_named, settings_for
 from gracr.bench.budget import OutOfTime, cpu_budget
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.report.tables import render_table, write_table
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
 from gracr.dsl.show import show_formula
 from gracr.errors import GracrError
+from gracr.files import write_text
 from gracr.fuzz.random_formulas import is_constant, program_of, random_formula, random_graph
 from gracr.fuzz.rewrites import Implementation, equivalent_on, implementations, same_weights
 from gracr.fuzz.shrink import (
@@ -410,16 +411,14 @@ def write_outputs(report: FuzzReport, out: str) -> None:
                 model_rows)
     summary = report.summary_rows()
     write_table(os.path.join(out, "summary.csv"), SUMMARY_HEADERS, summary)
-    with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as handle:
-        handle.write(summary_table(report) + "\n")
-    with open(os.path.join(out, "failures.jsonl"), "w", encoding="utf-8") as handle:
-        for failure in report.failures:
-            handle.write(json.dumps(failure_json(failure)) + "\n")
-    with open(os.path.join(out, "failures.md"), "w", encoding="utf-8") as handle:
-        handle.write(f"# Fuzzing failures ({len(report.failures)})\n\n")
-        for number, failure in enumerate(report.failures, start=1):
-            handle.write(f"## {number}. {failure.explainer} on `{failure.formula}`\n\n```\n"
-                         f"{describe_failure(failure)}\n```\n\n")
+    write_text(os.path.join(out, "summary.md"), summary_table(report) + "\n")
+    write_text(os.path.join(out, "failures.jsonl"),
+               "".join(json.dumps(failure_json(failure)) + "\n" for failure in report.failures))
+    write_text(os.path.join(out, "failures.md"),
+               f"# Fuzzing failures ({len(report.failures)})\n\n"
+               + "".join(f"## {number}. {failure.explainer} on `{failure.formula}`\n\n```\n"
+                         f"{describe_failure(failure)}\n```\n\n"
+                         for number, failure in enumerate(report.failures, start=1)))
 
 
 def summary_table(report: FuzzReport) -> str:

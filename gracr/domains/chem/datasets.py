@@ -34,8 +34,10 @@ import numpy as np
 from rdkit import Chem, DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 
+from gracr.bench.task_writer import FileGraphs, TaskFile, write_task_file
 from gracr.domains.chem.molecules import Molecule
 from gracr.domains.chem.wombat import WombatPattern, wombat_formula_path
+from gracr.files import atomic_writer, write_text
 
 Kind = Literal["positive", "hard negative", "random negative"]
 
@@ -124,16 +126,16 @@ def wombat_dataset(pattern: WombatPattern, positives: Sequence[Molecule],
     return tuple(chosen[i] for i in rng.permutation(len(chosen)))
 
 
-TASK_FILE = """\
-# WOMBAT pattern {number} (App. H.1 of the WOMBAT paper), relaxed: {relaxed}
-# Written by scripts/wombat_datasets.py ({summary}); do not edit by hand.
-name = "WOMBAT-{name}"
-formula = "{name}.gml"
-description = "WOMBAT {name}: positives, hard negatives (Tversky >= 0.5 to the pattern's ECFP4) and random negatives of the bundled molecule sets"
-
-[graphs]
-file = "molecules.jsonl"
-"""
+def wombat_task(pattern: WombatPattern, summary: str) -> TaskFile:
+    """The task file of `pattern`'s dataset, `summary` saying what was drawn."""
+    return TaskFile(
+        name=f"WOMBAT-{pattern.name}", formulas=(f"{pattern.name}.gml",),
+        graphs=FileGraphs("molecules.jsonl"),
+        description=f"WOMBAT {pattern.name}: positives, hard negatives (Tversky >= 0.5 to the "
+                    "pattern's ECFP4) and random negatives of the bundled molecule sets",
+        comments=(f"WOMBAT pattern {pattern.number} (App. H.1 of the WOMBAT paper), relaxed: "
+                  f"{pattern.relaxed}",
+                  f"Written by scripts/wombat_datasets.py ({summary}); do not edit by hand."))
 
 
 def write_dataset(folder: Path, pattern: WombatPattern, dataset: Sequence[Labelled]) -> Path:
@@ -141,9 +143,9 @@ def write_dataset(folder: Path, pattern: WombatPattern, dataset: Sequence[Labell
     JSON per molecule, with `x-smiles`, `x-place`, `x-kind` and `x-tversky`) and the task
     file `folder/{name}.toml`, which it returns."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{pattern.name}.gml").write_text(
-        wombat_formula_path(pattern).read_text(encoding="utf-8"), encoding="utf-8")
-    with open(folder / "molecules.jsonl", "w", encoding="utf-8") as handle:
+    write_text(folder / f"{pattern.name}.gml",
+               wombat_formula_path(pattern).read_text(encoding="utf-8"))
+    with atomic_writer(folder / "molecules.jsonl") as handle:
         for entry in dataset:
             obj = entry.molecule.graph.to_json()
             obj.update({"x-smiles": entry.molecule.smiles, "x-place": entry.molecule.place,
@@ -152,7 +154,4 @@ def write_dataset(folder: Path, pattern: WombatPattern, dataset: Sequence[Labell
     counts = {kind: sum(e.kind == kind for e in dataset)
               for kind in ("positive", "hard negative", "random negative")}
     summary = ", ".join(f"{n} {kind}s" for kind, n in counts.items())
-    task = folder / f"{pattern.name}.toml"
-    task.write_text(TASK_FILE.format(number=pattern.number, relaxed=pattern.relaxed,
-                                     name=pattern.name, summary=summary), encoding="utf-8")
-    return task
+    return write_task_file(folder / f"{pattern.name}.toml", wombat_task(pattern, summary))

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Iterator, Sequence
 
+from gracr.bench.task_writer import DatasetTable, FileGraphs, TaskFile, task_file_text
 from gracr.errors import GracrError, os_error_message
 from gracr.files import atomic_writer, output_target
 from gracr.domains.tissue.radius import radius_graph, relations_of, theta_fraction
@@ -60,15 +61,11 @@ def graph_json(table: CellTable, theta: float, ratio: float) -> dict[str, Any]:
     }
 
 
-def task_text(count: int, name: str = "Tissue") -> str:
+def tissue_task(count: int, name: str = "Tissue") -> TaskFile:
     """The task file: the program beside it and the graphs taken as they are; `name` is
     the task's name in results (distinct per dataset a run explains)."""
-    return (f'name = "{name}"\n'
-            f'formula = "{PROGRAM_FILE}"\n'
-            f'\n[graphs]\n'
-            f'file = "{GRAPHS_FILE}"\n'
-            f'\n[dataset]\n'
-            f'graphs = {count}\n')
+    return TaskFile(name=name, formulas=(PROGRAM_FILE,), graphs=FileGraphs(GRAPHS_FILE),
+                    dataset=DatasetTable(graphs=count))
 
 
 DATASET_FILES = (GRAPHS_FILE, CELLS_FILE, PROGRAM_FILE, TASK_FILE)   # the task file last
@@ -85,7 +82,7 @@ def dataset_files(tables: Sequence[CellTable], theta: float, ratio: float,
     return {GRAPHS_FILE: lines(lambda table: graph_json(table, theta, ratio)),
             CELLS_FILE: lines(lambda table: table.to_json()),
             PROGRAM_FILE: lambda: iter([tissue_program(theta)]),
-            TASK_FILE: lambda: iter([task_text(len(tables), name)])}
+            TASK_FILE: lambda: iter([task_file_text(tissue_task(len(tables), name))])}
 
 
 def holds_text(path: Path, pieces: Iterable[str]) -> bool:

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch_geometric.explain import Explanation
 
-from gracr.explainers.base import ExplainerSpec, Subject, register
+from gracr.explainers.base import ExplainerSpec, ExplainFn, Subject, register
 from gracr.errors import GracrError
 from gracr.domains.tissue.baselines import BASELINE_NAMES, BaselineContext, baseline_scores
 from gracr.domains.tissue.table import CHANNELS
@@ -47,7 +47,7 @@ def _context(settings: Mapping[str, Any]) -> BaselineContext:
         blob_bumps=int(settings["blob_bumps"]))
 
 
-def _runner(name: str) -> Any:
+def _runner(name: str) -> ExplainFn:
     def run(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explanation:
         graph = subject.graph
         if graph is None or graph.pos is None or graph.feature_values is None:
@@ -96,4 +96,5 @@ def _attention_rollout(subject: Subject, settings: Mapping[str, Any], seed: int
 
 register(ExplainerSpec(name="AttentionRollout", run=_attention_rollout, defaults={},
                        source="Abnar & Zuidema 2020, on GATv2's attention (gracr.domains.tissue.probes)",
-                       levels=frozenset({"node"}), domain="tissue"))
+                       levels=frozenset({"node"}), domain="tissue",
+                       models=frozenset({"trained"})))

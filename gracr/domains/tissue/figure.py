@@ -16,7 +16,7 @@ more panels add rows of four (about twelve panels stay readable on a page).
 
 Callers compute the truth (`gracr.bdd.relevance.relevance`) and the attributions; this
 module only draws. matplotlib is imported where the figure is drawn, as in
-`gracr.domains.paper.report`.
+`gracr.bench.report`.
 """
 
 from __future__ import annotations

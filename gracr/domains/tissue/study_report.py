@@ -50,7 +50,7 @@ from gracr.explainers.metric import (between_class_share, decoy_mass, deletion_c
                                 insertion_curve, ranking, signed_rank_correlation, stratified,
                                 Sample)
 from gracr.bench.record import Record, latest_records, read_records
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.report import DASH, TABLE, NumberFormat, render_table, write_table
 
 from gracr.bench.runner import Engine
 from gracr.data.graph import Graph
@@ -60,6 +60,7 @@ from gracr.domains.tissue.study import (COMPILED, ModelFile, StudyData, StudySet
                                  explained_positions, latest_by_model, read_jsonl,
                                  read_truth, run_study, trained_name)
 from gracr.domains.tissue.study_names import METRICS
+from gracr.stats import Stat
 
 CURVE_STEPS = 20
 METRICS_FILE = "metrics.jsonl"
@@ -79,28 +80,20 @@ FloatArray = npt.NDArray[np.float64]
 
 
 CLASS_PARTS = ("positives", "negatives", "pooled")
+# Spreads over model and dataset seeds: the sample std, none for one seed (`gracr.stats`).
+SEED_DDOF = 1
+_PERCENT = NumberFormat(0, DASH)
 
 
 def _class_cells(values: Sequence[float | None], classes: Sequence[Sample]) -> list[str]:
     """`values` (one per sample) as table cells for `CLASS_PARTS` (`metric.stratified`)."""
     parts = stratified(values, classes, 0.5)   # the share weighs `balanced` only, unused here
-    return [_summary_cell(part.mean, part.std)
-            for part in (parts.positive, parts.negative, parts.pooled)]
+    return [TABLE.stat(part) for part in (parts.positive, parts.negative, parts.pooled)]
 
 
 def _mean_std(values: Sequence[float | None]) -> str:
-    known = [v for v in values if v is not None]
-    if not known:
-        return "–"
-    if len(known) == 1:
-        return f"{known[0]:.3f}"
-    return f"{np.mean(known):.3f} ± {np.std(known, ddof=1):.3f}"
-
-
-def _summary_cell(mean: float | None, std: float | None) -> str:
-    if mean is None:
-        return "–"
-    return f"{mean:.3f}" + ("" if std is None else f" ± {std:.3f}")
+    """mean ± std over model seeds (`SEED_DDOF`), the known values only."""
+    return TABLE.stat(Stat.of([v for v in values if v is not None], SEED_DDOF))
 
 
 class Outputs:
@@ -268,10 +261,10 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
             body.append([name, _shown(explainer, group[0]["epochs"]),
                          str(classes.count("positive")),
                          str(classes.count("negative"))]
-                        + [_summary_cell(part.mean, part.std)
+                        + [TABLE.stat(part)
                            for part in (s.positive, s.negative, s.pooled, s.balanced)]
                         + ([NOTED[metric].get(explainer, "")] if metric in NOTED else []))
-        emit(f"metric-{SLUGS[metric]}", f"{metric} by class (test split: {share:.0%} "
+        emit(f"metric-{SLUGS[metric]}", f"{metric} by class (test split: {_PERCENT.percent(share)} "
              f"positive; balanced = weighted to it; mean ± std over samples; {ABOUT[metric]})",
              headers, body)
 
@@ -285,8 +278,8 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
                 if any(r["AP"] is not None for r in group):
                     parts = stratified([r["AP"] for r in group], [r["class"] for r in group],
                                        share)
-                    per_seed.append([parts.positive.mean, parts.negative.mean,
-                                     parts.pooled.mean])
+                    per_seed.append([None if part is None else part.mean
+                                     for part in (parts.positive, parts.negative, parts.pooled)])
             if per_seed:
                 seed_rows.append([architecture, explainer, str(len(per_seed))]
                                  + [_mean_std([means[k] for means in per_seed])
@@ -371,10 +364,8 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
         s = stratified(differences, classes, share)
         between = between_class_share(differences, classes)
         between_rows.append([model.name, str(len(both)),
-                             _summary_cell(s.positive.mean, s.positive.std),
-                             _summary_cell(s.negative.mean, s.negative.std),
-                             _summary_cell(s.balanced.mean, s.balanced.std),
-                             "–" if between is None else f"{between:.0%}"])
+                             TABLE.stat(s.positive), TABLE.stat(s.negative),
+                             TABLE.stat(s.balanced), _PERCENT.percent(between)])
     emit("between_class", "IG − Marker AP per sample (note: +0.302 positives, −0.237 "
          f"negatives, +0.018 balanced; {note.BETWEEN_CLASS_VARIANCE} between the classes)",
          ["model", "samples", "positives", "negatives", "balanced", "variance between"],
@@ -420,7 +411,8 @@ def _shown(explainer: str, epochs: Any) -> str:
 
 
 def _fmt(value: Any) -> str:
-    return "–" if value is None else f"{float(value):.3f}"
+    """A number read from a JSON log (an int or a float), as the tables write numbers."""
+    return TABLE.number(None if value is None else float(value))
 
 
 def _figures(root: Path, data: StudyData, truth: dict[int, dict[str, Any]],

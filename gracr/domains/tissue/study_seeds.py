@@ -11,8 +11,8 @@ and reports both spreads, separately, as the tissue issue asks:
   on the models every study holds;
 - each study and model is first reduced to its mean over the explained samples (pooled,
   and per class);
-- "± model seeds": the standard deviation (ddof 1) over a family's training seeds within
-  a study, averaged over the studies (– with one training seed);
+- "± model seeds": the standard deviation (ddof 1, `gracr.stats`) over a family's training
+  seeds within a study, averaged over the studies (– with one training seed);
 - "± dataset seeds": the standard deviation (ddof 1) over the studies of each study's
   mean over the family's training seeds (– with one study).
 
@@ -31,11 +31,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.report import TABLE, render_table, write_table
 from gracr.errors import GracrError
 from gracr.domains.tissue.study import SETTINGS_FILE, model_family, read_settings
 from gracr.domains.tissue.study_names import METRICS
-from gracr.domains.tissue.study_report import METRICS_FILE, SLUGS
+from gracr.domains.tissue.study_report import METRICS_FILE, SEED_DDOF, SLUGS
+from gracr.stats import Stat
 
 # Settings that may differ between the studies combined (all others must agree).
 FREE_SETTINGS = ("seed", "ratios", "epochs", "test_limit")
@@ -111,11 +112,13 @@ class Spread:
 
 
 def _mean(values: Sequence[float]) -> float | None:
-    return float(np.mean(values)) if values else None
+    stat = Stat.of(values, SEED_DDOF)
+    return None if stat is None else stat.mean
 
 
 def _std(values: Sequence[float]) -> float | None:
-    return float(np.std(values, ddof=1)) if len(values) > 1 else None
+    stat = Stat.of(values, SEED_DDOF)
+    return None if stat is None else stat.std
 
 
 def seed_spreads(studies: Sequence[Study], metric: str = "AP") -> list[Spread]:
@@ -172,9 +175,7 @@ def write_seed_spreads(folders: Sequence[str | Path], out: str | Path, metric: s
                "positives",
                "negatives", "pooled", "± model seeds", "± dataset seeds", "note"]
 
-    def cell(value: float | None) -> str:
-        return "–" if value is None else f"{value:.3f}"
-
+    cell = TABLE.number
     body = [[s.family, s.explainer, str(s.studies), str(s.model_seeds),
              "/".join(str(n) for n in s.samples),
              cell(s.positives), cell(s.negatives), cell(s.pooled), cell(s.across_model_seeds),

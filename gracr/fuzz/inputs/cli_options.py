@@ -23,6 +23,8 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 import importlib.util
+from gracr.bench.graph_sources import Between
+from gracr.bench.task_writer import DatasetTable, FamilyGraphs, TaskFile, task_file_text
 from gracr.errors import GracrError
 from gracr.fuzz.inputs.commands import run_command
 from gracr.fuzz.inputs.kinds import CliRun, Finding, InputKind, Payload, Reached
@@ -36,8 +38,9 @@ FILES = {
                     '{"num_nodes": 2, "colors": [["red"], []], "edges": [[1, 0]], '
                     '"target": 1}\n',
     "task.gml": "colors red, blue\nclassify exists (red & atleast 1 blue)\n",
-    "small.toml": 'name = "Small"\nformula = "task.gml"\n[graphs]\nfamily = "tree"\n'
-                  'nodes = 4\n[dataset]\ngraphs = 4\n',
+    "small.toml": task_file_text(TaskFile("Small", ("task.gml",),
+                                          FamilyGraphs("tree", nodes=Between(4, 4)),
+                                          dataset=DatasetTable(graphs=4))),
     "molecules.smi": "CC(Cl)(Cl)Cl a\nClCC b\nCCO c\n",
     "seeds.csv": seeds_csv_text([[*CELLS[0], "0", "3", "0", "0", "0.5", "0.5", "0.5", "0.1",
                                   "0.0", "0.1", "0.0", "0.1.0", ""]]),

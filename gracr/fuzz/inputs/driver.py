@@ -420,7 +420,7 @@ def _cpu_seconds() -> float:
 def report_table(report: InputsReport) -> str:
     """The run as Markdown: inputs per stage reached, refusals, `gracrc` runs and findings
     per kind, then the rate and the slowest input."""
-    from gracr.bench.tables import render_table
+    from gracr.bench.report.tables import render_table
 
     headers = ["kind", "inputs", *STAGES, "refused (exit 2)", "gracrc runs", "findings"]
     rows = []

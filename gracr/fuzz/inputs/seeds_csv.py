@@ -18,7 +18,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from gracr.domains.paper.report.inputs import (SEEDS_CSV_COLUMNS, load_inputs, read_seeds_csv,
+from gracr.bench.report.inputs import (SEEDS_CSV_COLUMNS, load_inputs, read_seeds_csv,
                                        seeds_csv_rows)
 from gracr.errors import GracrError
 from gracr.fuzz.inputs.commands import run_command

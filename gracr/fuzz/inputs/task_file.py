@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from gracr.dsl.evaluate import evaluate_program
 from gracr.bench.datasets import Dataset, export, load_or_build
 from gracr.bench.graph_sources import GraphFile
+from gracr.bench.task_writer import task_toml
 from gracr.bench.tasks import TASKS, Task, formulas_folder, read_task_toml
 from gracr.data.generators import GRAPH_FAMILIES
 from gracr.dsl.ir import Kind
@@ -128,44 +129,6 @@ BAD_GRAPH_FILES = ("", "{", "[]", '{"num_nodes": 2, "edges": [[0, 5]]}',
                    '{"num_nodes": 0, "edges": []}')
 TOKENS = ("[", "]", "=", '"', "'", "\n", "{", "}", "\x00", "#", ".", ",", "[[plant]]\n",
           "[graphs]\n", "\ufeff", "\u00e9", "inf", "-", '"""', "\\", "[dataset]\ngraphs = 2\n")
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return "nan" if value != value else "inf" if value == float("inf") else \
-            "-inf" if value == float("-inf") else repr(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        # JSON's escapes are TOML's, but for DEL, which TOML wants escaped.
-        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    assert isinstance(value, dict)
-    return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
-
-
-def _toml_key(key: str) -> str:
-    bare = key and all(c.isascii() and (c.isalnum() or c in "_-") for c in key)
-    return key if bare else _toml_value(key)
-
-
-def to_toml(task: dict[str, Any]) -> str:
-    """`task` as a task file: `graphs` and `dataset` as tables when they are tables, each
-    entry of a `plant` list of tables as a `[[plant]]`, everything else inline."""
-    tables = {key: value for key, value in task.items()
-              if (key in ("graphs", "dataset") and isinstance(value, dict))
-              or (key == "plant" and isinstance(value, list) and value
-                  and all(isinstance(entry, dict) for entry in value))}
-    lines = [f"{_toml_key(key)} = {_toml_value(value)}" for key, value in task.items()
-             if key not in tables]
-    for key, value in tables.items():
-        for entry in value if isinstance(value, list) else [value]:
-            lines.append(f"\n[[{key}]]" if key == "plant" else f"\n[{key}]")
-            lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in entry.items()]
-    return "\n".join(lines) + "\n"
 
 
 def _odds(draw: st.DrawFn, names: tuple[str, ...], whole: bool) -> dict[str, float]:
@@ -452,7 +415,7 @@ def claims_valid(edits: list[str], task: dict[str, Any]) -> bool:
 def payloads(draw: st.DrawFn) -> Payload:
     task, files, expect = draw(_valid_task())
     edits = [_edit(draw, task, files) for _ in range(draw(st.sampled_from([0, 0, 1, 1, 1, 2])))]
-    text = to_toml(task)
+    text = task_toml(task)
     for _ in range(draw(st.sampled_from([0] * 6 + [1, 2]))):
         text, how = _text_edit(draw, text)
         edits.append(how)

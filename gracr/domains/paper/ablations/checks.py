@@ -11,7 +11,8 @@ from typing import Literal
 
 from gracr.domains.paper.ablations.declare import (CHANCE_F1, CHANCE_PRECISION, PERFECT_F1, SAME_MARGIN,
                                            Check, Metric)
-from gracr.domains.paper.report import Cell, Stat
+from gracr.bench.report import PAPER, Cell
+from gracr.stats import Stat
 
 CheckStatus = Literal["PASS", "FAIL", "NOT RUN"]
 
@@ -69,17 +70,19 @@ def evaluate_check(ablation: str, check: Check, task: str, alternative_label: st
     if check.kind == "chance_to_perfect":
         assert f1_before is not None and f1_after is not None
         passed = f1_before <= CHANCE_F1 + 1e-9 and f1_after >= PERFECT_F1 - 1e-9
-        values = f"F1 {f1_before:.2f} → {f1_after:.2f}"
+        values = f"F1 {PAPER.number(f1_before)} → {PAPER.number(f1_after)}"
     elif check.kind == "unchanged":
         assert before is not None
         passed = abs(after - before) <= SAME_MARGIN + 1e-9
-        values = f"{metric} {before:.2f} → {after:.2f} (Δ {after - before:+.2f})"
+        values = (f"{metric} {PAPER.number(before)} → {PAPER.number(after)} "
+                  f"(Δ {PAPER.signed(after - before)})")
     elif check.kind == "falls_to_chance":
         passed = after <= CHANCE_PRECISION + 1e-9
-        values = (f"precision {'?' if before is None else f'{before:.2f}'} → {after:.2f}")
+        values = (f"precision {'?' if before is None else PAPER.number(before)} → "
+                  f"{PAPER.number(after)}")
     else:
         assert before is not None
         passed = after < before - 1e-9
-        values = f"{metric} {before:.2f} → {after:.2f}"
+        values = f"{metric} {PAPER.number(before)} → {PAPER.number(after)}"
     return CheckResult(ablation, check, task, "PASS" if passed else "FAIL",
                        f"{claim}: {values}")

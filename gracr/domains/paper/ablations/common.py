@@ -1,5 +1,6 @@
 """What the table and the figure ablations share in their outputs: the command line that
-reproduces a run (the provenance line of every file), numbers as text, and writing a file."""
+reproduces a run (the provenance line of every file) and writing a file. Numbers are written
+by the report engine's `gracr.bench.report.formatting`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gracr import files
-from gracr.domains.paper.report import MISSING, Stat
 from gracr.errors import GracrError
 
 
@@ -33,15 +33,6 @@ def command_line(args: argparse.Namespace, table: bool, extra: Sequence[str] = (
         if getattr(args, flag, None) is not None:
             words += [f"--{flag}", str(getattr(args, flag))]
     return shlex.join([*words, *extra])
-
-
-def number(value: float | None) -> str:
-    """A CSV number: empty when there is none."""
-    return "" if value is None else f"{value:.6g}"
-
-
-def stat_text(stat: Stat | None, digits: int = 2) -> str:
-    return MISSING if stat is None else f"{stat.mean:.{digits}f} ± {stat.std:.{digits}f}"
 
 
 def write_text(path: Path, text: str) -> None:

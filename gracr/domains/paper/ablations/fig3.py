@@ -24,7 +24,7 @@ from typing import Any, TextIO
 import numpy as np
 from tqdm import tqdm
 
-from gracr.domains.paper.ablations.common import command_line, number, stat_text, write_text
+from gracr.domains.paper.ablations.common import command_line, write_text
 from gracr.domains.paper.ablations.declare import FigureAblation
 from gracr.domains.paper.ablations.figures import (FigureLog, figure_canvas, figure_settings,
                                            save_figure, seed_stats)
@@ -34,8 +34,9 @@ from gracr.bench.instances import (ExplainedInstance, compile_variant, positive_
                                    subject_for)
 from gracr.bench.options import parse_overrides, parse_seeds
 from gracr.bench.record import Record
-from gracr.domains.paper.report import Provenance, Stat
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.report import (CSV, DDOF, MISSING, PAPER, NumberFormat, Provenance,
+                                render_table, write_table)
+from gracr.stats import Stat
 from gracr.bench.tasks import TASKS, VARIANTS
 from gracr.errors import GracrError
 
@@ -44,6 +45,8 @@ EXPLAINER = "GNNExplainer"
 DEFAULT_STRENGTHS: tuple[float, ...] = tuple(float(v) for v in np.logspace(-4, 1, 6))
 KEY_FIELDS = ("config_hash", "dataset_size", "seed", "instance")
 SCORES = ("precision", "recall", "f1", "upi_score", "other_score")
+# The mean edge scores, written to three decimals (the scores, to the paper's two).
+EDGE_SCORES = NumberFormat(3, MISSING)
 
 Row = tuple[float, int, int, dict[str, Stat | None]]
 
@@ -150,7 +153,7 @@ def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
     csv_headers = ["edge_size", "seeds", "instances"] + [
         f"{n}_{w}" for n in SCORES for w in ("mean", "std")]
     csv_rows = [[f"{strength:g}", str(seeds_in), str(count)] + [
-        number(None if stats[n] is None else getattr(stats[n], w))
+        CSV.number(None if stats[n] is None else getattr(stats[n], w))
         for n in SCORES for w in ("mean", "std")] for strength, seeds_in, count, stats in rows]
     write_table(str(folder / "fig3.csv"), csv_headers, csv_rows)
     plot_fig3(rows, folder / "fig3.png")
@@ -165,8 +168,8 @@ def _markdown(args: argparse.Namespace, base: Mapping[str, Any], strengths: Sequ
     headers = ["edge_size (L1)", "seeds", "instances", "precision", "recall", "F1",
                "mean score UPI edges", "mean score other edges"]
     body = [[f"{strength:g}", str(seeds_in), str(count),
-             *(stat_text(stats[n]) for n in ("precision", "recall", "f1")),
-             stat_text(stats["upi_score"], 3), stat_text(stats["other_score"], 3)]
+             *(PAPER.stat(stats[n]) for n in ("precision", "recall", "f1")),
+             EDGE_SCORES.stat(stats["upi_score"]), EDGE_SCORES.stat(stats["other_score"])]
             for strength, seeds_in, count, stats in rows]
     other = {k: v for k, v in base.items() if k != "edge_size"}
     return "\n".join([
@@ -176,8 +179,8 @@ def _markdown(args: argparse.Namespace, base: Mapping[str, Any], strengths: Sequ
         "The paper does not list its grid of strengths; ours: "
         + ", ".join(f"{s:g}" for s in strengths) + ".", "",
         render_table(headers, body), "",
-        "Mean ± std (ddof=0) over seeds of per-seed means; a seed with an out-of-time instance "
-        "is left out"
+        f"Mean ± std (ddof={DDOF}) over seeds of per-seed means; a seed with an out-of-time "
+        "instance is left out"
         + (f"; {errors} failed instances left out" if errors else "")
         + ". Edge scores are GNNExplainer's mask values in [0, 1]. The paper: "
         "precision and recall stay perfect at every strength and the redundant UPI edges "
@@ -192,7 +195,7 @@ def plot_fig3(rows: Sequence[Row], path: Path) -> None:
     def series(name: str) -> tuple[list[float], list[float]]:
         stats = [row[3][name] for row in rows]
         return ([math.nan if s is None else s.mean for s in stats],
-                [0.0 if s is None else s.std for s in stats])
+                [0.0 if s is None or s.std is None else s.std for s in stats])
 
     for name, label, marker in (("precision", "precision", "o"), ("recall", "recall", "s"),
                                 ("f1", "F1", "^")):

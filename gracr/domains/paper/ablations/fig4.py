@@ -29,7 +29,7 @@ import numpy.typing as npt
 from tqdm import tqdm
 
 from gracr.bdd.upi import upi
-from gracr.domains.paper.ablations.common import command_line, number, stat_text, write_text
+from gracr.domains.paper.ablations.common import command_line, write_text
 from gracr.domains.paper.ablations.declare import FigureAblation
 from gracr.domains.paper.ablations.figures import (FigureLog, figure_canvas, figure_settings,
                                            pooled_stats, save_figure)
@@ -38,8 +38,8 @@ from gracr.bench.datasets import load_or_build
 from gracr.bench.instances import compile_variant, positive_instances
 from gracr.bench.options import parse_overrides, parse_seeds
 from gracr.bench.record import Record
-from gracr.domains.paper.report import Provenance, Stat
-from gracr.bench.tables import render_table, write_table
+from gracr.bench.report import CSV, DDOF, PAPER, Provenance, render_table, write_table
+from gracr.stats import Stat
 from gracr.bench.tasks import TASKS, VARIANTS
 from gracr.data.graph import Graph
 from gracr.errors import GracrError
@@ -169,7 +169,8 @@ def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
                      sum(r.status == "error" for r in records), provenance)
     write_text(folder / "fig4.md", text)
     csv_headers = ["k", "graphs"] + [f"{m}_{w}" for m in METRICS for w in ("mean", "std")]
-    csv_rows = [[str(k), str(n)] + [number(getattr(stats[m], w))
+    csv_rows = [[str(k), str(n)] + [CSV.number(None if stats[m] is None
+                                               else getattr(stats[m], w))
                                     for m in METRICS for w in ("mean", "std")]
                 for k, n, stats in rows]
     write_table(str(folder / "fig4.csv"), csv_headers, csv_rows)
@@ -183,7 +184,7 @@ def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
 def _markdown(args: argparse.Namespace, rows: Sequence[Row], oot: int, errors: int,
               provenance: Provenance) -> str:
     headers = ["k recoloured", "graphs", "precision", "recall", "F1"]
-    body = [[str(k), str(n), *(stat_text(stats[m]) for m in METRICS)] for k, n, stats in rows]
+    body = [[str(k), str(n), *(PAPER.stat(stats[m]) for m in METRICS)] for k, n, stats in rows]
     return "\n".join([
         "Fig. 4: Deconv on Redundancy as background nodes are recoloured red", "",
         f"Seeds {args.seeds}, first {args.limit} positive graphs per seed; at step k the first "
@@ -191,7 +192,7 @@ def _markdown(args: argparse.Namespace, rows: Sequence[Row], oot: int, errors: i
         "neighbour of the black node are red. The UPI was recomputed (Algorithm 1) and found "
         "unchanged at every step. The paper shows one graph; we average over graphs.", "",
         render_table(headers, body), "",
-        "Mean ± std (ddof=0) over the graphs that reached k (all seeds pooled)"
+        f"Mean ± std (ddof={DDOF}) over the graphs that reached k (all seeds pooled)"
         + (f"; {oot} out-of-time steps left out" if oot else "")
         + (f"; {errors} steps where Deconv failed left out" if errors else "")
         + ". The paper: precision "
@@ -207,7 +208,7 @@ def plot_fig4(rows: Sequence[tuple[int, int, Mapping[str, Stat | None]]], path: 
     def values(name: str) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         stats = [row[2][name] for row in rows]
         return (np.asarray([math.nan if s is None else s.mean for s in stats]),
-                np.asarray([0.0 if s is None else s.std for s in stats]))
+                np.asarray([0.0 if s is None or s.std is None else s.std for s in stats]))
 
     mean, std = values("precision")
     axis.plot(ks, mean, marker="o", linewidth=2.0, label="precision")

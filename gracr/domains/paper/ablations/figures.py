@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from gracr.bench.record import FIELDS, Record, record_objects, start_results, write_record
-from gracr.domains.paper.report import Stat
+from gracr.bench.report import DDOF
+from gracr.stats import Stat
 from gracr.bench.tuning import tuned_settings
 from gracr.errors import GracrError
 from gracr.files import atomic_writer
@@ -106,7 +107,7 @@ def figure_settings(explainer: str, task: str, mode: str,
 
 
 def seed_stats(records: Sequence[Record], name: str) -> Stat | None:
-    """mean ± std (ddof=0) over seeds of each seed's mean of field `name` over its 'ok'
+    """mean ± std (`DDOF`, 0) over seeds of each seed's mean of field `name` over its 'ok'
     records; a seed with an 'oot' record is left out (App. H, as the report does)."""
     by_seed: dict[int, list[Record]] = defaultdict(list)
     for record in records:
@@ -119,15 +120,12 @@ def seed_stats(records: Sequence[Record], name: str) -> Stat | None:
                   if r.status == "ok" and field_value(r, name) is not None]
         if values:
             means.append(float(np.mean(values)))
-    if not means:
-        return None
-    return Stat(float(np.mean(means)), float(np.std(means)))
+    return Stat.of(means, DDOF)
 
 
-def pooled_stats(records: Sequence[Record], name: str) -> Stat:
-    """mean ± std (ddof=0) of field `name` over `records`, all seeds pooled."""
-    values = np.asarray([float(field_value(r, name)) for r in records])
-    return Stat(float(values.mean()), float(values.std()))
+def pooled_stats(records: Sequence[Record], name: str) -> Stat | None:
+    """mean ± std (`DDOF`, 0) of field `name` over `records`, all seeds pooled."""
+    return Stat.of([float(field_value(r, name)) for r in records], DDOF)
 
 
 def figure_canvas(rows: int, width: float, height: float) -> tuple[Any, Any]:

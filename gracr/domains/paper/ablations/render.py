@@ -1,7 +1,7 @@
 """Rendering a table ablation: ours beside the paper for both arms, the direction of the F1
 change, the model sizes against the captions' (Tables 8 and 10), and the direction checks.
 
-The Markdown table and the CSV rows come from aggregated cells (`gracr.domains.paper.report`); the
+The Markdown table and the CSV rows come from aggregated cells (`gracr.bench.report`); the
 paper's side from the ablation's declared cells (`gracr.domains.paper.published`).
 """
 
@@ -11,12 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gracr.domains.paper.ablations.checks import CheckResult, evaluate_check, mean_of
-from gracr.domains.paper.ablations.common import number
 from gracr.domains.paper.ablations.declare import METRICS, SAME_MARGIN, SIDES, Metric, Side, TableAblation
 from gracr.bench.instances import PAPER_MAX_DEGREE
 from gracr.domains.paper.published import AblationCell, Scores
-from gracr.domains.paper.report import DAGGER, MISSING, Cell, Provenance, Stat
-from gracr.bench.tables import render_table
+from gracr.bench.report import (CSV, DAGGER, DDOF, MISSING, PAPER, Cell, Provenance,
+                                render_table, score_text)
+from gracr.stats import Stat
 
 ArmKey = tuple[str, str, str]            # side, task, explainer
 
@@ -56,8 +56,7 @@ def _ours_text(cell: Cell | None, metric: Metric) -> str:
     stat: Stat | None = getattr(cell, metric)
     if stat is None:
         return "error"
-    text = f"{stat.mean:.2f} ± {stat.std:.2f}"
-    return f"{text} {DAGGER}" if cell.partial else text
+    return score_text(stat, cell.partial)
 
 
 def _paper_scores(paper: AblationCell | None, side: Side) -> Scores | None:
@@ -72,8 +71,7 @@ def _paper_text(paper: AblationCell | None, side: Side, metric: Metric) -> str:
     scores = _paper_scores(paper, side)
     if scores is None:
         return "oot"
-    stat = getattr(scores, metric)
-    return f"{stat.mean:.2f} ± {stat.std:.2f}"
+    return PAPER.stat(getattr(scores, metric))
 
 
 def _arrow(delta: float) -> str:
@@ -94,11 +92,14 @@ def _deltas(original: Cell | None, alternative: Cell | None,
     return ours, theirs
 
 
+def _change(delta: float | None) -> str:
+    return MISSING if delta is None else f"{_arrow(delta)} {PAPER.signed(delta)}"
+
+
 def direction_text(ours: float | None, theirs: float | None) -> str:
     """`↑ +0.91, paper ↑ +0.91 ✓`: the F1 change of ours and of the paper, and whether they
     move the same way (up, down, or within ±0.05)."""
-    parts = [MISSING if ours is None else f"{_arrow(ours)} {ours:+.2f}",
-             "paper " + (MISSING if theirs is None else f"{_arrow(theirs)} {theirs:+.2f}")]
+    parts = [_change(ours), "paper " + _change(theirs)]
     text = ", ".join(parts)
     if ours is not None and theirs is not None:
         text += " ✓" if _arrow(ours) == _arrow(theirs) else " ✗"
@@ -147,10 +148,10 @@ def render_table_ablation(ablation: TableAblation, cells: Sequence[Cell],
                     stat = None if cell is None or cell.out_of_time else getattr(cell, metric)
                     scores = _paper_scores(paper, side)
                     theirs = None if scores is None else getattr(scores, metric)
-                    numbers += [number(None if stat is None else stat.mean),
-                                number(None if stat is None else stat.std),
-                                number(None if theirs is None else theirs.mean),
-                                number(None if theirs is None else theirs.std)]
+                    numbers += [CSV.number(None if stat is None else stat.mean),
+                                CSV.number(None if stat is None else stat.std),
+                                CSV.number(None if theirs is None else theirs.mean),
+                                CSV.number(None if theirs is None else theirs.std)]
             ours_delta, paper_delta = _deltas(original, alternative, paper)
             line.append(direction_text(ours_delta, paper_delta))
             rows.append(line)
@@ -163,7 +164,7 @@ def render_table_ablation(ablation: TableAblation, cells: Sequence[Cell],
                 *(str(0 if c is None else c.oot_seeds) for c in (original, alternative)),
                 *("" if paper is None else str(int(_paper_scores(paper, side) is None))
                   for side in SIDES),
-                number(ours_delta), number(paper_delta), agrees,
+                CSV.number(ours_delta), CSV.number(paper_delta), agrees,
                 hashes.get(("original", task, explainer), ""),
                 hashes.get(("alternative", task, explainer), "")])
     checks: list[CheckResult] = []
@@ -178,7 +179,7 @@ def render_table_ablation(ablation: TableAblation, cells: Sequence[Cell],
     counts = sorted({c.seeds_seen for c in found.values()}) or [0]
     seeds = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
     lines = [ablation.title, "", *header, *shape_lines, "", render_table(headers, rows), "",
-             f"Mean ± std (ddof=0) over seeds of the per-seed mean over explained instances; F1 "
+             f"Mean ± std (ddof={DDOF}) over seeds of the per-seed mean over explained instances; F1 "
              f"averaged sample-wise; seeds per cell: {seeds}. {DAGGER}: some seeds ran out of "
              "time and are left out; OOT: every seed did; -: not run. Paper values: "
              f"{ablation.paper_lines}. P, R: precision, recall. ΔF1 = "

@@ -24,9 +24,9 @@ from gracr.bench.datasets import load_or_build
 from gracr.bench.instances import compile_variant, positive_instances, variant_named
 from gracr.bench.options import parse_names, parse_overrides, parse_seeds
 from gracr.bench.record import RESULTS_FILE, Record, read_records, record_objects, start_results
-from gracr.domains.paper.report import Provenance, aggregate, load_results
+from gracr.bench.report import Provenance, aggregate, load_results
 from gracr.bench.runner import Job, job_key, plan_jobs, run
-from gracr.bench.tables import write_table
+from gracr.bench.report.tables import write_table
 from gracr.bench.tasks import TASKS
 from gracr.errors import GracrError
 

@@ -11,10 +11,10 @@ import math
 import os
 from collections.abc import Sequence
 
+from gracr.bench.report.aggregation import (MAIN_VARIANT, TASK_ORDER, Cell, explainer_rank,
+                                            task_rank)
 from gracr.domains.paper.published import paper_score
 from gracr.explainers.names import PAPER_EXPLAINERS
-from gracr.domains.paper.report.aggregation import (MAIN_VARIANT, TASK_ORDER, Cell, explainer_rank,
-                                            task_rank)
 from gracr.files import atomic_writer
 
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "<", ">", "p", "h", "8", "d")

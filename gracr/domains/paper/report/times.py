@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from gracr.domains.paper.published import TABLE14_EXPLAINERS, MeanStd, paper_time
-from gracr.domains.paper.report.aggregation import MAIN_VARIANT, Stat, TimeCell, task_rank, variant_rank
-from gracr.domains.paper.report.tables import DAGGER, MISSING, Provenance, Table, csv_number, table_rows
-from gracr.bench.tables import render_table
+from gracr.bench.report.aggregation import DDOF, MAIN_VARIANT, TimeCell, task_rank, variant_rank
+from gracr.bench.report.formatting import CSV, DAGGER, MISSING, TIMES, MeanAndStd
+from gracr.bench.report.tables import Provenance, Table, render_table, table_rows
+from gracr.domains.paper.published import TABLE14_EXPLAINERS, paper_time
 
 TIMES_CSV_COLUMNS: tuple[str, ...] = (
     "task", "variant", "explainer", "instances", "cpu_seconds", "cpu_seconds_std",
@@ -24,11 +24,8 @@ TIMES_CSV_COLUMNS: tuple[str, ...] = (
     "paper_wall_seconds_std", "paper_partial", "config_hash")
 
 
-def _time_text(stat: Stat | MeanStd | None, partial: bool) -> str:
-    if stat is None:
-        return MISSING
-    text = f"{stat.mean:.3f} ± {stat.std:.3f}"
-    return f"{text} {DAGGER}" if partial else text
+def _time_text(stat: MeanAndStd | None, partial: bool) -> str:
+    return TIMES.stat(stat, DAGGER if partial else None)
 
 
 def times_table(time_cells: Sequence[TimeCell], variant: str,
@@ -72,13 +69,13 @@ def times_csv_rows(time_cells: Sequence[TimeCell]) -> list[list[str]]:
         paper = paper_time(c.task, c.explainer) if c.variant == MAIN_VARIANT else None
         rows.append([
             c.task, c.variant, c.explainer, str(c.instances),
-            csv_number(None if c.cpu_seconds is None else c.cpu_seconds.mean),
-            csv_number(None if c.cpu_seconds is None else c.cpu_seconds.std),
-            csv_number(None if c.wall_seconds is None else c.wall_seconds.mean),
-            csv_number(None if c.wall_seconds is None else c.wall_seconds.std),
+            CSV.number(None if c.cpu_seconds is None else c.cpu_seconds.mean),
+            CSV.number(None if c.cpu_seconds is None else c.cpu_seconds.std),
+            CSV.number(None if c.wall_seconds is None else c.wall_seconds.mean),
+            CSV.number(None if c.wall_seconds is None else c.wall_seconds.std),
             str(int(c.partial)),
-            csv_number(None if paper is None else paper.wall_seconds.mean),
-            csv_number(None if paper is None else paper.wall_seconds.std),
+            CSV.number(None if paper is None else paper.wall_seconds.mean),
+            CSV.number(None if paper is None else paper.wall_seconds.std),
             "" if paper is None else str(int(paper.partial)),
             c.config_hash])
     return rows
@@ -99,6 +96,6 @@ def render_times(time_cells: Sequence[TimeCell], provenance: Provenance) -> str:
                 title += "; '(paper)' rows: Table 14"
             sections.append("\n".join([
                 title, "", render_table(headers, body), "",
-                f"Mean ± std (ddof=0) over the instances that finished, all seeds pooled; "
+                f"Mean ± std (ddof={DDOF}) over the instances that finished, all seeds pooled; "
                 f"{DAGGER}: some instance ran out of time.", *notes, provenance.line()]))
     return "\n\n".join(sections) + "\n"

@@ -45,12 +45,18 @@ from gracr.bench.instances import (ExplainedInstance, compile_variant, positive_
                                    subject_for, variant_named, variant_program)
 from gracr.explainers.metric import Plausibility
 from gracr.bench.record import Record
-from gracr.domains.paper.report.aggregation import task_rank, variant_rank
+from gracr.bench.report.aggregation import task_rank, variant_rank
+from gracr.bench.report.formatting import PAPER
 from gracr.bench.tuning import HELD_OUT_SEED, ready_explainer
 from gracr.errors import GracrError
 from gracr.files import atomic_writer
 
 _UPI_HALO = "#f5a623"
+
+
+def _scores_text(point: Plausibility) -> str:
+    return (f"precision {PAPER.number(point.precision)}, recall {PAPER.number(point.recall)}, "
+            f"F1 {PAPER.number(point.f1)}")
 
 
 @dataclass(frozen=True)
@@ -89,8 +95,7 @@ class InstanceView:
                 f"({where}): {drawn}, {sum(self.upi)} in the UPI")
         if self.point is not None:
             line += (f"; {self.explainer} {json.dumps(dict(self.settings or {}), sort_keys=True)}"
-                     f": precision {self.point.precision:.2f}, recall {self.point.recall:.2f}, "
-                     f"F1 {self.point.f1:.2f}")
+                     f": {_scores_text(self.point)}")
         return line
 
 
@@ -256,8 +261,7 @@ def draw_instance(view: InstanceView, path: str) -> None:
               f"\nthe target's receptive field: {len(view.edges)} of {view.total_edges} edges")
     title += f", {sum(view.upi)} in the UPI"
     if view.point is not None:
-        title += (f"\n{view.explainer}: precision {view.point.precision:.2f}, recall "
-                  f"{view.point.recall:.2f}, F1 {view.point.f1:.2f} (threshold "
+        title += (f"\n{view.explainer}: {_scores_text(view.point)} (threshold "
                   f"{view.point.threshold:.3g})")
     ax.set_title(title, fontsize="medium")
     with atomic_writer(path, binary=True) as handle:

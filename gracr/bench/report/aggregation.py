@@ -7,7 +7,7 @@ that they form tables of their own and never mix with the edge-level cells of th
 - A seed with any 'oot' record ran out of time: App. H halts it, so it is left out of the means.
 - Each remaining seed contributes the mean over its 'ok' records of precision, recall and F1
   (F1 is averaged sample-wise, so it need not equal the F1 of the mean precision and recall).
-- A cell is mean ± std (numpy's default, ddof=0) over those per-seed means. It reads 'OOT' when
+- A cell is mean ± std (`DDOF` = 0, see `gracr.stats`) over those per-seed means. It reads 'OOT' when
   every seed ran out of time, and its numbers carry a '†' when some did.
 - 'error' records are left out and counted; the report says how many.
 
@@ -17,79 +17,34 @@ instance ran out of time.
 
 Everything above needs only one summary per seed (`SeedSummary`: its counts, its mean scores and
 the moments of its times), so cells are computed from those; `summarise_seeds` makes them from
-`Record`s, `gracr.domains.paper.report.inputs` reads them back from a `seeds.csv`. The order of cells
-(and of table rows) is the paper's: its tasks, its explainers, then anything else.
+`Record`s, `gracr.bench.report.inputs` reads them back from a `seeds.csv`. The order of cells
+(and of table rows) is the paper's: its tasks (`gracr.bench.tasks.PAPER_TASKS`), its explainers
+(`gracr.explainers.names.PAPER_EXPLAINERS`), then anything else.
 
 Every function here is pure.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from gracr.domains.paper.published import TABLE2_TASKS, TABLE3_TASKS
-from gracr.explainers.names import PAPER_EXPLAINERS
 from gracr.bench.record import Record
+from gracr.bench.tasks import PAPER_TASKS
+from gracr.explainers.names import PAPER_EXPLAINERS
+from gracr.stats import Moments, Stat
 
 MAIN_VARIANT = "main"
 # A seed's first error is an example in one warning line; cut to this many characters it
 # also stays far below the field size Python's csv reader takes when `seeds.csv` is read.
 FIRST_ERROR_CHARS = 1000
 EXPLAINER_ORDER: tuple[str, ...] = PAPER_EXPLAINERS + ("GraphMask-clean",)
-TASK_ORDER: tuple[str, ...] = TABLE2_TASKS + TABLE3_TASKS
-
-
-@dataclass(frozen=True)
-class Stat:
-    """mean ± std (ddof=0) of a sample."""
-
-    mean: float
-    std: float
-
-
-def _stat(values: Sequence[float]) -> Stat | None:
-    if not values:
-        return None
-    array = np.asarray(values, dtype=float)
-    return Stat(float(array.mean()), float(array.std()))
-
-
-@dataclass(frozen=True)
-class Moments:
-    """Count, mean and sum of squared deviations of a sample (times). Two samples' moments
-    merge into those of their union (Chan, Golub and LeVeque's pairwise update), so times pooled
-    from seed summaries equal times pooled from the records, up to rounding."""
-
-    n: int
-    mean: float
-    m2: float
-
-    @staticmethod
-    def of(values: Sequence[float]) -> Moments:
-        if not values:
-            return Moments(0, 0.0, 0.0)
-        array = np.asarray(values, dtype=float)
-        mean = float(array.mean())
-        return Moments(len(values), mean, float(((array - mean) ** 2).sum()))
-
-    def merge(self, other: Moments) -> Moments:
-        if not other.n:
-            return self
-        if not self.n:
-            return other
-        n = self.n + other.n
-        delta = other.mean - self.mean
-        return Moments(n, self.mean + delta * other.n / n,
-                       self.m2 + other.m2 + delta * delta * self.n * other.n / n)
-
-    def stat(self) -> Stat | None:
-        """mean ± std (ddof=0), None for an empty sample."""
-        return Stat(self.mean, math.sqrt(max(self.m2, 0.0) / self.n)) if self.n else None
+TASK_ORDER: tuple[str, ...] = PAPER_TASKS
+# Every spread of a GracrBench table, over seeds and over instances (`gracr.stats`).
+DDOF = 0
 
 
 SeedKey = tuple[str, str, str, str, int]        # task, variant, explainer, config hash, seed
@@ -205,7 +160,7 @@ def scored_variant(variant: str, level: str) -> str:
 def summarise_seeds(records: Iterable[Record]) -> list[SeedSummary]:
     """One summary per (task, variant, explainer, config hash, seed) of the records, the
     variant marked with a non-edge level (`scored_variant`). Records of negative instances
-    (WOMBAT's IQR test) have no F1 and are left to `gracr.domains.paper.report.ranking`."""
+    (WOMBAT's IQR test) have no F1 and are left to `gracr.bench.report.ranking`."""
     by_seed: dict[SeedKey, list[Record]] = defaultdict(list)
     for record in records:
         if record.sample != "positive" or not record.scored:
@@ -252,9 +207,9 @@ def aggregate_seeds(summaries: Iterable[SeedSummary]) -> list[Cell]:
             task, variant, explainer, config_hash, seeds_seen=len(group), seeds=len(counted),
             oot_seeds=sum(s.out_of_time for s in group),
             instances=sum(s.ok for s in counted), errors=sum(s.errors for s in group),
-            precision=_stat([s.precision for s in counted if s.precision is not None]),
-            recall=_stat([s.recall for s in counted if s.recall is not None]),
-            f1=_stat([s.f1 for s in counted if s.f1 is not None])))
+            precision=Stat.of([s.precision for s in counted if s.precision is not None], DDOF),
+            recall=Stat.of([s.recall for s in counted if s.recall is not None], DDOF),
+            f1=Stat.of([s.f1 for s in counted if s.f1 is not None], DDOF)))
     return cells
 
 
@@ -272,7 +227,7 @@ def aggregate_seed_times(summaries: Iterable[SeedSummary]) -> list[TimeCell]:
             cpu, wall = cpu.merge(summary.cpu), wall.merge(summary.wall)
         cells.append(TimeCell(
             task, variant, explainer, config_hash, instances=cpu.n,
-            cpu_seconds=cpu.stat(), wall_seconds=wall.stat(),
+            cpu_seconds=cpu.stat(DDOF), wall_seconds=wall.stat(DDOF),
             partial=any(s.out_of_time for s in group)))
     return cells
 

@@ -8,7 +8,7 @@ over every seed's records pooled (WOMBAT reports one run):
   the ground truth (no AUROC; left out of the means, as WOMBAT leaves out molecules made
   entirely of the motif);
 * the mean AUROC and mean average precision over the rest, each ± its standard error
-  over instances (WOMBAT's ± column);
+  over instances (WOMBAT's ± column: `gracr.stats.Stat.standard_error`, ddof=1);
 * `perfect`: whether every defined AUROC is exactly 1 (Table 2's check mark), with how
   many are;
 * `negatives` explained and the share that pass the IQR test (`uniform`).
@@ -18,15 +18,14 @@ It is built from raw records only (a `seeds.csv` keeps no per-instance AUROC).
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from gracr.bench.record import Record
-from gracr.domains.paper.report.aggregation import cell_rank, scored_variant
+from gracr.bench.report.aggregation import cell_rank, scored_variant
+from gracr.bench.report.formatting import FINE, TABLE
+from gracr.stats import Stat
 
 RANKING_COLUMNS: tuple[str, ...] = (
     "task", "variant", "explainer", "config_hash", "positives", "undefined", "auroc",
@@ -58,12 +57,8 @@ class RankingRow:
 
 
 def _mean_and_error(values: Sequence[float]) -> tuple[float | None, float | None]:
-    if not values:
-        return None, None
-    mean = float(np.mean(values))
-    if len(values) < 2:
-        return mean, None
-    return mean, float(np.std(values, ddof=1) / math.sqrt(len(values)))
+    stat = Stat.of(values, ddof=1)
+    return (None, None) if stat is None else (stat.mean, stat.standard_error)
 
 
 def ranking_rows(records: Iterable[Record]) -> list[RankingRow]:
@@ -95,21 +90,11 @@ def ranking_rows(records: Iterable[Record]) -> list[RankingRow]:
     return rows
 
 
-def _number(value: float | None, digits: int = 3) -> str:
-    return "" if value is None else f"{value:.{digits}f}"
-
-
-def _with_error(mean: float | None, error: float | None) -> str:
-    if mean is None:
-        return "–"
-    return f"{mean:.3f}" if error is None else f"{mean:.3f} ± {error:.3f}"
-
-
 def ranking_csv_rows(rows: Sequence[RankingRow]) -> list[list[str]]:
     return [[r.task, r.variant, r.explainer, r.config_hash, str(r.positives), str(r.undefined),
-             _number(r.auroc, 6), _number(r.auroc_se, 6), "yes" if r.perfect else "no",
-             str(r.perfect_count), _number(r.average_precision, 6),
-             _number(r.average_precision_se, 6), str(r.negatives), _number(r.iqr_success, 6)]
+             FINE.number(r.auroc), FINE.number(r.auroc_se), "yes" if r.perfect else "no",
+             str(r.perfect_count), FINE.number(r.average_precision),
+             FINE.number(r.average_precision_se), str(r.negatives), FINE.number(r.iqr_success)]
             for r in rows]
 
 
@@ -120,7 +105,7 @@ RANKING_MARKDOWN_HEADERS: tuple[str, ...] = (
 
 def ranking_markdown_rows(rows: Sequence[RankingRow]) -> list[list[str]]:
     return [[r.task, r.variant, r.explainer, f"{r.positives} ({r.undefined})",
-             _with_error(r.auroc, r.auroc_se),
+             TABLE.mean_pm(r.auroc, r.auroc_se),
              ("✔" if r.perfect else "✗") + f" {r.perfect_count}/{r.positives - r.undefined}",
-             _with_error(r.average_precision, r.average_precision_se), str(r.negatives),
-             "–" if r.iqr_success is None else f"{r.iqr_success:.3f}"] for r in rows]
+             TABLE.mean_pm(r.average_precision, r.average_precision_se), str(r.negatives),
+             TABLE.number(r.iqr_success)] for r in rows]

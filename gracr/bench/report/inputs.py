@@ -4,7 +4,7 @@ A result folder holds the runner's `results.jsonl`, read as `Record`s by
 `gracr.bench.record.read_records` (the record format is defined there and only there); of
 several records of one instance the last one is kept (`gracr.bench.record.latest_records`).
 
-The report needs only one summary per seed (`gracr.domains.paper.report.aggregation`), so
+The report needs only one summary per seed (`gracr.bench.report.aggregation`), so
 `gracrc report` also writes them as `seeds.csv`, a few KB that can be committed, and reads such
 a file back as an input beside result folders: a long run split over sessions (or machines) is
 reported whole from its parts' summaries even after the raw records are gone. A seed may come
@@ -23,9 +23,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from gracr.bench.record import RESULTS_FILE, SCORES, Record, latest_records, read_records
-from gracr.domains.paper.report.aggregation import (Moments, SeedKey, SeedSummary, cell_rank,
-                                            summarise_seeds)
+from gracr.bench.report.aggregation import SeedKey, SeedSummary, cell_rank, summarise_seeds
 from gracr.errors import GracrError, quoted
+from gracr.stats import Moments
 
 SEEDS_FILE = "seeds.csv"
 SEEDS_CSV_COLUMNS: tuple[str, ...] = (
