@@ -19,6 +19,7 @@ import os
 import statistics
 import sys
 import time
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -63,12 +64,12 @@ def median_seconds(run: Callable[[], object], repeats: int) -> float:
 def compile_table(paths: list[str], repeats: int) -> list[list[str]]:
     rows = []
     for path in paths:
-        program = gracr.parse_file(path)
+        program = gracr.parse(Path(path))
         for disjunction, comparison in OPTIONS:
             if comparison == "direct" and not uses_comparison(program.classifier):
                 continue  # the switch changes nothing for this formula
             def run() -> gracr.CompiledGNN:
-                return gracr.compile(gracr.parse_file(path), disjunction=disjunction,  # type: ignore[arg-type]
+                return gracr.compile(gracr.parse(Path(path)), disjunction=disjunction,  # type: ignore[arg-type]
                                      comparison=comparison, max_degree=MAX_DEGREE)  # type: ignore[arg-type]
             seconds = median_seconds(run, repeats)
             model = run()
@@ -81,7 +82,7 @@ def compile_table(paths: list[str], repeats: int) -> list[list[str]]:
 def forward_table(paths: list[str], sizes: list[int], repeats: int) -> list[list[str]]:
     models: dict[tuple[int, int], tuple[str, gracr.CompiledGNN]] = {}
     for path in paths:
-        program = gracr.parse_file(path)
+        program = gracr.parse(Path(path))
         for disjunction, comparison in OPTIONS:
             model = gracr.compile(program, disjunction=disjunction,  # type: ignore[arg-type]
                                   comparison=comparison, max_degree=MAX_DEGREE)  # type: ignore[arg-type]

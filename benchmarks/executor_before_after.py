@@ -47,6 +47,7 @@ import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -101,7 +102,7 @@ def child(args: argparse.Namespace) -> None:
 
         from gracr.compiler.compile import compile_program  # type: ignore[no-redef,attr-defined]
         api = "gracr.runtime.torch_module"
-    from gracr.dsl.parse import parse_file
+    from gracr.dsl.parse import parse
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -157,7 +158,7 @@ def child(args: argparse.Namespace) -> None:
         cells[key] = {"shape": f"{model.num_layers} x {model.width}", "measures": measures}
 
     for formula in FORMULAS:
-        model = compile_program(parse_file(os.path.join(REPO, "gracr", "formulas", formula)),
+        model = compile_program(parse(Path(REPO, "gracr", "formulas", formula).read_text()),
                                 max_degree=MAX_DEGREE)
         module = CompiledModule(model, surrogate=True).eval()
         fused = FusedCompiledModule(model).eval()

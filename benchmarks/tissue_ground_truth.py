@@ -100,7 +100,7 @@ def timing_rows(size: int, samples: int, cap: float, skip_upi: bool, seed: int,
         graph = gracr.Graph.from_json(graph_json(table, theta, RATIO), schema=prog.schema)
         graph_s = time.perf_counter() - start
         start = time.perf_counter()
-        label = bool(prog.evaluate(graph))
+        label = bool(gracr.evaluate(prog, graph))
         label_s = time.perf_counter() - start
         assert label == recompute_label(table, theta)
         notes = [f"θ = {theta}"] + ([reduced] if reduced else [])

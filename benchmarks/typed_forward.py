@@ -16,7 +16,7 @@ weights. All three read the same `x` / `edge_index` / `edge_type` tensors, which
 built directly with numpy in the layout of `gracr.data.schema` (no `Graph` of 10^6
 strings); that layout is checked against `CompiledGNN.features` / `edge_types` on a
 small graph, where the two compiled modules are also asserted to agree with the numpy
-`CompiledGNN.forward` and with the reference evaluator `program.evaluate(graph)`, so a
+`CompiledGNN.forward` and with the reference evaluator `gracr.evaluate(program, graph)`, so a
 wrong model is never timed. Times are the median of `--repeats` runs after one
 warm-up, on the threads torch uses by default (`--threads N` to choose); the ratios
 are from the same run. About 5-9 minutes on 2 cores with the defaults.
@@ -141,7 +141,7 @@ def check_small(program: gracr.Program, model: gracr.CompiledGNN, seed: int) -> 
     assert np.array_equal(model.features(graph), x_direct), "x layout differs from the schema's"
     edge_type = model.edge_types(graph)
     assert edge_type is not None and np.array_equal(edge_type, small.edge_type)
-    expected = np.asarray(program.evaluate(graph), dtype=np.bool_)
+    expected = np.asarray(gracr.evaluate(program, graph), dtype=np.bool_)
     assert 0 < expected.sum() < expected.size, "the check graph must have both answers"
     numpy_out = model.forward(x_direct, small.edge_index, edge_type=small.edge_type)[:, 0]
     assert np.array_equal(numpy_out > 0.5, expected), "numpy forward != evaluator"

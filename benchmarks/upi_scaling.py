@@ -14,7 +14,7 @@ return the same label and mask, and the mask must be all edges.
     .venv/bin/python benchmarks/upi_scaling.py --order edges --no-shortcuts   # Table 12 as written
     .venv/bin/python benchmarks/upi_scaling.py --markdown out/table12.md
 
-The default call is what `gracr.upi` does by default: the exact shortcuts and the
+The default call is what `gracr.ground_truth` does by default: the exact shortcuts and the
 computation variable order (`gracr.bdd.upi.computation_order`), up to N = 100 (10 000
 edges). `--order edges --no-shortcuts` is Algorithm 1 as the paper wrote it, on the
 edge-list order.

@@ -14,7 +14,7 @@ too (Table 15: 22.0, 6.0, 6.0, 10.7, 2.3, 17.1). The paper's row follows ours.
     .venv/bin/python benchmarks/upi_stages.py --no-shortcuts --order edges   # as written
     .venv/bin/python benchmarks/upi_stages.py --before f22c171 --markdown out/table13.md
 
-The default call is what `gracr.upi` does by default: the exact shortcuts and the
+The default call is what `gracr.ground_truth` does by default: the exact shortcuts and the
 computation variable order. `--no-shortcuts --order edges` is Algorithm 1 as the paper
 wrote it. `--before REV` also runs, task by task in the same run, the same instances
 under gracr at commit REV (checked out into a temporary `git worktree`, run in a child
@@ -102,14 +102,14 @@ def instances(task: Task, count: int, rng: np.random.Generator,
         assert fires is not None
         while produced < count:
             candidate = draw(rng, True)
-            firing = np.flatnonzero(np.asarray(fires.evaluate(candidate.graph)))
+            firing = np.flatnonzero(np.asarray(gracr.evaluate(fires, candidate.graph)))
             if frozenset(int(v) for v in firing) == candidate.annotated:
                 produced += 1
                 yield reorder_edges(candidate.graph, order), None
         return
     while produced < count:
         graph = reorder_edges(draw(rng, True).graph, order)
-        positives = np.flatnonzero(np.asarray(program.evaluate(graph)))
+        positives = np.flatnonzero(np.asarray(gracr.evaluate(program, graph)))
         chosen = rng.permutation(positives)[:count - produced]
         for target in chosen:
             produced += 1

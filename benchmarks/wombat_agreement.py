@@ -59,7 +59,7 @@ def main() -> int:
     agreement, s9, speed = [], [], []
     unexplained = 0
     for pattern in patterns:
-        model = gracr.compile(gracr.parse_file(str(wombat_formula_path(pattern))))
+        model = gracr.compile(gracr.parse(wombat_formula_path(pattern)))
         relaxed = RelaxedQuery.from_smarts(pattern.relaxed)
         original = RelaxedQuery.from_smarts(pattern.original)
         totals: Counter[str] = Counter()

@@ -5,7 +5,7 @@ of the grafted positives.
     PYTHONPATH=. .venv/bin/python benchmarks/wombat_ground_truth.py [--patterns 6,10]
         [--sample N] [--examples K] [--markdown docs/results/wombat_ground_truth.md]
 
-Ours: `gracr.upi(program, graph, over="nodes")` (deletion semantics: the ground truth of
+Ours: `gracr.ground_truth(program, graph, over="nodes")` (deletion semantics: the ground truth of
 the sentence compiled with the presence bit, whose positives are the molecules taken
 here). WOMBAT's (§3.1 "Ground Truths", App. C.1 of the WOMBAT paper):
 `gracr.domains.chem.ground_truth.wombat_ground_truth`, the atoms of every RDKit match of the
@@ -61,7 +61,7 @@ def main() -> int:
     rows = []
     for pattern in patterns:
         start = time.perf_counter()
-        program = gracr.parse_file(str(wombat_formula_path(pattern)))
+        program = gracr.parse(wombat_formula_path(pattern))
         # The presence bit changes no answer on a whole molecule (every atom is
         # present), only what zeroing an atom does: the positives are found without it,
         # which is several times faster on the deep patterns.
@@ -80,8 +80,10 @@ def main() -> int:
             positives = positives[:args.sample]
         counts: Counter[str] = Counter()
         for molecule in positives:
-            label, mask = gracr.upi(program, molecule.graph, over="nodes")
-            assert label == 1, f"{pattern.name}: {molecule.place} is positive for the model"
+            truth = gracr.ground_truth(program, molecule.graph, over="nodes")
+            assert truth.label == 1 and truth.node_mask is not None, \
+                f"{pattern.name}: {molecule.place} is positive for the model"
+            mask = truth.node_mask
             wombat = wombat_ground_truth(molecule.mol, pattern.relaxed)
             kind = agreement(mask, wombat)
             counts[kind] += 1

@@ -35,7 +35,7 @@ def main() -> None:
     models_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for name, graphs_name in EXAMPLES.items():
-        program = gracr.parse_file(str(ROOT / "gracr" / "formulas" / f"{name}.gml"))
+        program = gracr.parse(ROOT / "gracr" / "formulas" / f"{name}.gml")
         graphs = list(gracr.read_graphs(str(ROOT / "examples" / "graphs" / f"{graphs_name}.jsonl")))
         shapes, agree = [], True
         for disjunction, comparison in OPTIONS:
@@ -45,16 +45,17 @@ def main() -> None:
             shapes.append(f"{model.num_layers}x{model.width}")
             for graph in graphs:
                 agree &= bool(np.array_equal(np.asarray(model.predict(graph)),
-                                             np.asarray(program.evaluate(graph))))
+                                             np.asarray(gracr.evaluate(program, graph))))
         instances, upi_sizes, start = 0, [], time.perf_counter()
         for graph in graphs:
-            value = program.evaluate(graph)
+            value = gracr.evaluate(program, graph)
             targets = [None] if program.kind is Kind.GRAPH else list(np.flatnonzero(value))
             for target in targets:
-                label, mask = gracr.upi(program, graph, None if target is None else int(target))
-                if label == 1:
+                truth = gracr.ground_truth(program, graph,
+                                           target=None if target is None else int(target))
+                if truth.label == 1 and truth.edge_mask is not None:
                     instances += 1
-                    upi_sizes.append(int(mask.sum()))
+                    upi_sizes.append(int(truth.edge_mask.sum()))
         seconds = time.perf_counter() - start
         rows.append([name, program.kind.value, " / ".join(dict.fromkeys(shapes)), str(len(graphs)),
                      "yes" if agree else "NO", str(instances),

@@ -1,27 +1,70 @@
 """gracr: compile graded modal logic into GNN weights; exact ground-truth explanations.
 
+The public API, one name per step (each documented with an example):
+
+- `gracr.parse(source) -> Program`: `.gml` text (a `str`) or a file (a `PathLike`).
+- `gracr.compile(program, **options) -> CompiledGNN`; `gracr.load(path)` reads a saved one.
+- `gracr.evaluate(program, graph)`: the reference semantics.
+- `gracr.ground_truth(program, graph, *, target, over, signed) -> GroundTruth`: the exact
+  explanation (UPI masks; counterfactuals, Banzhaf, Shapley when signed).
+- `gracr.explain(model, graph, explainer, ...)` -> PyG `Explanation`, and
+  `gracr.score(explanation, truth, metric=...)`.
+- `gracr.Benchmark(tasks, explainers, seeds, ...)` with `.run(out, jobs=, engine=)` and
+  `.report(...)`: GracrBench.
+
+`import gracr` stays light (no torch, no PyG): `explain`, `score` and `Benchmark` are
+imported on first use (module `__getattr__`).
+
 The pipeline, one stage per subpackage, each importing only the ones before it:
 `data` (graphs, schemas, JSON), `dsl` (text -> typed IR), `compiler` (IR -> core IR
 -> weights -> `Network`), `executor` (the layer equation in numpy, torch/PyG and
-numba; `CompiledGNN`), `bdd` (IR x graph -> ROBDD -> UPI), `bench` (GracrBench).
+numba; `CompiledGNN`), `bdd` (IR x graph -> ROBDD -> UPI), `explainers`, `bench`
+(GracrBench), `domains`.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from gracr.places import keep_numba_cache_in_the_cache_folder
 
 keep_numba_cache_in_the_cache_folder()
 
-from gracr.bdd.upi import node_receptive_field, receptive_field, upi, upi_report
+from gracr.bdd.ground_truth import GroundTruth, SignedMethod, ground_truth
+from gracr.bdd.upi import node_receptive_field, receptive_field
 from gracr.data.graph import Graph, read_graphs
 from gracr.data.schema import Family, Schema
-from gracr.dsl.parse import Program, parse, parse_file
+from gracr.dsl.evaluate import evaluate_program as evaluate
+from gracr.dsl.parse import Program, parse
 from gracr.errors import GmlError, GracrError, GraphError, ModelFileError
 from gracr.executor.model import CompiledGNN, load
 from gracr.executor.model import compile_program as compile
 
 from gracr.version import __version__
 
+if TYPE_CHECKING:
+    from gracr.benchmark import Benchmark, BenchmarkRun
+    from gracr.explainers.api import explain, score
+
+# The names that import torch (or the benchmark engine): where each is defined.
+_HEAVY = {
+    "explain": "gracr.explainers.api", "score": "gracr.explainers.api",
+    "Benchmark": "gracr.benchmark", "BenchmarkRun": "gracr.benchmark",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The heavy names, imported when first asked for (PEP 562)."""
+    if name not in _HEAVY:
+        raise AttributeError(f"module 'gracr' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_HEAVY[name]), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
-    "CompiledGNN", "Family", "GmlError", "GracrError", "Graph", "GraphError", "ModelFileError", "Program",
-    "__version__", "compile", "load", "parse", "parse_file", "node_receptive_field", "read_graphs", "receptive_field", "Schema",
-    "upi", "upi_report",
+    "Benchmark", "BenchmarkRun", "CompiledGNN", "Family", "GmlError", "GracrError", "Graph",
+    "GraphError", "GroundTruth", "ModelFileError", "Program", "Schema", "SignedMethod",
+    "__version__", "compile", "evaluate", "explain", "ground_truth", "load",
+    "node_receptive_field", "parse", "read_graphs", "receptive_field", "score",
 ]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence, TextIO
 import numpy as np
 import numpy.typing as npt
 
+from gracr.dsl.evaluate import evaluate_program
 from gracr.bench.budget import DEFAULT_BUDGET
 from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_engine_options,
                                  add_keep_errors_option,
@@ -37,7 +38,7 @@ from gracr.compiler.desugar import uses_comparison
 from gracr.executor.model import CompiledGNN, load
 from gracr.executor.plan import keeps_compiled_layout
 from gracr.dsl.ir import Kind
-from gracr.dsl.parse import Program, parse_file
+from gracr.dsl.parse import Program, parse
 from gracr.errors import GmlError, GracrError, os_error_message
 from gracr.files import write_text
 from gracr.data.graph import Graph, read_placed_graphs
@@ -108,6 +109,11 @@ def _add_bdd_budget_option(parser: argparse.ArgumentParser, counter: bool = Fals
                              f"the values)")
 
 
+def _read_program(path: str) -> Program:
+    """The `.gml` file at `path`, its errors naming it as the user typed it."""
+    return parse(Path(path), filename=path)
+
+
 def _compile(program: Program, args: argparse.Namespace,
              max_degree: int | None = None) -> CompiledGNN:
     return compile_program(program, disjunction=args.disjunction, comparison=args.comparison,
@@ -131,7 +137,7 @@ def _as_bits(values: npt.NDArray[np.bool_] | bool) -> list[int] | int:
 
 
 def cmd_compile(args: argparse.Namespace, out: TextIO) -> int:
-    program = parse_file(args.file)
+    program = _read_program(args.file)
     model = _compile(program, args)
     model.save(args.output)
     kind = "node" if model.kind is Kind.NODE else "graph"
@@ -252,7 +258,7 @@ def _ranges(indices: list[int]) -> str:
 
 def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     if args.file.endswith(".gml"):
-        model = _compile(parse_file(args.file), args)
+        model = _compile(_read_program(args.file), args)
     else:
         model = load(args.file, args.max_weights_bytes)
     print(inspect_model(model), file=out)
@@ -287,7 +293,7 @@ def _inputs_for(program: Program, args: argparse.Namespace
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
-    program = parse_file(args.file)
+    program = _read_program(args.file)
     graphs = _inputs_for(program, args)
     fixed = None if _needs_degree_bound(program, args) else _compile(program, args)
     models: dict[int, CompiledGNN] = {}
@@ -300,7 +306,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
                 model = models.get(bound) or models.setdefault(bound,
                                                                 _compile(program, args, bound))
             record = {**keys,
-                      "formula": _as_bits(program.evaluate(graph, args.max_weights_bytes)),
+                      "formula": _as_bits(evaluate_program(program, graph,
+                                                           max_bytes=args.max_weights_bytes)),
                       "gnn": _as_bits(model.predict(graph, args.max_weights_bytes))}
         except GracrError as error:
             raise GracrError(f"{place}: {error}") from None
@@ -327,7 +334,7 @@ def _report_margin(program: Program, graph: Graph, place: str, args: argparse.Na
 def cmd_relevance(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bdd.relevance import relevance, relevance_record
 
-    program = parse_file(args.file)
+    program = _read_program(args.file)
     for place, graph, keys in _inputs_for(program, args):
         try:
             report = relevance(program, graph, args.node, backend=args.backend,
@@ -516,7 +523,7 @@ def cmd_tissue(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bdd.upi import upi_json
 
-    program = parse_file(args.file)
+    program = _read_program(args.file)
     for place, graph, keys in _inputs_for(program, args):
         try:
             record = {**keys, **upi_json(program, graph, args.node, args.over,
@@ -559,7 +566,7 @@ def cmd_chem_check(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.domains.chem.smarts import SmartsError, parse_smarts
     from gracr.domains.chem.translate import translate_smarts
 
-    program = parse_file(args.file)
+    program = _read_program(args.file)
     if program.kind is not Kind.GRAPH:
         raise GracrError(f"{args.file}: chem-check needs a graph sentence (`classify exists "
                          f"...`, what `gracrc smarts` writes without --node)")
@@ -650,29 +657,14 @@ def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
-    import datetime
-    import shlex
+    from gracr.benchmark import Benchmark
 
-    from gracr.bench.report import write_report
-    from gracr.bench.report.instance_figure import DatasetSource
-    from gracr.domains.paper.report import paper_report
-
-    if args.plugin:   # the explainers an instance figure re-runs (without: no torch here)
-        from gracr.explainers import load_plugins
-
-        load_plugins(args.plugin)
-    # `gracrc bench` calls this with its own arguments, whose tasks it has registered.
-    if getattr(args, "task_files", None):
-        from gracr.bench.tasks import task_named
-
-        for spec in args.task_files.split(","):
-            task_named(spec)
-    command = shlex.join(["gracrc", "report", *args.dirs]
-                         + ([] if args.out is None else ["--out", args.out]))
-    figures = None if args.no_instance_figures else \
-        DatasetSource(args.datasets, args.graphs, args.targets, args.budget)
-    print(write_report(args.dirs, args.out, command, datetime.date.today().isoformat(),
-                       paper_report, figures), end="", file=out)
+    # Records name their task only: a task defined in a file is read from `--tasks`.
+    tasks = args.task_files.split(",") if args.task_files else ()
+    benchmark = Benchmark(tasks=tasks, datasets=args.datasets, graphs=args.graphs,
+                          targets=args.targets, budget=args.budget, plugins=args.plugin)
+    print(benchmark.report(*args.dirs, out=args.out,
+                           instance_figures=not args.no_instance_figures), end="", file=out)
     return 0
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
@@ -710,28 +702,25 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.benchmark import Benchmark
+    from gracr.bench.tasks import VARIANTS, task_names
     from gracr.explainers import load_plugins
-    from gracr.bench.runner import plan_jobs, run
-    from gracr.bench.tasks import VARIANTS, task_named, task_names
 
-    load_plugins(args.plugin)
+    load_plugins(args.plugin)   # before the names are read: plugins register explainers
     tasks = task_names(args.tasks)
     explainers = parse_explainers(args.explainers)
     variants = parse_names(args.variant, list(VARIANTS), "variant")
     overrides = parse_overrides(args.set, explainers)
-    sizes = {name: task_named(name).size_of(args.graphs, args.targets) for name in tasks}
-    jobs = plan_jobs(tasks, variants, explainers, parse_seeds(args.seeds), args.limit, args.budget,
-                     sizes, args.datasets, args.settings, overrides, args.start, args.tuned,
-                     args.level, args.negatives)
-    if args.jobs <= 0:
-        raise GracrError(f"--jobs must be positive, got {args.jobs}")
-    if args.address is not None and args.engine != "ray":
-        raise GracrError("--address needs --engine ray")
+    benchmark = Benchmark(
+        tasks=tasks, explainers=explainers, seeds=parse_seeds(args.seeds), variants=variants,
+        limit=args.limit, start=args.start, negatives=args.negatives, budget=args.budget,
+        level=args.level, settings=args.settings, overrides=overrides, tuned=args.tuned,
+        datasets=args.datasets, graphs=args.graphs, targets=args.targets, plugins=args.plugin)
     try:
         with _sigterm_interrupts():
-            results = run(jobs, args.out, workers=args.jobs, progress=not args.quiet,
-                          keep_errors=args.keep_errors, engine=args.engine,
-                          address=args.address, ray_timeout=args.ray_timeout)
+            ran = benchmark.run(args.out, jobs=args.jobs, engine=args.engine,
+                                address=args.address, ray_timeout=args.ray_timeout,
+                                keep_errors=args.keep_errors, progress=not args.quiet)
     except KeyboardInterrupt as stop:
         # The run has stopped its workers and kept every record written: one line, no
         # traceback, and the shell's status for a process ended by that signal.
@@ -739,10 +728,10 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
         print(f"gracrc: bench stopped ({cause.name}); the records so far are in {args.out}: "
               f"the same command resumes the run", file=args.err)
         return 128 + cause
-    print(f"{len(jobs)} jobs; results in {results}", file=out)
+    print(f"{ran.jobs} jobs; results in {ran.results}", file=out)
     if not args.no_report:
-        args.dirs, args.out = [args.out], None
-        return cmd_report(args, out)
+        print(benchmark.report(args.out, instance_figures=not args.no_instance_figures),
+              end="", file=out)
     return 0
 
 
@@ -823,7 +812,7 @@ def cmd_fuzz(args: argparse.Namespace, out: TextIO) -> int:
         raise GracrError(f"--per-family must be positive, got {args.per_family}")
     config = FuzzConfig(tuple(explainers), parse_families(args.rewrites), args.limit, args.seed,
                         overrides, args.per_family, args.shrink, args.budget)
-    program = parse_file(args.file) if args.file else None
+    program = _read_program(args.file) if args.file else None
     alternatives = ([alternative(path, program) for path in args.alternative]
                     if program is not None else [])
     if args.alternative and program is None:

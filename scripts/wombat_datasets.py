@@ -47,7 +47,7 @@ def main() -> int:
     for pattern in WOMBAT_PATTERNS:
         if wanted is not None and pattern.number not in wanted:
             continue
-        model = gracr.compile(gracr.parse_file(str(wombat_formula_path(pattern))))
+        model = gracr.compile(gracr.parse(wombat_formula_path(pattern)))
         natural = sum(RelaxedQuery.from_smarts(pattern.relaxed).rdkit_matches(m.mol)
                       for m in bundled)
         grafted = list(grafted_positives(pattern.original, iter(bundled),

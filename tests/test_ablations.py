@@ -235,8 +235,10 @@ def test_recolourable_nodes_avoid_the_black_node_and_its_neighbours() -> None:
     assert changed.colors[4] == frozenset({"red"}) and graph.colors[4] == frozenset({"silver"})
     assert changed.colors[:4] == graph.colors[:4]
     program = TASKS["Redundancy"].program()
-    label, mask = gracr.upi(program, graph)
-    assert label == 1 and mask.tolist() == [True] + [False] * 7     # only 1 -> 0
+    truth = gracr.ground_truth(program, graph)
+    mask = truth.edge_mask
+    assert truth.label == 1 and mask is not None
+    assert mask.tolist() == [True] + [False] * 7     # only 1 -> 0
     checked_upi(program, recoloured(graph, [3, 4]), mask, "test")
     # Recolouring a neighbour of the black node does change the UPI: 2 -> 0 joins it.
     with pytest.raises(AssertionError, match="recolouring changed the UPI"):
@@ -259,8 +261,8 @@ def test_recolouring_a_real_dataset_keeps_every_upi(tmp_path: Path) -> None:
         full = recoloured(graph, order)
         untouched = [v for v in range(graph.num_nodes) if v not in order]
         assert [full.colors[v] for v in untouched] == [graph.colors[v] for v in untouched]
-        label, mask = gracr.upi(program, full)
-        assert label == 1 and np.array_equal(mask, instance.upi)
+        truth = gracr.ground_truth(program, full)
+        assert truth.label == 1 and np.array_equal(truth.edge_mask, instance.upi)
         seen += 1
     assert seen == 2        # 4 graphs, half of them positive
 

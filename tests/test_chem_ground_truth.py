@@ -66,9 +66,10 @@ def test_the_node_upi_of_a_compiled_pattern_on_hand_made_molecules(
         pattern: object, smiles: str, atoms: list[int]) -> None:
     """The same sets as above from the other side: deleting C0 leaves each motif whole,
     deleting any other atom breaks it (an atom of the match, or a neighbour a `D3` counts)."""
-    program = gracr.parse_file(str(wombat_formula_path(pattern)))  # type: ignore[arg-type]
-    label, mask = gracr.upi(program, read_smiles(smiles).graph, over="nodes")
-    assert label == 1 and _atoms(mask) == atoms
+    program = gracr.parse(wombat_formula_path(pattern))  # type: ignore[arg-type]
+    truth = gracr.ground_truth(program, read_smiles(smiles).graph, over="nodes")
+    assert truth.label == 1 and truth.node_mask is not None
+    assert _atoms(truth.node_mask) == atoms
 
 
 def test_p02s_tail_is_in_wombats_set_but_not_needed_by_the_relaxed_sentence() -> None:
@@ -81,9 +82,10 @@ def test_p02s_tail_is_in_wombats_set_but_not_needed_by_the_relaxed_sentence() ->
     molecule = read_smiles("CC(CC1=CC(=O)C=CC1=O)C(=O)CC(C)(C)CC(C)(C)C")
     wombat = [0, 1, 2, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21]
     assert _atoms(wombat_ground_truth(molecule.mol, pattern.relaxed)) == wombat
-    program = gracr.parse_file(str(wombat_formula_path(pattern)))
-    label, mask = gracr.upi(program, molecule.graph, over="nodes")
-    assert label == 1 and _atoms(mask) == wombat[:-4]
+    program = gracr.parse(wombat_formula_path(pattern))
+    truth = gracr.ground_truth(program, molecule.graph, over="nodes")
+    assert truth.label == 1 and truth.node_mask is not None
+    assert _atoms(truth.node_mask) == wombat[:-4]
     model = gracr.compile(program, presence=True)
     x = model.features(molecule.graph)
     x[[18, 19, 20, 21]] = 0.0

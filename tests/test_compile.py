@@ -3,6 +3,8 @@ reported in App. C.5 and Table 8's caption."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -33,7 +35,7 @@ def test_example_1_compiles_to_the_matrices_of_app_c1() -> None:
 
 
 def _shape(path: str, **options: object) -> tuple[int, int]:
-    model = gracr.compile(gracr.parse_file(path), **options)  # type: ignore[arg-type]
+    model = gracr.compile(gracr.parse(Path(path)), **options)  # type: ignore[arg-type]
     return model.num_layers, model.width
 
 
@@ -110,7 +112,7 @@ def test_true_gets_a_column_only_when_used() -> None:
 
 
 def test_carry_forward_only_for_settled_columns() -> None:
-    model = gracr.compile(gracr.parse_file("gracr/formulas/CompetingRedundancy.gml"))
+    model = gracr.compile(gracr.parse(Path("gracr/formulas/CompetingRedundancy.gml")))
     for level, layer in enumerate(model.layers, start=1):
         for i, column in enumerate(model.columns):
             settled = column.depth < level

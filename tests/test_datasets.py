@@ -37,7 +37,7 @@ def test_stored_labels_agree_with_evaluator_and_every_compiled_variant(
         program = task.program(variant)
         for instance in dataset.instances:
             graph = instance.graph
-            expected = program.evaluate(graph)
+            expected = gracr.evaluate(program, graph)
             bound = int(graph.in_degrees().max())
             for disjunction, comparison in VARIANTS:
                 model = gracr.compile(program, disjunction=disjunction,  # type: ignore[arg-type]
@@ -149,4 +149,5 @@ def test_numba_evaluator_equals_reference(formula: gracr.dsl.ir.Formula, graph: 
     indptr, sources, _ = in_neighbour_csr(graph)
     columns = evaluate_columns(sparse_program(model), graph.features(program.palette).astype(float),
                                indptr, sources)
-    np.testing.assert_array_equal(columns[:, model.output_column] > 0.5, program.evaluate(graph))
+    np.testing.assert_array_equal(columns[:, model.output_column] > 0.5,
+                                  gracr.evaluate(program, graph))

@@ -43,7 +43,7 @@ GRAPH = gracr.Graph.from_edges(
 ])
 def test_node_formulas(text: str, expected: list[int]) -> None:
     program = gracr.parse(f"colors red, blue, green\nclassify {text}")
-    np.testing.assert_array_equal(program.evaluate(GRAPH), np.array(expected, dtype=bool))
+    np.testing.assert_array_equal(gracr.evaluate(program, GRAPH), np.array(expected, dtype=bool))
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -60,23 +60,23 @@ def test_node_formulas(text: str, expected: list[int]) -> None:
 ])
 def test_graph_sentences(text: str, expected: bool) -> None:
     program = gracr.parse(f"colors red, blue, green\nclassify {text}")
-    assert program.evaluate(GRAPH) is expected
+    assert gracr.evaluate(program, GRAPH) is expected
 
 
 def test_multi_colour_nodes_satisfy_each_colour() -> None:
     graph = gracr.Graph.from_edges(2, [["red", "blue"], []], [(0, 1)])
     program = gracr.parse("colors red, blue\nclassify <1> (red & blue)")
-    np.testing.assert_array_equal(program.evaluate(graph), [False, True])
+    np.testing.assert_array_equal(gracr.evaluate(program, graph), [False, True])
 
 
 def test_parallel_edges_count_twice() -> None:
     graph = gracr.Graph.from_edges(2, [["red"], []], [(0, 1), (0, 1)])
     program = gracr.parse("colors red\nclassify <2> red")
-    np.testing.assert_array_equal(program.evaluate(graph), [False, True])
+    np.testing.assert_array_equal(gracr.evaluate(program, graph), [False, True])
 
 
 def test_colour_outside_the_palette_is_an_error() -> None:
     graph = gracr.Graph.from_edges(1, [["purple"]], [])
     program = gracr.parse("colors red\nclassify red")
     with pytest.raises(gracr.GraphError, match="purple"):
-        program.evaluate(graph)
+        gracr.evaluate(program, graph)

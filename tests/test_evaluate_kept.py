@@ -11,6 +11,7 @@ import numpy as np
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+import gracr
 from gracr.data.graph import Graph
 from gracr.dsl.evaluate import evaluate_kept
 from gracr.dsl.ir import Kind
@@ -28,9 +29,9 @@ def _check(program: Program, graph: Graph, rng_seed: int) -> None:
         graph = graph.with_target(0)
         masks[:, 0] = True
     got = evaluate_kept(program, graph, masks)
-    expected = [bool(program.evaluate(graph.keep_nodes(mask)[0])
+    expected = [bool(gracr.evaluate(program, graph.keep_nodes(mask)[0])
                      if program.kind is Kind.GRAPH
-                     else program.evaluate(graph.keep_nodes(mask)[0])[
+                     else gracr.evaluate(program, graph.keep_nodes(mask)[0])[
                          int(np.cumsum(mask)[0]) - 1])
                 for mask in masks]
     assert got.tolist() == expected

@@ -167,7 +167,8 @@ def test_random_formulas_and_instances_are_reproducible() -> None:
     b = find_instances(prog("<1> red"), random.Random(4), 4)
     assert len(a) == 4 and [(i.target, i.graph.edges) for i in a] == \
         [(i.target, i.graph.edges) for i in b]
-    assert all(i.upi.any() and np.asarray(prog("<1> red").evaluate(i.graph))[i.target] for i in a)
+    assert all(i.upi.any() and np.asarray(gracr.evaluate(prog("<1> red"), i.graph))[i.target]
+               for i in a)
     assert program.palette == ("red", "blue", "green")
 
 

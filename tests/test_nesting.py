@@ -70,7 +70,7 @@ def test_every_stage_runs_at_the_nesting_limit_in_bounded_frames(shape: str) -> 
     program = _in_frames(FRAMES, lambda: gracr.parse(_source(text)))
     assert ir.nesting(program.classifier) == L
     target = 0 if program.kind is ir.Kind.NODE else None
-    value = _in_frames(FRAMES, lambda: program.evaluate(GRAPH))
+    value = _in_frames(FRAMES, lambda: gracr.evaluate(program, GRAPH))
     expected = value if target is None else bool(value[target])
     assert gracr.parse(_source(_in_frames(FRAMES, program.show))).classifier == program.classifier
     copy = _in_frames(FRAMES, lambda: pickle.loads(pickle.dumps(program)))
@@ -90,7 +90,8 @@ def test_every_stage_runs_at_the_nesting_limit_in_bounded_frames(shape: str) -> 
         predicted = model.predict(GRAPH)
         assert (predicted if target is None else bool(predicted[target])) == expected
     for over in ("edges", "both"):
-        label = _in_frames(FRAMES, lambda: gracr.upi(program, GRAPH, target, over=over))[0]
+        label = _in_frames(FRAMES, lambda: gracr.ground_truth(program, GRAPH, target=target,
+                                                              over=over)).label
         assert label == int(expected)
 
 
@@ -137,7 +138,7 @@ def test_shared_subformulas_cost_their_number_not_their_text(sentence: bool) -> 
     program = gracr.parse(_doubling(60, sentence))      # 2**60 leaves written out
     assert len(ir.subformulas(program.classifier)) == 61 + sentence
     graph = Graph.from_edges(3, [["red"], [], ["red"]], [(0, 1), (2, 1)], target=1)
-    value = program.evaluate(graph)
+    value = gracr.evaluate(program, graph)
     target = None if sentence else 1
     expected = value if sentence else bool(value[1])
     for disjunction in ("demorgan", "flat"):
@@ -145,7 +146,7 @@ def test_shared_subformulas_cost_their_number_not_their_text(sentence: bool) -> 
         assert model.formula.endswith("…") and len(model.formula) <= 100_001
         predicted = model.predict(graph)
         assert (predicted if sentence else bool(predicted[1])) == expected
-    assert gracr.upi(program, graph, target)[0] == int(expected)
+    assert gracr.ground_truth(program, graph, target=target).label == int(expected)
     assert gracr.receptive_field(program, graph, target).shape == (2,)
     assert len(gracr.dsl.show.show_formula(program.classifier, max_chars=50)) == 51
 

@@ -88,7 +88,7 @@ def test_a_truncated_cache_index_is_rebuilt_with_a_message(tmp_path: Path) -> No
     assert all(index.stat().st_size > 10 for index in indexes)
 
 
-_PARSE = "import sys, gracr; gracr.parse_file(sys.argv[1])"
+_PARSE = "import pathlib, sys, gracr; gracr.parse(pathlib.Path(sys.argv[1]))"
 
 
 def test_the_parser_table_is_not_read_from_the_shared_temp_folder(tmp_path: Path) -> None:

@@ -371,7 +371,7 @@ def test_upi_equals_brute_force_with_numeric_features(over: str) -> None:
     @given(bdd_cases(over))
     def check(case: tuple[Program, Graph, int | None]) -> None:
         program, graph, target = case
-        value = program.evaluate(graph)
+        value = gracr.evaluate(program, graph)
         label = int(value if isinstance(value, bool) else value[target])
         truth, problems = upi_disagreements(program, graph, target, over=over,  # type: ignore[arg-type]
                                             shortcuts=(True,))
@@ -592,7 +592,7 @@ def test_a_model_file_keeps_numeric_features_and_delta(tmp_path: Path) -> None:
             relations=[["single", "double"][int(r)] for r in rng.integers(0, 2, size=10)],
             features=rng.integers(-8, 9, size=(n, 3)) / 4 + 0.03125)
         assert np.array_equal(loaded.predict(graph), model.predict(graph))
-        assert np.array_equal(loaded.predict(graph), program.evaluate(graph))
+        assert np.array_equal(loaded.predict(graph), gracr.evaluate(program, graph))
         assert np.array_equal(loaded.forward(loaded.features(graph), graph.edge_index,
                                              edge_type=loaded.edge_types(graph)),
                               model.forward(model.features(graph), graph.edge_index,
@@ -609,7 +609,7 @@ def test_a_count_sentence_model_round_trips(tmp_path: Path) -> None:
     assert loaded.options.delta == DELTA
     for values in ([1.0, 1.0, -2.0], [0.0, 0.0, -2.0], [1.0, 1.0, 0.0], [1.0, 0.0, 0.0, -1.5]):
         graph = Graph.from_edges(len(values), None, [], features=[[v] for v in values])
-        assert loaded.predict(graph) == model.predict(graph) == program.evaluate(graph)
+        assert loaded.predict(graph) == model.predict(graph) == gracr.evaluate(program, graph)
 
 
 def test_exact_fractions_in_count_sentences() -> None:
@@ -623,5 +623,5 @@ def test_exact_fractions_in_count_sentences() -> None:
         values = [1.0] * positives + [-1.0] * (n - positives)
         graph = Graph.from_edges(n, None, [], features=[[v] for v in values])
         want = 10 * positives == 3 * n
-        assert program.evaluate(graph) == again.evaluate(graph) == want
+        assert gracr.evaluate(program, graph) == gracr.evaluate(again, graph) == want
         assert model.predict(graph) == want

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import gracr
@@ -114,7 +116,7 @@ def test_every_formula_file_parses() -> None:
 
     paths = sorted(glob.glob("gracr/formulas/*.gml"))
     assert len(paths) >= 7
-    kinds = {path: gracr.parse_file(path).kind for path in paths}
+    kinds = {path: gracr.parse(Path(path)).kind for path in paths}
     assert kinds["gracr/formulas/Majority2Hop.gml"] is Kind.NODE
     assert kinds["gracr/formulas/RedBlueLeaf.gml"] is Kind.GRAPH
 

@@ -301,8 +301,8 @@ def test_the_node_upi_is_computed_once_and_kept_beside_the_dataset(tmp_path: Pat
     truth = ground_truth(dataset, chosen, "node", datasets)
     for instance in chosen:
         graph = dataset.instances[instance.graph].graph
-        _, expected = gracr.upi(program, graph, instance.target, over="nodes")
-        assert truth[instance.index].tolist() == expected.tolist()
+        expected = gracr.ground_truth(program, graph, target=instance.target, over="nodes")
+        assert truth[instance.index].tolist() == expected.node_mask.tolist()
         assert not truth[instance.index][instance.target]
     stored = next((tmp_path / "datasets" / "Majority1Hop").glob("*")) / NODE_UPI_FILE
     lines = [json.loads(line) for line in stored.read_text().splitlines()]
@@ -385,7 +385,7 @@ def test_an_explainer_algorithm_is_benchmarked_at_either_level(tmp_path: Path, l
     assert len(records) == 4
     assert {(r.status, r.level) for r in records} == {("ok", level)}
     # Each record's F1, recomputed from the instance: the explanation through the public
-    # API, the ground truth from gracr.upi, the target left out by hand at node level.
+    # API, the ground truth from gracr.ground_truth, the target left out by hand at node level.
     for record in records:
         dataset = load_or_build(record.task, 0, SIZES[record.task], str(tmp_path / "datasets"),
                                 progress=False)
@@ -395,8 +395,10 @@ def test_an_explainer_algorithm_is_benchmarked_at_either_level(tmp_path: Path, l
         subject = Subject.of(model, program, graph, record.target,
                              level=level)  # type: ignore[arg-type]
         values = scores("Occlusion", subject).numpy()
-        over = "edges" if level == "edge" else "nodes"
-        _, truth = gracr.upi(program, graph, record.target, over=over)  # type: ignore[call-overload]
+        exact = gracr.ground_truth(program, graph, target=record.target,
+                                   over="edges" if level == "edge" else "nodes")
+        truth = exact.edge_mask if level == "edge" else exact.node_mask
+        assert truth is not None
         if level == "node" and record.target is not None:
             values, truth = np.delete(values, record.target), np.delete(truth, record.target)
         assert record.f1 == pytest.approx(plausibility(values, truth).f1)
@@ -487,7 +489,8 @@ def test_tuning_at_node_level_scores_the_node_upi_and_stores_apart(tmp_path: Pat
     for instance in list(positive_instances(dataset))[:2]:
         graph = dataset.instances[instance.graph].graph
         field_mask = gracr.node_receptive_field(program, graph, instance.target)
-        _, truth = gracr.upi(program, graph, instance.target, over="nodes")
+        truth = gracr.ground_truth(program, graph, target=instance.target, over="nodes").node_mask
+        assert truth is not None
         keep = np.arange(graph.num_nodes) != instance.target
         expected.append(plausibility(field_mask[keep].astype(float), truth[keep]).f1)
     assert entry["mean_f1"] == round(float(np.mean(expected)), 4)

@@ -41,7 +41,7 @@ def _check_agreement(formula: Formula, graph: gracr.Graph, option: tuple[str, st
     bound = int(graph.in_degrees().max(initial=0)) + slack
     model = gracr.compile(program, disjunction=disjunction,  # type: ignore[arg-type]
                           comparison=comparison, max_degree=bound)  # type: ignore[arg-type]
-    expected = program.evaluate(graph)
+    expected = gracr.evaluate(program, graph)
     numpy_out = model.forward(graph.features(program.palette), graph.edge_index)[:, 0]
     # Every unit is Boolean: outputs are exactly 0 or 1, never in between.
     assert set(np.unique(numpy_out)) <= {0.0, 1.0}
@@ -82,7 +82,7 @@ def test_graph_classifiers_agree_on_random_graphs() -> None:
     @given(graph_sentences, graphs(), st.sampled_from(OPTIONS), st.integers(0, 2))
     def check(formula: Formula, graph: gracr.Graph, option: tuple[str, str], slack: int) -> None:
         _check_agreement(formula, graph, option, slack)
-        outcomes.append(bool(program_for(formula).evaluate(graph)))
+        outcomes.append(bool(gracr.evaluate(program_for(formula), graph)))
 
     check()
     share = sum(outcomes) / len(outcomes)

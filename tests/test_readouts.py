@@ -81,7 +81,7 @@ def test_every_readout_decides_as_the_evaluator(disjunction: str) -> None:
     @given(sentence_cases(), st.booleans())
     def check(case: tuple[Program, Graph], presence: bool) -> None:
         program, graph = case
-        expected = float(program.evaluate(graph))
+        expected = float(gracr.evaluate(program, graph))
         tally["draws"] += 1
         tally[f"value {int(expected)}"] += 1
         event(f"sentence value {int(expected)}")
@@ -291,7 +291,7 @@ def test_saliency_on_a_typed_molecule_is_the_gradient_under_each_readout(readout
     from gracr.domains.chem import read_smiles
     from gracr.domains.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
 
-    program = gracr.parse_file(str(wombat_formula_path(WOMBAT_PATTERNS[11])))
+    program = gracr.parse(wombat_formula_path(WOMBAT_PATTERNS[11]))
     model = compile_program(program, presence=True, readout=readout)  # type: ignore[arg-type]
     graph = read_smiles("O=CCC=O").graph
     got = scores("Saliency", Subject.of(model, program, graph, None, level="node"))

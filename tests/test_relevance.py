@@ -210,7 +210,7 @@ def _empty_value(instance: Instance) -> bool:
     if target is not None:
         keep[target] = True
     sub, _ = graph.with_target(target).keep_nodes(keep)
-    value = instance.prog.evaluate(sub)
+    value = gracr.evaluate(instance.prog, sub)
     return value if isinstance(value, bool) else bool(value[0])
 
 
@@ -229,7 +229,7 @@ def test_larger_graphs_efficiency_and_agreement() -> None:
     @given(instance=strategy)
     def prop(instance: Instance) -> None:
         prog, graph, target = instance.prog, instance.graph, instance.target
-        value = prog.evaluate(graph)
+        value = gracr.evaluate(prog, graph)
         whole = value if isinstance(value, bool) else bool(value[target])
         reports = [relevance(prog, graph, target, backend=backend) for backend in BACKENDS]
         for report in reports:

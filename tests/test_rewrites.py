@@ -151,8 +151,8 @@ def test_equivalent_on_tells_different_functions_apart() -> None:
     assert equivalent_on(prog("exactly 2 red"), prog("<2> red & !<3> red"), GRAPH, 0)
     # <1> red and <2> red differ at node 0: the subgraph with only 1 -> 0 tells them apart,
     # though on the whole graph both hold there.
-    assert np.asarray(prog("<1> red").evaluate(GRAPH))[0]
-    assert np.asarray(prog("<2> red").evaluate(GRAPH))[0]
+    assert np.asarray(gracr.evaluate(prog("<1> red"), GRAPH))[0]
+    assert np.asarray(gracr.evaluate(prog("<2> red"), GRAPH))[0]
     assert not equivalent_on(prog("<1> red"), prog("<2> red"), GRAPH, 0)
     # swapping the operands of `more` is not a rewrite: it is caught
     assert not equivalent_on(prog("more(red, blue)"), prog("more(blue, red)"), GRAPH, 0)
@@ -200,7 +200,7 @@ def test_compiled_options_and_padding_predict_the_formula(formula: ir.Formula,
                                                           graph: gracr.Graph) -> None:
     program = program_for(formula)
     bound = max(1, int(graph.in_degrees().max(initial=0)))
-    expected = program.evaluate(graph)
+    expected = gracr.evaluate(program, graph)
     for implementation in (Implementation("flat", "disjunction", program, disjunction="flat"),
                            Implementation("direct", "comparison", program, comparison="direct"),
                            Implementation("pad", "padding", program, padding=1, padding_before=2),
@@ -220,8 +220,8 @@ def test_padded_graph_classifiers_predict_the_formula(sentence: ir.Formula,
     bound = max(1, int(graph.in_degrees().max(initial=0)))
     model = Implementation("pad", "padding", program, "flat", padding=2,
                            padding_before=1).compile(bound)
-    assert model.predict(graph) == program.evaluate(graph)
-    assert bool(_fused_output(model, graph)[0, 0] > 0.5) == program.evaluate(graph)
+    assert model.predict(graph) == gracr.evaluate(program, graph)
+    assert bool(_fused_output(model, graph)[0, 0] > 0.5) == gracr.evaluate(program, graph)
 
 
 def _fused_output(model: CompiledGNN, graph: gracr.Graph) -> np.ndarray:

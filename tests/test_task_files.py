@@ -82,13 +82,13 @@ def test_a_node_task_file_round_trip(tmp_path: Path) -> None:
     task = Task.from_file(write(tmp_path, "RedFedBlue.toml", NODE_TASK))
     dataset = load_or_build(str(task.origin), 0, None, str(tmp_path / "store"), progress=False)
     export(dataset, str(tmp_path / "export.jsonl"))
-    program = gracr.parse_file(str(tmp_path / "red_fed.gml"))
+    program = gracr.parse(tmp_path / "red_fed.gml")
     lines = [json.loads(line) for line in (tmp_path / "export.jsonl").read_text().splitlines()]
     checked = 0
     for line in lines:
         graph = gracr.Graph.from_json({k: line[k] for k in ("num_nodes", "colors", "edges")})
         assert 5 <= graph.num_nodes <= 7
-        labels = [int(v) for v in program.evaluate(graph)]  # type: ignore[union-attr]
+        labels = [int(v) for v in gracr.evaluate(program, graph)]  # type: ignore[union-attr]
         assert line["node_labels"] == labels
         assert line["targets"] == [v for v, label in enumerate(labels) if label]
         for target, mask in zip(line["targets"], line["upi"]):
@@ -120,11 +120,11 @@ def test_a_boolean_combination_of_sentences_is_a_task(tmp_path: Path) -> None:
     """))
     assert task.predicate() is None
     dataset = load_or_build(str(task.origin), 2, None, str(tmp_path / "store"), progress=False)
-    program = gracr.parse_file(str(tmp_path / "mixed.gml"))
+    program = gracr.parse(tmp_path / "mixed.gml")
     labels = [instance.label for instance in dataset.instances]
     assert labels.count(1) == 4 and labels.count(0) == 12
     for instance in dataset.instances:
-        assert int(bool(program.evaluate(instance.graph))) == instance.label
+        assert int(bool(gracr.evaluate(program, instance.graph))) == instance.label
         if instance.graph.num_edges <= 14:
             _, problems = upi_disagreements(program, instance.graph, backends=(), answers={
                 "the stored UPI": (instance.label, instance.upi[0])})
@@ -154,9 +154,9 @@ def test_a_planted_motif_task(tmp_path: Path) -> None:
     assert planted >= 15 and plain_sizes <= set(range(20, 31))
     dataset = load_or_build(str(folder / EXAMPLE.name), 0, 30, str(tmp_path / "store"),
                             progress=False)
-    program = gracr.parse_file(str(folder / "two_red.gml"))
+    program = gracr.parse(folder / "two_red.gml")
     assert sorted(i.label for i in dataset.instances) == [0] * 15 + [1] * 15
-    assert all(int(bool(program.evaluate(i.graph))) == i.label for i in dataset.instances)
+    assert all(int(bool(gracr.evaluate(program, i.graph))) == i.label for i in dataset.instances)
 
 
 def test_a_graph_file_is_taken_as_it_is(tmp_path: Path) -> None:

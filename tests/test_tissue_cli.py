@@ -42,14 +42,14 @@ def test_tissue_writes_a_dataset_gracr_reads_back(tmp_path: Path) -> None:
     code, out, err = run("tissue", "--out", str(tmp_path), "--samples", "12", "--seed", "5")
     assert code == 0, err
     assert "12 samples" in out
-    program = gracr.parse_file(str(tmp_path / "tissue.gml"))
+    program = gracr.parse(tmp_path / "tissue.gml")
     model = gracr.compile(program)
     tables = [CellTable.from_json(json.loads(line))
               for line in (tmp_path / "cells.jsonl").read_text().splitlines()]
     theta = float(program.classifier.coefficients[1] * -1)  # count(e) - θ count(t) > 0
     graphs = list(gracr.read_graphs(str(tmp_path / "graphs.jsonl"), program.schema))
     assert len(graphs) == len(tables) == 12
-    labels = [bool(program.evaluate(g)) for g in graphs]
+    labels = [bool(gracr.evaluate(program, g)) for g in graphs]
     assert labels == [recompute_label(t, theta) for t in tables]
     assert labels == [model.predict(g) for g in graphs]
     assert 0 < sum(labels) < 12

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -43,7 +45,7 @@ def test_both_modes_share_the_forward() -> None:
 
 
 def test_module_layout_is_explainer_ready() -> None:
-    module = gracr.compile(gracr.parse_file("gracr/formulas/CompetingRedundancy.gml")).to_pyg()
+    module = gracr.compile(gracr.parse(Path("gracr/formulas/CompetingRedundancy.gml"))).to_pyg()
     convs = [m for m in module.modules() if isinstance(m, MessagePassing)]
     activations = [m for m in module.modules() if isinstance(m, TruncatedReLU)]
     assert len(convs) == 8
@@ -63,7 +65,7 @@ def test_no_self_loops_are_added() -> None:
 
 
 def test_batched_graph_classifier_returns_one_row_per_graph() -> None:
-    model = gracr.compile(gracr.parse_file("gracr/formulas/Redundancy.gml"))
+    model = gracr.compile(gracr.parse(Path("gracr/formulas/Redundancy.gml")))
     positive = gracr.Graph.from_edges(3, [["black"], ["red"], ["grey"]], [(1, 0), (2, 0)])
     negative = gracr.Graph.from_edges(2, [["black"], ["grey"]], [(1, 0), (0, 1)])
     x = torch.cat([torch.as_tensor(g.features(model.palette)) for g in (positive, negative)])
@@ -78,7 +80,7 @@ def test_batched_graph_classifier_returns_one_row_per_graph() -> None:
 def test_pyg_edge_masks_reach_every_message() -> None:
     # Redundancy on a black node with one red and one grey in-neighbour: Saliency with
     # the surrogate gradient must score the red edge and nothing else.
-    model = gracr.compile(gracr.parse_file("gracr/formulas/Redundancy.gml"))
+    model = gracr.compile(gracr.parse(Path("gracr/formulas/Redundancy.gml")))
     graph = gracr.Graph.from_edges(3, [["black"], ["red"], ["grey"]], [(1, 0), (2, 0), (0, 1)])
     module = model.to_pyg(surrogate=True)
     # PyG's CaptumExplainer accepts binary models only as 'probs'; our output is 0/1,

@@ -124,7 +124,7 @@ def test_graphsvx_passes_a_typed_compiled_model_its_relations(graph: gracr.Graph
                          level="node")
     game = coalition_game(subject, "receptive_field")
     full = np.ones((1, game.num_players), dtype=np.bool_)
-    label = bool(program.evaluate(graph))
+    label = bool(gracr.evaluate(program, graph))
     assert game.values(full)[0] == pytest.approx(1.0)  # the predicted class, on the whole graph
     assert subject.prediction == float(label)
     values = scores("GraphSVX", subject, {"num_samples": 40}, seed=0).numpy()

@@ -25,6 +25,7 @@ import torch
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+import gracr
 from gracr.data.graph import Graph
 from gracr.data.schema import Schema
 from gracr.dsl import ir
@@ -85,7 +86,7 @@ def _every_executor(model: CompiledGNN, graph: Graph,
 
 
 def _expected(program: Program, graph: Graph) -> np.ndarray[Any, Any]:
-    value = program.evaluate(graph)
+    value = gracr.evaluate(program, graph)
     return np.atleast_1d(np.asarray(value, dtype=np.float64))
 
 

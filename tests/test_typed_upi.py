@@ -177,7 +177,7 @@ class Tally:
 
 
 def _value(instance: Instance) -> bool:
-    value = instance.prog.evaluate(instance.graph)
+    value = gracr.evaluate(instance.prog, instance.graph)
     if isinstance(value, bool):
         return value
     node = instance.graph.target if instance.target is None else instance.target

@@ -175,7 +175,7 @@ def instances(draw: st.DrawFn) -> Instance:
 
 
 def _value(prog: Program, graph: Graph, target: int | None) -> bool:
-    value = prog.evaluate(graph)
+    value = gracr.evaluate(prog, graph)
     if isinstance(value, bool):
         return value
     node = graph.target if target is None else target

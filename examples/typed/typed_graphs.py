@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def main() -> None:
-    program = gracr.parse_file(str(HERE / "carbonyl.gml"))
+    program = gracr.parse(HERE / "carbonyl.gml")
     print("schema:", program.schema)
     model = gracr.compile(program)
     print(f"compiled: {model.num_layers} layers x {model.width} columns; x columns:",
@@ -30,7 +30,7 @@ def main() -> None:
                                                      program.schema)):
         print(f"\nmolecule {number}: elements {list(graph.attributes['element'])}, "
               f"relations {list(graph.relations or ())}")
-        formula = program.evaluate(graph)
+        formula = gracr.evaluate(program, graph)
         network = model.predict(graph)
         assert np.array_equal(formula, network)
         print("  formula:", np.asarray(formula, dtype=int).tolist(),
@@ -39,12 +39,14 @@ def main() -> None:
         print("  encode:", data)
         output = model.to_pyg()(data.x, data.edge_index, edge_type=data.edge_type)
         assert np.array_equal(output[:, 0].detach().numpy() > 0.5, network)
-        label, edge_mask = gracr.upi(program, graph)
-        _, node_mask = gracr.upi(program, graph, over="nodes")
-        _, both_edges, both_nodes = gracr.upi(program, graph, over="both")
-        print(f"  label {label}; UPI edges {edge_mask.astype(int).tolist()}, "
-              f"nodes {node_mask.astype(int).tolist()}, both "
-              f"{both_edges.astype(int).tolist()} / {both_nodes.astype(int).tolist()}")
+        edges = gracr.ground_truth(program, graph)
+        nodes = gracr.ground_truth(program, graph, over="nodes")
+        both = gracr.ground_truth(program, graph, over="both")
+        assert edges.edge_mask is not None and nodes.node_mask is not None
+        assert both.edge_mask is not None and both.node_mask is not None
+        print(f"  label {edges.label}; UPI edges {edges.edge_mask.astype(int).tolist()}, "
+              f"nodes {nodes.node_mask.astype(int).tolist()}, both "
+              f"{both.edge_mask.astype(int).tolist()} / {both.node_mask.astype(int).tolist()}")
         for presence in (False, True):
             present = gracr.compile(program, presence=presence)
             x = present.features(graph)
@@ -54,8 +56,9 @@ def main() -> None:
             value = present.to_pyg()(torch.as_tensor(x), torch.as_tensor(graph.edge_index),
                                      edge_type=torch.as_tensor(edge_type))[0, 0]
             deleted, _ = graph.keep_nodes(np.arange(graph.num_nodes) != last)
+            without = int(gracr.evaluate(program, deleted)[0])
             print(f"  atom {last} zeroed, presence={presence}: target {float(value):g} "
-                  f"(formula with atom {last} deleted: {int(program.evaluate(deleted)[0])})")
+                  f"(formula with atom {last} deleted: {without})")
 
 
 if __name__ == "__main__":

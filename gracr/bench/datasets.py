@@ -41,6 +41,7 @@ import numpy as np
 import numpy.typing as npt
 from tqdm import tqdm
 
+from gracr.dsl.evaluate import evaluate_program
 from gracr.bdd.backend import MAX_BDD_NODES, DiagramTooLarge
 from gracr.bdd.upi import receptive_field, upi
 from gracr.bench.options import default_datasets, missing_folders, remove_empty
@@ -180,7 +181,7 @@ class _Labeller:
         self._fires: _FastPredicate | None = None
 
     def label(self, candidate: Candidate) -> int:
-        return int(bool(self.program.evaluate(candidate.graph)))
+        return int(bool(evaluate_program(self.program, candidate.graph)))
 
     def accepts(self, candidate: Candidate, wanted: int) -> bool:
         if candidate.annotated is None:

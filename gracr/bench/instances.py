@@ -6,7 +6,7 @@ Graph tasks: each positive graph; node tasks: each positive target of each graph
 turn, in dataset order (the official protocol takes the first 100 of a seed).
 
 The ground truth at edge level is the UPI stored with the dataset. At node level it is
-the node UPI (`gracr.upi(..., over="nodes")`, deletion semantics), which the stored
+the node UPI (`gracr.ground_truth(..., over="nodes")`, deletion semantics), which the stored
 datasets do not hold (their files, and so their published content hashes, stay as they
 are): it is computed when a run first needs it and kept beside the dataset in
 `node_upi.jsonl`, one line per instance. Most paper instances take milliseconds, but a

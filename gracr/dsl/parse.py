@@ -11,13 +11,14 @@ names over several modules.
 from __future__ import annotations
 
 import difflib
+import os
 import math
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Sequence
 
 import lark
 from lark import Lark, Token, Tree
@@ -28,7 +29,7 @@ from gracr.data.schema import Family, Schema
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind, Relations
 from gracr.errors import GmlError, GracrError, Problem, Span, quoted
-from gracr.limits import DEFAULT_MAX_BYTES, MAX_COUNT, MAX_DECLARED_NAMES, MAX_NESTING
+from gracr.limits import MAX_COUNT, MAX_DECLARED_NAMES, MAX_NESTING
 from gracr.places import private_cache_folder
 
 
@@ -267,22 +268,10 @@ class Program:
                 return name
         return None
 
-    def evaluate(self, graph: "Graph", max_bytes: int = DEFAULT_MAX_BYTES) -> "NodeValues | bool":
-        """The reference semantics: a bool per node, or one bool for a graph classifier
-        (a graph on which that would take more than `max_bytes` is refused)."""
-        from gracr.dsl.evaluate import evaluate_program
-
-        return evaluate_program(self, graph, max_bytes)
-
     def show(self) -> str:
         from gracr.dsl.show import show_formula
 
         return show_formula(self.classifier)
-
-
-if TYPE_CHECKING:
-    from gracr.dsl.evaluate import NodeValues
-    from gracr.data.graph import Graph
 
 
 def _span_of(item: SyntaxTree | Token, filename: str) -> Span:
@@ -822,12 +811,34 @@ def _nesting_problems(tree: SyntaxTree, filename: str) -> list[Problem]:
     return problems
 
 
-def parse(text: str, filename: str = "<string>") -> Program:
-    """Parse and check `.gml` text (statements, or one bare formula) into a `Program`.
+def parse(source: str | os.PathLike[str], *, filename: str | None = None) -> Program:
+    """Parse and check `.gml` source (statements, or one bare formula) into a `Program`.
 
-    Raises `GmlError` listing every problem found, each as `file:line:col: message`.
+    A `str` is always the source text itself (`filename`, default `"<string>"`, names it in
+    errors); an `os.PathLike` (a `pathlib.Path`) is a file to read, named by its path
+    unless `filename` is given. Raises `GmlError` listing every problem found, each as
+    `file:line:col: message`, and `GracrError` naming the file it cannot read.
+
+    >>> import gracr
+    >>> gracr.parse("colors red, blue\\nclassify <1> red").kind.value
+    'node'
     """
-    return check_tree(syntax_tree(text, filename), filename, text)
+    if isinstance(source, str):
+        text, name = source, "<string>" if filename is None else filename
+    else:
+        name = os.fspath(source) if filename is None else filename
+        text = _read_source(os.fspath(source))
+    return check_tree(syntax_tree(text, name), name, text)
+
+
+def _read_source(path: str) -> str:
+    """A `.gml` file's text. Text that is not UTF-8 is a `GracrError` naming the file; a
+    missing or unreadable file raises the machine's `OSError`, which names it too."""
+    with open(path, encoding="utf-8") as handle:
+        try:
+            return handle.read()
+        except UnicodeDecodeError as error:
+            raise GracrError(f"{path}: not UTF-8 text (byte {error.start})") from None
 
 
 def syntax_tree(text: str, filename: str = "<string>") -> SyntaxTree:
@@ -837,16 +848,6 @@ def syntax_tree(text: str, filename: str = "<string>") -> SyntaxTree:
         return _parser().parse(text, start="file")
     except lark.exceptions.UnexpectedInput as error:
         raise GmlError([_syntax_problem(error, filename, text)], text) from None
-
-
-def parse_file(path: str) -> Program:
-    """Read and parse a `.gml` file; errors name the file."""
-    with open(path, encoding="utf-8") as handle:
-        try:
-            text = handle.read()
-        except UnicodeDecodeError as error:
-            raise GracrError(f"{path}: not UTF-8 text (byte {error.start})") from None
-    return parse(text, filename=path)
 
 
 def check_tree(tree: SyntaxTree, filename: str, source: str) -> Program:

@@ -128,22 +128,37 @@ class CompiledGNN(Network):
         return CompiledModule(self, surrogate=surrogate, narrow=narrow)
 
 
-def compile_program(program: Program, disjunction: Disjunction = "demorgan",
+def compile_program(program: Program, *, disjunction: Disjunction = "demorgan",
                     comparison: Comparison = "expanded", max_degree: int | None = None,
                     presence: bool = False,
                     max_weights_bytes: int = DEFAULT_MAX_BYTES,
                     readout: Readout = "threshold", delta: float = DEFAULT_DELTA) -> CompiledGNN:
     """Compile a checked program into a GNN that agrees with it on every graph
-    (`gracr.compiler.compile.compile_network`, ready to run); a model whose weights
-    would exceed `max_weights_bytes` is refused before they are allocated. `readout`
-    pools a graph classifier's nodes: `"threshold"` (sum, ours), `"max"` (WOMBAT's
-    Eq. 3) or `"soft-or"` (Eq. 4, 1 − Π_v (1 − h_v)). `delta` is the margin δ of
-    threshold atoms over numeric features: σ((a·x − b)/δ) is exact outside it."""
+    (`gracr.compile`; `gracr.compiler.compile.compile_network`, ready to run); a model
+    whose weights would exceed `max_weights_bytes` is refused before they are allocated.
+    `readout` pools a graph classifier's nodes: `"threshold"` (sum, ours), `"max"`
+    (WOMBAT's Eq. 3) or `"soft-or"` (Eq. 4, 1 − Π_v (1 − h_v)). `delta` is the margin δ
+    of threshold atoms over numeric features: σ((a·x − b)/δ) is exact outside it.
+
+    >>> import gracr
+    >>> model = gracr.compile(gracr.parse("colors red, blue\\nclassify <1> red"), max_degree=4)
+    >>> graph = gracr.Graph.from_json({"num_nodes": 2, "colors": [["red"], ["blue"]],
+    ...                                "edges": [[0, 1]]})
+    >>> model.predict(graph).tolist()
+    [False, True]
+    """
     return CompiledGNN.of(compile_network(program, disjunction, comparison, max_degree,
                                           presence, max_weights_bytes, readout, delta))
 
 
 def load(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> CompiledGNN:
-    """Read a model file (`Network.save`); never unpickles anything, and refuses one whose
-    arrays would exceed `max_bytes` before reading them."""
+    """Read a model file (`Network.save`, `gracr.load`); never unpickles anything, and
+    refuses one whose arrays would exceed `max_bytes` before reading them.
+
+    >>> import gracr, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.npz")
+    >>> gracr.compile(gracr.parse("colors red\\nclassify <1> red")).save(path)
+    >>> gracr.load(path).formula
+    '<1> red'
+    """
     return CompiledGNN.of(load_network(path, max_bytes))

@@ -7,7 +7,7 @@ reported. Equal scores therefore select every edge together (precision |UPI|/|E|
 as Table 2's 0.04 = 6/134 for an explainer that cannot tell edges apart).
 
 At node level (`plausibility_at("node", ...)`) the same metric scores one score per node
-against the node-level UPI (`gracr.upi(..., over="nodes")`, deletion semantics).
+against the node-level UPI (`gracr.ground_truth(..., over="nodes")`, deletion semantics).
 
 WOMBAT's metrics (§3.3 of the WOMBAT paper) sit beside it: on a positive instance the
 AUROC and average precision of the scores against the ground truth (`ranking_at`; the

@@ -16,6 +16,7 @@ import random
 import numpy as np
 
 
+from gracr.dsl.evaluate import evaluate_program
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
 from gracr.dsl.parse import Program, parse
@@ -100,7 +101,7 @@ def is_constant(program: Program, graphs: list[Graph]) -> bool:
     or one these graphs cannot tell apart: either way useless to fuzz)."""
     values: set[bool] = set()
     for graph in graphs:
-        result = program.evaluate(graph)
+        result = evaluate_program(program, graph)
         values.update(bool(v) for v in np.atleast_1d(result))
         if len(values) == 2:
             return False

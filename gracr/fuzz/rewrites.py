@@ -406,9 +406,11 @@ def rederive(implementation: Implementation, program: Program, seed: int) -> Imp
 
 def alternative(path: str, base: Program) -> Implementation:
     """The user's alternative formula in `path`, as an implementation of `base`."""
-    from gracr.dsl.parse import parse_file
+    import pathlib
 
-    other = parse_file(path)
+    from gracr.dsl.parse import parse
+
+    other = parse(pathlib.Path(path), filename=path)
     if other.kind is not base.kind:
         raise GracrError(f"{path}: a {other.kind.value} classifier cannot be an alternative to "
                          f"the {base.kind.value} classifier {base.filename}")

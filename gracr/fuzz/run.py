@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from gracr.dsl.evaluate import evaluate_program
 from gracr.bdd.upi import upi
 from gracr.explainers.base import explainer_named, settings_for
 from gracr.bench.budget import OutOfTime, cpu_budget
@@ -69,7 +70,7 @@ def find_instances(program: Program, rng: random.Random, limit: int,
         if len(found) >= limit:
             break
         graph = random_graph(rng, program.palette)
-        value = program.evaluate(graph)
+        value = evaluate_program(program, graph)
         if program.kind is Kind.GRAPH:
             candidates: list[int | None] = [None] if value else []
         else:

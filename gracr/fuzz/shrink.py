@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator, Mapping
 import numpy as np
 import numpy.typing as npt
 
+from gracr.dsl.evaluate import evaluate_program
 from gracr.bdd.upi import upi
 from gracr.explainers.base import Subject
 from gracr.bench.budget import explain
@@ -170,7 +171,7 @@ def judge(case: Case, models: Models, threshold: float = FAILURE_THRESHOLD) -> V
     positive instance with a non-empty UPI, and every implementation's classifier
     must be BDD-equivalent to the base on the graph."""
     base = case.base
-    value = base.evaluate(case.graph)
+    value = evaluate_program(base, case.graph)
     positive = bool(value) if base.kind is Kind.GRAPH else bool(np.asarray(value)[case.target])
     if not positive:
         return None

@@ -1,6 +1,6 @@
 """Atom-level ground truth of a motif: WOMBAT's definition, and how ours compares.
 
-Ours is the node-level UPI of the compiled sentence (`gracr.upi(program, graph,
+Ours is the node-level UPI of the compiled sentence (`gracr.ground_truth(program, graph,
 over="nodes")`: deletion semantics, the ground truth of a model compiled with the
 presence bit, on which zeroing an atom's features deletes it). WOMBAT's (§3.1 "Ground
 Truths" and App. C.1 of the WOMBAT paper) is read off RDKit: the union of the atoms of

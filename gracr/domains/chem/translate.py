@@ -105,7 +105,7 @@ def translate_smarts(smarts: str, root: int | None = None, node: bool = False,
     lines.append((f"classify {MATCH}" if node else f"classify exists {MATCH}", root))
     text = "\n".join(line for line, _ in lines) + "\n"
     try:
-        program = parse(text, where)
+        program = parse(text, filename=where)
     except GmlError as error:
         # The only problem a translation can have is its depth; name the atom it is at.
         problem = error.problems[0]

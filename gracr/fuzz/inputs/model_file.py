@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from gracr.dsl.evaluate import evaluate_program
 from gracr.compiler.network import checksum, read_arrays
 from gracr.executor.model import CompiledGNN, compile_program, load
 from gracr.fuzz.inputs.kinds import FUZZ_BUDGET, CliRun, Finding, InputKind, Payload, Reached
@@ -45,8 +46,9 @@ VALUES: st.SearchStrategy[Any] = st.one_of(
 
 @cache
 def _original(program: int, disjunction: str, comparison: str, presence: bool) -> CompiledGNN:
-    return compile_program(pool_program(program), disjunction,  # type: ignore[arg-type]
-                           comparison, max_degree=3, presence=presence)  # type: ignore[arg-type]
+    return compile_program(pool_program(program), disjunction=disjunction,  # type: ignore[arg-type]
+                           comparison=comparison,  # type: ignore[arg-type]
+                           max_degree=3, presence=presence)
 
 
 @cache
@@ -173,7 +175,7 @@ def run(payload: Payload, reached: Reached) -> None:
         graph = realise(spec, model.schema)
         predicted = model.predict(graph, FUZZ_BUDGET)
         if same and exact_on(program, model, graph):
-            value = program.evaluate(graph)
+            value = evaluate_program(program, graph)
             if not np.array_equal(np.asarray(predicted), np.asarray(value)):
                 raise Finding("a loaded model disagrees with its formula",
                               f"formula {np.asarray(value).astype(int).tolist()}, network "

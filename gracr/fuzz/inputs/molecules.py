@@ -102,7 +102,7 @@ def payloads(draw: st.DrawFn) -> Payload:
 
 @cache
 def _program(pattern: int) -> Program:
-    return parse(wombat_formula_text(WOMBAT_PATTERNS[pattern]), PROGRAM)
+    return parse(wombat_formula_text(WOMBAT_PATTERNS[pattern]), filename=PROGRAM)
 
 
 @cache

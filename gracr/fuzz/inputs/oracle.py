@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 from hypothesis import strategies as st
 
+from gracr.dsl.evaluate import evaluate_program
 from gracr.bdd.oracle import upi_disagreements
 from gracr.bdd.upi import receptive_field, upi
 from gracr.compiler.desugar import uses_comparison
@@ -38,7 +39,7 @@ PROGRAMS: tuple[tuple[str, tuple[str, ...], dict[str, tuple[str, ...]], tuple[st
 @cache
 def pool_program(index: int) -> Program:
     """`PROGRAMS[index]`, parsed."""
-    return parse(PROGRAMS[index][0], f"program{index}.gml")
+    return parse(PROGRAMS[index][0], filename=f"program{index}.gml")
 
 
 # Graph shapes: nodes, edges (ends taken modulo the nodes), node codes, edge codes, a
@@ -81,7 +82,7 @@ def exact_on(program: Program, model: CompiledGNN, graph: Graph) -> bool:
 def check_consistent(program: Program, model: CompiledGNN | None, graph: Graph) -> None:
     """Raise `Finding` unless every way gracr computes the classifier agrees on `graph`
     (a `GracrError` passes through: a budget may refuse a huge graph)."""
-    value = program.evaluate(graph, FUZZ_BUDGET)
+    value = evaluate_program(program, graph, max_bytes=FUZZ_BUDGET)
     if model is not None and exact_on(program, model, graph):
         predicted = model.predict(graph, FUZZ_BUDGET)
         if not np.array_equal(np.asarray(predicted), np.asarray(value)):

@@ -30,6 +30,7 @@ from typing import Any, Callable
 import numpy as np
 from hypothesis import strategies as st
 
+from gracr.dsl.evaluate import evaluate_program
 from gracr.bench.datasets import Dataset, export, load_or_build
 from gracr.bench.graph_sources import GraphFile
 from gracr.bench.task_writer import task_toml
@@ -156,7 +157,7 @@ def _valid_task(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, str | bytes]
         pool = [f for f in FORMULAS if source_kind == "file" or f[0] not in RARELY_FIRING]
         text, graph_kind = draw(st.sampled_from(pool * 3 + [draw(st.sampled_from(BARREN))]))
     files[FORMULA] = text
-    schema = parse(text, FORMULA).schema
+    schema = parse(text, filename=FORMULA).schema
     task: dict[str, Any] = {"name": draw(st.sampled_from(["T", "Mine", "a.b+c", "Task_2"])),
                             "formula": FORMULA}
     if draw(st.integers(0, 5)) == 0:
@@ -517,7 +518,7 @@ def _check_dataset(task: Task, program: Program, model: Any, dataset: Dataset,
         if bounds is not None and not bounds[0] <= graph.num_nodes <= bounds[1]:
             raise Finding("a drawn graph has a size the task does not allow",
                           f"graph {index}: {graph.num_nodes} nodes, allowed {bounds}")
-        value = np.asarray(program.evaluate(graph, FUZZ_BUDGET))
+        value = np.asarray(evaluate_program(program, graph, max_bytes=FUZZ_BUDGET))
         if graph_kind:
             if instance.label != int(bool(value)):
                 raise Finding("a stored label disagrees with the formula",

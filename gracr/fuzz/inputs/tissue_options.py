@@ -81,7 +81,7 @@ def _check_written(out: Path, samples: int) -> None:
     if len(graphs) != samples:
         raise Finding("gracrc tissue wrote another number of samples",
                       f"{len(graphs)} graphs for --samples {samples}")
-    parse((out / "tissue.gml").read_text(encoding="utf-8"), "tissue.gml")
+    parse((out / "tissue.gml").read_text(encoding="utf-8"), filename="tissue.gml")
 
 
 def cli(payload: Payload, folder: Path, reached: Reached) -> CliRun:
