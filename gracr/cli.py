@@ -156,7 +156,7 @@ def _format_weights(label: str, weights: list[tuple[str, float]], bias: float) -
 def inspect_model(model: CompiledGNN) -> str:
     """Layer by layer: each column's meaning and its non-zero weights. A compiled layer
     shows the columns it settles (the others it carries or leaves at 0); the layers of a
-    network without that layout (a randomisation control, `gracr.bench.randomisation`)
+    network without that layout (a randomisation control, `gracr.explainers.randomisation`)
     show every column."""
     hidden_layout = keeps_compiled_layout(model)
     readout_layout = _readout_keeps_layout(model)

@@ -1,4 +1,4 @@
-"""The weight-randomisation control (`gracr.bench.randomisation`): which parameters a
+"""The weight-randomisation control (`gracr.explainers.randomisation`): which parameters a
 randomised layer replaces and by what, that nothing else changes, the cascading and
 independent variants, that the controls run and say what they are, the torch path,
 and the rank correlation that compares attributions."""
@@ -17,7 +17,7 @@ from torch_geometric.nn import GCNConv
 
 import gracr
 from gracr.explainers.base import Subject, scores
-from gracr.bench.randomisation import (
+from gracr.explainers.randomisation import (
     is_randomised,
     module_layers,
     network_layers,

@@ -113,7 +113,7 @@ def keeps_compiled_layout(network: Network) -> bool:
 
     Every compiled network has it (and `gracr.fuzz.pad_layers` keeps it); a network
     whose weights were replaced after compiling, such as a randomisation control
-    (`gracr.bench.randomisation`), has not, and only the full layers compute it."""
+    (`gracr.explainers.randomisation`), has not, and only the full layers compute it."""
     depths = np.array([column.depth for column in network.columns], dtype=np.int64)
     deeper = depths > 0
     if np.any(np.diff(depths) < 0) or np.any(network.input_matrix[:, deeper]) or np.any(network.input_bias[deeper] > 0):

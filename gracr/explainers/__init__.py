@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from gracr.explainers.library import BiasedGNNExplainer, register_algorithm
     from gracr.explainers.names import PAPER_EXPLAINERS
     from gracr.explainers.plugins import load_plugins, loaded_plugins
+    from gracr.explainers.randomisation import (randomisation_correlation,
+                                                randomisation_variants, randomised_subject)
 
 # The modules whose import registers explainers, in registration order.
 _REGISTERING = ("flowx", "graphmask_clean", "graphsvx", "library", "lrp", "subgraphx")
@@ -41,13 +43,16 @@ _HOME = {
         "settings_hash", "trained")},
     "BiasedGNNExplainer": "library", "register_algorithm": "library",
     "load_plugins": "plugins", "loaded_plugins": "plugins", "PAPER_EXPLAINERS": "names",
+    **{name: "randomisation" for name in (
+        "randomisation_correlation", "randomisation_variants", "randomised_subject")},
 }
 
 __all__ = ["BiasedGNNExplainer", "EXPLAINERS", "Explainer", "ExplainerSpec", "ExplainerTask",
            "PAPER_EXPLAINERS", "Subject", "TRAINING_INSTANCES", "check_level",
            "derives_node_scores", "edge_scores",
            "explainer_named", "explainer_seed", "load_plugins", "loaded_plugins",
-           "node_scores_from_edges", "register", "register_algorithm", "scores", "settings_for",
+           "node_scores_from_edges", "randomisation_correlation", "randomisation_variants",
+           "randomised_subject", "register", "register_algorithm", "scores", "settings_for",
            "settings_hash", "trained"]
 assert sorted(__all__) == sorted(_HOME)
 

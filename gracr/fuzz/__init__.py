@@ -4,8 +4,11 @@
 compile options, identity padding, user alternatives) and checks equivalence with
 ROBDDs; `random_formulas` draws formulas when no file is given; `run` explains the
 same instances on every model and measures the spread of plausibility; `shrink`
-reduces each failure to a 1-minimal counterexample.
+reduces each failure to a 1-minimal counterexample. From Python: `run_fuzz(FuzzConfig(...),
+program)` and `summary_table(report)`.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from gracr.fuzz.rewrites import (
     FAMILIES,
@@ -15,4 +18,20 @@ from gracr.fuzz.rewrites import (
     pad_layers,
 )
 
-__all__ = ["FAMILIES", "Implementation", "equivalent_on", "implementations", "pad_layers"]
+if TYPE_CHECKING:
+    from gracr.fuzz.run import FuzzConfig, FuzzReport, run_fuzz, summary_table
+
+_RUN = ("FuzzConfig", "FuzzReport", "run_fuzz", "summary_table")
+
+__all__ = ["FAMILIES", "FuzzConfig", "FuzzReport", "Implementation", "equivalent_on",
+           "implementations", "pad_layers", "run_fuzz", "summary_table"]
+
+
+def __getattr__(name: str) -> Any:
+    # The fuzz run explains (torch): loaded when asked for, so that the input fuzzer's
+    # modules, which live below this package, stay light.
+    if name in _RUN:
+        from gracr.fuzz import run
+
+        return getattr(run, name)
+    raise AttributeError(f"module 'gracr.fuzz' has no attribute '{name}'")

@@ -15,7 +15,7 @@ said and made again).
    and GIN and GATv2 (`gracr.domains.tissue.trained`) at ratio 1 for each of `model_seeds` and at
    the other ratios for the first seed; the first seed's shuffled-label and untrained
    (random-init) controls; the randomised copies of the compiled model and of the
-   first-seed ratio-1 models (`gracr.bench.randomisation`, cascading and independent).
+   first-seed ratio-1 models (`gracr.explainers.randomisation`, cascading and independent).
    Training records and linear probes go to `training.jsonl` and `probes.jsonl` (the
    compiled model's probe reads its last hidden state, beside its fully randomised copy).
 4. **explain** (`DIR/attributions/results.jsonl`): every job goes through
@@ -375,7 +375,7 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
     (models without a control) its probe in `probes.jsonl`: each is written after the
     one before, so a run stopped between them resumes at the first one missing. A model
     file that does not load is said and the model trained again."""
-    from gracr.bench.randomisation import randomisation_variants
+    from gracr.explainers.randomisation import randomisation_variants
     from gracr.executor.model import compile_program
     from gracr.domains.tissue.dataset import tissue_program
     from gracr.domains.tissue.probes import linear_probe

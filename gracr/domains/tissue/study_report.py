@@ -45,7 +45,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from gracr.bench.randomisation import randomisation_correlation
+from gracr.explainers.randomisation import randomisation_correlation
 from gracr.explainers.metric import (between_class_share, decoy_mass, deletion_curve,
                                 insertion_curve, ranking, signed_rank_correlation, stratified,
                                 Sample)
