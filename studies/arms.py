@@ -29,7 +29,7 @@ from gracr.explainers.subgraphx import (
     computation_graph,
     search_settings,
 )
-from gracr.bench.instances import PositiveInstance, first_subjects
+from gracr.bench.instances import ExplainedInstance, first_subjects
 from gracr.explainers.metric import plausibility
 from gracr.bench.report.tables import print_table
 from gracr.bench.tuning import tuned_settings
@@ -69,7 +69,7 @@ def summary(doc: str | None) -> str:
 ArmSettings = Mapping[str, Mapping[str, Any]]
 
 
-def explain_and_score(arm: StudyArm, instance: PositiveInstance, subject: Subject,
+def explain_and_score(arm: StudyArm, instance: ExplainedInstance, subject: Subject,
                       settings: Mapping[str, Any], seed: int) -> tuple[float, ...]:
     """Explain one positive instance of dataset `seed` with `arm`, seeded as the runner
     seeds the explainer, and score it: precision, recall, F1, CPU seconds, number of
