@@ -27,7 +27,8 @@ Families:
   of `x` zeroed: the outputs are the evaluator's on the graph without those nodes (a
   zeroed node computes 0);
 * deleted edges: 0/1 edge weights at every layer (`Batch.edge_weight`, executors with
-  `edge_weights`): the evaluator's on the graph without the weight-0 edges.
+  `edge_weights`), or the same 0/1 vector as PyG's explain edge mask (`Batch.edge_mask`,
+  executors with `edge_mask`): the evaluator's on the graph without the 0 edges.
 
 Each family counts its non-trivial draws (`event`, and a tally asserted above the
 family's floors): a node classifier true at some nodes and false at others, a graph
@@ -99,9 +100,11 @@ class Case:
     labels: tuple[str, ...]
     x: Array | None = None
     edge_weight: Array | None = None
+    edge_mask: Array | None = None
 
     def batch(self, model: CompiledGNN) -> Batch:
-        return Batch.of(model, self.graphs, x=self.x, target=0, edge_weight=self.edge_weight)
+        return Batch.of(model, self.graphs, x=self.x, target=0, edge_weight=self.edge_weight,
+                        edge_mask=self.edge_mask)
 
 
 _MODELS: dict[tuple[str, Options], CompiledGNN] = {}
@@ -117,7 +120,7 @@ def _compiled(case: Case) -> CompiledGNN:
                                 max_degree=o.max_degree, presence=o.presence,
                                 readout=o.readout)  # type: ignore[arg-type]
         assert model.options.readout == o.readout
-        if case.x is None and case.edge_weight is None:
+        if case.x is None and case.edge_weight is None and case.edge_mask is None:
             # `predict`, the decision `output > 0.5`, is the evaluator's on each graph.
             decided = np.concatenate([np.atleast_1d(np.asarray(model.predict(graph),
                                                                dtype=np.float64))
@@ -260,7 +263,8 @@ def deletion_cases(draw: st.DrawFn) -> Case:
 
 
 @st.composite
-def edge_deletion_cases(draw: st.DrawFn) -> Case:
+def edge_deletion_cases(draw: st.DrawFn, through_mask: bool) -> Case:
+    """Some edges removed at every layer: by 0/1 edge weights, or by PyG's edge mask."""
     program, graph = draw(typed_programs(min_edges=6))
     alive = np.array(draw(st.lists(st.booleans(), min_size=graph.num_edges,
                                    max_size=graph.num_edges)), dtype=np.bool_)
@@ -268,9 +272,11 @@ def edge_deletion_cases(draw: st.DrawFn) -> Case:
     expected = oracle(program, (graph.keep_edges(alive),))
     changed = not np.array_equal(expected, oracle(program, (graph,)))
     labels = ("deleting the edges changes a value",) if changed else ("unchanged",)
+    weight = alive.astype(np.float64)
     return Case(program, (graph,), Options(disjunction, comparison, graph.num_edges),
                 expected, labels + _kind_labels(program, expected),
-                edge_weight=alive.astype(np.float64))
+                edge_weight=None if through_mask else weight,
+                edge_mask=weight if through_mask else None)
 
 
 def _always(capabilities: Capabilities) -> bool:
@@ -297,6 +303,10 @@ def _edge_weights(capabilities: Capabilities) -> bool:
     return capabilities.edge_weights
 
 
+def _edge_mask(capabilities: Capabilities) -> bool:
+    return capabilities.edge_mask
+
+
 FAMILIES = (
     Family("untyped-node", untyped_cases(sentences=False), 200, (("non-trivial", 0.35),)),
     Family("untyped-graph", untyped_cases(sentences=True), 150,
@@ -309,8 +319,10 @@ FAMILIES = (
     Family("numeric", numeric_feature_cases(), 150, (("non-trivial", 0.2), ("threshold atom", 0.4))),
     Family("deleted-nodes", deletion_cases(), 100,
            (("non-trivial", 0.2), ("deleting the nodes changes a value", 0.05))),
-    Family("deleted-edges", edge_deletion_cases(), 60,
+    Family("deleted-edges", edge_deletion_cases(through_mask=False), 60,
            (("deleting the edges changes a value", 0.1),), _edge_weights),
+    Family("masked-edges", edge_deletion_cases(through_mask=True), 60,
+           (("deleting the edges changes a value", 0.1),), _edge_mask),
 )
 
 

@@ -60,8 +60,10 @@ class Batch:
     `x` (`[N, F]`, float32) is `CompiledGNN.features`, `edge_type` (`[E]` or None)
     `CompiledGNN.edge_types`, `graph_of_node` (`[N]`) the batch vector. `target` is the
     node whose output is asked for (None: every node; a target-cone executor needs
-    one). `edge_weight` (`[E]` or None) scales each edge's message at every layer: a
-    weight of 0 removes the edge from every layer, 1 keeps it.
+    one). `edge_weight` (`[E]` or None) scales each edge's message at every layer
+    through the executor's per-layer weights; `edge_mask` (`[E]` or None) does the same
+    through PyG's explain edge mask (`set_masks`, no sigmoid), as PyG's explainers do:
+    either way a weight of 0 removes the edge from every layer, 1 keeps it.
     """
 
     x: npt.NDArray[np.float32]
@@ -71,11 +73,13 @@ class Batch:
     num_graphs: int
     target: int | None = None
     edge_weight: npt.NDArray[np.float64] | None = None
+    edge_mask: npt.NDArray[np.float64] | None = None
 
     @classmethod
     def of(cls, network: Network, graphs: Sequence[Graph], *,
            x: npt.ArrayLike | None = None, target: int | None = None,
-           edge_weight: npt.ArrayLike | None = None) -> Batch:
+           edge_weight: npt.ArrayLike | None = None,
+           edge_mask: npt.ArrayLike | None = None) -> Batch:
         """The batch of `graphs` for `network`; `x` replaces the features (`[N, F]` over
         all the graphs' nodes, e.g. with some rows zeroed)."""
         model = CompiledGNN.of(network)
@@ -91,7 +95,9 @@ class Batch:
         graph_of_node = np.repeat(np.arange(len(graphs), dtype=np.int64),
                                   [graph.num_nodes for graph in graphs])
         weight = None if edge_weight is None else np.asarray(edge_weight, dtype=np.float64)
-        return cls(features, edge_index, edge_type, graph_of_node, len(graphs), target, weight)
+        mask = None if edge_mask is None else np.asarray(edge_mask, dtype=np.float64)
+        return cls(features, edge_index, edge_type, graph_of_node, len(graphs), target, weight,
+                   mask)
 
 
 @dataclass(frozen=True)
@@ -131,6 +137,11 @@ def check_runs(executor: Executor, network: Network, batch: Batch) -> None:
                          f"batch names no target")
     if batch.edge_weight is not None and not can.edge_weights:
         raise GracrError(f"executor {executor.name}: takes no edge weights")
+    if batch.edge_mask is not None and not can.edge_mask:
+        raise GracrError(f"executor {executor.name}: PyG's edge mask does not reach it")
+    if batch.edge_mask is not None and batch.edge_weight is not None:
+        raise GracrError(f"executor {executor.name}: an edge mask or edge weights, not both "
+                         f"(no explainer combines them)")
     if not can.any_layout and not keeps_compiled_layout(network):
         raise GracrError(f"executor {executor.name}: runs only networks laid out as "
                          f"compiled (keeps_compiled_layout), and this one is not")
@@ -196,6 +207,18 @@ def _outputs(output: torch.Tensor) -> Outputs:
     return result
 
 
+def _masked(module: torch.nn.Module, batch: Batch) -> torch.nn.Module:
+    """`module` with `Batch.edge_mask` as PyG's explain edge mask on every layer (no
+    sigmoid: the mask is the weight itself)."""
+    import torch
+    from torch_geometric.explain.algorithm.utils import set_masks
+
+    if batch.edge_mask is not None:
+        set_masks(module, torch.as_tensor(batch.edge_mask, dtype=torch.float32),
+                  torch.as_tensor(batch.edge_index, dtype=torch.long), apply_sigmoid=False)
+    return module
+
+
 def _torch_weights(network: Network, batch: Batch) -> list[torch.Tensor | None] | None:
     import torch
 
@@ -229,8 +252,8 @@ class TorchExecutor:
         from gracr.executor.torch_backend import CompiledModule
 
         check_runs(self, network, batch)
-        module = CompiledModule(network, surrogate=self.derivative == "surrogate",
-                                narrow=self.narrow)
+        module = _masked(CompiledModule(network, surrogate=self.derivative == "surrogate",
+                                        narrow=self.narrow), batch)
         x, edge_index, edge_type = _tensors(batch)
         with torch.no_grad():
             output = module(x, edge_index, torch.as_tensor(batch.graph_of_node),
@@ -285,9 +308,9 @@ class ConeExecutor:
 
         check_runs(self, network, batch)
         assert batch.target is not None
-        module = TargetConeModule(network, batch.edge_index, batch.x.shape[0], batch.target,
-                                  surrogate=self.derivative == "surrogate",
-                                  edge_type=batch.edge_type)
+        module = _masked(TargetConeModule(network, batch.edge_index, batch.x.shape[0],
+                                          batch.target, surrogate=self.derivative == "surrogate",
+                                          edge_type=batch.edge_type), batch)
         x, edge_index, edge_type = _tensors(batch)
         with torch.no_grad():
             output = module(x, edge_index, edge_type=edge_type,
