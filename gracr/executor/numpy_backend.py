@@ -233,7 +233,9 @@ class RowLayer:
     zero are left out). An evaluator that keeps each channel's `S_c` up to date under
     edge removals — a removal subtracts one source row, a change adds one — recomputes a
     node from its own `S_c` rows at the cost of those rows only (FlowX's
-    `IncrementalNetwork`), without re-aggregating its in-edges.
+    `IncrementalNetwork`), without re-aggregating its in-edges. As an executor on every
+    row at once (`gracr.executor.protocol.RowExecutor`) it is checked against the
+    reference evaluator with the others (`tests/test_executors_conform.py`).
     """
 
     def __init__(self, plan: LayerPlan) -> None:

@@ -82,6 +82,8 @@ class Batch:
            edge_mask: npt.ArrayLike | None = None) -> Batch:
         """The batch of `graphs` for `network`; `x` replaces the features (`[N, F]` over
         all the graphs' nodes, e.g. with some rows zeroed)."""
+        if not graphs:
+            raise GracrError("a batch holds one graph or more; got none")
         model = CompiledGNN.of(network)
         offsets = np.cumsum([0] + [graph.num_nodes for graph in graphs])
         edge_index = np.concatenate(
@@ -92,6 +94,9 @@ class Batch:
             [t for t in types if t is not None]).astype(np.int64)
         features = (np.concatenate([model.features(graph) for graph in graphs])
                     if x is None else np.asarray(x, dtype=np.float32))
+        if features.shape[0] != offsets[-1]:
+            raise GracrError(f"x has {features.shape[0]} rows; the batch's graphs have "
+                             f"{offsets[-1]} nodes")
         graph_of_node = np.repeat(np.arange(len(graphs), dtype=np.int64),
                                   [graph.num_nodes for graph in graphs])
         weight = None if edge_weight is None else np.asarray(edge_weight, dtype=np.float64)
@@ -112,7 +117,7 @@ class Capabilities:
     graph_classifiers: bool        # has the graph readout
     any_layout: bool               # False: needs `keeps_compiled_layout`
     float64: bool                  # False: float32 states
-    full_width_messages: bool      # messages `width` wide (PyG's GraphMaskExplainer)
+    full_width_messages: bool      # PyG messages `width` wide (PyG's GraphMaskExplainer)
 
 
 class Executor(Protocol):
@@ -161,7 +166,7 @@ class NumpyExecutor:
     name: str = "numpy"
     capabilities: Capabilities = Capabilities(
         derivative=None, edge_mask=False, edge_weights=True, every_node=True,
-        graph_classifiers=True, any_layout=True, float64=True, full_width_messages=True)
+        graph_classifiers=True, any_layout=True, float64=True, full_width_messages=False)
 
     def run(self, network: Network, batch: Batch) -> Outputs:
         check_runs(self, network, batch)
