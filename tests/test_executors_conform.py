@@ -311,16 +311,16 @@ def _edge_mask(capabilities: Capabilities) -> bool:
 
 
 FAMILIES = (
-    Family("untyped-node", untyped_cases(sentences=False), 200, (("non-trivial", 0.35),)),
-    Family("untyped-graph", untyped_cases(sentences=True), 150,
+    Family("untyped-node", untyped_cases(sentences=False), 150, (("non-trivial", 0.35),)),
+    Family("untyped-graph", untyped_cases(sentences=True), 120,
            (("graph sentence, value 0", 0.2), ("graph sentence, value 1", 0.2)),
            _graph_classifiers),
-    Family("typed", typed_cases(), 120, (("non-trivial", 0.2),)),
-    Family("readouts", readout_cases(), 80,
+    Family("typed", typed_cases(), 100, (("non-trivial", 0.2),)),
+    Family("readouts", readout_cases(), 60,
            (("graph sentence, value 0", 0.2), ("graph sentence, value 1", 0.2)),
            _graph_classifiers),
-    Family("numeric", numeric_feature_cases(), 150, (("non-trivial", 0.2), ("threshold atom", 0.4))),
-    Family("deleted-nodes", deletion_cases(), 100,
+    Family("numeric", numeric_feature_cases(), 120, (("non-trivial", 0.2), ("threshold atom", 0.4))),
+    Family("deleted-nodes", deletion_cases(), 80,
            (("non-trivial", 0.2), ("deleting the nodes changes a value", 0.05))),
     Family("deleted-edges", edge_deletion_cases(through_mask=False), 60,
            (("deleting the edges changes a value", 0.1),), _edge_weights),
