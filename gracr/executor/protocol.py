@@ -16,8 +16,9 @@ differs between them is declared in `Capabilities`, read from the code:
 * the fused module and the numba kernel run only the columns each layer settles, so
   they need the compiled layout (`plan.keeps_compiled_layout`; not a randomisation
   control);
-* the torch modules compute in float32, the others in float64: on numeric features
-  far beyond their differences they may decide a threshold atom differently
+* the torch modules compute in float32, the others in float64 (all read the float32
+  features of `CompiledGNN.features`): on numeric features far beyond their
+  differences they may decide a threshold atom differently
   (`gracr.dsl.evaluate.margin_nodes` flags such nodes);
 * full-width messages (`narrow=False`), the layout PyG's GraphMaskExplainer needs.
 
