@@ -34,7 +34,8 @@ Each family counts its non-trivial draws (`event`, and a tally asserted above th
 family's floors, `FAMILIES`): a node classifier true at some nodes and false at others,
 a graph sentence of either value, a deletion that changes a value. The draws are
 derandomized, so a share is a property of the test, not of the run (the untyped node
-formulas are non-constant on 39 % of their 200 draws, hence the floor of 35 %).
+formulas are non-constant on 47 % of their 150 draws, hence a floor of 40 %, where the
+former test saw 52 % of 400 other draws and asked for 50 %).
 """
 
 from __future__ import annotations
@@ -311,7 +312,7 @@ def _edge_mask(capabilities: Capabilities) -> bool:
 
 
 FAMILIES = (
-    Family("untyped-node", untyped_cases(sentences=False), 150, (("non-trivial", 0.35),)),
+    Family("untyped-node", untyped_cases(sentences=False), 150, (("non-trivial", 0.4),)),
     Family("untyped-graph", untyped_cases(sentences=True), 120,
            (("graph sentence, value 0", 0.2), ("graph sentence, value 1", 0.2)),
            _graph_classifiers),
