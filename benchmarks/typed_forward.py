@@ -180,7 +180,7 @@ def main() -> None:
           f"{', '.join(model.schema.feature_names(model.presence))}", flush=True)
     check_small(program, model, args.seed + 1)
     print("small-graph check passed: x / edge_type layout, CompiledModule == fused == "
-          "numpy forward == program.evaluate", flush=True)
+          "numpy forward == gracr.evaluate", flush=True)
 
     big = RandomTypedGraph(model.schema, args.nodes, args.edges, args.seed)
     x = torch.as_tensor(big.features(model.presence))

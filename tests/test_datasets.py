@@ -7,16 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import gracr
 from gracr.bdd.upi import upi
 from gracr.bench.datasets import load_or_build, size_stats
 from gracr.bench.tasks import TASKS
 from gracr.data.generators import barabasi_albert_edges
-from gracr.executor.numba_backend import evaluate_columns, in_neighbour_csr, sparse_program
-from strategies import graphs, node_formulas, program_for
 
 VARIANTS = [(d, c) for d in ("demorgan", "flat") for c in ("expanded", "direct")]
 SMALL = {"RedBlueLeaf": 12, "Redundancy": 8, "CompetingRedundancy": 8,
@@ -137,17 +133,3 @@ def test_barabasi_albert_sizes_and_seeds() -> None:
     assert np.array_equal(edges, barabasi_albert_edges(500, 2, seed=1))
     assert not np.array_equal(edges, barabasi_albert_edges(500, 2, seed=2))
 
-
-@settings(max_examples=150, deadline=None)
-@given(node_formulas, graphs(), st.sampled_from(VARIANTS))
-def test_numba_evaluator_equals_reference(formula: gracr.dsl.ir.Formula, graph: gracr.Graph,
-                                          option: tuple[str, str]) -> None:
-    program = program_for(formula)
-    model = gracr.compile(program, disjunction=option[0],  # type: ignore[arg-type]
-                          comparison=option[1],  # type: ignore[arg-type]
-                          max_degree=int(graph.in_degrees().max(initial=0)))
-    indptr, sources, _ = in_neighbour_csr(graph)
-    columns = evaluate_columns(sparse_program(model), graph.features(program.palette).astype(float),
-                               indptr, sources)
-    np.testing.assert_array_equal(columns[:, model.output_column] > 0.5,
-                                  gracr.evaluate(program, graph))

@@ -7,10 +7,13 @@ the Boolean connectives (`tests/strategies.py`, built through the real parser). 
 values lie on a grid of quarters and bounds 1/16 off it, so no node is ever within a
 margin: the evaluator is the exact oracle for every compiled network.
 
-Properties: the evaluator == every executor under every compile option; zeroed rows
-under the presence bit == deleting the nodes; the ROBDD's UPI == the brute force over
-edges, nodes and both; node relevance == its brute force; parse(show(f)) == f. Unit
-tests: the margin (`margin_nodes`) on a hand-made case, and the model file round trip.
+Properties: the ROBDD's UPI == the brute force over edges, nodes and both; node
+relevance == its brute force; parse(show(f)) == f. (The evaluator == every executor
+under every compile option, and zeroed rows under the presence bit == deleting the
+nodes, are `tests/test_executors_conform.py`'s `numeric` and `deleted-nodes` families,
+on `numeric_cases` and `tight_cases` from here.) Unit tests: the margin
+(`margin_nodes`) on hand-made cases, every executor beside it, and the model file round
+trip.
 
 Each property counts its non-trivial draws with `event` and fails when they are under
 `MIN_SHARE` of them; the draws are derandomized, so the share is a property of the test.
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -47,6 +50,7 @@ from gracr.dsl.evaluate import (
 from gracr.dsl.ir import Formula
 from gracr.dsl.parse import Program
 from gracr.executor.model import compile_program
+from gracr.executor.protocol import EXECUTORS, Batch
 from tests.strategies import (
     COUNT_COEFFICIENTS,
     count_sentences,
@@ -58,9 +62,7 @@ from tests.strategies import (
     relation_filters,
     threshold_atoms,
 )
-from tests.test_typed_properties import _every_executor, _expected
 
-OPTIONS = [(d, c) for d in ("demorgan", "flat") for c in ("expanded", "direct")]
 MIN_SHARE = 0.2
 TOLERANCE = 1e-9
 
@@ -99,128 +101,23 @@ def numeric_cases(draw: st.DrawFn, max_nodes: int = 7, max_edges: int = 12,
     return program, graph
 
 
-def _has_threshold(program: Program) -> bool:
-    return any(isinstance(sub, ir.Threshold) for sub in ir.subformulas(program.classifier))
+def _expected(program: Program, graph: Graph) -> np.ndarray[Any, Any]:
+    """The evaluator's value per node, or the sentence's as one value."""
+    return np.atleast_1d(np.asarray(gracr.evaluate(program, graph), dtype=np.float64))
+
+
+def _every_output(model: gracr.CompiledGNN, graph: Graph
+                  ) -> Iterator[tuple[str, np.ndarray[Any, Any], np.ndarray[Any, Any]]]:
+    """Each executor's output on `graph` (at target 0 only for the target cone) and the
+    nodes it computes."""
+    batch = Batch.of(model, [graph], target=0)
+    for executor in EXECUTORS:
+        output = executor.run(model, batch)
+        yield executor.name, output, ~np.isnan(output)
 
 
 def _has_count(program: Program) -> bool:
     return any(isinstance(sub, ir.CountCompare) for sub in ir.subformulas(program.classifier))
-
-
-def _record_kind(tally: Counter[str], program: Program, expected: np.ndarray[Any, Any]) -> None:
-    """A node classifier true at some nodes and false at others, or a graph sentence
-    with a count sentence in it (non-trivial whichever way it falls), is non-trivial."""
-    tally["draws"] += 1
-    if program.kind is ir.Kind.NODE and 0 < expected.sum() < expected.size:
-        tally["non-trivial"] += 1
-        event("node classifier true at some nodes, false at others")
-    elif program.kind is ir.Kind.GRAPH and _has_count(program):
-        tally["non-trivial"] += 1
-        event(f"graph sentence with a count sentence, value {int(expected[0])}")
-    else:
-        event(f"{program.kind.value} classifier, trivial")
-    if _has_threshold(program):
-        tally["threshold atom"] += 1
-
-
-EXAMPLES = 40  # per compile option and presence: 320 cases
-
-
-@pytest.mark.parametrize("presence", [False, True])
-@pytest.mark.parametrize("disjunction,comparison", OPTIONS)
-def test_every_executor_equals_the_evaluator_with_numeric_features(
-        disjunction: str, comparison: str, presence: bool) -> None:
-    tally: Counter[str] = Counter()
-    salt = 2 * OPTIONS.index((disjunction, comparison)) + int(presence)
-
-    @_settings(EXAMPLES)
-    @given(numeric_cases(salt=salt))
-    def check(case: tuple[Program, Graph]) -> None:
-        program, graph = case
-        model = compile_program(program, disjunction=disjunction,  # type: ignore[arg-type]
-                                comparison=comparison,  # type: ignore[arg-type]
-                                max_degree=max(1, graph.max_in_degree()), presence=presence,
-                                readout="threshold")
-        expected = _expected(program, graph)
-        _record_kind(tally, program, expected)
-        for name, output in _every_executor(model, graph):
-            want = expected[:1] if name == "cone" else expected
-            np.testing.assert_array_equal(output, want, err_msg=f"{name} on {program.show()}")
-
-    check()
-    _share(tally, "non-trivial")
-    _share(tally, "threshold atom", 0.4)
-
-
-@st.composite
-def deletions(draw: st.DrawFn, salt: int) -> tuple[Program, Graph, np.ndarray[Any, Any]]:
-    if draw(st.sampled_from(["tight", "any"])) == "tight":
-        program, graph, _ = draw(tight_cases(7, 12, salt=salt))
-    else:
-        program, graph = draw(numeric_cases(min_edges=6, salt=salt))
-    keep = np.array(draw(st.lists(st.booleans(), min_size=graph.num_nodes,
-                                  max_size=graph.num_nodes)), dtype=np.bool_)
-    keep[0] = True  # the target of the cone: never removed
-    if keep.all():  # delete something: the last node
-        keep[-1] = False
-    return program, graph.with_target(0), keep
-
-
-def _some_count_changes(program: Program, graph: Graph, subgraph: Graph) -> bool:
-    """Whether the deletion changes how many nodes satisfy a formula that a count
-    sentence or an `exists` of the program counts."""
-    for sub in ir.subformulas(program.classifier):
-        args = sub.args if isinstance(sub, ir.CountCompare) else \
-            (sub.arg,) if isinstance(sub, ir.Exists) else ()
-        for arg in args:
-            if evaluate_node(arg, graph).sum() != evaluate_node(arg, subgraph).sum():
-                return True
-    return False
-
-
-@pytest.mark.parametrize("disjunction", ["demorgan", "flat"])
-def test_zeroed_rows_under_the_presence_bit_delete_the_nodes(disjunction: str) -> None:
-    """Zeroing a node's row of `x` (its numeric features and its presence bit) is
-    deleting it: a zero feature row must not satisfy a threshold atom such as `ck < 1`."""
-    tally: Counter[str] = Counter()
-
-    @_settings(80)
-    @given(deletions(["demorgan", "flat"].index(disjunction)))
-    def check(case: tuple[Program, Graph, np.ndarray[Any, Any]]) -> None:
-        program, graph, keep = case
-        model = compile_program(program, disjunction=disjunction,  # type: ignore[arg-type]
-                                comparison="direct", presence=True)
-        x = model.features(graph)
-        x[~keep] = 0.0
-        subgraph, _ = graph.keep_nodes(keep)
-        expected = _expected(program, subgraph)
-        full = _expected(program, graph)
-        tally["draws"] += 1
-        kept_values = full if program.kind is ir.Kind.GRAPH else full[keep]
-        if not np.array_equal(kept_values, expected):
-            tally["non-trivial"] += 1
-            tally["value changed"] += 1
-            event("deleting the nodes changes a value")
-        elif program.kind is ir.Kind.NODE and 0 < expected.sum() < expected.size:
-            tally["non-trivial"] += 1
-            event("unchanged, but true at some nodes and false at others")
-        elif program.kind is ir.Kind.GRAPH and _some_count_changes(program, graph, subgraph):
-            tally["non-trivial"] += 1
-            event("unchanged, but the deletion changes what a count or exists counts")
-        else:
-            event("unchanged")
-        for name, output in _every_executor(model, graph, x):
-            if name == "cone":
-                np.testing.assert_array_equal(output, expected[:1], err_msg=name)
-            elif program.kind is ir.Kind.GRAPH:
-                np.testing.assert_array_equal(output, expected, err_msg=name)
-            else:
-                np.testing.assert_array_equal(output[keep], expected, err_msg=name)
-                assert not output[~keep].any(), f"{name}: a deleted node computes a 1"
-
-    check()
-    _share(tally, "non-trivial")
-    _share(tally, "value changed", 0.05)
 
 
 def test_a_zeroed_row_does_not_satisfy_a_threshold_under_the_presence_bit() -> None:
@@ -519,10 +416,9 @@ def test_margin_nodes_flags_exactly_the_node_inside_the_margin() -> None:
     for presence in (False, True):
         model = compile_program(program, delta=DELTA, presence=presence)
         expected = _expected(program, graph)
-        for name, output in _every_executor(model, graph):
-            want = expected[:1] if name == "cone" else expected
-            np.testing.assert_array_equal(output[~flagged[:len(output)]],
-                                          want[~flagged[:len(want)]], err_msg=name)
+        for name, output, computed in _every_output(model, graph):
+            judged = computed & ~flagged
+            np.testing.assert_array_equal(output[judged], expected[judged], err_msg=name)
         # Inside the margin the unit is strictly between 0 and 1 (here σ(1/2) = 1/2).
         assert 0.0 < model.forward(model.features(graph), graph.edge_index)[0, 0] < 1.0
 
@@ -560,12 +456,11 @@ def test_margin_nodes_flags_the_nodes_float32_rounding_decides() -> None:
     model = compile_program(program, delta=DELTA)
     expected = _expected(program, graph)
     assert expected.tolist() == [1, 0, 1, 1, 0]
-    for name, output in _every_executor(model, graph):
-        want = expected[:1] if name == "cone" else expected
-        np.testing.assert_array_equal(output[~flagged[:len(output)]],
-                                      want[~flagged[:len(want)]], err_msg=name)
-        if name != "cone":
-            assert output[0] != expected[0], name  # float32 decides node 0 wrong
+    for name, output, computed in _every_output(model, graph):
+        judged = computed & ~flagged
+        np.testing.assert_array_equal(output[judged], expected[judged], err_msg=name)
+        # The features are float32 (`CompiledGNN.features`) on every executor.
+        assert output[0] != expected[0], name  # float32 decides node 0 wrong
 
 
 # ---------------------------------------------------------------- the model file

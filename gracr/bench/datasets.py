@@ -161,7 +161,8 @@ class _FastPredicate:
 
     def __call__(self, graph: Graph) -> BoolArray:
         schema = self.program.schema
-        indptr, sources, types = in_neighbour_csr(graph, graph.edge_types(schema))
+        indptr, sources, types = in_neighbour_csr(graph.edge_index, graph.num_nodes,
+                                                  graph.edge_types(schema))
         features = graph.features(schema).astype(np.float64)
         values = evaluate_columns(self.sparse, features, indptr, sources, types)[:, self.column]
         result: BoolArray = values > 0.5

@@ -4,5 +4,6 @@
 sums over, which columns it reads and writes); `numpy_backend`, `torch_backend`
 (PyG modules with the surrogate or exact derivative, per-layer edge weights, fused
 inference, the target cone) and `numba_backend` run those plans. `model.CompiledGNN`
-is a network together with these forward passes.
+is a network together with these forward passes; `protocol` puts every executor behind
+one `run(network, batch) -> outputs` with its declared capabilities.
 """

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.compiler.network import Network
-from gracr.data.graph import Graph, IntArray
+from gracr.data.graph import IntArray
 from gracr.executor.plan import layer_plans
 from gracr.places import rebuild_damaged_numba_caches
 
@@ -113,18 +113,20 @@ def _as_int(values: list[int]) -> IntArray:
     return np.asarray(values, dtype=np.int64)
 
 
-def in_neighbour_csr(graph: Graph, edge_type: IntArray | None = None
+def in_neighbour_csr(edge_index: IntArray, num_nodes: int, edge_type: IntArray | None = None
                      ) -> tuple[IntArray, IntArray, IntArray]:
-    """`(indptr, sources, types)`: the sources of the edges into node t are
-    `sources[indptr[t]:indptr[t+1]]` (one entry per edge), their relations `types[...]`
-    (`edge_type` in the same order; zeros when it is not given)."""
-    order = np.argsort(graph.targets, kind="stable")
-    counts = np.bincount(graph.targets, minlength=graph.num_nodes)
-    indptr = np.zeros(graph.num_nodes + 1, dtype=np.int64)
+    """`(indptr, sources, types)` of the edges `edge_index` (`[2, E]`) between `num_nodes`
+    nodes: the sources of the edges into node t are `sources[indptr[t]:indptr[t+1]]` (one
+    entry per edge), their relations `types[...]` (`edge_type` in the same order; zeros
+    when it is not given)."""
+    edges = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
+    order = np.argsort(edges[1], kind="stable")
+    counts = np.bincount(edges[1], minlength=num_nodes)
+    indptr = np.zeros(num_nodes + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
-    types = (np.zeros(graph.num_edges, dtype=np.int64) if edge_type is None
+    types = (np.zeros(edges.shape[1], dtype=np.int64) if edge_type is None
              else np.asarray(edge_type, dtype=np.int64)[order])
-    return indptr, np.ascontiguousarray(graph.sources[order]), np.ascontiguousarray(types)
+    return indptr, np.ascontiguousarray(edges[0][order]), np.ascontiguousarray(types)
 
 
 @numba.njit(cache=True)

@@ -91,13 +91,10 @@ def trace(network: Network, x: npt.ArrayLike, edge_index: npt.ArrayLike,
     terms of layer ℓ (`pre_activation`). With `keep=False` only the last hidden state is
     kept (`forward`: a deep, wide model on a large graph would hold every layer twice).
     """
-    features = np.asarray(x, dtype=np.float64)
     edges = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
     types = None if edge_type is None else np.asarray(edge_type, dtype=np.int64)
     sources, targets = edges[0], edges[1]
-    # h⁽⁰⁾ = σ(x P + p): the identity on Boolean features, a threshold unit on numeric ones.
-    h = np.clip(features @ network.input_matrix.astype(np.float64) + network.input_bias,
-                0.0, 1.0)
+    h = input_states(network, x)
     states, pre = [h], []
     plans = layer_plans(network)
     for plan, edge_weight, self_weight in zip(plans, _per_layer(edge_weights, len(plans)),
@@ -113,13 +110,37 @@ def trace(network: Network, x: npt.ArrayLike, edge_index: npt.ArrayLike,
     column = slice(network.output_column, network.output_column + 1)
     if network.kind is Kind.NODE:
         return Trace(tuple(states), tuple(pre), (), (), h[:, column])
+    readout_states, readout_pre = readout(network, pooled(network, h, batch))
+    return Trace(tuple(states), tuple(pre), readout_states, readout_pre,
+                 readout_states[-1][:, column])
+
+
+def input_states(network: Network, x: npt.ArrayLike) -> Array:
+    """h⁽⁰⁾ = σ(x P + p): the identity on Boolean features, a threshold unit on numeric ones."""
+    features = np.asarray(x, dtype=np.float64)
+    h: Array = np.clip(features @ network.input_matrix.astype(np.float64) + network.input_bias,
+                       0.0, 1.0)
+    return h
+
+
+def pooled(network: Network, h: Array, batch: npt.ArrayLike | None = None) -> Array:
+    """The graph vectors `[B, w]` of the last hidden states `h`, pooled per graph of
+    `batch` (the graph of each node; None: one graph) by the network's readout (`pool`)."""
     graph_of_node = (np.zeros(h.shape[0], dtype=np.int64) if batch is None
                      else np.asarray(batch, dtype=np.int64))
     num_graphs = int(graph_of_node.max()) + 1 if graph_of_node.size else 1
-    r = pool(network.options.readout, h, graph_of_node, num_graphs)
-    readout_states, readout_pre = readout(network, r)
-    return Trace(tuple(states), tuple(pre), readout_states, readout_pre,
-                 readout_states[-1][:, column])
+    return pool(network.options.readout, h, graph_of_node, num_graphs)
+
+
+def classifier_output(network: Network, h: Array, batch: npt.ArrayLike | None = None) -> Array:
+    """The classifier's output from the last hidden states `h` (`[N, width]`): the output
+    column per node (node classifier), or per graph of `batch` through the readout."""
+    if network.kind is Kind.NODE:
+        node_output: Array = h[:, network.output_column]
+        return node_output
+    states, _ = readout(network, pooled(network, h, batch))
+    graph_output: Array = states[-1][:, network.output_column]
+    return graph_output
 
 
 def pool(kind: Readout, h: Array, graph_of_node: IntArray, num_graphs: int) -> Array:
@@ -212,7 +233,9 @@ class RowLayer:
     zero are left out). An evaluator that keeps each channel's `S_c` up to date under
     edge removals — a removal subtracts one source row, a change adds one — recomputes a
     node from its own `S_c` rows at the cost of those rows only (FlowX's
-    `IncrementalNetwork`), without re-aggregating its in-edges.
+    `IncrementalNetwork`), without re-aggregating its in-edges. As an executor on every
+    row at once (`gracr.executor.protocol.RowExecutor`) it is checked against the
+    reference evaluator with the others (`tests/test_executors_conform.py`).
     """
 
     def __init__(self, plan: LayerPlan) -> None:
