@@ -269,6 +269,19 @@ def typed_program_for(schema: Schema, formula: Formula) -> gracr.Program:
     return gracr.parse(f"{declarations(schema)}\nclassify {show_formula(formula)}")
 
 
+@st.composite
+def typed_programs(draw: st.DrawFn, min_edges: int = 3) -> tuple[gracr.Program, Graph]:
+    """A typed program (a node formula, or an `exists` sentence over one) and a typed graph
+    of its schema."""
+    schema: Schema = draw(schemas())
+    formula = draw(typed_node_formulas(schema, depth=draw(st.integers(1, 2)), top=True))
+    if draw(st.booleans()):
+        low = draw(st.integers(0, 2))
+        formula = ir.Exists(low, draw(st.one_of(st.none(), st.integers(low, low + 2))), formula)
+    graph = draw(typed_graphs(schema, max_nodes=7, max_edges=14, min_edges=min_edges))
+    return typed_program_for(schema, formula), graph
+
+
 # ---------------------------------------------------------------- numeric features
 
 from fractions import Fraction

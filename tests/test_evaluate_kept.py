@@ -16,8 +16,8 @@ from gracr.data.graph import Graph
 from gracr.dsl.evaluate import evaluate_kept
 from gracr.dsl.ir import Kind
 from gracr.dsl.parse import Program
+from tests.strategies import typed_programs
 from tests.test_numeric_properties import numeric_cases
-from tests.test_typed_properties import typed_cases
 
 SEEN: Counter[str] = Counter()
 
@@ -42,7 +42,7 @@ def _check(program: Program, graph: Graph, rng_seed: int) -> None:
 
 @settings(max_examples=120, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(case=st.one_of(typed_cases(), numeric_cases()), seed=st.integers(0, 2**16))
+@given(case=st.one_of(typed_programs(), numeric_cases()), seed=st.integers(0, 2**16))
 def test_evaluate_kept_is_keep_nodes_then_evaluate(case: tuple[Program, Graph],
                                                    seed: int) -> None:
     _check(*case, seed)

@@ -66,6 +66,7 @@ from tests.strategies import (
     typed_graphs,
     typed_node_formulas,
     typed_program_for,
+    typed_programs,
 )
 from tests.test_numeric_properties import numeric_cases, tight_cases
 
@@ -158,17 +159,6 @@ def untyped_cases(draw: st.DrawFn, sentences: bool) -> Case:
     expected = oracle(program, (graph,))
     return Case(program, (graph,), Options(disjunction, comparison, bound), expected,
                 _kind_labels(program, expected))
-
-
-@st.composite
-def typed_programs(draw: st.DrawFn, min_edges: int = 3) -> tuple[Program, Graph]:
-    schema: Schema = draw(schemas())
-    formula = draw(typed_node_formulas(schema, depth=draw(st.integers(1, 2)), top=True))
-    if draw(st.booleans()):
-        low = draw(st.integers(0, 2))
-        formula = ir.Exists(low, draw(st.one_of(st.none(), st.integers(low, low + 2))), formula)
-    graph = draw(typed_graphs(schema, max_nodes=7, max_edges=14, min_edges=min_edges))
-    return typed_program_for(schema, formula), graph
 
 
 @st.composite

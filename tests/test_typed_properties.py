@@ -12,7 +12,6 @@ from __future__ import annotations
 import pytest
 import torch
 
-import gracr
 from gracr.data.graph import Graph
 from gracr.data.schema import Schema
 from gracr.dsl import ir
