@@ -113,3 +113,12 @@ def test_gracrc_bench_and_benchmark_run_write_the_same_records(tmp_path: Path) -
     assert out.getvalue() == f"4 jobs; results in {tmp_path / 'cli' / 'results.jsonl'}\n"
     assert _records(tmp_path / "api") == _records(tmp_path / "cli")
     assert len(_records(tmp_path / "cli")) == 8
+
+
+def test_a_run_with_progress_prints_no_phase_line(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    # `gracrc bench` has never printed its phase: stdout holds the report only.
+    for _ in range(2):   # explained, then found complete
+        PaperStudy(tmp_path / "out", _settings(tmp_path / "datasets"),
+                   Execution(progress=True)).run()
+        assert "explain" not in capsys.readouterr().out

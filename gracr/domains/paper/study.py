@@ -46,6 +46,9 @@ class PaperStudy(Study[BenchmarkSettings]):
     an instance recorded as an error is kept, not retried. `shown`: what the run shows
     when it ends (None: nothing, and no report is written)."""
 
+    # `gracrc bench` has never printed its one phase: the runner's progress bar shows it.
+    ANNOUNCES_PHASES = False
+
     def __init__(self, folder: str | Path, settings: BenchmarkSettings,
                  execution: Execution = Execution(), *, keep_errors: bool = False,
                  shown: Shown | None = None) -> None:
