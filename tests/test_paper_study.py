@@ -122,3 +122,17 @@ def test_a_run_with_progress_prints_no_phase_line(tmp_path: Path,
         PaperStudy(tmp_path / "out", _settings(tmp_path / "datasets"),
                    Execution(progress=True)).run()
         assert "explain" not in capsys.readouterr().out
+
+
+def test_a_run_of_no_job_still_starts_its_folder(tmp_path: Path) -> None:
+    # Redundancy has one formula: the `or` variant does not apply, so there is no job;
+    # the runner still starts the folder, as `gracrc bench` always did.
+    out = io.StringIO()
+    code = main(["bench", "--tasks", "Redundancy", "--variant", "or", "--explainers", "Rnd",
+                 "--seeds", "0", "--graphs", str(GRAPHS), "--datasets",
+                 str(tmp_path / "datasets"), "--out", str(tmp_path / "out"), "--quiet",
+                 "--no-report"], out=out)
+    assert code == 0
+    assert out.getvalue() == f"0 jobs; results in {tmp_path / 'out' / 'results.jsonl'}\n"
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["datasets.json",
+                                                                     "results.jsonl"]

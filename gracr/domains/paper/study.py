@@ -86,8 +86,9 @@ class PaperStudy(Study[BenchmarkSettings]):
             # set aside), so that a folder said complete is one the runner would accept
             # and find nothing to do in.
             bound_datasets(self.folder / DATASETS_FILE, self.jobs)
-            if os.path.lexists(self.results):
-                start_results(self.results)
+            if not os.path.lexists(self.results):
+                return False   # the runner starts the folder, even for no job
+            start_results(self.results)
             return explained(self.jobs, self.results)
 
         def explain(say: Say) -> None:
