@@ -657,14 +657,15 @@ def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.benchmark import Benchmark
+    from gracr.bench.benchmark import BenchmarkSettings
+    from gracr.domains.paper.study import paper_tables
 
     # Records name their task only: a task defined in a file is read from `--tasks`.
     tasks = args.task_files.split(",") if args.task_files else ()
-    benchmark = Benchmark(tasks=tasks, datasets=args.datasets, graphs=args.graphs,
-                          targets=args.targets, budget=args.budget, plugins=args.plugin)
-    print(benchmark.report(*args.dirs, out=args.out,
-                           instance_figures=not args.no_instance_figures), end="", file=out)
+    settings = BenchmarkSettings(tasks=tasks, datasets=args.datasets, graphs=args.graphs,
+                                 targets=args.targets, budget=args.budget, plugins=args.plugin)
+    print(paper_tables(args.dirs, settings, out=args.out,
+                       instance_figures=not args.no_instance_figures), end="", file=out)
     return 0
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
@@ -702,8 +703,10 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.benchmark import Benchmark
+    from gracr.bench.benchmark import BenchmarkSettings
+    from gracr.bench.study import Execution
     from gracr.bench.tasks import VARIANTS, task_names
+    from gracr.domains.paper.study import PaperStudy, Shown
     from gracr.explainers import load_plugins
 
     load_plugins(args.plugin)   # before the names are read: plugins register explainers
@@ -711,16 +714,21 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     explainers = parse_explainers(args.explainers)
     variants = parse_names(args.variant, list(VARIANTS), "variant")
     overrides = parse_overrides(args.set, explainers)
-    benchmark = Benchmark(
+    settings = BenchmarkSettings(
         tasks=tasks, explainers=explainers, seeds=parse_seeds(args.seeds), variants=variants,
         limit=args.limit, start=args.start, negatives=args.negatives, budget=args.budget,
         level=args.level, settings=args.settings, overrides=overrides, tuned=args.tuned,
         datasets=args.datasets, graphs=args.graphs, targets=args.targets, plugins=args.plugin)
+    study = PaperStudy(args.out, settings,
+                       Execution(args.jobs, args.engine, args.address, args.ray_timeout,
+                                 progress=not args.quiet),
+                       keep_errors=args.keep_errors,
+                       shown=Shown(lambda text: print(text, end="", file=out),
+                                   tables=not args.no_report,
+                                   instance_figures=not args.no_instance_figures))
     try:
         with _sigterm_interrupts():
-            ran = benchmark.run(args.out, jobs=args.jobs, engine=args.engine,
-                                address=args.address, ray_timeout=args.ray_timeout,
-                                keep_errors=args.keep_errors, progress=not args.quiet)
+            study.run()
     except KeyboardInterrupt as stop:
         # The run has stopped its workers and kept every record written: one line, no
         # traceback, and the shell's status for a process ended by that signal.
@@ -728,10 +736,6 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
         print(f"gracrc: bench stopped ({cause.name}); the records so far are in {args.out}: "
               f"the same command resumes the run", file=args.err)
         return 128 + cause
-    print(f"{ran.jobs} jobs; results in {ran.results}", file=out)
-    if not args.no_report:
-        print(benchmark.report(args.out, instance_figures=not args.no_instance_figures),
-              end="", file=out)
     return 0
 
 

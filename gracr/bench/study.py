@@ -2,7 +2,8 @@
 
 A study (`Study` subclass: the tissue study, WOMBAT's explainer study) writes its
 settings first (`settings.json`) and checks them on every resume, so that results of two
-designs never mix in one folder. Each phase says from its files whether it is complete;
+designs never mix in one folder (GracrBench, the paper's study, keeps none: its records
+say what made them, `gracr.domains.paper.study`). Each phase says from its files whether it is complete;
 `run` runs, in order, the phases that are not, then the report (always: the tables are
 drawn from whatever the folder holds). A phase that is not complete resumes from what
 it finds (its logs and files are written whole, through `gracr.files`), so a run stopped
@@ -64,11 +65,13 @@ class Study(ABC, Generic[S]):
     the module docstring). Subclasses give the phases and the report, and say which
     settings may change on a resume (`FREE`: they only add records or choose what is
     reported), which keys a settings file must hold (`REQUIRED`, with their types) and
-    what the study writes beside its settings (`OUTPUTS`)."""
+    what the study writes beside its settings (`OUTPUTS`), and whether a run says each
+    phase as it starts it (`ANNOUNCES_PHASES`)."""
 
     FREE: ClassVar[tuple[str, ...]] = ()
     REQUIRED: ClassVar[dict[str, type]] = {}
     OUTPUTS: ClassVar[tuple[str, ...]] = ()
+    ANNOUNCES_PHASES: ClassVar[bool] = True
 
     def __init__(self, folder: str | Path, settings: S,
                  execution: Execution = Execution()) -> None:
@@ -93,13 +96,17 @@ class Study(ABC, Generic[S]):
             if self.execution.progress:
                 tqdm.write(message)
 
+        def announce(message: str) -> None:
+            if self.ANNOUNCES_PHASES:
+                say(message)
+
         self.claim()
         phases = self.phases()
         for number, phase in enumerate(phases, start=1):
             if phase.complete():
-                say(f"[{number}/{len(phases)}] {phase.name}: complete")
+                announce(f"[{number}/{len(phases)}] {phase.name}: complete")
             else:
-                say(f"[{number}/{len(phases)}] {phase.name}")
+                announce(f"[{number}/{len(phases)}] {phase.name}")
                 phase.run(say)
         self.report(say)
         return self.folder

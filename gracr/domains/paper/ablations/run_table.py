@@ -1,9 +1,11 @@
-"""Running a table ablation through the GracrBench runner (§5, App. H).
+"""Running a table ablation as GracrBench runs (§5, App. H).
 
-Both arms are planned as the runner's jobs (so they are resumable and share the official
-protocol: seeds, the first `limit` positive instances, a CPU budget per instance, tuned
-settings); records of earlier runs that describe the same instances can be copied in first
-(`--reuse`); then the missing instances run, and the table is rendered and written.
+Each arm is a GracrBench run (`arm_runs`: a `gracr.bench.benchmark.BenchmarkSettings`, so
+resumable and under the official protocol: seeds, the first `limit` positive instances, a
+CPU budget per instance, tuned settings); records of earlier runs that describe the same
+instances can be copied in first (`--reuse`); then each arm runs as the paper's study
+(`gracr.domains.paper.study.PaperStudy`) into the one folder, and the table is rendered
+and written.
 """
 
 from __future__ import annotations
@@ -15,18 +17,21 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from gracr.domains.paper.ablations.common import command_line, write_text
 from gracr.domains.paper.ablations.declare import SIDES, Side, TableAblation
 from gracr.domains.paper.ablations.render import ArmKey, Shape, render_table_ablation
+from gracr.domains.paper.study import PaperStudy
+from gracr.bench.benchmark import BenchmarkSettings
 from gracr.bench.datasets import load_or_build
 from gracr.bench.instances import compile_variant, positive_instances, variant_named
 from gracr.bench.options import parse_names, parse_overrides, parse_seeds
 from gracr.bench.record import RESULTS_FILE, Record, read_records, record_objects, start_results
 from gracr.bench.report import Provenance, aggregate, load_results
-from gracr.bench.runner import Job, job_key, plan_jobs, run
+from gracr.bench.runner import Job, job_key
 from gracr.bench.report.tables import write_table
+from gracr.bench.study import Execution
 from gracr.bench.tasks import TASKS
 from gracr.errors import GracrError
 
@@ -49,26 +54,38 @@ def _sizes(tasks: Iterable[str], graphs: int | None, targets: int | None) -> dic
     return {t: TASKS[t].size_of(graphs, targets) for t in tasks}
 
 
-def plan_ablation(ablation: TableAblation, explainers: Sequence[str], seeds: Sequence[int],
-                  limit: int, budget: float, sizes: Mapping[str, int | None], datasets: str,
-                  settings: str, overrides: Mapping[str, Mapping[str, Any]]
-                  ) -> tuple[list[Job], dict[ArmKey, str]]:
-    """The runner's jobs of both arms, and each arm's config hash per (task, explainer).
-
-    Each arm's overrides are applied over the user's `--set` ones (an arm's setting is what
-    the ablation is about)."""
-    jobs: list[Job] = []
-    seen: set[tuple[Any, ...]] = set()
-    hashes: dict[ArmKey, str] = {}
+def arm_runs(ablation: TableAblation, explainers: Sequence[str], seeds: Sequence[int],
+             limit: int, budget: float, datasets: str, graphs: int | None,
+             targets: int | None, settings: Literal["tuned", "default"],
+             overrides: Mapping[str, Mapping[str, Any]], plugins: Sequence[str] = ()
+             ) -> dict[Side, BenchmarkSettings]:
+    """Each arm as a GracrBench run of the ablation's tasks: its variant, and its overrides
+    applied over the user's `--set` ones (an arm's setting is what the ablation is about)
+    for the explainers run."""
+    runs: dict[Side, BenchmarkSettings] = {}
     for side in SIDES:
         arm = ablation.arm(side)
         merged: dict[str, dict[str, Any]] = {name: dict(values)
                                              for name, values in overrides.items()}
         for name, values in arm.overrides.items():
-            merged.setdefault(name, {}).update(values)
-        planned = plan_jobs(list(ablation.tasks), [arm.variant], list(explainers), list(seeds),
-                            limit, budget, sizes, datasets, settings, merged)
-        for job in planned:
+            if name in explainers:
+                merged.setdefault(name, {}).update(values)
+        runs[side] = BenchmarkSettings(
+            tasks=ablation.tasks, explainers=explainers, seeds=seeds, variants=(arm.variant,),
+            limit=limit, budget=budget, settings=settings, overrides=merged,
+            datasets=datasets, graphs=graphs, targets=targets, plugins=plugins)
+    return runs
+
+
+def plan_ablation(runs: Mapping[Side, BenchmarkSettings]
+                  ) -> tuple[list[Job], dict[ArmKey, str]]:
+    """The runner's jobs of both arms (a job both arms share once), and each arm's config
+    hash per (task, explainer)."""
+    jobs: list[Job] = []
+    seen: set[tuple[Any, ...]] = set()
+    hashes: dict[ArmKey, str] = {}
+    for side in SIDES:
+        for job in runs[side].jobs():
             hashes[(side, job.task, job.explainer)] = job.settings_hash
             if job_key(job) not in seen:
                 seen.add(job_key(job))
@@ -164,9 +181,9 @@ def run_table_ablation(ablation: TableAblation, args: argparse.Namespace, out: T
     overrides = parse_overrides(args.set, explainers)
     if args.jobs <= 0:
         raise GracrError(f"--jobs must be positive, got {args.jobs}")
-    sizes = _sizes(ablation.tasks, args.graphs, args.targets)
-    jobs, hashes = plan_ablation(ablation, explainers, seeds, args.limit, args.budget, sizes,
-                                 args.datasets, args.settings, overrides)
+    runs = arm_runs(ablation, explainers, seeds, args.limit, args.budget, args.datasets,
+                    args.graphs, args.targets, args.settings, overrides, args.plugin)
+    jobs, hashes = plan_ablation(runs)
     folder = Path(args.out)
     started = time.perf_counter()
     if args.reuse:
@@ -174,9 +191,14 @@ def run_table_ablation(ablation: TableAblation, args: argparse.Namespace, out: T
         print(f"reused {reused.copied} records from {', '.join(reused.sources) or 'nothing'}"
               + (f"; {reused.mismatched} left out (another dataset size?)"
                  if reused.mismatched else ""), file=out)
-    results = run(jobs, str(folder), workers=args.jobs, progress=not args.quiet,
-                  keep_errors=args.keep_errors, engine=args.engine, address=args.address,
-                  ray_timeout=args.ray_timeout)
+    # Each arm is a GracrBench run into the one folder: the second finds what the arms
+    # share already recorded.
+    execution = Execution(args.jobs, args.engine, args.address, args.ray_timeout,
+                          progress=not args.quiet)
+    for side in SIDES:
+        PaperStudy(folder, runs[side], execution, keep_errors=args.keep_errors).run()
+    results = folder / RESULTS_FILE
+    sizes = _sizes(ablation.tasks, args.graphs, args.targets)
     shapes = model_shapes(ablation, seeds[0], sizes, args.datasets)
     planned = {(job.task, job.variant, job.explainer, job.settings_hash) for job in jobs}
     loaded = load_results([str(results)])
