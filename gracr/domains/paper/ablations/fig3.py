@@ -27,11 +27,10 @@ from tqdm import tqdm
 from gracr.domains.paper.ablations.common import command_line, write_text
 from gracr.domains.paper.ablations.declare import FigureAblation
 from gracr.domains.paper.ablations.figures import (FigureLog, figure_canvas, figure_settings,
+                                                  first_positives,
                                            save_figure, seed_stats)
 from gracr.bench.budget import Outcome, explain_each
-from gracr.bench.datasets import load_or_build
-from gracr.bench.instances import (ExplainedInstance, compile_variant, positive_instances,
-                                   subject_for)
+from gracr.bench.instances import ExplainedInstance, compile_variant, subject_for
 from gracr.bench.options import parse_overrides, parse_seeds
 from gracr.bench.record import Record
 from gracr.bench.report import (CSV, DDOF, MISSING, PAPER, NumberFormat, Provenance,
@@ -99,12 +98,8 @@ def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
     log = FigureLog(folder / "fig3.jsonl", KEY_FIELDS, TASK, EXPLAINER, args.keep_errors)
     program = TASKS[TASK].program()
     started = time.perf_counter()
-    work = []
-    for seed in seeds:
-        dataset = load_or_build(TASK, seed, args.graphs, args.datasets, progress=not args.quiet)
-        size = int(dataset.meta.get("size", len(dataset.instances)))
-        chosen = [i for i in positive_instances(dataset) if i.index < args.limit]
-        work.append((seed, dataset, size, chosen))
+    work = first_positives(TASK, seeds, args.limit, args.graphs, args.datasets,
+                           progress=not args.quiet)
     settings_of = {s: {**base, "edge_size": s} for s in strengths}
     hash_of = {s: settings_hash(settings_of[s]) for s in strengths}
     todo = sum(1 for s in strengths for seed, _, size, chosen in work for i in chosen

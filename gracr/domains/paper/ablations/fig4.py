@@ -32,10 +32,10 @@ from gracr.bdd.upi import upi
 from gracr.domains.paper.ablations.common import command_line, write_text
 from gracr.domains.paper.ablations.declare import FigureAblation
 from gracr.domains.paper.ablations.figures import (FigureLog, figure_canvas, figure_settings,
+                                                  first_positives,
                                            pooled_stats, save_figure)
 from gracr.bench.budget import explain
-from gracr.bench.datasets import load_or_build
-from gracr.bench.instances import compile_variant, positive_instances
+from gracr.bench.instances import compile_variant
 from gracr.bench.options import parse_overrides, parse_seeds
 from gracr.bench.record import Record
 from gracr.bench.report import CSV, DDOF, PAPER, Provenance, render_table, write_table
@@ -122,12 +122,9 @@ def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
     program = TASKS[TASK].program()
     started = time.perf_counter()
     plans = []
-    for seed in seeds:
-        dataset = load_or_build(TASK, seed, args.graphs, args.datasets, progress=not args.quiet)
-        size = int(dataset.meta.get("size", len(dataset.instances)))
-        for instance in positive_instances(dataset):
-            if instance.index >= args.limit:
-                break
+    for seed, dataset, size, chosen in first_positives(TASK, seeds, args.limit, args.graphs,
+                                                       args.datasets, progress=not args.quiet):
+        for instance in chosen:
             graph = dataset.instances[instance.graph].graph
             order = recolour_order(graph, seed, instance.graph)
             steps = len(order) if args.max_k is None else min(len(order), args.max_k)

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from gracr.bench.datasets import Dataset, load_or_build
+from gracr.bench.instances import ExplainedInstance, positive_instances
 from gracr.bench.record import FIELDS, Record, record_objects, start_results, write_record
 from gracr.bench.report import DDOF
 from gracr.stats import Stat
@@ -90,6 +92,20 @@ class FigureLog:
     def wanted(self, keys: set[LogKey]) -> list[Record]:
         """The logged records of `keys` (those of this run's plan), in log order."""
         return [record for key, record in self.records.items() if key in keys]
+
+
+def first_positives(task: str, seeds: Sequence[int], limit: int, graphs: int | None,
+                    datasets: str | None, progress: bool
+                    ) -> list[tuple[int, Dataset, int, list[ExplainedInstance]]]:
+    """Per seed: its dataset of `task` (built on first use), the dataset's size and its
+    positive instances numbered below `limit` — what a figure explains."""
+    chosen = []
+    for seed in seeds:
+        dataset = load_or_build(task, seed, graphs, datasets, progress=progress)
+        size = int(dataset.meta.get("size", len(dataset.instances)))
+        chosen.append((seed, dataset, size,
+                       [i for i in positive_instances(dataset) if i.index < limit]))
+    return chosen
 
 
 def figure_settings(explainer: str, task: str, mode: str,
