@@ -839,6 +839,26 @@ def cmd_fuzz(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _add_graph_inputs(parser: argparse.ArgumentParser) -> None:
+    """GRAPHS, or `--molecules` instead: what `eval`, `upi` and `relevance` read."""
+    parser.add_argument("graphs", metavar="GRAPHS", nargs="?", default=None,
+                        help="JSON file: one graph object, a list of them, or JSON Lines")
+    parser.add_argument("--molecules", default=None, metavar="FILE",
+                        help="read molecules instead of GRAPHS: SMILES (.smi), SDF (.sdf) or "
+                             "CSV/TSV with a SMILES column, optionally .gz (needs gracr[chem]); "
+                             "records RDKit cannot read are reported on stderr and skipped")
+
+
+def _add_tissue_dataset_options(parser: argparse.ArgumentParser, samples_use: str) -> None:
+    """The tissue dataset's size and seed (`tissue`, `tissue-study`); `samples_use` says
+    what the command does with the samples."""
+    parser.add_argument("--samples", type=int, default=100, metavar="N",
+                        help=f"samples in the dataset (default 100; {samples_use})")
+    parser.add_argument("--cells", type=int, default=300, metavar="N",
+                        help="about N cells per sample (default 300, at least 40)")
+    parser.add_argument("--seed", type=int, default=0, help="the dataset's seed")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gracrc",
@@ -862,24 +882,14 @@ def build_parser() -> argparse.ArgumentParser:
     eval_cmd = commands.add_parser(
         "eval", help="evaluate the formula and the compiled GNN on graphs (one JSON line each)")
     eval_cmd.add_argument("file", metavar="FILE.gml")
-    eval_cmd.add_argument("graphs", metavar="GRAPHS", nargs="?", default=None,
-                          help="JSON file: one graph object, a list of them, or JSON Lines")
-    eval_cmd.add_argument("--molecules", default=None, metavar="FILE",
-                         help="read molecules instead of GRAPHS: SMILES (.smi), SDF (.sdf) or "
-                              "CSV/TSV with a SMILES column, optionally .gz (needs gracr[chem]); "
-                              "records RDKit cannot read are reported on stderr and skipped")
+    _add_graph_inputs(eval_cmd)
     _add_compile_options(eval_cmd)
     eval_cmd.set_defaults(run=cmd_eval)
 
     upi_cmd = commands.add_parser(
         "upi", help="the exact UPI of each graph's prediction (one JSON line each)")
     upi_cmd.add_argument("file", metavar="FILE.gml")
-    upi_cmd.add_argument("graphs", metavar="GRAPHS", nargs="?", default=None,
-                         help="JSON file: one graph object, a list of them, or JSON Lines")
-    upi_cmd.add_argument("--molecules", default=None, metavar="FILE",
-                         help="read molecules instead of GRAPHS: SMILES (.smi), SDF (.sdf) or "
-                              "CSV/TSV with a SMILES column, optionally .gz (needs gracr[chem]); "
-                              "records RDKit cannot read are reported on stderr and skipped")
+    _add_graph_inputs(upi_cmd)
     upi_cmd.add_argument("--node", type=int, default=None, metavar="V",
                          help="node classifiers: the node to explain (default: each graph's "
                               "'target')")
@@ -900,10 +910,7 @@ def build_parser() -> argparse.ArgumentParser:
         "relevance", help="signed, exact node-level ground truth of each graph's label: "
                           "counterfactual set, Banzhaf and Shapley values (ROBDD)")
     relevance_cmd.add_argument("file", metavar="FILE.gml")
-    relevance_cmd.add_argument("graphs", metavar="GRAPHS", nargs="?", default=None,
-                               help="JSON file: one graph object, a list of them, or JSON Lines")
-    relevance_cmd.add_argument("--molecules", default=None, metavar="FILE",
-                               help="read molecules instead of GRAPHS (needs gracr[chem])")
+    _add_graph_inputs(relevance_cmd)
     relevance_cmd.add_argument("--node", type=int, default=None, metavar="V",
                                help="node classifiers: the node to explain (default: each "
                                     "graph's 'target'); it is never removed")
@@ -928,14 +935,10 @@ def build_parser() -> argparse.ArgumentParser:
     tissue_cmd.add_argument("--out", required=True, metavar="DIR",
                             help="folder to write tissue.gml, tissue.toml, graphs.jsonl, "
                                  "cells.jsonl (one holding another dataset's is refused)")
-    tissue_cmd.add_argument("--samples", type=int, default=100, metavar="N",
-                            help="samples (default 100; θ balances the classes over them)")
-    tissue_cmd.add_argument("--cells", type=int, default=300, metavar="N",
-                            help="about N cells per sample (default 300, at least 40)")
+    _add_tissue_dataset_options(tissue_cmd, "θ balances the classes over them")
     tissue_cmd.add_argument("--ratio", type=float, default=1.0, metavar="R",
                             help="graph radius = R x the 30 µm label radius (1, 1.5, 2, 3; "
                                  "default 1)")
-    tissue_cmd.add_argument("--seed", type=int, default=0, help="the dataset's seed")
     tissue_cmd.set_defaults(run=cmd_tissue)
 
     study_cmd = commands.add_parser(
@@ -944,11 +947,7 @@ def build_parser() -> argparse.ArgumentParser:
     study_cmd.add_argument("--out", required=True, metavar="DIR",
                            help="the study's folder (data, truth, models, attributions, "
                                 "tables, figures); a rerun resumes")
-    study_cmd.add_argument("--samples", type=int, default=100, metavar="N",
-                           help="samples in the dataset, split 0.6/0.2/0.2 (default 100)")
-    study_cmd.add_argument("--cells", type=int, default=300, metavar="N",
-                           help="approximate cells per sample (default 300, at least 40)")
-    study_cmd.add_argument("--seed", type=int, default=0, help="the dataset's seed")
+    _add_tissue_dataset_options(study_cmd, "split 0.6/0.2/0.2 for training")
     study_cmd.add_argument("--ratios", default="1,1.5,2,3", metavar="R,...",
                            help="graph radius / label radius (default 1,1.5,2,3)")
     study_cmd.add_argument("--model-seeds", default="0,1,2", metavar="S,...",

@@ -47,6 +47,7 @@ from typing import Sequence
 import numpy as np
 
 from gracr.bdd.relevance import Relevance
+from gracr.bench.report.formatting import DASH, NumberFormat
 from gracr.domains.tissue.table import OTHER, TCELL, TUMOUR, CellTable
 
 DRIVER, ENGAGED, UNENGAGED, DECOY = "driver", "engaged tumour", "unengaged tumour", "decoy"
@@ -237,8 +238,12 @@ SUMMARY_HEADERS: tuple[str, ...] = (
     "Shapley =0", "Banzhaf >0", "Banzhaf <0", "Banzhaf =0")
 
 
+# The shares of cells in each group, to a tenth of a percent.
+SHARE = NumberFormat(1, DASH)
+
+
 def _share(part: int, whole: int) -> str:
-    return "–" if whole == 0 else f"{part / whole:.1%}"
+    return SHARE.percent(None if whole == 0 else part / whole)
 
 
 def summarise(samples: Sequence[Agreement]) -> list[list[str]]:
