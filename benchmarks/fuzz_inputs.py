@@ -37,7 +37,8 @@ def main() -> int:
     parser.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS",
                         help="per input, and per gracrc run (default 10)")
     parser.add_argument("--cli-every", type=int, default=100, metavar="N",
-                        help="run every N-th input through gracrc too (default 100; 0: never)")
+                        help="run every N-th input of each kind through gracrc too (default 100; "
+                             "0: never)")
     parser.add_argument("--kinds", default=",".join(KINDS),
                         help=f"comma list of input kinds (default {','.join(KINDS)})")
     parser.add_argument("--out", default="out/fuzz_inputs", metavar="DIR",

@@ -5,7 +5,7 @@ The parent draws every input and hands each to a free worker over a pipe. The se
 where Hypothesis starts, but its generation adapts to what it has drawn, so two runs of
 one seed can differ in a few inputs; a finding is saved with its input, and `replay`
 runs it again exactly. A worker runs it through its kind's API stages
-(`InputKind.run`); every `cli_every`-th input it also lays out as files and runs
+(`InputKind.run`); every `cli_every`-th input of each kind it also lays out as files and runs
 `python -m gracr.cli` on them in a subprocess. An input whose worker has not answered
 within the time limit is a finding: the worker is killed and replaced, so a hang costs
 the limit and no more. A worker that dies (a crash in C, the memory limit) is a finding
@@ -50,7 +50,7 @@ STARTUP_SECONDS = 120
 class FuzzInputsConfig:
     """`count` inputs drawn from `seed` over `kinds` (every registered kind when empty),
     run by `jobs` workers, each within `time_limit` seconds (twice that with its `gracrc`
-    run), every `cli_every`-th also through `gracrc` (0: never)."""
+    run), every `cli_every`-th of each kind also through `gracrc` (0: never)."""
 
     count: int
     seed: int = 0
@@ -263,6 +263,8 @@ class _Run:
         self.report = InputsReport(config, {name: Tally() for name in kinds})
         self.out = Path(config.out) if config.out else None
         self.drawn = 0
+        # Counted per kind, so that every kind reaches `gracrc` however the draws mix them.
+        self.drawn_of: dict[str, int] = {name: 0 for name in kinds}
         self.bar: Any = None
 
     def limit(self, job: _Job) -> float:
@@ -272,9 +274,10 @@ class _Run:
 
     def dispatch(self, kind: str, payload: Payload) -> None:
         every = self.config.cli_every
-        with_cli = every > 0 and self.drawn % every == every - 1
+        with_cli = every > 0 and self.drawn_of[kind] % every == every - 1
         job = _Job(self.drawn, kind, payload, with_cli, 0.0)
         self.drawn += 1
+        self.drawn_of[kind] += 1
         worker = self.free_worker()
         job.deadline = time.monotonic() + self.limit(job)
         worker.submit(job, self.config.time_limit)
