@@ -27,14 +27,14 @@ from tqdm import tqdm
 from gracr.domains.paper.ablations.common import command_line, write_text
 from gracr.domains.paper.ablations.declare import FigureAblation
 from gracr.domains.paper.ablations.figures import (FigureLog, figure_canvas, figure_settings,
-                                                  first_positives,
+                                                  finish_figure, first_positives,
                                            save_figure, seed_stats)
 from gracr.bench.budget import Outcome, explain_each
 from gracr.bench.instances import ExplainedInstance, compile_variant, subject_for
 from gracr.bench.options import parse_overrides, parse_seeds
 from gracr.bench.record import Record
 from gracr.bench.report import (CSV, DDOF, MISSING, PAPER, NumberFormat, Provenance,
-                                render_table, write_table)
+                                render_table)
 from gracr.stats import Stat
 from gracr.bench.tasks import TASKS, VARIANTS
 from gracr.errors import GracrError
@@ -150,12 +150,8 @@ def run_fig3(args: argparse.Namespace, out: TextIO) -> int:
     csv_rows = [[f"{strength:g}", str(seeds_in), str(count)] + [
         CSV.number(None if stats[n] is None else getattr(stats[n], w))
         for n in SCORES for w in ("mean", "std")] for strength, seeds_in, count, stats in rows]
-    write_table(str(folder / "fig3.csv"), csv_headers, csv_rows)
-    plot_fig3(rows, folder / "fig3.png")
-    print(text, end="", file=out)
-    print(f"wrote fig3.md, fig3.csv, fig3.png to {folder} "
-          f"({time.perf_counter() - started:.1f} s)", file=out)
-    return 0
+    return finish_figure("fig3", folder, text, csv_headers, csv_rows,
+                         lambda path: plot_fig3(rows, path), started, out)
 
 
 def _markdown(args: argparse.Namespace, base: Mapping[str, Any], strengths: Sequence[float],

@@ -32,13 +32,13 @@ from gracr.bdd.upi import upi
 from gracr.domains.paper.ablations.common import command_line, write_text
 from gracr.domains.paper.ablations.declare import FigureAblation
 from gracr.domains.paper.ablations.figures import (FigureLog, figure_canvas, figure_settings,
-                                                  first_positives,
+                                                  finish_figure, first_positives,
                                            pooled_stats, save_figure)
 from gracr.bench.budget import explain
 from gracr.bench.instances import compile_variant
 from gracr.bench.options import parse_overrides, parse_seeds
 from gracr.bench.record import Record
-from gracr.bench.report import CSV, DDOF, PAPER, Provenance, render_table, write_table
+from gracr.bench.report import CSV, DDOF, PAPER, Provenance, render_table
 from gracr.stats import Stat
 from gracr.bench.tasks import TASKS, VARIANTS
 from gracr.data.graph import Graph
@@ -170,12 +170,8 @@ def run_fig4(args: argparse.Namespace, out: TextIO) -> int:
                                                else getattr(stats[m], w))
                                     for m in METRICS for w in ("mean", "std")]
                 for k, n, stats in rows]
-    write_table(str(folder / "fig4.csv"), csv_headers, csv_rows)
-    plot_fig4(rows, folder / "fig4.png")
-    print(text, end="", file=out)
-    print(f"wrote fig4.md, fig4.csv, fig4.png to {folder} "
-          f"({time.perf_counter() - started:.1f} s)", file=out)
-    return 0
+    return finish_figure("fig4", folder, text, csv_headers, csv_rows,
+                         lambda path: plot_fig4(rows, path), started, out)
 
 
 def _markdown(args: argparse.Namespace, rows: Sequence[Row], oot: int, errors: int,

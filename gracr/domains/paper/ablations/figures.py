@@ -12,16 +12,17 @@ cache: a rerun explains only what the log lacks.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
 from gracr.bench.datasets import Dataset, load_or_build
 from gracr.bench.instances import ExplainedInstance, positive_instances
 from gracr.bench.record import FIELDS, Record, record_objects, start_results, write_record
-from gracr.bench.report import DDOF
+from gracr.bench.report import DDOF, write_table
 from gracr.stats import Stat
 from gracr.bench.tuning import tuned_settings
 from gracr.errors import GracrError
@@ -106,6 +107,19 @@ def first_positives(task: str, seeds: Sequence[int], limit: int, graphs: int | N
         chosen.append((seed, dataset, size,
                        [i for i in positive_instances(dataset) if i.index < limit]))
     return chosen
+
+
+def finish_figure(name: str, folder: Path, text: str, csv_headers: Sequence[str],
+                  csv_rows: Sequence[Sequence[str]], plot: Callable[[Path], None],
+                  started: float, out: TextIO) -> int:
+    """A figure's last step: its CSV and PNG beside its Markdown, the table printed, and one
+    line saying what was written where (and how long the run took)."""
+    write_table(str(folder / f"{name}.csv"), list(csv_headers), [list(r) for r in csv_rows])
+    plot(folder / f"{name}.png")
+    print(text, end="", file=out)
+    print(f"wrote {name}.md, {name}.csv, {name}.png to {folder} "
+          f"({time.perf_counter() - started:.1f} s)", file=out)
+    return 0
 
 
 def figure_settings(explainer: str, task: str, mode: str,
