@@ -4,7 +4,7 @@ Bad input of any kind (syntax, unknown names, type mixes, malformed graph JSON, 
 colour outside the palette, a target out of range) is reported as one clear
 message naming the place, with exit status 2 — never a traceback.
 
-Its size (~850 lines) is one command line: a short function per subcommand and its
+Its size (1300–1400 lines) is one command line: a short function per subcommand and its
 argparse declaration; the work happens in the packages they call.
 """
 

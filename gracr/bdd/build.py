@@ -52,7 +52,7 @@ Colours, attribute values and threshold atoms over numeric features are constant
 each node, never variables (removing nodes or edges does not change a node's features). A memo
 table keyed by (subformula, node) means no pair is built twice (App. D.2).
 
-Its size (~530 lines) is one `Builder`: Algorithms 4 and 5 and a counter per derived
+Its size (500–600 lines) is one `Builder`: Algorithms 4 and 5 and a counter per derived
 operator share its memo table, presence terms and counting order, which a split would
 have to pass around.
 """

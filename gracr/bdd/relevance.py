@@ -45,7 +45,7 @@ where the model counts stay finite in float64).
 When the diagram is refused (`sampled_relevance`), Banzhaf and Shapley values are
 sampled with the reference evaluator instead, and say so.
 
-Its size (~600 lines) is one game read four ways (counterfactuals, Banzhaf, exact and
+Its size (600–700 lines) is one game read four ways (counterfactuals, Banzhaf, exact and
 sampled Shapley) from one exported diagram, plus the diagram-free sampling: the
 level-by-level passes share the export's arrays.
 """

@@ -46,7 +46,7 @@ neighbour's own in-edges just before the edge that carries its value, so the
 counters never wait on one another. `reorder=True` (CUDD sifting) is the dynamic
 alternative.
 
-Its size (~580 lines) is Algorithms 1-3 with their exact shortcuts, the receptive
+Its size (600–700 lines) is Algorithms 1-3 with their exact shortcuts, the receptive
 fields and the variable orders they need, the one instance build (`build_instance`),
 and the API.
 """

@@ -18,7 +18,7 @@ Each line is the README's graph object (`Graph.from_json`) plus, for graph tasks
 0/1-per-edge list per target, aligned with `"targets"`). `--export` writes the
 same lines.
 
-Its size (~540 lines) is the store's whole contract: building, the checksummed meta
+Its size (500–600 lines) is the store's whole contract: building, the checksummed meta
 file, validation and rebuilding of damaged datasets, and the lock that makes concurrent
 builds safe, which only make sense together.
 """

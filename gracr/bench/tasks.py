@@ -31,7 +31,7 @@ The dataset of a task is a pure function of the task's files and the seed: its s
 generator's module source (gracr's own generators are covered by `GENERATOR_VERSION`),
 so an edited task never reuses a stale dataset.
 
-Its size (~640 lines) is one file format: its text measured before TOML reads it (the
+Its size (600–700 lines) is one file format: its text measured before TOML reads it (the
 nesting limit), every key checked with a message naming file, line and key, the limits
 on what a task may draw, the compile variants and the registry of tasks by name.
 """

@@ -1,7 +1,7 @@
 """Graphs: typed nodes (colours, attribute values, numeric features) and typed directed edges
 (relations, numeric edge attributes), and their JSON form.
 
-Its size (~550 lines) is the one graph type and its one JSON reader: every key of the
+Its size (500–600 lines) is the one graph type and its one JSON reader: every key of the
 graph object is checked here, with a message naming the place, before any array is built.
 
 Edge `(s, t)` carries a message from `s` to `t`: a modality evaluated at `t` counts

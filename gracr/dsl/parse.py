@@ -3,7 +3,7 @@
 Checking collects every problem it finds (syntax aside, which stops at the first
 error) and raises one `GmlError` listing each with its place.
 
-Its size (~1000 lines) is one front end: the syntax-error wording, the checker (its
+Its size (1000–1100 lines) is one front end: the syntax-error wording, the checker (its
 formulas and its linear arithmetic) and the declarations all read the one grammar, and splitting them would spread its rule
 names over several modules.
 """

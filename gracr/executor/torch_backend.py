@@ -17,7 +17,7 @@ message-free layer without its zero messages (`CompiledLayer.node_wise`), the ou
 one target only (`TargetConeModule`), and many masked feature matrices at one target at
 once (`TargetConeBatch`).
 
-Its size (~770 lines) is the torch backend whole: the whole-graph, target-cone, batched
+Its size (800–900 lines) is the torch backend whole: the whole-graph, target-cone, batched
 and fused modules share `CompiledLayer` and its hooks, which keeps one torch copy of the
 layer equation.
 """

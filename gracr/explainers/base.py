@@ -28,7 +28,7 @@ registers any PyG `ExplainerAlgorithm`.
 The subject is a compiled model or a trained one (`TrainedModel`): explainers that read
 the model only through its module and its output explain both alike.
 
-Its size (~620 lines) is one interface: the subject (compiled or trained), the protocol,
+Its size (600–700 lines) is one interface: the subject (compiled or trained), the protocol,
 the spec and its registry, the search spaces, and `scores`, the one way every caller runs
 a registered explainer; split, each part would import the others.
 """

@@ -128,7 +128,7 @@ Choices where the paper is silent, documented here:
   permutation, rather than by the permutations; and on node tasks it removes
   layer-edges in up to 100 batches per permutation, not one at a time.)
 
-Its size (~650 lines) is one explainer: the layer-edge players, the permutation
+Its size (600–700 lines) is one explainer: the layer-edge players, the permutation
 sampler and the incremental network belong to one algorithm.
 """
 

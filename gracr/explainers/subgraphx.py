@@ -66,7 +66,7 @@ Choices made here, and why:
   candidates are always non-target nodes; ties in degree go to the lower node id,
   and between components of equal size to the one holding the lowest node id.
 
-Its size (~500 lines) is one explainer: the search, the coalition value and the
+Its size (500–600 lines) is one explainer: the search, the coalition value and the
 computation graph belong to one algorithm.
 """
 

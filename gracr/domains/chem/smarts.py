@@ -35,7 +35,7 @@ SMARTS (`$(`), chirality (`@`, `@@`), ring primitives (`R`, `r`, `x`, the ring b
 `@`), bond direction (`/`, `\\`), several components (`.`), and every other primitive
 (isotopes, `X`, `v`, `h`, `^`, atom maps ...).
 
-Its size is one parser for the whole subset, with its own message for each refused
+Its size (500–600 lines) is one parser for the whole subset, with its own message for each refused
 token and each limit: split, the pieces would share all of `_Parser`'s state.
 """
 

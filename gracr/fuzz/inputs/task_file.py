@@ -16,8 +16,9 @@ graphs of a few edges, equals the brute-force UPI; the dataset has the size and 
 balance asked for, its graphs the sizes the task allows). A task that no edit touched
 must be accepted; its build may still be refused (a formula that never fires).
 
-Its size (~610 lines) is one input kind: the parts of a valid task, fifteen hostile edits
-of them and six of the text, a small TOML writer, and the oracle over a built dataset.
+Its size (500–600 lines) is one input kind: the parts of a valid task, fifteen hostile edits
+of them and six of the text (written through the one task writer), and the oracle over a
+built dataset.
 """
 
 from __future__ import annotations
