@@ -52,6 +52,7 @@ TOML
 cat > degree_explainer.py <<'PY'
 """A plugin explainer: every edge scored by its source's out-degree."""
 import torch
+from torch_geometric.explain import Explanation
 
 from gracr.explainers import ExplainerSpec, register
 
@@ -59,7 +60,7 @@ from gracr.explainers import ExplainerSpec, register
 def explain(subject, settings, seed):
     sources = subject.edge_index[0]
     degree = torch.bincount(sources, minlength=int(subject.x.shape[0])).double()
-    return degree[sources]
+    return Explanation(edge_mask=degree[sources])
 
 
 register(ExplainerSpec("SourceDegree", explain, {}))
