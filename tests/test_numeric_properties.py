@@ -48,7 +48,7 @@ from gracr.dsl.evaluate import (
     threshold_values,
 )
 from gracr.dsl.ir import Formula
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.executor.model import compile_program
 from gracr.executor.protocol import EXECUTORS, Batch
 from tests.strategies import (

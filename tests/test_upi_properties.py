@@ -27,7 +27,7 @@ from gracr.bdd.upi import VariableOrder
 from gracr.dsl import ir
 from gracr.dsl.evaluate import evaluate_node
 from gracr.dsl.ir import Formula, Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.data.graph import Graph
 
 PALETTE = ("red", "blue")

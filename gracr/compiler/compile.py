@@ -17,7 +17,7 @@ from gracr.compiler.weights import (
 )
 from gracr.dsl import ir
 from gracr.dsl.ir import Kind, postorder, subformulas
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.dsl.show import show_formula
 from gracr.errors import GracrError
 from gracr.limits import DEFAULT_MAX_BYTES, FLOAT32_MAX, format_bytes

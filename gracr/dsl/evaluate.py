@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
+from gracr.dsl.program import Program
 from gracr.data.graph import Graph
 from gracr.limits import DEFAULT_MAX_BYTES
-
-if TYPE_CHECKING:
-    from gracr.dsl.parse import Program
 
 NodeValues = npt.NDArray[np.bool_]
 Counts = npt.NDArray[np.int64]

@@ -18,7 +18,7 @@ from gracr.compiler.desugar import DEFAULT_DELTA, Comparison, Disjunction, Reado
 from gracr.compiler.network import Network, load_network
 from gracr.data.graph import Graph
 from gracr.dsl.ir import Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.executor import numpy_backend
 from gracr.errors import GraphError
 from gracr.limits import DEFAULT_MAX_BYTES, FLOAT32_MAX

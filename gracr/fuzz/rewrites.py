@@ -64,7 +64,7 @@ from gracr.executor.model import CompiledGNN
 from gracr.compiler.weights import Aggregation, Layer
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.data.graph import Graph
 
