@@ -474,7 +474,7 @@ def test_a_model_file_keeps_numeric_features_and_delta(tmp_path: Path) -> None:
     path = str(tmp_path / "numeric.npz")
     model.save(path)
     loaded = gracr.load(path)
-    assert loaded.numeric_features == ("ck", "cd8", "ki67")
+    assert loaded.schema.features == ("ck", "cd8", "ki67")
     assert loaded.schema.features == ("ck", "cd8", "ki67")
     assert loaded.options.delta == DELTA
     assert loaded.presence

@@ -204,7 +204,7 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
         output_column = readout_schedule.index(core)
     input_matrix, input_bias = input_map(hidden, program.schema, presence, options.delta)
     return Network(
-        palette=program.palette,
+        schema=program.schema,
         kind=program.kind,
         input_matrix=input_matrix,
         input_bias=input_bias,
@@ -216,7 +216,4 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
         options=desugarer.options,
         formula=show_formula(program.classifier, max_chars=_FORMULA_TEXT_LIMIT),
         version=__version__,
-        families=program.families,
-        relations=program.relations,
-        numeric_features=program.features,
     )

@@ -25,7 +25,7 @@ from lark import Lark, Token, Tree
 
 SyntaxTree = Tree[Token]
 
-from gracr.data.schema import Family
+from gracr.data.schema import Family, Schema
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind, Relations
 from gracr.dsl.program import Program
@@ -878,15 +878,12 @@ def check_tree(tree: SyntaxTree, filename: str, source: str) -> Program:
     result = classifiers[0]
     assert result is not None
     return Program(
-        palette=checker.palette,
+        schema=Schema(checker.palette, families, relations, features),
         classifier=result[0],
         kind=result[1],
         names=tuple(names_bound),
         filename=filename,
         source=source,
-        families=families,
-        relations=relations,
-        features=features,
     )
 
 

@@ -12,28 +12,36 @@ from gracr.dsl.show import show_formula
 
 @dataclass(frozen=True)
 class Program:
-    """A checked `.gml` program: its declarations and its classifier, in the surface IR.
-
-    `palette` lists the colours in feature-column order, `families` the attribute
-    families (each with its values) and `relations` the edge relations, all in
-    declaration order. `kind` says whether the classifier labels nodes or whole
+    """A checked `.gml` program: its declarations (`schema`: colours in feature-column
+    order, attribute families, relations, numeric features, all in declaration order) and
+    its classifier, in the surface IR. `kind` says whether the classifier labels nodes or whole
     graphs. `names` maps each `let`-bound node formula to its name, for display only.
     """
 
-    palette: tuple[str, ...]
+    schema: Schema
     classifier: Formula
     kind: Kind
     names: tuple[tuple[str, Formula], ...] = ()
     filename: str = "<string>"
     source: str = field(default="", repr=False)
-    families: tuple[Family, ...] = ()
-    relations: tuple[str, ...] = ()
-    features: tuple[str, ...] = ()
+
+    # Read by many callers; the declarations themselves live once, in `schema`.
+    @property
+    def palette(self) -> tuple[str, ...]:
+        return self.schema.palette
 
     @property
-    def schema(self) -> Schema:
-        """What the graphs this program reads must carry."""
-        return Schema(self.palette, self.families, self.relations, self.features)
+    def families(self) -> tuple[Family, ...]:
+        return self.schema.families
+
+    @property
+    def relations(self) -> tuple[str, ...]:
+        return self.schema.relations
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        """The numeric features (`features cd8, ck`)."""
+        return self.schema.features
 
     @property
     def modal_depth(self) -> int:
