@@ -8,11 +8,12 @@ import pytest
 
 from gracr.bdd.backend import Var, make_backend
 from gracr.bdd.build import Builder
+from gracr.bdd.polarity import Polarity, polarity
 from gracr.compiler.compile import compile_network
 from gracr.data.graph import Graph
 from gracr.data.schema import Schema
 from gracr.dsl import ir
-from gracr.dsl.evaluate import evaluate_node, evaluate_sentence
+from gracr.dsl.evaluate import evaluate_kept, evaluate_node, evaluate_sentence
 from gracr.dsl.ir import Formula, Kind, frozen_node
 from gracr.dsl.operators import AND, CONNECTIVES, OR, Connective
 from gracr.dsl.program import Program
@@ -60,6 +61,22 @@ def test_xor_is_evaluated_on_graphs() -> None:
                               ([["a", "b"]], False)]:
         graph = Graph.from_json({"num_nodes": 1, "colors": colours, "edges": []})
         assert evaluate_sentence(sentence, graph, operators=WITH_XOR) is expected
+
+
+def test_xor_is_evaluated_on_kept_subgraphs() -> None:
+    # `exists a ^ exists b` over nodes 0 (a) and 1 (b): true when exactly one is kept.
+    graph = Graph.from_json({"num_nodes": 2, "colors": [["a"], ["b"]], "edges": []})
+    program = Program(Schema(("a", "b")),
+                      xor(ir.Exists(1, None, A), ir.Exists(1, None, B)), Kind.GRAPH)
+    kept = [[False, False], [False, True], [True, False], [True, True]]
+    assert evaluate_kept(program, graph, kept, operators=WITH_XOR).tolist() == XOR_BY_HAND
+
+
+def test_xor_has_a_polarity() -> None:
+    # xor reads each argument both ways: constant only over constant arguments.
+    assert polarity(xor(A, B), operators=WITH_XOR) is Polarity.CONSTANT
+    assert polarity(xor(ir.AtLeast(1, A), B), operators=WITH_XOR) is Polarity.MIXED
+    assert polarity(ir.Or(ir.AtLeast(1, A), B), operators=WITH_XOR) is Polarity.INCREASING
 
 
 def test_xor_is_printed_with_its_precedence() -> None:

@@ -40,7 +40,7 @@ import enum
 from gracr.bdd.build import Over
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
-from gracr.dsl.operators import CONNECTIVES, Connective, sign
+from gracr.dsl.operators import CONNECTIVES, Connective, Operators, sign
 
 
 class Polarity(enum.Enum):
@@ -104,13 +104,16 @@ def _connective(connective: Connective, kids: list[Polarity]) -> Polarity:
 
 
 def polarity(formula: Formula, over: Over = "edges",
-             memo: dict[Formula, Polarity] | None = None) -> Polarity:
+             memo: dict[Formula, Polarity] | None = None,
+             operators: Operators = CONNECTIVES) -> Polarity:
     """The polarity of `formula` in the variables `over` chooses (see the module docstring)."""
     memo = {} if memo is None else memo
     known = memo.get(formula)
     if known is None:
-        kids = [polarity(child, over, memo) for child in ir.children(formula)]
-        known = memo[formula] = _polarity(formula, kids, over)
+        kids = [polarity(child, over, memo, operators) for child in ir.children(formula)]
+        connective = operators.get(type(formula))
+        known = memo[formula] = _connective(connective, kids) if connective is not None \
+            else _polarity(formula, kids, over)
     return known
 
 
@@ -128,8 +131,6 @@ def _polarity(formula: Formula, kids: list[Polarity], over: Over) -> Polarity:
             if op == "=":
                 return _CONSTANT if direction is _CONSTANT else _MIXED
             return direction.flipped if op in ("<", "<=") else direction
-        case connective if type(connective) in CONNECTIVES:
-            return _connective(CONNECTIVES[type(connective)], kids)
         case ir.AtLeast(count):
             return _at_least(count, kids[0])
         case ir.AtMost(count):

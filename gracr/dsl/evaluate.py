@@ -248,7 +248,8 @@ def evaluate_program(program: Program, graph: Graph, *,
     return evaluate_node(program.classifier, graph)
 
 
-def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike) -> NodeValues:
+def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike,
+                  operators: Operators = CONNECTIVES) -> NodeValues:
     """The classifier on many induced subgraphs at once: `kept[m]` (one bool per node) is
     the m-th subgraph, the nodes it keeps (deletion semantics, as `Graph.keep_nodes`: a
     deleted node takes its edges with it and leaves every count). Returns one bool per
@@ -286,10 +287,10 @@ def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike) -> NodeVa
 
     for sub in ir.postorder([program.classifier], ir.children):
         if isinstance(sub, ir.Exists | ir.CountCompare) or (
-                program.kind is ir.Kind.GRAPH and _is_sentence(sub, values)):
+                program.kind is ir.Kind.GRAPH and _is_sentence(sub, values, operators)):
             continue
         relations: ir.Relations = getattr(sub, "relations", None)
-        connective = CONNECTIVES.get(type(sub))
+        connective = operators.get(type(sub))
         match sub:
             case _ if connective is not None:
                 values[sub] = connective.meaning(ARRAYS, *(values[a] for a in ir.children(sub)))
@@ -317,7 +318,7 @@ def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike) -> NodeVa
         if not masks[:, graph.target].all():
             raise ValueError("the target node cannot be removed")
         return np.asarray(values[program.classifier][:, graph.target], dtype=np.bool_)
-    return _sentence_kept(program.classifier, values, masks)
+    return _sentence_kept(program.classifier, values, masks, operators)
 
 
 def _box(inner: npt.NDArray[np.bool_], masks: npt.NDArray[np.bool_], into: Any
@@ -328,22 +329,24 @@ def _box(inner: npt.NDArray[np.bool_], masks: npt.NDArray[np.bool_], into: Any
     return result
 
 
-def _is_sentence(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]]) -> bool:
+def _is_sentence(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]],
+                 operators: Operators) -> bool:
     """Whether a Boolean connective of a graph classifier joins sentences (not node
     formulas): its arguments were not evaluated at the nodes."""
-    return type(formula) in CONNECTIVES and any(
+    return type(formula) in operators and any(
         child not in values for child in ir.children(formula))
 
 
 def _sentence_kept(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]],
-                   masks: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+                   masks: npt.NDArray[np.bool_], operators: Operators
+                   ) -> npt.NDArray[np.bool_]:
     """A graph sentence on every kept subgraph, from its node formulas' values."""
     def counted(arg: Formula) -> npt.NDArray[np.int64]:
         total: npt.NDArray[np.int64] = (values[arg] & masks).sum(axis=1)
         return total
 
     def value(sub: Formula) -> npt.NDArray[np.bool_]:
-        connective = CONNECTIVES.get(type(sub))
+        connective = operators.get(type(sub))
         match sub:
             case _ if connective is not None:
                 result: npt.NDArray[np.bool_] = connective.meaning(
