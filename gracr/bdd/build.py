@@ -72,7 +72,9 @@ from gracr.dsl import ir
 from gracr.dsl.evaluate import threshold_values
 from gracr.errors import GracrError
 from gracr.dsl.ir import Formula
-from gracr.dsl.operators import CONNECTIVES, Connective, Operators, decided_by_first
+from gracr.dsl.operators import (
+    CONNECTIVES, Algebra, Connective, Operators, decided_by_first,
+)
 from gracr.data.graph import BoolArray, Graph
 
 # The most (state, branch) steps one linear count's counter may take. Its cost is not
@@ -141,7 +143,7 @@ class Builder(Generic[F]):
             else list(counting_order)
         self.max_counter_steps = max_counter_steps
         self.operators = operators
-        self._algebra = _BackendAlgebra(backend)
+        self._algebra: Algebra[F] = _BackendAlgebra(backend)
 
     # ------------------------------------------------------------ bookkeeping
 

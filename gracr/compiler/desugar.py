@@ -74,7 +74,7 @@ from gracr.compiler.core import (
 )
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
-from gracr.dsl.operators import CONNECTIVES, Operators
+from gracr.dsl.operators import CONNECTIVES, Algebra, Operators
 from gracr.errors import GracrError
 
 Disjunction = Literal["demorgan", "flat"]
@@ -311,7 +311,8 @@ class Desugarer:
         """A connective's compile rule: its meaning over core circuits (`neg`, `conj`,
         `disj`, `implies`, `iff` below), its arguments desugared by `argument`."""
         meaning = self.operators[type(formula)].meaning
-        core: Core = meaning(self, *map(argument, ir.children(formula)))
+        algebra: Algebra[Core] = self
+        core: Core = meaning(algebra, *map(argument, ir.children(formula)))
         return core
 
     def neg(self, a: Core) -> Core:

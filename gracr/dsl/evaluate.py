@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
-from gracr.dsl.operators import BOOLS, CONNECTIVES, Operators
+from gracr.dsl.operators import BOOLS, CONNECTIVES, Algebra, Operators
 from gracr.dsl.program import Program
 from gracr.data.graph import Graph
 from gracr.limits import DEFAULT_MAX_BYTES
@@ -45,7 +45,7 @@ class ArrayAlgebra:
         return same
 
 
-ARRAYS = ArrayAlgebra()
+ARRAYS: Algebra[NodeValues] = ArrayAlgebra()
 
 
 def neighbour_counts(graph: Graph, values: NodeValues, relations: ir.Relations = None) -> Counts:

@@ -85,7 +85,7 @@ class BoolAlgebra:
         return a == b
 
 
-BOOLS = BoolAlgebra()
+BOOLS: Algebra[bool] = BoolAlgebra()
 
 
 def truth(connective: Connective, *arguments: bool) -> bool:
