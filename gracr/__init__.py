@@ -33,7 +33,8 @@ from gracr.bdd.upi import node_receptive_field, receptive_field
 from gracr.data.graph import Graph, read_graphs
 from gracr.data.schema import Family, Schema
 from gracr.dsl.evaluate import evaluate_program as evaluate
-from gracr.dsl.parse import Program, parse
+from gracr.dsl.parse import parse
+from gracr.dsl.program import Program
 from gracr.errors import GmlError, GracrError, GraphError, ModelFileError
 from gracr.executor.model import CompiledGNN, load
 from gracr.executor.model import compile_program as compile

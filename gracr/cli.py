@@ -38,7 +38,8 @@ from gracr.compiler.desugar import uses_comparison
 from gracr.executor.model import CompiledGNN, load
 from gracr.executor.plan import keeps_compiled_layout
 from gracr.dsl.ir import Kind
-from gracr.dsl.parse import Program, parse
+from gracr.dsl.parse import parse
+from gracr.dsl.program import Program
 from gracr.errors import GmlError, GracrError, os_error_message
 from gracr.files import write_text
 from gracr.data.graph import Graph, read_placed_graphs

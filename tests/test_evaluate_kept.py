@@ -15,7 +15,7 @@ import gracr
 from gracr.data.graph import Graph
 from gracr.dsl.evaluate import evaluate_kept
 from gracr.dsl.ir import Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from tests.strategies import typed_programs
 from tests.test_numeric_properties import numeric_cases
 

@@ -53,7 +53,7 @@ import gracr
 from gracr.data.graph import Graph
 from gracr.data.schema import Schema
 from gracr.dsl import ir
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.executor.model import CompiledGNN, compile_program
 from gracr.executor.protocol import EXECUTORS, Batch, Capabilities, Executor

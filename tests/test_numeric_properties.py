@@ -48,7 +48,7 @@ from gracr.dsl.evaluate import (
     threshold_values,
 )
 from gracr.dsl.ir import Formula
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.executor.model import compile_program
 from gracr.executor.protocol import EXECUTORS, Batch
 from tests.strategies import (
@@ -474,7 +474,7 @@ def test_a_model_file_keeps_numeric_features_and_delta(tmp_path: Path) -> None:
     path = str(tmp_path / "numeric.npz")
     model.save(path)
     loaded = gracr.load(path)
-    assert loaded.numeric_features == ("ck", "cd8", "ki67")
+    assert loaded.schema.features == ("ck", "cd8", "ki67")
     assert loaded.schema.features == ("ck", "cd8", "ki67")
     assert loaded.options.delta == DELTA
     assert loaded.presence

@@ -44,7 +44,7 @@ from gracr.data.schema import Schema
 from gracr.dsl import ir
 from gracr.dsl.evaluate import evaluate_node
 from gracr.dsl.ir import Formula
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from strategies import (
     graph_sentences, graphs, node_formulas, program_for, schemas, typed_graphs,

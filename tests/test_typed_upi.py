@@ -42,7 +42,7 @@ from gracr.data.schema import Schema
 from gracr.dsl import ir
 from gracr.dsl.evaluate import evaluate_node, evaluate_sentence, neighbour_counts
 from gracr.dsl.ir import Formula, Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from strategies import (
     relation_filters, schemas, typed_graphs, typed_node_formulas, typed_program_for,
 )

@@ -27,8 +27,9 @@ from gracr.bdd.upi import VariableOrder
 from gracr.dsl import ir
 from gracr.dsl.evaluate import evaluate_node
 from gracr.dsl.ir import Formula, Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.data.graph import Graph
+from gracr.data.schema import Schema
 
 PALETTE = ("red", "blue")
 
@@ -160,8 +161,8 @@ class Instance:
 def instances(draw: st.DrawFn) -> Instance:
     graph = draw(graphs())
     if draw(st.booleans()):
-        return Instance(Program(PALETTE, draw(sentences(graph)), Kind.GRAPH), graph, None)
-    prog = Program(PALETTE, draw(NODE_CLASSIFIERS), Kind.NODE)
+        return Instance(Program(Schema(PALETTE), draw(sentences(graph)), Kind.GRAPH), graph, None)
+    prog = Program(Schema(PALETTE), draw(NODE_CLASSIFIERS), Kind.NODE)
     # Mostly a node with in-edges: at a node without any, every modality is constant.
     receivers = sorted({int(t) for t in graph.targets})
     prefer_receiver = draw(st.integers(min_value=0, max_value=3)) > 0

@@ -30,7 +30,7 @@ from gracr.bdd.backend import Var
 from gracr.bdd.build import OVER, Over
 from gracr.bdd.upi import resolve_target, shaped
 from gracr.dsl.evaluate import evaluate_node, evaluate_sentence
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.data.graph import Graph
 

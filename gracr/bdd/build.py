@@ -59,10 +59,11 @@ have to pass around.
 
 from __future__ import annotations
 
-from typing import Generic, Literal, Sequence
+from typing import Callable, Generic, Literal, Sequence
 
 import math
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 
@@ -71,6 +72,9 @@ from gracr.dsl import ir
 from gracr.dsl.evaluate import threshold_values
 from gracr.errors import GracrError
 from gracr.dsl.ir import Formula
+from gracr.dsl.operators import (
+    CONNECTIVES, Algebra, Connective, Operators, decided_by_first,
+)
 from gracr.data.graph import BoolArray, Graph
 
 # The most (state, branch) steps one linear count's counter may take. Its cost is not
@@ -112,7 +116,8 @@ class Builder(Generic[F]):
 
     def __init__(self, backend: BDDBackend[F], graph: Graph, over: Over = "edges",
                  kept: int | None = None, counting_order: Sequence[int] | None = None,
-                 max_counter_steps: int = MAX_COUNTER_STEPS) -> None:
+                 max_counter_steps: int = MAX_COUNTER_STEPS,
+                 operators: Operators = CONNECTIVES) -> None:
         if over not in OVER:
             raise ValueError(f"unknown removal {over!r}: use one of {', '.join(OVER)}")
         self.backend = backend
@@ -137,6 +142,8 @@ class Builder(Generic[F]):
         self._counting_order = list(range(graph.num_nodes)) if counting_order is None \
             else list(counting_order)
         self.max_counter_steps = max_counter_steps
+        self.operators = operators
+        self._algebra: Algebra[F] = _BackendAlgebra(backend)
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -218,20 +225,9 @@ class Builder(Generic[F]):
                 if met is None:
                     met = self._thresholds_met[fid] = threshold_values(atom, self.graph)
                 f = b.true if met[v] else b.false
-            case ir.Not():  # line 10
-                f = b.neg(self._node(kids[0], v))
-            case ir.And():  # line 12; the right side is not needed when the left is 0
-                left = self._node(kids[0], v)
-                f = left if b.is_false(left) else b.conj(left, self._node(kids[1], v))
-            case ir.Or():  # line 14; likewise when the left side is 1
-                left = self._node(kids[0], v)
-                f = left if b.is_true(left) else b.disj(left, self._node(kids[1], v))
-            case ir.Implies():
-                left = self._node(kids[0], v)
-                f = (b.true if b.is_false(left)
-                     else b.disj(b.neg(left), self._node(kids[1], v)))
-            case ir.Iff():
-                f = b.iff(self._node(kids[0], v), self._node(kids[1], v))
+            case connective if type(connective) in self.operators:  # lines 10-14
+                f = self._connective(self.operators[type(connective)],
+                                     [partial(self._node, kid, v) for kid in kids])
             case ir.AtLeast(count, _, relations):  # lines 16-26
                 f = self._at(self._thresholds(kids[0], v, count, relations), count)
             case ir.AtMost(count, _, relations):
@@ -385,21 +381,25 @@ class Builder(Generic[F]):
                 return self._exists(low, high, self._intern(arg))
             case ir.CountCompare(coefficients, args, op, bound):
                 return self._linear(coefficients, args, op, bound)
-            case ir.Not(arg):
-                return b.neg(self.build_graph(arg))
-            case ir.And(left, right):
-                first = self.build_graph(left)
-                return first if b.is_false(first) else b.conj(first, self.build_graph(right))
-            case ir.Or(left, right):
-                first = self.build_graph(left)
-                return first if b.is_true(first) else b.disj(first, self.build_graph(right))
-            case ir.Implies(left, right):
-                first = self.build_graph(left)
-                return (b.true if b.is_false(first)
-                        else b.disj(b.neg(first), self.build_graph(right)))
-            case ir.Iff(left, right):
-                return b.iff(self.build_graph(left), self.build_graph(right))
+            case connective if type(connective) in self.operators:
+                return self._connective(
+                    self.operators[type(connective)],
+                    [partial(self.build_graph, kid) for kid in ir.children(sentence)])
         raise TypeError(f"not a graph sentence: {sentence!r}")
+
+    def _connective(self, connective: Connective, arguments: list[Callable[[], F]]) -> F:
+        """A connective over its arguments' diagrams, built in order; the others are not
+        built when the first one's constant value decides (`false & _`, `true | _`)."""
+        b = self.backend
+        first = arguments[0]()
+        constant = True if b.is_true(first) else False if b.is_false(first) else None
+        if constant is not None and connective.arity > 1:
+            decided = decided_by_first(connective, constant)
+            if decided is not None:
+                return b.true if decided else b.false
+        built: F = connective.meaning(self._algebra, first,
+                                      *(argument() for argument in arguments[1:]))
+        return built
 
     def _exists(self, low: int, high: int | None, fid: int) -> F:
         """Algorithm 5: `C_lo & !C_{hi+1}` over the node terms `f_v & y_v`.
@@ -511,6 +511,28 @@ class Builder(Generic[F]):
                 elif total + rest_most[j + 1] >= need:
                     states[total] = reach
         return settled
+
+
+class _BackendAlgebra(Generic[F]):
+    """A backend's diagrams as the values of `gracr.dsl.operators` meanings."""
+
+    def __init__(self, backend: BDDBackend[F]) -> None:
+        self.backend = backend
+
+    def neg(self, a: F) -> F:
+        return self.backend.neg(a)
+
+    def conj(self, a: F, b: F) -> F:
+        return self.backend.conj(a, b)
+
+    def disj(self, a: F, b: F) -> F:
+        return self.backend.disj(a, b)
+
+    def implies(self, a: F, b: F) -> F:
+        return self.backend.disj(self.backend.neg(a), b)
+
+    def iff(self, a: F, b: F) -> F:
+        return self.backend.iff(a, b)
 
 
 def bottom_up_nodes(variables: Sequence[Var], num_nodes: int) -> list[int]:

@@ -21,7 +21,7 @@ from gracr.bdd.build import MAX_COUNTER_STEPS, Over
 from gracr.bdd.relevance import MAX_EXACT, PERMUTATIONS, relevance
 from gracr.bdd.upi import resolve_target, upi_report
 from gracr.data.graph import Graph
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]

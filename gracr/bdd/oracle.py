@@ -32,7 +32,7 @@ from gracr.bdd.upi import (
     upi_report,
 )
 from gracr.data.graph import Graph
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 
 BoolArray = npt.NDArray[np.bool_]
 

@@ -40,6 +40,7 @@ import enum
 from gracr.bdd.build import Over
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
+from gracr.dsl.operators import CONNECTIVES, Connective, Operators, sign
 
 
 class Polarity(enum.Enum):
@@ -87,14 +88,32 @@ def _at_least(count: int, arg: Polarity) -> Polarity:
     return _UP if arg in (_CONSTANT, _UP) else _MIXED
 
 
+def _connective(connective: Connective, kids: list[Polarity]) -> Polarity:
+    """A connective's polarity from its arguments': each moves it as its `sign` says
+    (an argument it reads both ways leaves it mixed unless that argument is constant)."""
+    result = _CONSTANT
+    for position, kid in enumerate(kids):
+        direction = sign(connective, position)
+        if direction == 1:
+            result = result.join(kid)
+        elif direction == -1:
+            result = result.join(kid.flipped)
+        elif direction is None and kid is not _CONSTANT:
+            result = _MIXED
+    return result
+
+
 def polarity(formula: Formula, over: Over = "edges",
-             memo: dict[Formula, Polarity] | None = None) -> Polarity:
+             memo: dict[Formula, Polarity] | None = None,
+             operators: Operators = CONNECTIVES) -> Polarity:
     """The polarity of `formula` in the variables `over` chooses (see the module docstring)."""
     memo = {} if memo is None else memo
     known = memo.get(formula)
     if known is None:
-        kids = [polarity(child, over, memo) for child in ir.children(formula)]
-        known = memo[formula] = _polarity(formula, kids, over)
+        kids = [polarity(child, over, memo, operators) for child in ir.children(formula)]
+        connective = operators.get(type(formula))
+        known = memo[formula] = _connective(connective, kids) if connective is not None \
+            else _polarity(formula, kids, over)
     return known
 
 
@@ -112,14 +131,6 @@ def _polarity(formula: Formula, kids: list[Polarity], over: Over) -> Polarity:
             if op == "=":
                 return _CONSTANT if direction is _CONSTANT else _MIXED
             return direction.flipped if op in ("<", "<=") else direction
-        case ir.Not():
-            return kids[0].flipped
-        case ir.And() | ir.Or():
-            return kids[0].join(kids[1])
-        case ir.Implies():
-            return kids[0].flipped.join(kids[1])
-        case ir.Iff():
-            return _CONSTANT if kids == [_CONSTANT, _CONSTANT] else _MIXED
         case ir.AtLeast(count):
             return _at_least(count, kids[0])
         case ir.AtMost(count):

@@ -65,7 +65,7 @@ from gracr.bdd.backend import MAX_BDD_NODES, DiagramTooLarge, Var
 from gracr.bdd.build import MAX_COUNTER_STEPS, CounterTooLarge
 from gracr.bdd.polarity import polarity
 from gracr.bdd.upi import build_instance, resolve_target, value_at_full_graph
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.data.graph import Graph
 from gracr.limits import DEFAULT_MAX_BYTES, format_bytes

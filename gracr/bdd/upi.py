@@ -65,7 +65,7 @@ from gracr.bdd.build import MAX_COUNTER_STEPS, OVER, Builder, Over, bottom_up_no
 from gracr.bdd.polarity import polarity
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.data.graph import Graph
 

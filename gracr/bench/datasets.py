@@ -50,7 +50,7 @@ from gracr.bench.candidates import GENERATOR_VERSION, Candidate
 from gracr.bench.tasks import Task, task_named
 from gracr.executor.model import compile_program
 from gracr.dsl.ir import Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.files import atomic_writer, write_json
 from gracr.data.graph import GRAPH_KEYS, Graph

@@ -33,7 +33,7 @@ from gracr.bench.options import default_datasets
 from gracr.bench.tasks import task_named
 from gracr.bench.tasks import VARIANTS, Variant
 from gracr.compiler.desugar import uses_comparison
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.files import atomic_writer, read_json_lines
 from gracr.executor.model import CompiledGNN, compile_program

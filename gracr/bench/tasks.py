@@ -59,7 +59,8 @@ from gracr.compiler.desugar import uses_comparison
 from gracr.data.generators import GRAPH_FAMILIES
 from gracr.data.graph import Graph, read_graphs
 from gracr.dsl import ir
-from gracr.dsl.parse import Program, closest_word, parse
+from gracr.dsl.parse import closest_word, parse
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.limits import MAX_TASK_GRAPH, MAX_TASK_NESTING
 

@@ -17,7 +17,8 @@ from gracr.compiler.weights import (
 )
 from gracr.dsl import ir
 from gracr.dsl.ir import Kind, postorder, subformulas
-from gracr.dsl.parse import Program
+from gracr.dsl.operators import CONNECTIVES, Operators
+from gracr.dsl.program import Program
 from gracr.dsl.show import show_formula
 from gracr.errors import GracrError
 from gracr.limits import DEFAULT_MAX_BYTES, FLOAT32_MAX, format_bytes
@@ -161,7 +162,8 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
                     comparison: Comparison = "expanded",
                     max_degree: int | None = None, presence: bool = False,
                     max_weights_bytes: int = DEFAULT_MAX_BYTES,
-                    readout: Readout = "threshold", delta: float = DEFAULT_DELTA) -> Network:
+                    readout: Readout = "threshold", delta: float = DEFAULT_DELTA,
+                    operators: Operators = CONNECTIVES) -> Network:
     """Compile a checked program into the weights of a GNN that agrees with it on every graph.
 
     `comparison="expanded"` is exact when `max_degree` is at least the largest
@@ -171,12 +173,13 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
     (Eq. 4, 1 − Π_v (1 − h_v)); the last two need a sentence of `exists f`s. `delta` is
     the margin δ of threshold atoms over numeric features (`gracr.compiler.desugar`). A model
     whose weights would exceed `max_weights_bytes` is refused (`GracrError`) before
-    they are allocated.
+    they are allocated. `operators` are the connectives the formula may use
+    (`gracr.dsl.operators`).
     """
     options = CompileOptions(disjunction, comparison, max_degree, presence, readout, delta)
     _check_bound(program, options, max_weights_bytes)
     _check_threshold_weights(program, options.delta)
-    desugarer = Desugarer(options)
+    desugarer = Desugarer(options, operators=operators)
     refusal = readout_refusal(program, options.readout)
     if refusal is not None:
         raise GracrError(refusal)
@@ -204,7 +207,7 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
         output_column = readout_schedule.index(core)
     input_matrix, input_bias = input_map(hidden, program.schema, presence, options.delta)
     return Network(
-        palette=program.palette,
+        schema=program.schema,
         kind=program.kind,
         input_matrix=input_matrix,
         input_bias=input_bias,
@@ -214,9 +217,7 @@ def compile_network(program: Program, disjunction: Disjunction = "demorgan",
         readout_columns=readout_columns,
         output_column=output_column,
         options=desugarer.options,
-        formula=show_formula(program.classifier, max_chars=_FORMULA_TEXT_LIMIT),
+        formula=show_formula(program.classifier, max_chars=_FORMULA_TEXT_LIMIT,
+                             operators=operators),
         version=__version__,
-        families=program.families,
-        relations=program.relations,
-        numeric_features=program.features,
     )

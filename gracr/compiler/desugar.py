@@ -66,7 +66,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal
+from typing import Callable, Literal
 
 from gracr.compiler.core import (
     CAll, CAnd, CAtLeast, CAttribute, CBottom, CColor, CLinear, CMore, CNodeCount, CNot, COr,
@@ -74,6 +74,7 @@ from gracr.compiler.core import (
 )
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
+from gracr.dsl.operators import CONNECTIVES, Algebra, Operators
 from gracr.errors import GracrError
 
 Disjunction = Literal["demorgan", "flat"]
@@ -131,6 +132,7 @@ class Desugarer:
     memo: dict[Formula, Core] = field(default_factory=dict)
     present_memo: dict[Core, Core] = field(default_factory=dict)
     sentence_memo: dict[Formula, Core] = field(default_factory=dict)
+    operators: Operators = field(default_factory=lambda: CONNECTIVES)
 
     @property
     def flat(self) -> bool:
@@ -256,17 +258,8 @@ class Desugarer:
                 if op in ("<", "<="):
                     coefficients, bound = tuple(-c for c in coefficients), -bound
                 return CThreshold(features, coefficients, op in (">", "<"), bound)
-            case ir.Not(arg):
-                return CNot(self.plain(arg))
-            case ir.And(a, b):
-                return self.conj(self.plain(a), self.plain(b))
-            case ir.Or(a, b):
-                return self.disj(self.plain(a), self.plain(b))
-            case ir.Implies(a, b):
-                return self.implies(self.plain(a), self.plain(b))
-            case ir.Iff(a, b):
-                left, right = self.plain(a), self.plain(b)
-                return self.conj(self.implies(left, right), self.implies(right, left))
+            case connective if type(connective) in self.operators:
+                return self._connective(formula, self.plain)
             case ir.AtLeast(k, arg, relations):
                 return self.at_least(k, self.plain(arg), relations)
             case ir.AtMost(k, arg, relations):
@@ -310,18 +303,23 @@ class Desugarer:
                 return parts[0] if len(parts) == 1 else self.conj(*parts)
             case ir.CountCompare(coefficients, args, op, bound):
                 return self.linear(coefficients, args, op, bound)
-            case ir.Not(arg):
-                return CNot(self.sentence(arg))
-            case ir.And(a, b):
-                return self.conj(self.sentence(a), self.sentence(b))
-            case ir.Or(a, b):
-                return self.disj(self.sentence(a), self.sentence(b))
-            case ir.Implies(a, b):
-                return self.implies(self.sentence(a), self.sentence(b))
-            case ir.Iff(a, b):
-                left, right = self.sentence(a), self.sentence(b)
-                return self.conj(self.implies(left, right), self.implies(right, left))
+            case connective if type(connective) in self.operators:
+                return self._connective(formula, self.sentence)
         raise TypeError(f"not a graph sentence: {formula!r}")
+
+    def _connective(self, formula: Formula, argument: Callable[[Formula], Core]) -> Core:
+        """A connective's compile rule: its meaning over core circuits (`neg`, `conj`,
+        `disj`, `implies`, `iff` below), its arguments desugared by `argument`."""
+        meaning = self.operators[type(formula)].meaning
+        algebra: Algebra[Core] = self
+        core: Core = meaning(algebra, *map(argument, ir.children(formula)))
+        return core
+
+    def neg(self, a: Core) -> Core:
+        return CNot(a)
+
+    def iff(self, a: Core, b: Core) -> Core:
+        return self.conj(self.implies(a, b), self.implies(b, a))
 
 
     def linear(self, coefficients: tuple[Fraction, ...], args: tuple[Formula, ...], op: str,

@@ -62,11 +62,10 @@ class Network:
     """A compiled classifier: h⁽⁰⁾ = xP + p, then the layers of Eq. 2, then (graph
     classifiers) the readout: the nodes pooled by `options.readout`, then its dense
     layers. `output_column` indexes the last hidden layer (node classifier) or the
-    last readout layer (graph classifier). `families` and
-    `relations` are the program's declarations: they fix the layout of `x` and the
-    meaning of `edge_type`."""
+    last readout layer (graph classifier). `schema` holds the program's declarations:
+    they fix the layout of `x` and the meaning of `edge_type`."""
 
-    palette: tuple[str, ...]
+    schema: Schema
     kind: Kind
     input_matrix: Matrix
     input_bias: Vector
@@ -78,13 +77,19 @@ class Network:
     options: CompileOptions
     formula: str
     version: str
-    families: tuple[Family, ...] = ()
-    relations: tuple[str, ...] = ()
-    numeric_features: tuple[str, ...] = ()
+
+    # Read by many callers; the declarations themselves live once, in `schema`.
+    @property
+    def palette(self) -> tuple[str, ...]:
+        return self.schema.palette
 
     @property
-    def schema(self) -> Schema:
-        return Schema(self.palette, self.families, self.relations, self.numeric_features)
+    def families(self) -> tuple[Family, ...]:
+        return self.schema.families
+
+    @property
+    def relations(self) -> tuple[str, ...]:
+        return self.schema.relations
 
     @property
     def presence(self) -> bool:
@@ -118,7 +123,7 @@ class Network:
             "palette": list(self.palette),
             "families": [{"name": f.name, "values": list(f.values)} for f in self.families],
             "relations": list(self.relations),
-            "numeric_features": list(self.numeric_features),
+            "numeric_features": list(self.schema.features),
             "features": list(self.feature_names),
             "options": asdict(self.options),
             "num_layers": self.num_layers,
@@ -382,14 +387,13 @@ def _network(arrays: dict[str, npt.NDArray[Any]], meta: Fields, version: int,
               arrays[f"layer{n}_b"])
         for n, kinds in enumerate(per_layer, start=1))
     return Network(
-        palette=palette, kind=kind, input_matrix=arrays["input_matrix"],
+        schema=schema, kind=kind, input_matrix=arrays["input_matrix"],
         input_bias=arrays["input_bias"], layers=layers,
         readout=tuple(DenseLayer(arrays[f"readout{n}_W"], arrays[f"readout{n}_b"])
                       for n in range(1, readout_count + 1)),
         columns=columns, readout_columns=readout_columns, output_column=output_column,
         options=options, formula=meta.text("formula"),
-        version=meta.text("gracr_version"), families=families, relations=relations,
-        numeric_features=numeric)
+        version=meta.text("gracr_version"))
 
 
 def _column(fields: Fields, layers: int | None) -> Column:

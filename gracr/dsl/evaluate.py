@@ -9,21 +9,43 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
+from gracr.dsl.operators import BOOLS, CONNECTIVES, Algebra, Operators
+from gracr.dsl.program import Program
 from gracr.data.graph import Graph
 from gracr.limits import DEFAULT_MAX_BYTES
 
-if TYPE_CHECKING:
-    from gracr.dsl.parse import Program
-
 NodeValues = npt.NDArray[np.bool_]
 Counts = npt.NDArray[np.int64]
+
+
+class ArrayAlgebra:
+    """NumPy arrays of truth values, elementwise: node formulas at every node."""
+
+    def neg(self, a: NodeValues) -> NodeValues:
+        return ~a
+
+    def conj(self, a: NodeValues, b: NodeValues) -> NodeValues:
+        return a & b
+
+    def disj(self, a: NodeValues, b: NodeValues) -> NodeValues:
+        return a | b
+
+    def implies(self, a: NodeValues, b: NodeValues) -> NodeValues:
+        return ~a | b
+
+    def iff(self, a: NodeValues, b: NodeValues) -> NodeValues:
+        same: NodeValues = a == b
+        return same
+
+
+ARRAYS: Algebra[NodeValues] = ArrayAlgebra()
 
 
 def neighbour_counts(graph: Graph, values: NodeValues, relations: ir.Relations = None) -> Counts:
@@ -113,14 +135,21 @@ def margin_nodes(program: Program, graph: Graph, delta: float) -> NodeValues:
 
 
 def evaluate_node(formula: Formula, graph: Graph,
-                  memo: dict[Formula, NodeValues] | None = None) -> NodeValues:
+                  memo: dict[Formula, NodeValues] | None = None,
+                  operators: Operators = CONNECTIVES) -> NodeValues:
     """The truth value of a node formula at every node of `graph`."""
     memo = {} if memo is None else memo
     if formula in memo:
         return memo[formula]
 
     def sub(child: Formula) -> NodeValues:
-        return evaluate_node(child, graph, memo)
+        return evaluate_node(child, graph, memo, operators)
+
+    connective = operators.get(type(formula))
+    if connective is not None:
+        value: NodeValues = connective.meaning(ARRAYS, *map(sub, ir.children(formula)))
+        memo[formula] = value
+        return value
 
     relations: ir.Relations = getattr(formula, "relations", None)
 
@@ -128,7 +157,6 @@ def evaluate_node(formula: Formula, graph: Graph,
         return neighbour_counts(graph, sub(child), relations)
 
     n = graph.num_nodes
-    value: NodeValues
     match formula:
         case ir.Top():
             value = np.ones(n, dtype=np.bool_)
@@ -140,16 +168,6 @@ def evaluate_node(formula: Formula, graph: Graph,
             value = graph.attribute_mask(family, attribute_value)
         case ir.Threshold():
             value = threshold_values(formula, graph)
-        case ir.Not(arg):
-            value = ~sub(arg)
-        case ir.And(a, b):
-            value = sub(a) & sub(b)
-        case ir.Or(a, b):
-            value = sub(a) | sub(b)
-        case ir.Implies(a, b):
-            value = ~sub(a) | sub(b)
-        case ir.Iff(a, b):
-            value = sub(a) == sub(b)
         case ir.AtLeast(k, arg):
             value = count(arg) >= k
         case ir.AtMost(k, arg):
@@ -175,7 +193,8 @@ def evaluate_node(formula: Formula, graph: Graph,
 
 def evaluate_sentence(formula: Formula, graph: Graph,
                       memo: dict[Formula, NodeValues] | None = None,
-                      sentences: dict[Formula, bool] | None = None) -> bool:
+                      sentences: dict[Formula, bool] | None = None,
+                      operators: Operators = CONNECTIVES) -> bool:
     """The truth value of a graph sentence on `graph` (`sentences` memoises the
     sentences met, so one shared through `let` is evaluated once)."""
     memo = {} if memo is None else memo
@@ -185,27 +204,20 @@ def evaluate_sentence(formula: Formula, graph: Graph,
         return known
 
     def sub(child: Formula) -> bool:
-        return evaluate_sentence(child, graph, memo, sentences)
+        return evaluate_sentence(child, graph, memo, sentences, operators)
 
     value: bool
+    connective = operators.get(type(formula))
     match formula:
+        case _ if connective is not None:
+            value = bool(connective.meaning(BOOLS, *map(sub, ir.children(formula))))
         case ir.Exists(low, high, arg):
-            satisfied = int(evaluate_node(arg, graph, memo).sum())
+            satisfied = int(evaluate_node(arg, graph, memo, operators).sum())
             value = low <= satisfied and (high is None or satisfied <= high)
         case ir.CountCompare(coefficients, args, op, bound):
-            total = sum((c * int(evaluate_node(arg, graph, memo).sum())
+            total = sum((c * int(evaluate_node(arg, graph, memo, operators).sum())
                          for c, arg in zip(coefficients, args)), Fraction(0))
             value = ir.compares(op, total, bound)
-        case ir.Not(arg):
-            value = not sub(arg)
-        case ir.And(a, b):
-            value = sub(a) and sub(b)
-        case ir.Or(a, b):
-            value = sub(a) or sub(b)
-        case ir.Implies(a, b):
-            value = (not sub(a)) or sub(b)
-        case ir.Iff(a, b):
-            value = sub(a) == sub(b)
         case _:
             raise TypeError(f"not a graph sentence: {formula!r}")
     sentences[formula] = value
@@ -236,7 +248,8 @@ def evaluate_program(program: Program, graph: Graph, *,
     return evaluate_node(program.classifier, graph)
 
 
-def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike) -> NodeValues:
+def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike,
+                  operators: Operators = CONNECTIVES) -> NodeValues:
     """The classifier on many induced subgraphs at once: `kept[m]` (one bool per node) is
     the m-th subgraph, the nodes it keeps (deletion semantics, as `Graph.keep_nodes`: a
     deleted node takes its edges with it and leaves every count). Returns one bool per
@@ -274,23 +287,16 @@ def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike) -> NodeVa
 
     for sub in ir.postorder([program.classifier], ir.children):
         if isinstance(sub, ir.Exists | ir.CountCompare) or (
-                program.kind is ir.Kind.GRAPH and _is_sentence(sub, values)):
+                program.kind is ir.Kind.GRAPH and _is_sentence(sub, values, operators)):
             continue
         relations: ir.Relations = getattr(sub, "relations", None)
+        connective = operators.get(type(sub))
         match sub:
+            case _ if connective is not None:
+                values[sub] = connective.meaning(ARRAYS, *(values[a] for a in ir.children(sub)))
             case ir.Top() | ir.Bottom() | ir.Color() | ir.Attribute() | ir.Threshold():
                 fixed = evaluate_node(sub, graph)
                 values[sub] = np.broadcast_to(fixed, masks.shape)
-            case ir.Not(a):
-                values[sub] = ~values[a]
-            case ir.And(a, b):
-                values[sub] = values[a] & values[b]
-            case ir.Or(a, b):
-                values[sub] = values[a] | values[b]
-            case ir.Implies(a, b):
-                values[sub] = ~values[a] | values[b]
-            case ir.Iff(a, b):
-                values[sub] = values[a] == values[b]
             case ir.AtLeast(k, a):
                 values[sub] = count(a, relations) >= k
             case ir.AtMost(k, a):
@@ -312,7 +318,7 @@ def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike) -> NodeVa
         if not masks[:, graph.target].all():
             raise ValueError("the target node cannot be removed")
         return np.asarray(values[program.classifier][:, graph.target], dtype=np.bool_)
-    return _sentence_kept(program.classifier, values, masks)
+    return _sentence_kept(program.classifier, values, masks, operators)
 
 
 def _box(inner: npt.NDArray[np.bool_], masks: npt.NDArray[np.bool_], into: Any
@@ -323,22 +329,29 @@ def _box(inner: npt.NDArray[np.bool_], masks: npt.NDArray[np.bool_], into: Any
     return result
 
 
-def _is_sentence(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]]) -> bool:
+def _is_sentence(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]],
+                 operators: Operators) -> bool:
     """Whether a Boolean connective of a graph classifier joins sentences (not node
     formulas): its arguments were not evaluated at the nodes."""
-    return isinstance(formula, ir.BINARY_BOOLEAN + (ir.Not,)) and any(
+    return type(formula) in operators and any(
         child not in values for child in ir.children(formula))
 
 
 def _sentence_kept(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]],
-                   masks: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+                   masks: npt.NDArray[np.bool_], operators: Operators
+                   ) -> npt.NDArray[np.bool_]:
     """A graph sentence on every kept subgraph, from its node formulas' values."""
     def counted(arg: Formula) -> npt.NDArray[np.int64]:
         total: npt.NDArray[np.int64] = (values[arg] & masks).sum(axis=1)
         return total
 
     def value(sub: Formula) -> npt.NDArray[np.bool_]:
+        connective = operators.get(type(sub))
         match sub:
+            case _ if connective is not None:
+                result: npt.NDArray[np.bool_] = connective.meaning(
+                    ARRAYS, *map(value, ir.children(sub)))
+                return result
             case ir.Exists(low, high, arg):
                 c = counted(arg)
                 within: npt.NDArray[np.bool_] = (c >= low) if high is None else \
@@ -350,17 +363,6 @@ def _sentence_kept(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]
                 total = sum((int(c * scale) * counted(arg)
                              for c, arg in zip(coefficients, args)), np.zeros(len(masks), dtype=np.int64))
                 return _compare_ints(op, total, int(bound * scale))
-            case ir.Not(a):
-                return ~value(a)
-            case ir.And(a, b):
-                return value(a) & value(b)
-            case ir.Or(a, b):
-                return value(a) | value(b)
-            case ir.Implies(a, b):
-                return ~value(a) | value(b)
-            case ir.Iff(a, b):
-                same: npt.NDArray[np.bool_] = value(a) == value(b)
-                return same
         raise TypeError(f"not a graph sentence: {sub!r}")
 
     return np.asarray(value(formula), dtype=np.bool_)

@@ -62,6 +62,12 @@ def frozen_node(cls: type[_T]) -> type[_T]:
     built.__hash__ = __hash__  # type: ignore[method-assign]
     built.__eq__ = __eq__  # type: ignore[method-assign]
     built.__reduce__ = __reduce__  # type: ignore[method-assign]
+    # Its subformulas, for `children`: the fields declared `Formula` (one) or
+    # `tuple[Formula, ...]` (several), in declaration order; so a node class added
+    # elsewhere (a connective of `gracr.dsl.operators`) walks like the built-in ones.
+    built._subformula_fields = tuple(  # type: ignore[attr-defined]
+        (f.name, f.type == "tuple[Formula, ...]") for f in fields(built)  # type: ignore[arg-type]
+        if f.type in ("Formula", "tuple[Formula, ...]"))
     return built
 
 
@@ -281,7 +287,6 @@ Formula = Union[
     AtLeast, AtMost, Exactly, Between, Box, More, Same, Exists, CountCompare,
 ]
 
-BINARY_BOOLEAN = (And, Or, Implies, Iff)
 COUNTING_MODALITIES = (AtLeast, AtMost, Exactly, Between, Box)
 COMPARATIVE_MODALITIES = (More, Same)
 
@@ -295,18 +300,20 @@ class Kind(enum.Enum):
 
 def children(formula: Formula) -> tuple[Formula, ...]:
     """The direct subformulas of `formula`, left to right."""
-    match formula:
-        case Top() | Bottom() | Color() | Attribute() | Threshold():
-            return ()
-        case CountCompare(_, args):
-            return args
-        case Not(arg) | AtLeast(_, arg) | AtMost(_, arg) | Exactly(_, arg):
-            return (arg,)
-        case Between(_, _, arg) | Box(arg) | Exists(_, _, arg):
-            return (arg,)
-        case And(a, b) | Or(a, b) | Implies(a, b) | Iff(a, b) | More(a, b) | Same(a, b):
-            return (a, b)
-    raise TypeError(f"not a formula: {formula!r}")
+    try:
+        spec: tuple[tuple[str, bool], ...] = formula._subformula_fields  # type: ignore[union-attr]
+    except AttributeError:
+        raise TypeError(f"not a formula: {formula!r}") from None
+    if len(spec) == 1 and not spec[0][1]:
+        return (getattr(formula, spec[0][0]),)
+    kids: list[Formula] = []
+    for name, several in spec:
+        value = getattr(formula, name)
+        if several:
+            kids.extend(value)
+        else:
+            kids.append(value)
+    return tuple(kids)
 
 
 def postorder(roots: Iterable[_N], children_of: Callable[[_N], Iterable[_N]]) -> list[_N]:

@@ -3,7 +3,7 @@
 Checking collects every problem it finds (syntax aside, which stops at the first
 error) and raises one `GmlError` listing each with its place.
 
-Its size (1000–1100 lines) is one front end: the syntax-error wording, the checker (its
+Its size (900–1000 lines) is one front end: the syntax-error wording, the checker (its
 formulas and its linear arithmetic) and the declarations all read the one grammar, and splitting them would spread its rule
 names over several modules.
 """
@@ -28,6 +28,7 @@ SyntaxTree = Tree[Token]
 from gracr.data.schema import Family, Schema
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind, Relations
+from gracr.dsl.program import Program
 from gracr.errors import GmlError, GracrError, Problem, Span, quoted
 from gracr.limits import MAX_COUNT, MAX_DECLARED_NAMES, MAX_NESTING
 from gracr.places import private_cache_folder
@@ -228,50 +229,6 @@ def _syntax_problem(error: lark.exceptions.UnexpectedInput, filename: str, sourc
         message = "unexpected end of input"
         width = 1
     return Problem(Span(filename, line, column, line, column + width), message)
-
-
-# --------------------------------------------------------------- the program
-
-
-@dataclass(frozen=True)
-class Program:
-    """A checked `.gml` program: its declarations and its classifier, in the surface IR.
-
-    `palette` lists the colours in feature-column order, `families` the attribute
-    families (each with its values) and `relations` the edge relations, all in
-    declaration order. `kind` says whether the classifier labels nodes or whole
-    graphs. `names` maps each `let`-bound node formula to its name, for display only.
-    """
-
-    palette: tuple[str, ...]
-    classifier: Formula
-    kind: Kind
-    names: tuple[tuple[str, Formula], ...] = ()
-    filename: str = "<string>"
-    source: str = field(default="", repr=False)
-    families: tuple[Family, ...] = ()
-    relations: tuple[str, ...] = ()
-    features: tuple[str, ...] = ()
-
-    @property
-    def schema(self) -> Schema:
-        """What the graphs this program reads must carry."""
-        return Schema(self.palette, self.families, self.relations, self.features)
-
-    @property
-    def modal_depth(self) -> int:
-        return ir.modal_depth(self.classifier)
-
-    def name_of(self, formula: Formula) -> str | None:
-        for name, bound in self.names:
-            if bound == formula:
-                return name
-        return None
-
-    def show(self) -> str:
-        from gracr.dsl.show import show_formula
-
-        return show_formula(self.classifier)
 
 
 def _span_of(item: SyntaxTree | Token, filename: str) -> Span:
@@ -921,15 +878,12 @@ def check_tree(tree: SyntaxTree, filename: str, source: str) -> Program:
     result = classifiers[0]
     assert result is not None
     return Program(
-        palette=checker.palette,
+        schema=Schema(checker.palette, families, relations, features),
         classifier=result[0],
         kind=result[1],
         names=tuple(names_bound),
         filename=filename,
         source=source,
-        families=families,
-        relations=relations,
-        features=features,
     )
 
 

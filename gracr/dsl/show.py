@@ -10,24 +10,14 @@ from typing import Optional, Sequence, Union
 
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
-
-# Binding strength, loosest first, as in the grammar.
-_IFF, _IMPLIES, _OR, _AND, _COMPARE, _PREFIX = 1, 2, 3, 4, 5, 6
+from gracr.dsl.operators import COMPARE, CONNECTIVES, PREFIX, Operators
 
 
-def _level(formula: Formula) -> int:
-    match formula:
-        case ir.Iff():
-            return _IFF
-        case ir.Implies():
-            return _IMPLIES
-        case ir.Or():
-            return _OR
-        case ir.And():
-            return _AND
-        case ir.Threshold() | ir.CountCompare():
-            return _COMPARE
-    return _PREFIX
+def _level(formula: Formula, operators: Operators) -> int:
+    connective = operators.get(type(formula))
+    if connective is not None:
+        return connective.level
+    return COMPARE if isinstance(formula, ir.Threshold | ir.CountCompare) else PREFIX
 
 
 def decimal(value: Fraction) -> str:
@@ -72,8 +62,14 @@ def _filter(relations: ir.Relations) -> str:
 _Piece = Union[str, tuple[Formula, Optional[int]]]
 
 
-def _pieces(formula: Formula) -> list[_Piece]:
+def _pieces(formula: Formula, operators: Operators) -> list[_Piece]:
     """The text of `formula` one level down: literals and the subformulas in between."""
+    connective = operators.get(type(formula))
+    if connective is not None:
+        arguments = [(arg, side) for arg, side in zip(ir.children(formula), connective.sides)]
+        if connective.arity == 1:
+            return [connective.symbol, arguments[0]]
+        return [arguments[0], connective.symbol, arguments[1]]
     match formula:
         case ir.Top():
             return ["true"]
@@ -89,26 +85,16 @@ def _pieces(formula: Formula) -> list[_Piece]:
         case ir.CountCompare(coefficients, args, op, bound):
             counted: list[list[_Piece]] = [["count(", (arg, None), ")"] for arg in args]
             return [*_linear(coefficients, counted), f" {op} {decimal(bound)}"]
-        case ir.Not(arg):
-            return ["!", (arg, _PREFIX)]
-        case ir.And(a, b):
-            return [(a, _AND), " & ", (b, _COMPARE)]
-        case ir.Or(a, b):
-            return [(a, _OR), " | ", (b, _AND)]
-        case ir.Implies(a, b):
-            return [(a, _OR), " -> ", (b, _IMPLIES)]
-        case ir.Iff(a, b):
-            return [(a, _IFF), " <-> ", (b, _IMPLIES)]
         case ir.AtLeast(k, arg, relations):
-            return [f"<{k}>{_filter(relations)} ", (arg, _PREFIX)]
+            return [f"<{k}>{_filter(relations)} ", (arg, PREFIX)]
         case ir.AtMost(k, arg, relations):
-            return [f"atmost{_filter(relations)} {k} ", (arg, _PREFIX)]
+            return [f"atmost{_filter(relations)} {k} ", (arg, PREFIX)]
         case ir.Exactly(k, arg, relations):
-            return [f"exactly{_filter(relations)} {k} ", (arg, _PREFIX)]
+            return [f"exactly{_filter(relations)} {k} ", (arg, PREFIX)]
         case ir.Between(low, high, arg, relations):
-            return [f"between{_filter(relations)} {low} {high} ", (arg, _PREFIX)]
+            return [f"between{_filter(relations)} {low} {high} ", (arg, PREFIX)]
         case ir.Box(arg, relations):
-            return [f"[]{_filter(relations)} ", (arg, _PREFIX)]
+            return [f"[]{_filter(relations)} ", (arg, PREFIX)]
         case ir.More(a, b, relations):
             return [f"more{_filter(relations)}(", (a, None), ", ", (b, None), ")"]
         case ir.Same(a, b, relations):
@@ -116,11 +102,12 @@ def _pieces(formula: Formula) -> list[_Piece]:
         case ir.Exists(low, high, arg):
             upper = "inf" if high is None else str(high)
             prefix = "exists" if (low, high) == (1, None) else f"exists[{low}, {upper}]"
-            return [f"{prefix} ", (arg, _PREFIX)]
+            return [f"{prefix} ", (arg, PREFIX)]
     raise TypeError(f"not a formula: {formula!r}")
 
 
-def show_formula(formula: Formula, max_chars: int | None = None) -> str:
+def show_formula(formula: Formula, max_chars: int | None = None,
+                 operators: Operators = CONNECTIVES) -> str:
     """The `.gml` text of a surface formula.
 
     Printed with an explicit stack, so any depth prints. A formula that shares
@@ -139,8 +126,8 @@ def show_formula(formula: Formula, max_chars: int | None = None) -> str:
                 return "".join(out)[:max_chars] + "…"
             continue
         sub, at_least = piece
-        parts = _pieces(sub)
-        if at_least is not None and _level(sub) < at_least:
+        parts = _pieces(sub, operators)
+        if at_least is not None and _level(sub, operators) < at_least:
             parts = ["(", *parts, ")"]
         stack.extend(reversed(parts))
     return "".join(out)

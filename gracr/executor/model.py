@@ -18,7 +18,7 @@ from gracr.compiler.desugar import DEFAULT_DELTA, Comparison, Disjunction, Reado
 from gracr.compiler.network import Network, load_network
 from gracr.data.graph import Graph
 from gracr.dsl.ir import Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.executor import numpy_backend
 from gracr.errors import GraphError
 from gracr.limits import DEFAULT_MAX_BYTES, FLOAT32_MAX
@@ -49,7 +49,7 @@ class CompiledGNN(Network):
         (`gracr.data.schema`). A graph whose numeric features would carry a threshold
         unit's pre-activation beyond float32 (`FLOAT32_MAX`) is refused (`GraphError`)."""
         x = graph.features(self.schema, self.presence, where, max_bytes)
-        if self.numeric_features:
+        if self.schema.features:
             self._check_pre_activations(x, where)
         return x
 
@@ -58,8 +58,8 @@ class CompiledGNN(Network):
         that reads numeric features: the torch executors compute h⁽⁰⁾ in float32, where
         the unit would be inf or NaN (a feature and a weight each within float32 can
         still multiply past it)."""
-        first = self.schema.feature_column(self.numeric_features[0])
-        rows = slice(first, first + len(self.numeric_features))
+        first = self.schema.feature_column(self.schema.features[0])
+        rows = slice(first, first + len(self.schema.features))
         magnitudes = np.abs(x[:, rows].astype(np.float64))
         weights = np.abs(self.input_matrix[rows].astype(np.float64))
         for column in np.flatnonzero(weights.any(axis=0)):

@@ -29,7 +29,7 @@ from torch_geometric.explain import Explanation
 
 from gracr.data.graph import Graph
 from gracr.dsl.ir import Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.executor.model import CompiledGNN
 from gracr.explainers.base import (Explainer, ExplainerSpec, Subject, TrainedModel,

@@ -54,7 +54,8 @@ from gracr.bdd.upi import node_receptive_field, receptive_field
 from gracr.explainers.metric import LEVELS, Level
 from gracr.data.graph import Graph
 from gracr.dsl.ir import Kind
-from gracr.dsl.parse import Program, closest_word
+from gracr.dsl.parse import closest_word
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.executor.torch_backend import CompiledModule, TargetConeModule
 

@@ -19,7 +19,8 @@ import numpy as np
 from gracr.dsl.evaluate import evaluate_program
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula
-from gracr.dsl.parse import Program, parse
+from gracr.dsl.parse import parse
+from gracr.dsl.program import Program
 from gracr.dsl.show import show_formula
 from gracr.data.generators import GRAPH_FAMILIES, SEED_LIMIT, uniform_colours
 from gracr.data.graph import Graph

@@ -64,7 +64,8 @@ from gracr.executor.model import CompiledGNN
 from gracr.compiler.weights import Aggregation, Layer
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.operators import CONNECTIVES, symmetric
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.data.graph import Graph
 
@@ -253,13 +254,11 @@ def _reassociate(sub: Formula, kind: Kind) -> Formula | None:
 
 
 def _swap(sub: Formula, kind: Kind) -> Formula | None:
+    connective = CONNECTIVES.get(type(sub))
+    if connective is not None and symmetric(connective):
+        a, b = ir.children(sub)
+        return connective.build(b, a) if a != b else None
     match sub:
-        case ir.And(a, b) if a != b:
-            return ir.And(b, a)
-        case ir.Or(a, b) if a != b:
-            return ir.Or(b, a)
-        case ir.Iff(a, b) if a != b:
-            return ir.Iff(b, a)
         case ir.Same(a, b) if a != b:
             return ir.Same(b, a)
     return None

@@ -33,7 +33,7 @@ from gracr.explainers.base import explainer_named, settings_for
 from gracr.bench.budget import OutOfTime, cpu_budget
 from gracr.bench.report.tables import render_table, write_table
 from gracr.dsl.ir import Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.dsl.show import show_formula
 from gracr.errors import GracrError
 from gracr.files import write_text

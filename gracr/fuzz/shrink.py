@@ -37,7 +37,7 @@ from gracr.bench.budget import explain
 from gracr.executor.model import CompiledGNN
 from gracr.dsl import ir
 from gracr.dsl.ir import Kind
-from gracr.dsl.parse import Program
+from gracr.dsl.program import Program
 from gracr.fuzz.rewrites import (
     Implementation, equivalent_on, positions, rederive, replace_at,
 )

@@ -46,7 +46,8 @@ from gracr.domains.chem.schema import (BOND_RELATIONS, ELEMENTS, MAX_CHARGE, MAX
 from gracr.domains.chem.smarts import (And, AnyAtom, Aromaticity, AtomExpr, Charge, Degree,
                                Element, HCount, Not, SmartsError, SmartsTree,
                                parse_smarts)
-from gracr.dsl.parse import Program, parse
+from gracr.dsl.parse import parse
+from gracr.dsl.program import Program
 from gracr.errors import GmlError
 from gracr.limits import MAX_NESTING
 

@@ -21,7 +21,8 @@ from typing import Any, Callable
 from hypothesis import strategies as st
 
 from gracr.compiler.desugar import uses_comparison
-from gracr.dsl.parse import Program, check_tree, syntax_tree
+from gracr.dsl.parse import check_tree, syntax_tree
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.executor.model import compile_program
 from gracr.fuzz.inputs.kinds import FUZZ_BUDGET, CliRun, Finding, InputKind, Payload, Reached

@@ -23,7 +23,8 @@ from gracr.domains.chem.check import check_molecules
 from gracr.domains.chem.molecules import molecules_for
 from gracr.domains.chem.reference import RelaxedQuery
 from gracr.domains.chem.wombat import WOMBAT_PATTERNS, wombat_formula_text
-from gracr.dsl.parse import Program, parse
+from gracr.dsl.parse import parse
+from gracr.dsl.program import Program
 from gracr.executor.model import CompiledGNN, compile_program
 from gracr.fuzz.inputs.kinds import FUZZ_BUDGET, CliRun, Finding, InputKind, Payload, Reached
 from gracr.fuzz.inputs.smarts import MOLECULES

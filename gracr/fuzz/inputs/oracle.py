@@ -17,7 +17,8 @@ from gracr.compiler.desugar import uses_comparison
 from gracr.data.graph import Graph
 from gracr.data.schema import Schema
 from gracr.dsl.ir import Kind
-from gracr.dsl.parse import Program, parse
+from gracr.dsl.parse import parse
+from gracr.dsl.program import Program
 from gracr.executor.model import CompiledGNN
 from gracr.fuzz.inputs.kinds import FUZZ_BUDGET, Finding
 

@@ -38,7 +38,8 @@ from gracr.bench.task_writer import task_toml
 from gracr.bench.tasks import TASKS, Task, formulas_folder, read_task_toml
 from gracr.data.generators import GRAPH_FAMILIES
 from gracr.dsl.ir import Kind
-from gracr.dsl.parse import Program, parse
+from gracr.dsl.parse import parse
+from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.executor.model import compile_program
 from gracr.fuzz.inputs.kinds import FUZZ_BUDGET, CliRun, Finding, InputKind, Payload, Reached
