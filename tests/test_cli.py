@@ -6,6 +6,7 @@ import io
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -173,7 +174,8 @@ def test_a_bug_reads_as_one_line_naming_its_place(monkeypatch: pytest.MonkeyPatc
     def broken(args: object, out: object) -> int:
         raise TypeError("int() argument must be a number, not 'NoneType'")
 
-    monkeypatch.setattr(gracr.cli, "cmd_inspect", broken)
+    monkeypatch.setitem(gracr.cli.COMMANDS, "inspect",
+                        replace(gracr.cli.COMMANDS["inspect"], run=broken))
     monkeypatch.delenv("GRACR_TRACEBACK", raising=False)
     code, out, err = run("inspect", "x.npz")
     assert code == 70 and out == "" and "Traceback" not in err
@@ -416,7 +418,8 @@ def test_any_command_stopped_by_a_signal_says_so_in_one_line(
         time.sleep(30)   # the signal arrives long before
         return 0
 
-    monkeypatch.setattr(gracr.cli, "cmd_fuzz", wait_for_the_signal)
+    monkeypatch.setitem(gracr.cli.COMMANDS, "fuzz",
+                        replace(gracr.cli.COMMANDS["fuzz"], run=wait_for_the_signal))
     err = io.StringIO()
     assert main(["fuzz", "--quiet"], out=io.StringIO(), err=err) == 128 + number
     assert err.getvalue() == f"gracrc: fuzz stopped ({signum})\n"
