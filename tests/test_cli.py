@@ -423,3 +423,39 @@ def test_any_command_stopped_by_a_signal_says_so_in_one_line(
     err = io.StringIO()
     assert main(["fuzz", "--quiet"], out=io.StringIO(), err=err) == 128 + number
     assert err.getvalue() == f"gracrc: fuzz stopped ({signum})\n"
+
+
+def test_a_bundled_formula_is_named_by_name(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """`gracrc compile Redundancy` reads gracr/formulas/Redundancy.gml from the package
+    (the README's commands work from a wheel, in any folder); a file of that name in the
+    working folder is the user's and wins; an unknown name lists the bundled ones."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run("compile", "Redundancy", "-o", "m.npz")
+    assert (code, out) == (0, "m.npz: graph classifier, 2 layers x 4 columns\n"), err
+    code, out, err = run("inspect", "RedBlueLeaf-or")
+    assert code == 0 and "kind:     graph classifier" in out, err
+    (tmp_path / "Redundancy").write_text("colors red, blue\nclassify red\n")
+    code, out, err = run("compile", "Redundancy", "-o", "own.npz")
+    assert (code, out) == (0, "own.npz: node classifier, 0 layers x 1 columns\n"), err
+    code, out, err = run("upi", "Redundancyy", "graphs.json")
+    assert code == 2 and err.startswith("gracrc: error: Redundancyy: no such file, nor a "
+                                        "formula of gracr's (CompetingRedundancy, ")
+    assert "RedBlueLeaf-or, Redundancy)" in err
+
+
+def test_a_report_of_the_users_tasks_only_has_no_empty_paper_tables(tmp_path: Path) -> None:
+    """A run of none of the paper's tasks prints and writes its own table, not Tables 2
+    and 3 with no results nor a comparison beside the paper of 0 values."""
+    code, out, err = run("bench", "--tasks", "examples/tasks/TwoRedNoGreen.toml",
+                         "--explainers", "Rnd", "--seeds", "0", "--limit", "2", "--graphs", "12",
+                         "--datasets", str(tmp_path / "d"), "--out", str(tmp_path / "b"),
+                         "--quiet", "--no-instance-figures")
+    assert code == 0, err
+    assert "Variant main: other tasks" in out and "| Rnd " in out
+    for absent in ("Table 2", "Table 3", "no results for these tasks", "Beside the paper",
+                   "0 of 0 compared values"):
+        assert absent not in out
+    written = {path.name for path in (tmp_path / "b").iterdir()}
+    assert {"variants.md", "times.md"} <= written
+    assert not {"table2.md", "table3.md", "beside_paper.md"} & written

@@ -11,7 +11,8 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.cli.command import Command
-from gracr.cli.options import add_bdd_budget_option, add_graph_inputs, inputs_for, read_program
+from gracr.cli.options import (add_bdd_budget_option, add_formula_argument, add_graph_inputs,
+                               inputs_for, read_program)
 from gracr.bench.options import non_negative_integer, positive_integer, seed_number
 from gracr.errors import GracrError
 
@@ -101,7 +102,7 @@ def _with_error(value: float, errors: "npt.NDArray[np.float64] | None", v: int) 
 
 
 def _declare_upi(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE.gml")
+    add_formula_argument(parser)
     add_graph_inputs(parser)
     _add_node_option(parser, "")
     parser.add_argument("--backend", choices=("cudd", "autoref"), default="cudd",
@@ -118,7 +119,7 @@ def _declare_upi(parser: argparse.ArgumentParser) -> None:
 
 
 def _declare_relevance(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE.gml")
+    add_formula_argument(parser)
     add_graph_inputs(parser)
     _add_node_option(parser, "; it is never removed")
     parser.add_argument("--backend", choices=("cudd", "autoref"), default="cudd",

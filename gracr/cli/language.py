@@ -12,8 +12,9 @@ import numpy.typing as npt
 
 from gracr.cli.command import Command
 from gracr.cli.model_text import inspect_model
-from gracr.cli.options import (add_compile_options, add_graph_inputs, add_max_weights_option,
-                               compile_for, inputs_for, needs_degree_bound, read_program)
+from gracr.cli.options import (add_compile_options, add_formula_argument, add_graph_inputs,
+                               add_max_weights_option, bundled_formula, compile_for,
+                               inputs_for, needs_degree_bound, read_program)
 from gracr.data.graph import Graph
 from gracr.dsl.evaluate import evaluate_program
 from gracr.dsl.ir import Kind
@@ -40,7 +41,7 @@ def cmd_compile(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
-    if args.file.endswith(".gml"):
+    if args.file.endswith(".gml") or bundled_formula(args.file) is not None:
         model = compile_for(read_program(args.file), args)
     else:
         model = load(args.file, args.max_weights_bytes)
@@ -110,19 +111,19 @@ def cmd_smarts(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _declare_compile(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE.gml")
+    add_formula_argument(parser)
     parser.add_argument("-o", "--output", required=True, metavar="OUT",
                         help="model file to write (.npz: weights + JSON metadata)")
     add_compile_options(parser)
 
 
 def _declare_inspect(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE.gml|MODEL")
+    add_formula_argument(parser, model=True)
     add_compile_options(parser)
 
 
 def _declare_eval(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE.gml")
+    add_formula_argument(parser)
     add_graph_inputs(parser)
     add_compile_options(parser)
 

@@ -5,6 +5,7 @@ commands that read a `.gml` do with them: read it, compile it, read its graphs."
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from gracr.compiler.desugar import uses_comparison
@@ -78,9 +79,45 @@ def add_bdd_budget_option(parser: argparse.ArgumentParser, counter: bool = False
                              f"the values)")
 
 
+def add_formula_argument(parser: argparse.ArgumentParser, model: bool = False) -> None:
+    """FILE.gml: the formula a command reads (`read_program`), a file or a bundled name;
+    with `model`, a model file (`gracrc compile`'s) too."""
+    parser.add_argument("file", metavar="FILE.gml|MODEL" if model else "FILE.gml",
+                        help="a .gml file, or the name of a formula bundled with gracr "
+                             "(a task's: Redundancy, Majority1Hop, ...; RedBlueLeaf-or)"
+                             + ("; or a model file (.npz, from `gracrc compile`)" if model
+                                else ""))
+
+
 def read_program(path: str) -> Program:
-    """The `.gml` file at `path`, its errors naming it as the user typed it."""
+    """The `.gml` file at `path`, its errors naming it as the user typed it; or, when no
+    such file exists, the formula bundled with gracr under that name (`Majority1Hop`)."""
+    bundled = bundled_formula(path)
+    if bundled is not None:
+        return parse(bundled, filename=f"gracr/formulas/{bundled.name}")
+    if _could_be_a_name(path) and not os.path.lexists(path):
+        from gracr.bench.tasks import formulas_folder
+
+        names = sorted(formula.stem for formula in formulas_folder().glob("*.gml"))
+        raise GracrError(f"{path}: no such file, nor a formula of gracr's "
+                         f"({', '.join(names)})")
     return parse(Path(path), filename=path)
+
+
+def bundled_formula(name: str) -> Path | None:
+    """The package's formula named `name` (a task's or variant's: `Redundancy`,
+    `RedBlueLeaf-or`), as tasks are named, when no file `name` exists: the README's
+    commands work from an installed wheel too."""
+    if os.path.lexists(name) or not _could_be_a_name(name):
+        return None
+    from gracr.bench.tasks import formulas_folder
+
+    path = formulas_folder() / f"{name}.gml"
+    return path if path.is_file() else None
+
+
+def _could_be_a_name(text: str) -> bool:
+    return not ("/" in text or "\\" in text or text.endswith(".gml"))
 
 
 def compile_for(program: Program, args: argparse.Namespace,
