@@ -459,3 +459,36 @@ def test_a_report_of_the_users_tasks_only_has_no_empty_paper_tables(tmp_path: Pa
     written = {path.name for path in (tmp_path / "b").iterdir()}
     assert {"variants.md", "times.md"} <= written
     assert not {"table2.md", "table3.md", "beside_paper.md"} & written
+
+
+def test_eval_upi_and_relevance_read_a_model_file_as_its_formula(tmp_path: Path) -> None:
+    """A model file (`gracrc compile`'s) stands for the formula it was compiled from:
+    eval runs the model as compiled beside the formula it records, upi and relevance
+    read the formula back; what they print is what the .gml gives."""
+    model = str(tmp_path / "carbonyl.npz")
+    assert run("compile", "examples/typed/carbonyl.gml", "-o", model)[0] == 0
+    graphs = "examples/typed/molecules.jsonl"
+    for argv in (["eval"], ["upi", "--over", "both"], ["relevance", "--json"]):
+        code, from_model, err = run(*argv, model, graphs)
+        assert code == 0, err
+        from_formula = run(*argv, "examples/typed/carbonyl.gml", graphs)[1]
+        assert _untimed(from_model) == _untimed(from_formula)
+    code, out, err = run("eval", model, graphs)
+    assert out.splitlines()[:2] == ['{"formula": [0, 0, 0, 0, 0], "gnn": [0, 0, 0, 0, 0]}',
+                                    '{"formula": [1, 0, 0], "gnn": [1, 0, 0]}']
+    # Compiled with a degree bound, the model is run with it, not recompiled.
+    bounded = str(tmp_path / "m1.npz")
+    assert run("compile", "Majority1Hop", "--max-degree", "8", "-o", bounded)[0] == 0
+    code, out, err = run("eval", bounded, "examples/graphs/Majority1Hop.jsonl")
+    assert code == 0 and out.startswith('{"formula": ['), err
+    code, out, err = run("compile", model, "-o", str(tmp_path / "again.npz"))
+    assert (code, out) == (2, "") and err == (f"gracrc: error: {model}: a model file "
+                                              "(compiled); this command reads the formula: "
+                                              "give its .gml file\n")
+
+
+def _untimed(lines: str) -> list[dict[str, object]]:
+    """JSON lines without their `seconds` (what `relevance` took, never the same twice)."""
+    records = [json.loads(line) for line in lines.splitlines()]
+    return [{key: value for key, value in record.items() if key != "seconds"}
+            for record in records]

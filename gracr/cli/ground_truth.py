@@ -12,9 +12,10 @@ import numpy.typing as npt
 
 from gracr.cli.command import Command
 from gracr.cli.options import (add_bdd_budget_option, add_formula_argument, add_graph_inputs,
-                               inputs_for, read_program)
+                               inputs_for, read_program_or_model)
 from gracr.bench.options import non_negative_integer, positive_integer, seed_number
 from gracr.errors import GracrError
+from gracr.limits import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
     from gracr.bdd.relevance import Relevance
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bdd.upi import upi_json
 
-    program = read_program(args.file)
+    program, _ = read_program_or_model(args.file, DEFAULT_MAX_BYTES)
     for place, graph, keys in inputs_for(program, args):
         try:
             record = {**keys, **upi_json(program, graph, args.node, args.over,
@@ -40,7 +41,7 @@ def cmd_upi(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_relevance(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.bdd.relevance import relevance, relevance_record
 
-    program = read_program(args.file)
+    program, _ = read_program_or_model(args.file, DEFAULT_MAX_BYTES)
     for place, graph, keys in inputs_for(program, args):
         try:
             report = relevance(program, graph, args.node, backend=args.backend,
@@ -102,7 +103,7 @@ def _with_error(value: float, errors: "npt.NDArray[np.float64] | None", v: int) 
 
 
 def _declare_upi(parser: argparse.ArgumentParser) -> None:
-    add_formula_argument(parser)
+    add_formula_argument(parser, model=True)
     add_graph_inputs(parser)
     _add_node_option(parser, "")
     parser.add_argument("--backend", choices=("cudd", "autoref"), default="cudd",
@@ -119,7 +120,7 @@ def _declare_upi(parser: argparse.ArgumentParser) -> None:
 
 
 def _declare_relevance(parser: argparse.ArgumentParser) -> None:
-    add_formula_argument(parser)
+    add_formula_argument(parser, model=True)
     add_graph_inputs(parser)
     _add_node_option(parser, "; it is never removed")
     parser.add_argument("--backend", choices=("cudd", "autoref"), default="cudd",

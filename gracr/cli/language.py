@@ -14,7 +14,8 @@ from gracr.cli.command import Command
 from gracr.cli.model_text import inspect_model
 from gracr.cli.options import (add_compile_options, add_formula_argument, add_graph_inputs,
                                add_max_weights_option, bundled_formula, compile_for,
-                               inputs_for, needs_degree_bound, read_program)
+                               inputs_for, needs_degree_bound, read_program,
+                               read_program_or_model)
 from gracr.data.graph import Graph
 from gracr.dsl.evaluate import evaluate_program
 from gracr.dsl.ir import Kind
@@ -50,9 +51,11 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
-    program = read_program(args.file)
+    program, given = read_program_or_model(args.file, args.max_weights_bytes)
     graphs = inputs_for(program, args)
-    fixed = None if needs_degree_bound(program, args) else compile_for(program, args)
+    # A model file is run as compiled; a formula is compiled with the options given.
+    fixed = given or (None if needs_degree_bound(program, args) else compile_for(program, args))
+    delta = args.delta if given is None else given.options.delta
     models: dict[int, CompiledGNN] = {}
     for place, graph, keys in graphs:
         try:
@@ -69,25 +72,24 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
         except GracrError as error:
             raise GracrError(f"{place}: {error}") from None
         if program.features:
-            _report_margin(program, graph, place, args)
+            _report_margin(program, graph, place, delta, args.err)
         print(json.dumps(record), file=out)
     return 0
 
 
-def _report_margin(program: Program, graph: Graph, place: str, args: argparse.Namespace) -> None:
+def _report_margin(program: Program, graph: Graph, place: str, delta: float,
+                   err: TextIO) -> None:
     """Name on stderr the nodes whose features lie inside a threshold atom's margin: there
     the compiled network may disagree with the formula (`gracr.dsl.evaluate.margin_nodes`)."""
     from gracr.dsl.evaluate import margin_nodes
 
-    inside = np.flatnonzero(margin_nodes(program, graph, args.delta))
+    inside = np.flatnonzero(margin_nodes(program, graph, delta))
     if inside.size:
         shown = ", ".join(map(str, inside[:10])) + (", ..." if inside.size > 10 else "")
         print(f"gracrc: {place}: {inside.size} node(s) inside the margin of a threshold atom "
-              f"(--delta {args.delta:g}) or within float32 rounding of it, where the network "
+              f"(--delta {delta:g}) or within float32 rounding of it, where the network "
               f"may differ from the formula: "
-              f"{shown}", file=args.err)
-
-
+              f"{shown}", file=err)
 
 def cmd_smarts(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.domains.chem.smarts import SmartsError
@@ -123,7 +125,7 @@ def _declare_inspect(parser: argparse.ArgumentParser) -> None:
 
 
 def _declare_eval(parser: argparse.ArgumentParser) -> None:
-    add_formula_argument(parser)
+    add_formula_argument(parser, model=True)
     add_graph_inputs(parser)
     add_compile_options(parser)
 

@@ -12,7 +12,7 @@ from gracr.compiler.desugar import uses_comparison
 from gracr.data.graph import Graph, read_placed_graphs
 from gracr.dsl.parse import Program, parse
 from gracr.errors import GracrError
-from gracr.executor.model import CompiledGNN, compile_program
+from gracr.executor.model import CompiledGNN, compile_program, load
 from gracr.limits import DEFAULT_MAX_BYTES, format_bytes, parse_bytes
 from gracr.bench.options import positive_integer, positive_number
 
@@ -81,7 +81,7 @@ def add_bdd_budget_option(parser: argparse.ArgumentParser, counter: bool = False
 
 def add_formula_argument(parser: argparse.ArgumentParser, model: bool = False) -> None:
     """FILE.gml: the formula a command reads (`read_program`), a file or a bundled name;
-    with `model`, a model file (`gracrc compile`'s) too."""
+    with `model`, a model file (`gracrc compile`'s) too (`read_program_or_model`)."""
     parser.add_argument("file", metavar="FILE.gml|MODEL" if model else "FILE.gml",
                         help="a .gml file, or the name of a formula bundled with gracr "
                              "(a task's: Redundancy, Majority1Hop, ...; RedBlueLeaf-or)"
@@ -92,6 +92,9 @@ def add_formula_argument(parser: argparse.ArgumentParser, model: bool = False) -
 def read_program(path: str) -> Program:
     """The `.gml` file at `path`, its errors naming it as the user typed it; or, when no
     such file exists, the formula bundled with gracr under that name (`Majority1Hop`)."""
+    if is_model_file(path):
+        raise GracrError(f"{path}: a model file (compiled); this command reads the formula: "
+                         "give its .gml file")
     bundled = bundled_formula(path)
     if bundled is not None:
         return parse(bundled, filename=f"gracr/formulas/{bundled.name}")
@@ -102,6 +105,42 @@ def read_program(path: str) -> Program:
         raise GracrError(f"{path}: no such file, nor a formula of gracr's "
                          f"({', '.join(names)})")
     return parse(Path(path), filename=path)
+
+
+def read_program_or_model(path: str, max_bytes: int) -> tuple[Program, CompiledGNN | None]:
+    """A formula (`read_program`), or a model file and the program it was compiled from
+    (read back from the declarations and the formula it records)."""
+    if not is_model_file(path):
+        return read_program(path), None
+    model = load(path, max_bytes)
+    lines = [*([f"colors {', '.join(model.palette)}"] if model.palette else []),
+             *[f"attribute {family.name} = {', '.join(family.values)}"
+               for family in model.families],
+             *([f"relations {', '.join(model.relations)}"] if model.relations else []),
+             *([f"features {', '.join(model.numeric_features)}"]
+               if model.numeric_features else []),
+             f"classify {model.formula}"]
+    try:
+        return parse("\n".join(lines) + "\n", filename=f"{path}'s formula"), model
+    except GracrError as error:
+        # A randomised control's or a cut-short formula (over 100 000 characters).
+        raise GracrError(f"{path}: the formula this model records cannot be read back, so "
+                         f"the model has no formula to evaluate: {error}") from None
+
+
+# The first bytes of a model file: a NumPy .npz archive is a ZIP file.
+_MODEL_MAGIC = b"PK\x03\x04"
+
+
+def is_model_file(path: str) -> bool:
+    """Whether `path` is a model file (`gracrc compile`'s .npz), by its first bytes."""
+    if not os.path.isfile(path):   # a FIFO would block; what reading it says is said there
+        return False
+    try:
+        with open(path, "rb") as file:
+            return file.read(len(_MODEL_MAGIC)) == _MODEL_MAGIC
+    except OSError:   # unreadable: what reading it says is said there
+        return False
 
 
 def bundled_formula(name: str) -> Path | None:
