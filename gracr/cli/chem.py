@@ -18,7 +18,7 @@ EXIT_UNEXPLAINED = 1
 
 
 def cmd_chem_check(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.domains.chem.check import check_file, mismatches, tally
+    from gracr.domains.chem.check import check_file, tally, total_summary
     from gracr.domains.chem.reference import RelaxedQuery
     from gracr.domains.chem.smarts import SmartsError, parse_smarts
     from gracr.domains.chem.translate import translate_smarts
@@ -48,19 +48,10 @@ def cmd_chem_check(args: argparse.Namespace, out: TextIO) -> int:
         checks.append(check)
         for record in check.skipped:
             print(f"gracrc: {record}", file=args.err)
-        print(check.summary(), file=out)
-        shown = check.disagreements() if args.show < 0 else check.disagreements()[:args.show]
-        for verdict in shown:
-            print(f"  {verdict.kind:<12} {verdict.molecule.place}  {verdict.molecule.smiles}",
-                  file=out)
-        hidden = len(check.disagreements()) - len(shown)
-        if hidden:
-            print(f"  ... and {hidden} more (--show -1 lists all)", file=out)
+        print(check.listing(args.show), file=out)
     total = tally([v for check in checks for v in check.verdicts])
     if len(checks) > 1:
-        print(f"total: {total['molecules']} molecules: {total['rdkit positive']} RDKit "
-              f"positive; {total['agree']} agree, {total['relaxed']} relaxed, "
-              f"{total['unexplained']} unexplained{mismatches(total)}", file=out)
+        print(total_summary(total), file=out)
     if total["mismatch"]:
         print(f"gracrc: {args.file} is not the translation of the SMARTS {args.smarts!r} "
               f"(rooted at atom {root}): where its model and the relaxed reference differ "
