@@ -5,7 +5,6 @@ dataset seeds)."""
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import TextIO
 
@@ -16,49 +15,33 @@ from gracr.bench.options import (add_budget_option, add_engine_options, add_jobs
                                  add_quiet_option, parse_explainers)
 from gracr.domains.tissue.study_names import EXPLAINERS as STUDY_EXPLAINERS
 from gracr.domains.tissue.study_names import METRICS as STUDY_METRICS
-from gracr.errors import GracrError, os_error_message
+from gracr.errors import GracrError
 
 
 def cmd_tissue(args: argparse.Namespace, out: TextIO) -> int:
     try:
-        from gracr.domains.tissue import (TissueSettings, generate_dataset, recompute_label,
-                                   write_dataset)
+        from gracr.domains.tissue import TissueSettings, generate_dataset, recompute_label
     except ImportError as error:
         raise GracrError(f"the tissue generator needs scipy ({error}): pip install "
                          "'gracr[spatial]'") from None
-    from gracr.domains.tissue.dataset import DATASET_FILES, dataset_files, holds_text
+    from gracr.domains.tissue.dataset import DATASET_FILES, write_new_dataset
     from gracr.domains.tissue.generator import check_dataset_options
 
     check_dataset_options(args.cells, args.seed, samples=args.samples, ratios=(args.ratio,))
     folder = Path(args.out)
     settings = TissueSettings.for_cells(args.cells)
     rng = np.random.default_rng(args.seed)
-    progress = args.err if args.samples >= 50 else None
-    if progress is not None:
+    if args.samples >= 50:
         print(f"gracrc: generating {args.samples} samples of ~{args.cells} cells ...",
-              file=progress)
+              file=args.err)
     tables, theta = generate_dataset(rng, settings, args.samples)
-    # A file already there is kept only if it holds what would be written (the same
-    # command run again); any other is refused, never overwritten.
-    files = dataset_files(tables, theta, args.ratio)
-    taken = [name for name in DATASET_FILES if os.path.lexists(folder / name)]
-    for name in taken:
-        if not holds_text(folder / name, files[name]()):
-            raise GracrError(f"{folder / name}: already exists and holds another dataset; "
-                             f"gracrc tissue overwrites nothing: choose another --out or "
-                             f"remove it first")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        write_dataset(folder, tables, theta, args.ratio, skip=taken)
-    except OSError as error:
-        raise GracrError(os_error_message(error, str(folder))) from None
+    taken = write_new_dataset(folder, tables, theta, args.ratio)
     positives = sum(1 for table in tables if recompute_label(table, theta))
     print(f"{folder}: {len(tables)} samples (~{args.cells} cells each, seed {args.seed}), "
           f"θ = {theta}, {positives} positive; graph radius {args.ratio:g} x 30 µm", file=out)
     for name in DATASET_FILES:
         print(f"  {folder / name}" + (" (already there)" if name in taken else ""), file=out)
     return 0
-
 
 
 def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
