@@ -54,8 +54,12 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     program, given = read_program_or_model(args.file, args.max_weights_bytes)
     graphs = inputs_for(program, args)
     # A model file is run as compiled; a formula is compiled with the options given.
-    fixed = given or (None if needs_degree_bound(program, args) else compile_for(program, args))
-    delta = args.delta if given is None else given.options.delta
+    if given is not None:
+        fixed: CompiledGNN | None = given
+        delta = given.options.delta
+    else:
+        fixed = None if needs_degree_bound(program, args) else compile_for(program, args)
+        delta = args.delta
     models: dict[int, CompiledGNN] = {}
     for place, graph, keys in graphs:
         try:
