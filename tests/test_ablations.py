@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import gracr
-from gracr.domains.paper.ablations import TABLE_ABLATIONS, add_ablate_parser, run_ablation
+from gracr.cli import build_parser, main
+from gracr.domains.paper.ablations import TABLE_ABLATIONS
 from gracr.domains.paper.ablations.checks import evaluate_check
 from gracr.domains.paper.ablations.declare import Check, Side
 from gracr.domains.paper.ablations.fig4 import checked_upi, recolour_order, recolourable, recoloured
@@ -271,9 +272,7 @@ def test_recolouring_a_real_dataset_keeps_every_upi(tmp_path: Path) -> None:
 
 
 def _args(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="gracrc")
-    add_ablate_parser(parser.add_subparsers(dest="command"))
-    return parser.parse_args(["ablate", *argv])
+    return build_parser().parse_args(["ablate", *argv])
 
 
 def _run(*argv: str) -> tuple[int, str]:
@@ -405,8 +404,7 @@ def test_a_figure_log_holds_records_and_one_without_header_resumes(tmp_path: Pat
     assert len(log.read_text().splitlines()) == 2 and (out / "fig4.csv").read_text() == table
 
 
-def test_bad_flags_give_one_clean_message(capsys: pytest.CaptureFixture[str],
-                                          tmp_path: Path) -> None:
+def test_bad_flags_give_one_clean_message(tmp_path: Path) -> None:
     for argv, message in [
         (("table10", "--strengths", "1"), "--strengths applies to fig3 only"),
         (("fig3", "--explainers", "Saliency"), "--explainers applies to the table ablations"),
@@ -414,8 +412,9 @@ def test_bad_flags_give_one_clean_message(capsys: pytest.CaptureFixture[str],
         (("table10", "--seeds", "x"), "bad seeds 'x'"),
         (("fig3", "--strengths", "0,1"), "the strengths must be positive"),
     ]:
-        args = _args(*argv, "--out", str(tmp_path / "never"))
-        assert run_ablation(args, io.StringIO()) == 2
-        err = capsys.readouterr().err
+        err_text = io.StringIO()
+        assert main(["ablate", *argv, "--out", str(tmp_path / "never")], out=io.StringIO(),
+                    err=err_text) == 2
+        err = err_text.getvalue()
         assert err.startswith("gracrc: error: ") and message in err, err
     assert not (tmp_path / "never").exists()

@@ -135,3 +135,24 @@ def test_grafted_positives_match_by_rdkit_and_name_their_host() -> None:
         assert molecule.mol.HasSubstructMatch(Chem.MolFromSmarts(original))
         assert molecule.mol.HasSubstructMatch(Chem.MolFromSmarts(relaxed))
         assert molecule.graph.num_nodes == molecule.mol.GetNumAtoms()
+
+
+def test_chem_check_lists_at_most_show_per_file_and_totals_several_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gracr.domains.chem.check as check
+
+    first, second = tmp_path / "a.smi", tmp_path / "b.smi"
+    first.write_text("CCl\nCC\nCCCl\n")
+    second.write_text("CC\n")
+    predict = check.predict_molecules
+    monkeypatch.setattr(check, "predict_molecules",
+                        lambda model, graphs: [not a for a in predict(model, graphs)])
+    code, out, err = _run("chem-check", str(_program(tmp_path, "CCl")), "--smarts", "CCl",
+                          "--molecules", str(first), str(second), "--show", "1")
+    lines = out.splitlines()
+    assert code == 1 and err == ""
+    assert lines[1:3] == [f"  unexplained  {first}:1  CCl",
+                          "  ... and 2 more (--show -1 lists all)"]
+    assert lines[4:] == [f"  unexplained  {second}:1  CC",
+                         "total: 4 molecules: 2 RDKit positive; 0 agree, 0 relaxed, "
+                         "4 unexplained"]

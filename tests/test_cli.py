@@ -6,6 +6,7 @@ import io
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -173,7 +174,8 @@ def test_a_bug_reads_as_one_line_naming_its_place(monkeypatch: pytest.MonkeyPatc
     def broken(args: object, out: object) -> int:
         raise TypeError("int() argument must be a number, not 'NoneType'")
 
-    monkeypatch.setattr(gracr.cli, "cmd_inspect", broken)
+    monkeypatch.setitem(gracr.cli.COMMANDS, "inspect",
+                        replace(gracr.cli.COMMANDS["inspect"], run=broken))
     monkeypatch.delenv("GRACR_TRACEBACK", raising=False)
     code, out, err = run("inspect", "x.npz")
     assert code == 70 and out == "" and "Traceback" not in err
@@ -416,7 +418,77 @@ def test_any_command_stopped_by_a_signal_says_so_in_one_line(
         time.sleep(30)   # the signal arrives long before
         return 0
 
-    monkeypatch.setattr(gracr.cli, "cmd_fuzz", wait_for_the_signal)
+    monkeypatch.setitem(gracr.cli.COMMANDS, "fuzz",
+                        replace(gracr.cli.COMMANDS["fuzz"], run=wait_for_the_signal))
     err = io.StringIO()
     assert main(["fuzz", "--quiet"], out=io.StringIO(), err=err) == 128 + number
     assert err.getvalue() == f"gracrc: fuzz stopped ({signum})\n"
+
+
+def test_a_bundled_formula_is_named_by_name(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """`gracrc compile Redundancy` reads gracr/formulas/Redundancy.gml from the package
+    (the README's commands work from a wheel, in any folder); a file of that name in the
+    working folder is the user's and wins; an unknown name lists the bundled ones."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run("compile", "Redundancy", "-o", "m.npz")
+    assert (code, out) == (0, "m.npz: graph classifier, 2 layers x 4 columns\n"), err
+    code, out, err = run("inspect", "RedBlueLeaf-or")
+    assert code == 0 and "kind:     graph classifier" in out, err
+    (tmp_path / "Redundancy").write_text("colors red, blue\nclassify red\n")
+    code, out, err = run("compile", "Redundancy", "-o", "own.npz")
+    assert (code, out) == (0, "own.npz: node classifier, 0 layers x 1 columns\n"), err
+    code, out, err = run("upi", "Redundancyy", "graphs.json")
+    assert code == 2 and err.startswith("gracrc: error: Redundancyy: no such file, nor a "
+                                        "formula of gracr's (CompetingRedundancy, ")
+    assert "RedBlueLeaf-or, Redundancy)" in err
+
+
+def test_a_report_of_the_users_tasks_only_has_no_empty_paper_tables(tmp_path: Path) -> None:
+    """A run of none of the paper's tasks prints and writes its own table, not Tables 2
+    and 3 with no results nor a comparison beside the paper of 0 values."""
+    code, out, err = run("bench", "--tasks", "examples/tasks/TwoRedNoGreen.toml",
+                         "--explainers", "Rnd", "--seeds", "0", "--limit", "2", "--graphs", "12",
+                         "--datasets", str(tmp_path / "d"), "--out", str(tmp_path / "b"),
+                         "--quiet", "--no-instance-figures")
+    assert code == 0, err
+    assert "Variant main: other tasks" in out and "| Rnd " in out
+    for absent in ("Table 2", "Table 3", "no results for these tasks", "Beside the paper",
+                   "0 of 0 compared values"):
+        assert absent not in out
+    written = {path.name for path in (tmp_path / "b").iterdir()}
+    assert {"variants.md", "times.md"} <= written
+    assert not {"table2.md", "table3.md", "beside_paper.md"} & written
+
+
+def test_eval_upi_and_relevance_read_a_model_file_as_its_formula(tmp_path: Path) -> None:
+    """A model file (`gracrc compile`'s) stands for the formula it was compiled from:
+    eval runs the model as compiled beside the formula it records, upi and relevance
+    read the formula back; what they print is what the .gml gives."""
+    model = str(tmp_path / "carbonyl.npz")
+    assert run("compile", "examples/typed/carbonyl.gml", "-o", model)[0] == 0
+    graphs = "examples/typed/molecules.jsonl"
+    for argv in (["eval"], ["upi", "--over", "both"], ["relevance", "--json"]):
+        code, from_model, err = run(*argv, model, graphs)
+        assert code == 0, err
+        from_formula = run(*argv, "examples/typed/carbonyl.gml", graphs)[1]
+        assert _untimed(from_model) == _untimed(from_formula)
+    code, out, err = run("eval", model, graphs)
+    assert out.splitlines()[:2] == ['{"formula": [0, 0, 0, 0, 0], "gnn": [0, 0, 0, 0, 0]}',
+                                    '{"formula": [1, 0, 0], "gnn": [1, 0, 0]}']
+    # Compiled with a degree bound, the model is run with it, not recompiled.
+    bounded = str(tmp_path / "m1.npz")
+    assert run("compile", "Majority1Hop", "--max-degree", "8", "-o", bounded)[0] == 0
+    code, out, err = run("eval", bounded, "examples/graphs/Majority1Hop.jsonl")
+    assert code == 0 and out.startswith('{"formula": ['), err
+    code, out, err = run("compile", model, "-o", str(tmp_path / "again.npz"))
+    assert (code, out) == (2, "") and err == (f"gracrc: error: {model}: a model file "
+                                              "(compiled); this command reads the formula: "
+                                              "give its .gml file\n")
+
+
+def _untimed(lines: str) -> list[dict[str, object]]:
+    """JSON lines without their `seconds` (what `relevance` took, never the same twice)."""
+    records = [json.loads(line) for line in lines.splitlines()]
+    return [{key: value for key, value in record.items() if key != "seconds"}
+            for record in records]

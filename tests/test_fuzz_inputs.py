@@ -360,7 +360,8 @@ def test_run_command_refuses_bad_options_and_lets_a_crash_through(
     def crash(args: object, out: object) -> int:
         raise ValueError("a bug")
 
-    monkeypatch.setattr(cli, "cmd_smarts", crash)
+    monkeypatch.setitem(cli.COMMANDS, "smarts",
+                        dataclasses.replace(cli.COMMANDS["smarts"], run=crash))
     with pytest.raises(ValueError, match="a bug"):
         run_command(["smarts", "C"])
 

@@ -27,7 +27,8 @@ from gracr.explainers.randomisation import (
     randomised_network,
     randomised_subject,
 )
-from gracr.cli import inspect_model, main
+from gracr.cli import main
+from gracr.cli.model_text import inspect_model
 from gracr.compiler.network import Network
 from gracr.errors import GracrError
 from gracr.executor.model import CompiledGNN, load

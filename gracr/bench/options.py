@@ -1,6 +1,7 @@
 """Command-line values shared by `gracrc bench`, `tune`, `fuzz` and `ablate`: seed lists,
 name lists and `--set Explainer.key=value` overrides, parsed one way everywhere; the
-options they share (`--budget`, `--plugin`, `--keep-errors`, `--level`), declared once; the
+options they share (`--budget`, `--plugin`, `--keep-errors`, `--level`, `--datasets`,
+`--graphs`, `--targets`, `--settings`, `--set`, `--jobs`, `--quiet`), declared once; the
 default dataset store (in `gracr.places`' cache folder); and the clean-up of folders a
 failed command created."""
 
@@ -82,11 +83,61 @@ def seed_number(text: str) -> int:
     return value
 
 
-def add_budget_option(parser: argparse.ArgumentParser, help: str | None = None) -> None:
-    """`--budget SECONDS`: App. H's per-instance CPU budget (default 180 s)."""
-    parser.add_argument("--budget", type=positive_seconds, default=DEFAULT_BUDGET, metavar="SECONDS",
+def add_budget_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+                      help: str | None = None, default: float = DEFAULT_BUDGET) -> None:
+    """`--budget SECONDS`: App. H's per-instance CPU budget (default 180 s); a command
+    that spends it on something else says what in `help`, with its `default`."""
+    parser.add_argument("--budget", type=positive_seconds, default=default, metavar="SECONDS",
                         help=help or f"CPU seconds per instance before OOT "
                                      f"(default {DEFAULT_BUDGET:g}, App. H)")
+
+
+def add_dataset_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+                        whose: str = "") -> None:
+    """`--datasets DIR`, `--graphs N` and `--targets N`: where a task's datasets are stored
+    and their sizes; `whose` (e.g. "the bench run's ") says whose datasets are meant."""
+    parser.add_argument("--datasets", default=None, metavar="DIR", help=whose + DATASETS_HELP)
+    add_dataset_size_options(parser, whose)
+
+
+def add_dataset_size_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+                             whose: str = "") -> None:
+    """`--graphs N` and `--targets N`: the size of a graph task's and a node task's
+    dataset."""
+    parser.add_argument("--graphs", type=int, default=None, metavar="N",
+                        help=f"{whose}graph tasks: number of graphs (default 1000)")
+    parser.add_argument("--targets", type=int, default=None, metavar="N",
+                        help=f"{whose}node tasks: graphs are added until N positive targets "
+                             "(default 500)")
+
+
+def add_settings_options(parser: argparse.ArgumentParser, overridden: str) -> None:
+    """`--settings tuned|default` and `--set EXPLAINER.KEY=VALUE` (repeatable); `overridden`
+    says which explainers' settings `--set` overrides."""
+    parser.add_argument("--settings", choices=("tuned", "default"), default="tuned",
+                        help="explainer settings: tuned by `gracrc tune` where stored "
+                             "(default), or each explainer's defaults")
+    add_set_option(parser, overridden)
+
+
+def add_set_option(parser: argparse.ArgumentParser, overridden: str) -> None:
+    """`--set EXPLAINER.KEY=VALUE` (repeatable): one explainer setting, e.g.
+    GNNExplainer.epochs=20; `overridden` says whose."""
+    parser.add_argument("--set", action="append", default=[], metavar="EXPLAINER.KEY=VALUE",
+                        help=f"override one setting {overridden}, e.g. "
+                             "GNNExplainer.epochs=20 (repeatable)")
+
+
+def add_jobs_option(parser: argparse.ArgumentParser, default: int = 1,
+                    help: str = "worker processes") -> None:
+    """`--jobs K`: how many workers run at once."""
+    parser.add_argument("--jobs", type=int, default=default, metavar="K",
+                        help=f"{help} (default {default})")
+
+
+def add_quiet_option(parser: argparse.ArgumentParser, help: str = "no progress bars") -> None:
+    """`--quiet`: no progress shown."""
+    parser.add_argument("--quiet", action="store_true", help=help)
 
 
 def add_plugin_option(parser: argparse.ArgumentParser) -> None:

@@ -56,6 +56,15 @@ class Schema:
             names.append(PRESENT)
         return tuple(names)
 
+    def declarations(self) -> str:
+        """These declarations as `.gml` statements, one a line (empty lists left out)."""
+        lines = [*([f"colors {', '.join(self.palette)}"] if self.palette else []),
+                 *[f"attribute {family.name} = {', '.join(family.values)}"
+                   for family in self.families],
+                 *([f"relations {', '.join(self.relations)}"] if self.relations else []),
+                 *([f"features {', '.join(self.features)}"] if self.features else [])]
+        return "".join(line + "\n" for line in lines)
+
     def declaration_problem(self) -> str | None:
         """Why no `.gml` program could declare these, or None. Colours, attribute families (each with its own values) and
         relations are separate namespaces, as in the language (`attribute aromatic =

@@ -138,6 +138,24 @@ class FileCheck:
     def disagreements(self) -> list[Verdict]:
         return [v for v in self.verdicts if v.kind != "agree"]
 
+    def listing(self, show: int) -> str:
+        """`gracrc chem-check`'s lines for the file: the summary, then at most `show`
+        disagreeing molecules (every one when `show` is negative), one a line."""
+        disagreeing = self.disagreements()
+        shown = disagreeing if show < 0 else disagreeing[:show]
+        lines = [self.summary(),
+                 *[f"  {v.kind:<12} {v.molecule.place}  {v.molecule.smiles}" for v in shown]]
+        if len(disagreeing) > len(shown):
+            lines.append(f"  ... and {len(disagreeing) - len(shown)} more (--show -1 lists all)")
+        return "\n".join(lines)
+
+
+def total_summary(counts: Counter[str]) -> str:
+    """The line over several files' verdicts (`tally` of them all)."""
+    return (f"total: {counts['molecules']} molecules: {counts['rdkit positive']} RDKit "
+            f"positive; {counts['agree']} agree, {counts['relaxed']} relaxed, "
+            f"{counts['unexplained']} unexplained{mismatches(counts)}")
+
 
 def mismatches(counts: Counter[str]) -> str:
     """The summary's count of `mismatch` verdicts, when there are any."""

@@ -52,7 +52,4 @@ def charge_value(charge: int) -> str:
 
 def molecule_declarations() -> str:
     """The `.gml` declarations of `MOLECULE_SCHEMA`, one statement a line."""
-    lines = [f"attribute {family.name} = {', '.join(family.values)}"
-             for family in MOLECULE_SCHEMA.families]
-    lines.append(f"relations {', '.join(MOLECULE_SCHEMA.relations)}")
-    return "\n".join(lines) + "\n"
+    return MOLECULE_SCHEMA.declarations()

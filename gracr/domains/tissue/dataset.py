@@ -9,6 +9,7 @@ sample is positive iff more than θ of its tumour cells are engaged.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Iterator, Sequence
 
@@ -112,3 +113,22 @@ def write_dataset(folder: str | Path, tables: Sequence[CellTable], theta: float,
                 for piece in pieces():
                     out.write(piece)
     return root / TASK_FILE
+
+
+def write_new_dataset(folder: Path, tables: Sequence[CellTable], theta: float,
+                      ratio: float) -> list[str]:
+    """`write_dataset` into `folder`, overwriting nothing: a file already there is kept
+    only if it holds what would be written (the same `gracrc tissue` run again), any other
+    is refused (`GracrError`). Returns the names of the files that were already there."""
+    files = dataset_files(tables, theta, ratio)
+    taken = [name for name in DATASET_FILES if os.path.lexists(folder / name)]
+    for name in taken:
+        if not holds_text(folder / name, files[name]()):
+            raise GracrError(f"{folder / name}: already exists and holds another dataset; "
+                             f"gracrc tissue overwrites nothing: choose another --out or "
+                             f"remove it first")
+    try:
+        write_dataset(folder, tables, theta, ratio, skip=taken)
+    except OSError as error:
+        raise GracrError(os_error_message(error, str(folder))) from None
+    return taken

@@ -26,7 +26,8 @@ and the dispatch).
 """
 
 from gracr.domains.paper.ablations.command import (ABLATIONS, FIGURE_ABLATIONS, TABLE_ABLATIONS,
-                                           ablate_command, add_ablate_parser, run_ablation)
+                                                   ablate_command, ablations_listed,
+                                                   add_ablate_arguments)
 
 __all__ = ["ABLATIONS", "FIGURE_ABLATIONS", "TABLE_ABLATIONS", "ablate_command",
-           "add_ablate_parser", "run_ablation"]
+           "ablations_listed", "add_ablate_arguments"]

@@ -1,5 +1,5 @@
-"""`gracrc ablate NAME`: the registry of the paper's ablations, the command's flags and its
-dispatch.
+"""`gracrc ablate NAME`: the registry of the paper's ablations, the command's arguments
+(added by `gracr.cli` to the one `gracrc` parser) and its dispatch.
 
 Each table or figure is declared in a module of its own (`table8` ... `table11`, `fig3`,
 `fig4`); a table runs through `run_table`, a figure through its own `run`.
@@ -8,14 +8,14 @@ Each table or figure is declared in a module of its own (`table8` ... `table11`,
 from __future__ import annotations
 
 import argparse
-import sys
-from typing import Any, TextIO
+from typing import TextIO
 
 from gracr.domains.paper.ablations import fig3, fig4, table8, table9, table10, table11
 from gracr.domains.paper.ablations.declare import FigureAblation, TableAblation
 from gracr.domains.paper.ablations.run_table import run_table_ablation
-from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_engine_options,
-                                 add_keep_errors_option, add_plugin_option)
+from gracr.bench.options import (add_budget_option, add_dataset_options, add_engine_options,
+                                 add_jobs_option, add_keep_errors_option, add_plugin_option,
+                                 add_quiet_option, add_settings_options)
 from gracr.errors import GracrError
 
 TABLE_ABLATIONS: dict[str, TableAblation] = {
@@ -25,16 +25,16 @@ FIGURE_ABLATIONS: dict[str, FigureAblation] = {
 ABLATIONS: tuple[str, ...] = (*TABLE_ABLATIONS, *FIGURE_ABLATIONS)
 
 
-def add_ablate_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add `gracrc ablate NAME [flags]` to a `gracrc` subparsers object."""
+def ablations_listed() -> str:
+    """`gracrc ablate --help`'s description: every ablation with its title, one a line."""
     lines = [f"  {a.name:<8} {a.title}" for a in TABLE_ABLATIONS.values()]
     lines += [f"  {a.name:<8} {a.title}" for a in FIGURE_ABLATIONS.values()]
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "ablate", help="run one of the paper's ablations (Tables 8-11, Fig. 3, Fig. 4) and "
-                       "print it beside the paper (resumable)",
-        description="Run one of the paper's ablations and print it beside the paper.\n\n"
-                    + "\n".join(lines),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    return "Run one of the paper's ablations and print it beside the paper.\n\n" + "\n".join(lines)
+
+
+def add_ablate_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of `gracrc ablate NAME [flags]`, added to the subparser `gracrc` made
+    for the command."""
     parser.add_argument("name", choices=ABLATIONS, metavar="NAME",
                         help="one of " + ", ".join(ABLATIONS))
     parser.add_argument("--seeds", default=None,
@@ -43,8 +43,7 @@ def add_ablate_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="the first N positive instances per seed (default 100; fig4: "
                              "the first 20 positive graphs)")
     add_budget_option(parser)
-    parser.add_argument("--jobs", type=int, default=1, metavar="K",
-                        help="tables: worker processes (default 1)")
+    add_jobs_option(parser, help="tables: worker processes")
     parser.add_argument("--explainers", default=None,
                         help="tables: comma list of explainers, or all (default: those the "
                              "paper's table lists)")
@@ -54,15 +53,8 @@ def add_ablate_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--reuse", action="append", default=[], metavar="DIR",
                         help="tables: copy matching records of DIR/results.jsonl (e.g. the "
                              "official `gracrc bench` run) before running (repeatable)")
-    parser.add_argument("--datasets", default=None, metavar="DIR", help=DATASETS_HELP)
-    parser.add_argument("--graphs", type=int, default=None, metavar="N",
-                        help="graph tasks: dataset size (default 1000)")
-    parser.add_argument("--targets", type=int, default=None, metavar="N",
-                        help="node tasks: dataset size in positive targets (default 500)")
-    parser.add_argument("--settings", choices=("tuned", "default"), default="tuned",
-                        help="explainer settings: tuned where stored (default) or defaults")
-    parser.add_argument("--set", action="append", default=[], metavar="EXPLAINER.KEY=VALUE",
-                        help="override one setting for both arms (repeatable)")
+    add_dataset_options(parser)
+    add_settings_options(parser, "for both arms")
     parser.add_argument("--strengths", default=None, metavar="S1,S2,...",
                         help="fig3: L1 strengths (default 6 log-spaced points, 1e-4 ... 10; the "
                              "paper does not list its grid)")
@@ -73,10 +65,7 @@ def add_ablate_parser(subparsers: Any) -> argparse.ArgumentParser:
     add_engine_options(parser)
     parser.add_argument("--strict", action="store_true",
                         help="tables: exit with status 1 when a direction check fails")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    # `gracrc`'s main calls `run(args, out)` and turns a GracrError into its one-line message.
-    parser.set_defaults(run=ablate_command)
-    return parser
+    add_quiet_option(parser)
 
 
 def _fill_defaults(args: argparse.Namespace) -> None:
@@ -113,14 +102,3 @@ def ablate_command(args: argparse.Namespace, out: TextIO) -> int:
     if args.name in TABLE_ABLATIONS:
         return run_table_ablation(TABLE_ABLATIONS[args.name], args, out)
     return FIGURE_ABLATIONS[args.name].run(args, out)
-
-
-def run_ablation(args: argparse.Namespace, out: TextIO | None = None,
-                 err: TextIO | None = None) -> int:
-    """`ablate_command` on its own: a `GracrError` becomes one `gracrc: error:` line on `err`
-    and exit status 2 (the CLI's convention), never a traceback."""
-    try:
-        return ablate_command(args, sys.stdout if out is None else out)
-    except GracrError as error:
-        print(f"gracrc: error: {error}", file=sys.stderr if err is None else err)
-        return 2
