@@ -102,8 +102,7 @@ def test_exactly_the_selected_layers_change(source: str, chosen: list[str]) -> N
         matrices, biases = parameters(randomised)[name]
         assert all(a.dtype == np.float32 for a in [*matrices, *biases])
     # Nothing but the weights, the formula and the meanings moves.
-    for field in ("palette", "kind", "output_column", "options", "version", "families",
-                  "relations", "numeric_features"):
+    for field in ("schema", "kind", "output_column", "options", "version"):
         assert getattr(randomised, field) == getattr(network, field)
     assert [c.depth for c in randomised.columns] == [c.depth for c in network.columns]
 
