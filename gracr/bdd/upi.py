@@ -243,9 +243,17 @@ def bandwidth_order(graph: Graph) -> list[int]:
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-    adjacency = csr_matrix((np.ones(graph.num_edges), (graph.sources, graph.targets)),
-                           shape=(graph.num_nodes, graph.num_nodes))
-    return [int(v) for v in reverse_cuthill_mckee(adjacency, symmetric_mode=False)]
+    # The undirected adjacency's structure in canonical CSR form (rows and, within a row,
+    # columns sorted, no duplicates), made directly: what scipy makes of the edge list
+    # as `A + A.T` (the ordering reads only the structure), without its conversions.
+    n = graph.num_nodes
+    keys = np.unique(np.concatenate([graph.sources * n + graph.targets,
+                                     graph.targets * n + graph.sources]))
+    rows, columns = np.divmod(keys, n)
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    adjacency = csr_matrix((np.ones(len(keys)), columns.astype(np.int32), indptr), shape=(n, n))
+    return [int(v) for v in reverse_cuthill_mckee(adjacency, symmetric_mode=True)]
 
 
 def computation_order(prog: Program, graph: Graph, target: int | None = None,
