@@ -544,7 +544,11 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Ove
         else:
             extended = extend(manager, instance, sorted(manager.support(instance)))
             how = "support"
-    manager.check_budget()
+    if extended is not instance:
+        # Only Extend can have grown the diagrams since Build's count (the value at the
+        # full graph reads one path, and a negation is a complemented edge), and a count
+        # with CUDD walks every variable's table.
+        manager.check_budget()
     extended_at = time.perf_counter()
 
     in_upi = (manager.support(extended) if shortcuts
