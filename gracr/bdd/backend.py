@@ -172,6 +172,9 @@ class _DdBackend:
         self._manager = manager
         self._name = name
         self._max_nodes = max_nodes
+        # Every declared variable by its name: `support` reads them back from the
+        # engine's names (the edge cover at N = 100 has 10 000 in its UPI).
+        self._declared: dict[str, Var] = {}
         # CUDD turns dynamic reordering on by default: the static order of §4.3
         # needs it off explicitly.
         manager.configure(reordering=reorder)
@@ -208,8 +211,14 @@ class _DdBackend:
     def false(self) -> Any:
         return self._manager.false
 
+    def _names(self, variables: Iterable[Var]) -> list[str]:
+        """The engine's names of `variables`, each remembered for `support`."""
+        named = {v.name: v for v in variables}
+        self._declared.update(named)
+        return list(named)
+
     def declare(self, variables: Iterable[Var]) -> None:
-        names = [v.name for v in variables]
+        names = self._names(variables)
         if names:
             self._manager.declare(*names)
 
@@ -273,7 +282,8 @@ class _DdBackend:
         return bool(f == self._manager.true)
 
     def support(self, f: Any) -> frozenset[Var]:
-        return frozenset(Var.named(name) for name in self._manager.support(f))
+        declared = self._declared
+        return frozenset(declared[name] for name in self._manager.support(f))
 
     def dag_size(self, f: Any) -> int:
         return int(f.dag_size)
@@ -312,7 +322,7 @@ class CuddBackend(_DdBackend):
         # index first creates all of them in one growth (a few times faster for the
         # hundred or so variables of an instance). Indices, hence levels, follow the
         # order given.
-        names = [v.name for v in variables]
+        names = self._names(variables)
         if not names:
             return
         first = len(self._manager.vars)

@@ -318,13 +318,14 @@ def computation_order(prog: Program, graph: Graph, target: int | None = None,
                     stack.append((v, d, i))  # come back to this edge once the source is done
                     stack.append((source, d - 1, bounds[source]))
                     break
-                place_node(v)
-                place_node(source)
+                if over != "edges":
+                    place_node(v)
+                    place_node(source)
                 if wanted_edge[edge] and not placed_edge[edge]:
                     placed_edge[edge] = True
                     order.append(Var.edge(edge))
                 i += 1
-        if node is None:
+        if node is None and over != "edges":
             place_node(root)
     return order + _variables(graph, over, edges & ~np.array(placed_edge, dtype=np.bool_),
                               nodes & ~np.array(placed_node, dtype=np.bool_))
