@@ -277,7 +277,7 @@ class Builder(Generic[F]):
 
     def _count(self, terms: list[F], top: int) -> list[F]:
         """`[C_0, ..., C_top]`, `C_k` = "at least k of `terms` hold" (Algorithm 4, lines
-        22-23; Algorithm 5, lines 5-10).
+        22-23).
 
         A count does not depend on the order its terms are taken in, so they are taken
         bottom-up, the one whose first variable lies lowest in the order first: each
@@ -285,13 +285,17 @@ class Builder(Generic[F]):
         CUDD does in a few steps, where top-down it walks the counters anew each time
         (the edge cover at N = 100: 10 000 disjunctions, 30 ms against 2 ms).
         """
-        b = self.backend
-        counters = [b.true] + [b.false] * top
-        for t in sorted(terms, key=b.top_level, reverse=True):
-            for k in range(top, 0, -1):  # downwards, so that C_{k-1} is still the old one
-                # C_0 is the constant 1, so C_0 & t is t.
-                counters[k] = b.disj(counters[k], t if k == 1 else b.conj(counters[k - 1], t))
+        counters = [self.backend.true] + [self.backend.false] * top
+        for t in sorted(terms, key=self.backend.top_level, reverse=True):
+            self._add_to_count(counters, t)
         return counters
+
+    def _add_to_count(self, counters: list[F], t: F) -> None:
+        """One more term of the counters `[C_0, ..., C_top]`: `C_k |= C_{k-1} & t`."""
+        b = self.backend
+        for k in range(len(counters) - 1, 0, -1):  # downwards: C_{k-1} is still the old one
+            # C_0 is the constant 1, so C_0 & t is t.
+            counters[k] = b.disj(counters[k], t if k == 1 else b.conj(counters[k - 1], t))
 
     def _at(self, counters: list[F], k: int) -> F:
         """`C_k` of `_thresholds`' counters (0 past their end)."""
@@ -433,13 +437,16 @@ class Builder(Generic[F]):
             return b.false
         upper = None if high is None or high + 1 > n else high + 1  # line 12
         top = low if upper is None else upper
-        terms: list[F] = []
+        counters = [b.true] + [b.false] * top  # lines 3-4
         if top > 0:
+            # Each node's term is counted as soon as it is built, in node order (not all
+            # built first and counted bottom-up as `_count` does): with CUDD's dynamic
+            # reordering, a manager holding every term at once is sifted far longer (the
+            # edge cover at N = 48: over 40 s against 3 s).
             for v in range(n):  # lines 5-10
                 f_v = self._node(fid, v)
-                if not b.is_false(f_v):
-                    terms.append(self._kept_term(f_v, v))  # a deleted node is not counted
-        counters = self._count(terms, top)  # lines 3-10
+                if not b.is_false(f_v):  # a deleted node is not counted: f_v & y_v
+                    self._add_to_count(counters, self._kept_term(f_v, v))
         f = counters[low]  # line 11
         if upper is not None:  # lines 12-14
             f = b.conj(f, b.neg(counters[upper]))
