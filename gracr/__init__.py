@@ -12,8 +12,8 @@ The public API, one name per step (each documented with an example):
 - `gracr.Benchmark(tasks, explainers, seeds, ...)` with `.run(out, jobs=, engine=)` and
   `.report(...)`: GracrBench.
 
-`import gracr` stays light (no torch, no PyG): `explain`, `score` and `Benchmark` are
-imported on first use (module `__getattr__`).
+`import gracr` stays light (no torch, no PyG, no numba, no scipy, no lark): `explain`,
+`score`, `Benchmark` and `parse` are imported on first use (module `__getattr__`).
 
 The pipeline, one stage per subpackage, each importing only the ones before it:
 `data` (graphs, schemas, JSON), `dsl` (text -> typed IR), `compiler` (IR -> core IR
@@ -33,7 +33,6 @@ from gracr.bdd.upi import node_receptive_field, receptive_field
 from gracr.data.graph import Graph, read_graphs
 from gracr.data.schema import Family, Schema
 from gracr.dsl.evaluate import evaluate_program as evaluate
-from gracr.dsl.parse import parse
 from gracr.dsl.program import Program
 from gracr.errors import GmlError, GracrError, GraphError, ModelFileError
 from gracr.executor.model import CompiledGNN, load
@@ -43,12 +42,15 @@ from gracr.version import __version__
 
 if TYPE_CHECKING:
     from gracr.benchmark import Benchmark, BenchmarkRun
+    from gracr.dsl.parse import parse
     from gracr.explainers.api import explain, score
 
-# The names that import torch (or the benchmark engine): where each is defined.
+# The names that import torch (or the benchmark engine, or the parser's lark): where each
+# is defined.
 _HEAVY = {
     "explain": "gracr.explainers.api", "score": "gracr.explainers.api",
     "Benchmark": "gracr.benchmark", "BenchmarkRun": "gracr.benchmark",
+    "parse": "gracr.dsl.parse",
 }
 
 

@@ -560,3 +560,46 @@ def test_the_vectorised_variable_walk_is_the_loop(n: int, pairs: list[tuple[int,
     node_mask = np.array([(bits >> (14 + i)) & 1 for i in range(n)], dtype=np.bool_)
     assert _variables(graph, over, edge_mask, node_mask) == \
         _variables_by_walk(graph, over, edge_mask, node_mask)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- the value at the full graph
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+@settings(max_examples=60, deadline=None)
+@given(steps=st.lists(st.tuples(st.integers(0, 5), st.booleans(), st.sampled_from("&|^"),
+                                st.booleans()), max_size=14),
+       start=st.booleans())
+def test_value_all_true_is_the_restriction_to_all_ones(backend_name: str,
+                                                        steps: list[tuple[int, bool, str, bool]],
+                                                        start: bool) -> None:
+    # One path down the 1-branches, complemented edges counted, against Bryant's Restrict
+    # with every variable set to 1 (what Algorithm 1, line 4 computed before).
+    b = make_backend(backend_name)
+    variables = edge_vars(list(range(6)))
+    b.declare(variables)
+    f = b.true if start else b.false
+    for index, negate_var, op, negate_result in steps:
+        g = b.var(variables[index])
+        g = b.neg(g) if negate_var else g
+        f = b.conj(f, g) if op == "&" else b.disj(f, g) if op == "|" else b.neg(b.iff(f, g))
+        f = b.neg(f) if negate_result else f
+    assert b.value_all_true(f) == b.is_true(b.restrict(f, {v: True for v in variables}))
+
+
+@settings(max_examples=80, deadline=None)
+@given(num_nodes=st.integers(1, 12), data=st.data())
+def test_bandwidth_order_is_scipys_order_of_the_edge_list(num_nodes: int,
+                                                          data: st.DataObject) -> None:
+    # The CSR structure is made directly; scipy's own path from the edge list (A + A.T,
+    # repeated edges, self-loops and isolated nodes included) must give the same order.
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+    edges = data.draw(st.lists(st.tuples(st.integers(0, num_nodes - 1),
+                                         st.integers(0, num_nodes - 1)), max_size=30))
+    graph = Graph.from_edges(num_nodes, [[] for _ in range(num_nodes)], edges)
+    adjacency = csr_matrix((np.ones(graph.num_edges), (graph.sources, graph.targets)),
+                           shape=(num_nodes, num_nodes))
+    expected = reverse_cuthill_mckee(adjacency, symmetric_mode=False).tolist()
+    assert bandwidth_order(graph) == expected

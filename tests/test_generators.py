@@ -317,3 +317,31 @@ def test_same_seed_same_output_for_every_kernel() -> None:
     for call in calls:
         np.testing.assert_array_equal(call(5), call(5))
         assert not np.array_equal(call(5), call(6))
+
+
+_LAZY_KERNELS = """
+import sys
+from gracr.data import motifs
+import gracr.bench.datasets, gracr.executor.numba_backend
+assert "numba" not in sys.modules, "importing the kernels' modules loaded numba"
+first = motifs.plant_chains(__import__("numpy").zeros(30, dtype="int64"), 2, 2, 7,
+                            core=1, leaf=2, anchor=3)   # a kernel that calls a kernel
+assert "numba" in sys.modules
+import numba
+assert isinstance(motifs._distinct, numba.core.registry.CPUDispatcher)
+direct = numba.njit(motifs._chains_kernel.py_func)   # compiled as before, uncached
+expected = direct(__import__("numpy").zeros(30, dtype="int64"), 2, 2, 7, 1, 2, 3)
+assert all((a == b).all() for a, b in zip(first, expected)), (first, expected)
+"""
+
+
+def test_kernels_load_numba_on_first_call_and_compute_what_njit_computes() -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", _LAZY_KERNELS], cwd=root, capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr

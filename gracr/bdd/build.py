@@ -157,11 +157,14 @@ class Builder(Generic[F]):
         self._kids.append(kids)
         return len(self._formulas) - 1
 
-    def _y(self, node: int) -> F:
-        """`y_v`, or the constant 1 when nodes are never removed or `v` is the kept node."""
-        if self.over == "edges" or node == self.kept:
-            return self.backend.true
-        return self.backend.node_var(node)
+    def _always_kept(self, node: int) -> bool:
+        """`y_v` is the constant 1: nodes are never removed, or `v` is the kept node."""
+        return self.over == "edges" or node == self.kept
+
+    def _kept_term(self, f: F, node: int) -> F:
+        """`f & y_v`: `f` itself when `y_v` is the constant 1 (no engine call: building
+        an edge cover of 10 000 edges makes tens of thousands of them)."""
+        return f if self._always_kept(node) else self.backend.conj(f, self.backend.node_var(node))
 
     def _present(self, edge: int, source: int, node: int) -> F:
         """`p_e = x_e & y_u & y_v` for the edge `e = (u, v)`: it is in the subgraph."""
@@ -169,9 +172,9 @@ class Builder(Generic[F]):
         if known is None:
             b = self.backend
             known = b.true if self.over == "nodes" else b.edge_var(edge)
-            known = b.conj(known, self._y(source))
+            known = self._kept_term(known, source)
             if node != source:
-                known = b.conj(known, self._y(node))
+                known = self._kept_term(known, node)
             self._presence[edge] = known
         return known
 
@@ -261,17 +264,38 @@ class Builder(Generic[F]):
         b = self.backend
         edges = self._read(v, relations)
         counting = min(top, len(edges))
-        counters = [b.true] + [b.false] * counting
         if top == 0:
-            return counters  # `<0> phi` holds everywhere: no edge needs to be read
+            return [b.true]  # `<0> phi` holds everywhere: no edge needs to be read
+        terms: list[F] = []
         for edge, source in edges:
             phi_u = self._node(fid, source)
             if b.is_false(phi_u):
                 continue  # this edge can never be counted
-            t = b.conj(self._present(edge, source, v), phi_u)  # line 21
-            for k in range(counting, 0, -1):  # line 22-23, downwards so C_{k-1} is the old one
-                counters[k] = b.disj(counters[k], b.conj(counters[k - 1], t))
+            present = self._present(edge, source, v)
+            terms.append(present if b.is_true(phi_u) else b.conj(present, phi_u))  # line 21
+        return self._count(terms, counting)
+
+    def _count(self, terms: list[F], top: int) -> list[F]:
+        """`[C_0, ..., C_top]`, `C_k` = "at least k of `terms` hold" (Algorithm 4, lines
+        22-23).
+
+        A count does not depend on the order its terms are taken in, so they are taken
+        bottom-up, the one whose first variable lies lowest in the order first: each
+        step then puts its term's variables above the counters built so far, which
+        CUDD does in a few steps, where top-down it walks the counters anew each time
+        (the edge cover at N = 100: 10 000 disjunctions, 30 ms against 2 ms).
+        """
+        counters = [self.backend.true] + [self.backend.false] * top
+        for t in sorted(terms, key=self.backend.top_level, reverse=True):
+            self._add_to_count(counters, t)
         return counters
+
+    def _add_to_count(self, counters: list[F], t: F) -> None:
+        """One more term of the counters `[C_0, ..., C_top]`: `C_k |= C_{k-1} & t`."""
+        b = self.backend
+        for k in range(len(counters) - 1, 0, -1):  # downwards: C_{k-1} is still the old one
+            # C_0 is the constant 1, so C_0 & t is t.
+            counters[k] = b.disj(counters[k], t if k == 1 else b.conj(counters[k - 1], t))
 
     def _at(self, counters: list[F], k: int) -> F:
         """`C_k` of `_thresholds`' counters (0 past their end)."""
@@ -415,13 +439,14 @@ class Builder(Generic[F]):
         top = low if upper is None else upper
         counters = [b.true] + [b.false] * top  # lines 3-4
         if top > 0:
+            # Each node's term is counted as soon as it is built, in node order (not all
+            # built first and counted bottom-up as `_count` does): with CUDD's dynamic
+            # reordering, a manager holding every term at once is sifted far longer (the
+            # edge cover at N = 48: over 40 s against 3 s).
             for v in range(n):  # lines 5-10
                 f_v = self._node(fid, v)
-                if b.is_false(f_v):
-                    continue
-                f_v = b.conj(f_v, self._y(v))  # a deleted node is not counted
-                for k in range(top, 0, -1):
-                    counters[k] = b.disj(counters[k], b.conj(counters[k - 1], f_v))
+                if not b.is_false(f_v):  # a deleted node is not counted: f_v & y_v
+                    self._add_to_count(counters, self._kept_term(f_v, v))
         f = counters[low]  # line 11
         if upper is not None:  # lines 12-14
             f = b.conj(f, b.neg(counters[upper]))
@@ -462,7 +487,7 @@ class Builder(Generic[F]):
             term = self._node(fid, v)
             if b.is_false(term):
                 continue
-            term = b.conj(term, self._y(v))
+            term = self._kept_term(term, v)
             grown: dict[int, F] = {}
             for amount, condition in options.items():
                 for shift, part in ((weight, b.conj(condition, term)),

@@ -462,9 +462,9 @@ def relevance(prog: Program, graph: Graph, target: int | None = None, backend: s
         fallback = sampled_relevance(prog, graph, node, permutations, seed, str(refusal),
                                      backend)
         return dataclasses.replace(fallback, build_seconds=refused_after)
-    manager, f, variables = built_diagram.manager, built_diagram.f, built_diagram.variables
+    manager, f = built_diagram.manager, built_diagram.f
     del built_diagram
-    label = int(value_at_full_graph(manager, f, variables))
+    label = int(value_at_full_graph(manager, f))
     built = time.perf_counter()
 
     # A removal flips iff `flips` holds on the kept nodes; closing it downwards over the

@@ -243,9 +243,17 @@ def bandwidth_order(graph: Graph) -> list[int]:
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-    adjacency = csr_matrix((np.ones(graph.num_edges), (graph.sources, graph.targets)),
-                           shape=(graph.num_nodes, graph.num_nodes))
-    return [int(v) for v in reverse_cuthill_mckee(adjacency, symmetric_mode=False)]
+    # The undirected adjacency's structure in canonical CSR form (rows and, within a row,
+    # columns sorted, no duplicates), made directly: what scipy makes of the edge list
+    # as `A + A.T` (the ordering reads only the structure), without its conversions.
+    n = graph.num_nodes
+    keys = np.unique(np.concatenate([graph.sources * n + graph.targets,
+                                     graph.targets * n + graph.sources]))
+    rows, columns = np.divmod(keys, n)
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    adjacency = csr_matrix((np.ones(len(keys)), columns.astype(np.int32), indptr), shape=(n, n))
+    return [int(v) for v in reverse_cuthill_mckee(adjacency, symmetric_mode=True)]
 
 
 def computation_order(prog: Program, graph: Graph, target: int | None = None,
@@ -265,18 +273,25 @@ def computation_order(prog: Program, graph: Graph, target: int | None = None,
     edges = np.ones(graph.num_edges, dtype=np.bool_) if edges is None else edges
     nodes = np.ones(graph.num_nodes, dtype=np.bool_) if nodes is None else nodes
     node = resolve_target(prog, graph, target)
-    admitted = [_admitted_mask(graph, level) for level in admitted_by_depth(prog.classifier)]
-    depth = len(admitted)
-    by_target = np.argsort(graph.targets, kind="stable")
-    bounds = np.searchsorted(graph.targets[by_target], np.arange(graph.num_nodes + 1))
+    depth = len(levels := admitted_by_depth(prog.classifier))
+    # Python lists, not arrays: the walk reads them one element at a time (a numpy
+    # scalar read costs several list reads; the edge cover at N = 100 walks 10 000 edges).
+    admitted = [_admitted_mask(graph, level).tolist() for level in levels]
+    by_target_array = np.argsort(graph.targets, kind="stable")
+    bounds = np.searchsorted(graph.targets[by_target_array],
+                             np.arange(graph.num_nodes + 1)).tolist()
+    by_target = by_target_array.tolist()
+    sources = graph.sources.tolist()
+    wanted_edge = edges.tolist() if over != "nodes" else [False] * graph.num_edges
+    wanted_node = nodes.tolist() if over != "edges" else [False] * graph.num_nodes
     order: list[Var] = []
-    placed_edge = np.zeros(graph.num_edges, dtype=np.bool_)
-    placed_node = np.zeros(graph.num_nodes, dtype=np.bool_)
+    placed_edge = [False] * graph.num_edges
+    placed_node = [False] * graph.num_nodes
     if node is not None:
         placed_node[node] = True  # the target is never removed: it has no variable
 
     def place_node(v: int) -> None:
-        if over != "edges" and not placed_node[v] and nodes[v]:
+        if wanted_node[v] and not placed_node[v]:
             placed_node[v] = True
             order.append(Var.node(v))
 
@@ -284,31 +299,36 @@ def computation_order(prog: Program, graph: Graph, target: int | None = None,
     roots = bandwidth_order(graph) if node is None else [node]
     for root in roots:
         # An explicit stack, not recursion: (node, remaining depth, next in-edge index).
-        stack = [(root, depth, int(bounds[root]))] if (root, depth) not in visited else []
+        stack = [(root, depth, bounds[root])] if (root, depth) not in visited else []
         visited.add((root, depth))
         while stack:
             v, d, i = stack.pop()
-            if d == 0 or i == bounds[v + 1]:
+            if d == 0:
                 continue
-            edge = int(by_target[i])
-            if not admitted[depth - d][edge]:  # the in-edges of v are read at depth k - d + 1
-                stack.append((v, d, i + 1))
-                continue
-            source = int(graph.sources[edge])
-            if (source, d - 1) not in visited and d > 1:
-                visited.add((source, d - 1))
-                stack.append((v, d, i))  # come back to this edge once the source is done
-                stack.append((source, d - 1, int(bounds[source])))
-                continue
-            place_node(v)
-            place_node(source)
-            if over != "nodes" and not placed_edge[edge] and edges[edge]:
-                placed_edge[edge] = True
-                order.append(Var.edge(edge))
-            stack.append((v, d, i + 1))
-        if node is None:
+            reads = admitted[depth - d]  # the in-edges of v are read at depth k - d + 1
+            end = bounds[v + 1]
+            while i < end:
+                edge = by_target[i]
+                if not reads[edge]:
+                    i += 1
+                    continue
+                source = sources[edge]
+                if d > 1 and (source, d - 1) not in visited:
+                    visited.add((source, d - 1))
+                    stack.append((v, d, i))  # come back to this edge once the source is done
+                    stack.append((source, d - 1, bounds[source]))
+                    break
+                if over != "edges":
+                    place_node(v)
+                    place_node(source)
+                if wanted_edge[edge] and not placed_edge[edge]:
+                    placed_edge[edge] = True
+                    order.append(Var.edge(edge))
+                i += 1
+        if node is None and over != "edges":
             place_node(root)
-    return order + _variables(graph, over, edges & ~placed_edge, nodes & ~placed_node)
+    return order + _variables(graph, over, edges & ~np.array(placed_edge, dtype=np.bool_),
+                              nodes & ~np.array(placed_node, dtype=np.bool_))
 
 
 # ---------------------------------------------------------------- Algorithms 1-3
@@ -339,9 +359,9 @@ def extract(backend: BDDBackend[F], extended: F, variables: Sequence[Var]) -> Bo
     return mask
 
 
-def value_at_full_graph(backend: BDDBackend[F], f: F, variables: Iterable[Var]) -> bool:
+def value_at_full_graph(backend: BDDBackend[F], f: F) -> bool:
     """`f(G)`: `f` with every variable set to 1 (Algorithm 1, line 4)."""
-    return backend.is_true(backend.restrict(f, {variable: True for variable in variables}))
+    return backend.value_all_true(f)
 
 
 def union_pi(backend: BDDBackend[F], f: F, variables: Sequence[Var]) -> tuple[int, BoolArray]:
@@ -350,7 +370,7 @@ def union_pi(backend: BDDBackend[F], f: F, variables: Sequence[Var]) -> tuple[in
     Returns the label `f(G)` and the UPI mask over `variables` (position i is
     `variables[i]`).
     """
-    label = value_at_full_graph(backend, f, variables)  # line 4
+    label = value_at_full_graph(backend, f)  # line 4
     instance = f if label else backend.neg(f)  # line 5
     return int(label), extract(backend, extend(backend, instance, variables), variables)  # 6-7
 
@@ -507,7 +527,7 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Ove
     manager, f, variables = built_diagram.manager, built_diagram.f, built_diagram.variables
     memo_entries, manager_nodes = built_diagram.memo_entries, built_diagram.manager_nodes
     del built_diagram
-    label = value_at_full_graph(manager, f, variables)  # Algorithm 1, line 4
+    label = value_at_full_graph(manager, f)  # Algorithm 1, line 4
     instance = f if label else manager.neg(f)  # line 5
     del f
     built = time.perf_counter()
@@ -525,7 +545,11 @@ def upi_report(prog: Program, graph: Graph, target: int | None = None, over: Ove
         else:
             extended = extend(manager, instance, sorted(manager.support(instance)))
             how = "support"
-    manager.check_budget()
+    if extended is not instance:
+        # Only Extend can have grown the diagrams since Build's count (the value at the
+        # full graph reads one path, and a negation is a complemented edge), and a count
+        # with CUDD walks every variable's table.
+        manager.check_budget()
     extended_at = time.perf_counter()
 
     in_upi = (manager.support(extended) if shortcuts

@@ -10,23 +10,33 @@ aggregate over seeds, tabulate; a domain's tables are its plug-in).
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from gracr.bench.datasets import Dataset, load_or_build
-from gracr.bench.tasks import Task, TaskFileError, register_task, task_named
-
 if TYPE_CHECKING:
+    from gracr.bench.datasets import Dataset, load_or_build
     from gracr.bench.pyg_dataset import GroundTruthData, GroundTruthDataset
+    from gracr.bench.tasks import Task, TaskFileError, register_task, task_named
 
 __all__ = ["Dataset", "GroundTruthData", "GroundTruthDataset", "Task", "TaskFileError",
            "load_or_build", "register_task", "task_named"]
 
+# Where each name is defined. They are imported on first use (PEP 562): the datasets load
+# numba and the PyG views torch-geometric, and `gracrc --help` (which reads the shared
+# options in `gracr.bench.options`, so runs this file) and the light commands
+# (`gracrc dataset`) stay without them.
+_DEFINED_IN = {
+    "Dataset": "gracr.bench.datasets", "load_or_build": "gracr.bench.datasets",
+    "GroundTruthData": "gracr.bench.pyg_dataset",
+    "GroundTruthDataset": "gracr.bench.pyg_dataset",
+    "Task": "gracr.bench.tasks", "TaskFileError": "gracr.bench.tasks",
+    "register_task": "gracr.bench.tasks", "task_named": "gracr.bench.tasks",
+}
+
 
 def __getattr__(name: str) -> Any:
-    # The PyG views load torch-geometric: only when asked for, so that the light commands
-    # (`gracrc dataset`) stay without it.
-    if name in ("GroundTruthData", "GroundTruthDataset"):
-        from gracr.bench import pyg_dataset
-
-        return getattr(pyg_dataset, name)
-    raise AttributeError(f"module 'gracr.bench' has no attribute '{name}'")
+    if name not in _DEFINED_IN:
+        raise AttributeError(f"module 'gracr.bench' has no attribute '{name}'")
+    value = getattr(importlib.import_module(_DEFINED_IN[name]), name)
+    globals()[name] = value
+    return value

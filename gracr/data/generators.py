@@ -11,15 +11,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-import numba
 import numpy as np
 
 from gracr.data.graph import IntArray
-from gracr.places import rebuild_damaged_numba_caches
-
-# A cached kernel cut by a kill must be recompiled, not fail every run (motifs.py's
-# kernels too: it imports this module).
-rebuild_damaged_numba_caches()
+from gracr.data.kernels import kernel
 
 SEED_LIMIT = 2**32
 
@@ -37,7 +32,7 @@ def _both_directions(pairs: IntArray) -> IntArray:
     return np.ascontiguousarray(np.concatenate([forward, forward[::-1]], axis=1))
 
 
-@numba.njit(cache=True)
+@kernel
 def _barabasi_albert_kernel(num_nodes: int, attachment: int, seed: int) -> IntArray:
     np.random.seed(seed)
     m = attachment
@@ -92,7 +87,7 @@ def barabasi_albert_edges(num_nodes: int, attachment: int = 2, seed: int = 0) ->
     return _both_directions(_barabasi_albert_kernel(num_nodes, attachment, check_seed(seed)))
 
 
-@numba.njit(cache=True)
+@kernel
 def _erdos_renyi_kernel(num_nodes: int, edge_probability: float, seed: int) -> IntArray:
     np.random.seed(seed)
     capacity = 16
@@ -127,7 +122,7 @@ def erdos_renyi_edges(num_nodes: int, edge_probability: float, seed: int = 0) ->
                                                 check_seed(seed)))
 
 
-@numba.njit(cache=True)
+@kernel
 def _pruefer_tree_kernel(num_nodes: int, seed: int) -> IntArray:
     np.random.seed(seed)
     n = num_nodes
@@ -170,7 +165,7 @@ def random_tree_edges(num_nodes: int, seed: int = 0) -> IntArray:
     return _both_directions(_pruefer_tree_kernel(num_nodes, check_seed(seed)))
 
 
-@numba.njit(cache=True)
+@kernel
 def _watts_strogatz_kernel(num_nodes: int, neighbours: int, rewire_probability: float,
                            seed: int) -> IntArray:
     np.random.seed(seed)
@@ -230,7 +225,7 @@ def watts_strogatz_edges(num_nodes: int, neighbours: int, rewire_probability: fl
                                                    float(rewire_probability), check_seed(seed)))
 
 
-@numba.njit(cache=True)
+@kernel
 def _uniform_colours_kernel(num_nodes: int, num_colours: int, seed: int) -> IntArray:
     np.random.seed(seed)
     colours = np.empty(num_nodes, dtype=np.int64)

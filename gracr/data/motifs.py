@@ -9,14 +9,14 @@ pairs (the caller lists them in both directions). Randomness comes from a seed i
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from gracr.data.generators import check_seed
 from gracr.data.graph import IntArray
+from gracr.data.kernels import kernel
 
 
-@numba.njit(cache=True)
+@kernel
 def _distinct(num_nodes: int, count: int) -> IntArray:
     """`count` distinct nodes of `0..num_nodes-1`, uniformly and in random order (a
     partial Fisher–Yates shuffle on numba's current random state)."""
@@ -29,7 +29,7 @@ def _distinct(num_nodes: int, count: int) -> IntArray:
     return order[:count].copy()
 
 
-@numba.njit(cache=True)
+@kernel
 def _distinct_kernel(num_nodes: int, count: int, seed: int) -> IntArray:
     np.random.seed(seed)
     return _distinct(num_nodes, count)
@@ -42,7 +42,7 @@ def distinct_nodes(num_nodes: int, count: int, seed: int = 0) -> IntArray:
     return np.asarray(_distinct_kernel(num_nodes, count, check_seed(seed)), dtype=np.int64)
 
 
-@numba.njit(cache=True)
+@kernel
 def _chains_kernel(colours: IntArray, units: int, cores: int, seed: int, core: int,
                    leaf: int, anchor: int) -> tuple[IntArray, IntArray]:
     np.random.seed(seed)
@@ -102,7 +102,7 @@ def plant_chains(colours: IntArray, units: int, cores: int, seed: int, *, core: 
     return np.asarray(out, dtype=np.int64), np.asarray(pairs, dtype=np.int64)
 
 
-@numba.njit(cache=True)
+@kernel
 def _hub_kernel(colours: IntArray, hub_colour: int, member_colours: IntArray,
                 member_counts: IntArray, links: int, seed: int) -> tuple[IntArray, IntArray]:
     np.random.seed(seed)

@@ -12,17 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
 from gracr.compiler.network import Network
 from gracr.data.graph import IntArray
+from gracr.data.kernels import kernel
 from gracr.executor.plan import layer_plans
-from gracr.places import rebuild_damaged_numba_caches
-
-# A cached kernel cut by a kill must be recompiled, not fail every run.
-rebuild_damaged_numba_caches()
 
 Floats = npt.NDArray[np.float64]
 
@@ -129,7 +125,7 @@ def in_neighbour_csr(edge_index: IntArray, num_nodes: int, edge_type: IntArray |
     return indptr, np.ascontiguousarray(edges[0][order]), np.ascontiguousarray(types)
 
 
-@numba.njit(cache=True)
+@kernel
 def _run_layers(H: Floats, indptr: IntArray, sources: IntArray, types: IntArray,
                 starts: IntArray,
                 ends: IntArray, c_ptr: IntArray, c_rows: IntArray, c_cols: IntArray,

@@ -16,13 +16,42 @@ is positive iff more than θ of its tumour cells have a tcell within 30 µm. The
   node embeddings and GATv2 attention rollout.
 """
 
-from gracr.domains.tissue.dataset import graph_json, tissue_program, write_dataset
-from gracr.domains.tissue.generator import (MarkerModel, TissueSettings, choose_theta, draw_markers,
-                                     generate_dataset, generate_sample, generation_seconds,
-                                     place_cells)
-from gracr.domains.tissue.radius import (GRAPH_RADIUS_RATIOS, engaged_ratio, radius_graph,
-                                  recompute_label, roles)
-from gracr.domains.tissue.table import CELL_TYPES, CHANNELS, CellTable, types_from_markers
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gracr.domains.tissue.dataset import graph_json, tissue_program, write_dataset
+    from gracr.domains.tissue.generator import (MarkerModel, TissueSettings, choose_theta,
+                                                draw_markers, generate_dataset,
+                                                generate_sample, generation_seconds,
+                                                place_cells)
+    from gracr.domains.tissue.radius import (GRAPH_RADIUS_RATIOS, engaged_ratio,
+                                             radius_graph, recompute_label, roles)
+    from gracr.domains.tissue.table import CELL_TYPES, CHANNELS, CellTable, types_from_markers
+
+# Where each name is defined. They are imported on first use (PEP 562): `generator` and
+# `radius` import scipy, and `gracrc`'s parser reads `study_names` (so runs this file)
+# for every command, `--help` included.
+_DEFINED_IN = {
+    **dict.fromkeys(("graph_json", "tissue_program", "write_dataset"),
+                    "gracr.domains.tissue.dataset"),
+    **dict.fromkeys(("MarkerModel", "TissueSettings", "choose_theta", "draw_markers",
+                     "generate_dataset", "generate_sample", "generation_seconds",
+                     "place_cells"), "gracr.domains.tissue.generator"),
+    **dict.fromkeys(("GRAPH_RADIUS_RATIOS", "engaged_ratio", "radius_graph",
+                     "recompute_label", "roles"), "gracr.domains.tissue.radius"),
+    **dict.fromkeys(("CELL_TYPES", "CHANNELS", "CellTable", "types_from_markers"),
+                    "gracr.domains.tissue.table"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _DEFINED_IN:
+        raise AttributeError(f"module 'gracr.domains.tissue' has no attribute '{name}'")
+    value = getattr(importlib.import_module(_DEFINED_IN[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CELL_TYPES", "CHANNELS", "GRAPH_RADIUS_RATIOS", "CellTable", "MarkerModel",
