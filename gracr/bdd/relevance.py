@@ -28,7 +28,7 @@ quantity below is read off that one diagram, never by enumerating subsets:
    decomposable circuit: size-indexed model counts (generating polynomials in the
    number of kept nodes) bottom-up and top-down, at a cost growing with `|BDD| n^2`.
    Beyond `max_exact` support variables, Monte Carlo permutation sampling instead
-   (`shapley_method` says which ran, with a standard error per value).
+   (`sample_indices`; `shapley_method` says which ran, with a standard error per value).
 
 `n` is the size of the diagram's SUPPORT: a node the diagram does not depend on is a
 dummy player, whose Banzhaf and Shapley values are 0 and whose presence does not
@@ -42,10 +42,15 @@ plain ROBDD of `f` (at most twice the nodes). Exact results are float64: the
 algorithms are exact, so the error is rounding, around 1e-12 (support below 1000,
 where the model counts stay finite in float64).
 
-When the diagram is refused (`sampled_relevance`), Banzhaf and Shapley values are
-sampled with the reference evaluator instead, and say so.
+When the diagram is refused (`sampled_relevance`: over `max_players` players, before
+it is built, or over a build budget), Banzhaf and Shapley values are both sampled, and
+say so. The sampler (`sample_indices`) needs no diagram: the game is a function of
+counts of node formulas, and a player's removal changes them only within the modal
+depth of the player, so each game value is updated from the last on a small subgraph;
+one stream of permutations serves both indices, in rounds until every standard error
+is at most `max_stderr` (0.01 by default).
 
-Its size (600–700 lines) is one game read four ways (counterfactuals, Banzhaf, exact and
+Its size (700–800 lines) is one game read four ways (counterfactuals, Banzhaf, exact and
 sampled Shapley) from one exported diagram, plus the diagram-free sampling: the
 level-by-level passes share the export's arrays.
 """
@@ -82,7 +87,7 @@ MAX_STDERR = 0.01          # sampled values: rounds are drawn until every standa
 MAX_PERMUTATIONS = 50_000  # ... or this many permutations were drawn
 MAX_PLAYERS = 250          # the most players (nodes the label can depend on) for a diagram
 FALSE, TRUE = 0, 1         # the indices of the terminals in an exported diagram
-_BATCH_CELLS = 1 << 20     # assignments walked at once by the Monte Carlo evaluator
+_BATCH_CELLS = 1 << 20     # node values the sampler evaluates at once
 
 
 # ---------------------------------------------------------------- the plain diagram
@@ -315,75 +320,6 @@ def shapley_exact(diagram: Diagram, max_bytes: int = DEFAULT_MAX_BYTES) -> Float
     result: FloatArray = diff @ weights
     return result
 
-
-def evaluate_prefixes(diagram: Diagram, positions: IntArray) -> BoolArray:
-    """`f` on every prefix of each permutation, vectorised: `values[p, k]` is `f` with
-    exactly the variables of positions `< k` in permutation `p` kept (k = 0..n).
-
-    `positions[p, i]` is the position of variable `i` in permutation `p`. Every
-    assignment walks the diagram one step at a time, all together, for at most `n`
-    steps (the terminals loop on themselves).
-    """
-    count, n = positions.shape
-    padded = np.concatenate([positions, np.zeros((count, 1), dtype=np.int64)], axis=1)
-    prefix = np.arange(n + 1, dtype=np.int64)[None, :]
-    current = np.full((count, n + 1), diagram.root, dtype=np.int64)
-    rows = np.arange(count)[:, None]
-    for _ in range(n):
-        level = diagram.level[current]
-        if bool((level == n).all()):
-            break
-        kept = padded[rows, level] < prefix
-        current = np.where(kept, diagram.high[current], diagram.low[current])
-    values: BoolArray = current == TRUE
-    return values
-
-
-def shapley_monte_carlo(diagram: Diagram, permutations: int, seed: int
-                        ) -> tuple[FloatArray, FloatArray]:
-    """Shapley values by permutation sampling, and the standard error of each.
-
-    Each of `permutations` uniform random orders (`numpy.random.default_rng(seed)`)
-    gives every variable its marginal contribution `v(prefix + i) - v(prefix)`; a
-    value is the mean of its contributions, its standard error their sample standard
-    deviation over `sqrt(permutations)`. The game values come from the diagram itself,
-    many assignments at once (`evaluate_prefixes`).
-    """
-    return sampled_shapley(lambda positions: evaluate_prefixes(diagram, positions), diagram.n,
-                           permutations, seed, max(1, _BATCH_CELLS // (diagram.n + 1)))
-
-
-def sampled_shapley(prefix_values: Callable[[IntArray], BoolArray], n: int, permutations: int,
-                    seed: int, batch: int) -> tuple[FloatArray, FloatArray]:
-    """Permutation sampling (`shapley_monte_carlo`) of the game whose values on every
-    prefix of a batch of permutations `prefix_values` gives: `positions[p, i]` is player
-    i's place in permutation p, and `values[p, k]` the game on the first k players."""
-    if n == 0:
-        return np.zeros(0), np.zeros(0)
-    if permutations < 2:
-        raise GracrError(f"Monte Carlo Shapley needs at least 2 permutations, got {permutations}")
-    rng = np.random.default_rng(seed)
-    total = np.zeros(n)
-    squares = np.zeros(n)
-    done = 0
-    while done < permutations:
-        count = min(batch, permutations - done)
-        orders = np.argsort(rng.random((count, n)), axis=1)  # orders[p, k]: the k-th variable
-        positions = np.empty_like(orders)
-        rows = np.arange(count)[:, None]
-        positions[rows, orders] = np.arange(n)[None, :]
-        values = prefix_values(positions.astype(np.int64)).astype(np.float64)
-        contribution = np.empty((count, n))
-        contribution[rows, orders] = values[:, 1:] - values[:, :-1]
-        total += contribution.sum(axis=0)
-        squares += (contribution ** 2).sum(axis=0)
-        done += count
-    mean = total / permutations
-    variance = np.maximum(squares / permutations - mean ** 2, 0.0) * (
-        permutations / (permutations - 1))
-    return mean, np.sqrt(variance / permutations)
-
-
 # ---------------------------------------------------------------- sampling, incrementally
 
 
@@ -397,6 +333,19 @@ class SampledIndices:
     banzhaf: FloatArray
     banzhaf_stderr: FloatArray
     permutations: int
+
+
+@dataclass(frozen=True)
+class _Region:
+    """Where one player's effect on the counts is computed: the subgraph induced by the
+    nodes within the modal depth of its ball, each node's place among the players (-1
+    for a node that is not one), which nodes are counted (its ball's), and the player's
+    own index in the subgraph."""
+
+    graph: Graph
+    places: IntArray
+    counted: BoolArray
+    player: int
 
 
 def _forward_ball(graph: Graph, start: int, depth: int) -> BoolArray:
@@ -435,9 +384,10 @@ def sample_indices(prog: Program, graph: Graph, node: int | None, players: IntAr
     in order. Banzhaf, from the same permutation: its prefix of a Binomial(n, 1/2)
     length is a uniform random subset S of the players, and every player's paired
     marginal `v(S + i) - v(S - i)` (a null player's exactly 0) is read from the counts
-    of S and its effect on S. Rounds of `permutations` samples are drawn
-    (`numpy.random.default_rng(seed)`) until every standard error is at most
-    `max_stderr`, or `max_permutations` samples.
+    of S and its effect on S. Rounds of (at most) `permutations` samples are drawn
+    (`numpy.random.default_rng(seed)`) until every standard error, Shapley and Banzhaf,
+    is at most `max_stderr`, or `max_permutations` samples were drawn (`permutations` in
+    the result says how many).
     """
     from gracr.dsl import ir
     from gracr.dsl.evaluate import node_values_kept, sentence_from_counts, sentence_terms
@@ -446,8 +396,11 @@ def sample_indices(prog: Program, graph: Graph, node: int | None, players: IntAr
     if n == 0:
         zero = np.zeros(0)
         return SampledIndices(zero, zero, zero, zero, 0)
-    if permutations < 2:
-        raise GracrError(f"sampling needs at least 2 permutations, got {permutations}")
+    if not 2 <= permutations <= max_permutations:
+        raise GracrError(f"sampling needs 2 <= permutations <= max_permutations, got "
+                         f"{permutations} and {max_permutations}")
+    if not max_stderr >= 0:
+        raise GracrError(f"max_stderr must be a number >= 0, got {max_stderr}")
     graph_kind = prog.kind is ir.Kind.GRAPH
     scoped = graph.with_target(None if graph_kind else node)
     terms = sentence_terms(prog.classifier) if graph_kind else [prog.classifier]
@@ -466,19 +419,22 @@ def sample_indices(prog: Program, graph: Graph, node: int | None, players: IntAr
     base = np.array([int((values[t][0] & empty[0] & counted_nodes).sum()) for t in terms],
                     dtype=np.int64)
 
-    # Per player: its region (the induced subgraph its effect is computed on), the
-    # region's players, and the counted nodes of its ball.
-    regions = []
+    regions: list[_Region | None] = []
     for p in players.tolist():
         ball = _forward_ball(scoped, p, depth) & counted_nodes
         if not ball.any():
-            regions.append(None)
+            regions.append(None)  # p changes no count: a null player
             continue
         region = _backward_ball(scoped, ball, depth)
         region[p] = True
         sub, _ = scoped.keep_nodes(region)
         inside = np.flatnonzero(region)
-        regions.append((sub, inside, position_of[inside], ball[inside], int(np.searchsorted(inside, p))))
+        regions.append(_Region(sub, position_of[inside], ball[inside],
+                               int(np.searchsorted(inside, p))))
+    widest = max((r.graph.num_nodes for r in regions if r is not None), default=1)
+    # A round: its permutations' effects, [count, n, terms], and each player's 2 x count
+    # subgraphs at once.
+    per_round = max(2, min(permutations, _BATCH_CELLS // (2 * widest)))
 
     def effects(cut: IntArray, order_positions: IntArray) -> IntArray:
         """`[samples, n, terms]`: each player's effect on the counts (with it minus
@@ -486,22 +442,20 @@ def sample_indices(prog: Program, graph: Graph, node: int | None, players: IntAr
         (per sample, per player: `cut[s, i]`)."""
         count = order_positions.shape[0]
         out = np.zeros((count, n, len(terms)), dtype=np.int64)
-        for i, known in enumerate(regions):
-            if known is None:
+        for i, region in enumerate(regions):
+            if region is None:
                 continue
-            sub, inside, places, counted, me = known
-            is_player = places >= 0
-            kept = np.ones((count, 2, len(inside)), dtype=np.bool_)
-            player_pos = order_positions[:, np.where(is_player, places, 0)]
-            kept[:, :, :] = np.where(is_player[None, :], player_pos < cut[:, i][:, None],
-                                     True)[:, None, :]
-            kept[:, 0, me] = True
-            kept[:, 1, me] = False
-            flat = kept.reshape(-1, len(inside))
-            local = node_values_kept(terms, prog.kind, sub, flat)
-            for k, t in enumerate(terms):
-                c = (local[t] & flat & counted[None, :]).sum(axis=1).reshape(count, 2)
-                out[:, i, k] = c[:, 0] - c[:, 1]
+            is_player = region.places >= 0
+            placed = order_positions[:, np.where(is_player, region.places, 0)]
+            kept = np.repeat(np.where(is_player[None, :], placed < cut[:, i][:, None],
+                                      True)[:, None, :], 2, axis=1)
+            kept[:, 0, region.player] = True
+            kept[:, 1, region.player] = False
+            flat = kept.reshape(2 * count, -1)
+            local = node_values_kept(terms, prog.kind, region.graph, flat)
+            for k, term in enumerate(terms):
+                found = (local[term] & flat & region.counted[None, :]).sum(axis=1)
+                out[:, i, k] = found[0::2] - found[1::2]
         return out
 
     def game(counts: IntArray) -> BoolArray:
@@ -519,10 +473,8 @@ def sample_indices(prog: Program, graph: Graph, node: int | None, players: IntAr
     shapley_sum, shapley_squares = np.zeros(n), np.zeros(n)
     banzhaf_sum, banzhaf_squares = np.zeros(n), np.zeros(n)
     done = 0
-    rows_per_call = max(2, _BATCH_CELLS // (4 * max(len(r[1]) for r in regions if r is not None)
-                                             if any(r is not None for r in regions) else 1))
     while True:
-        count = min(permutations, max_permutations - done, rows_per_call)
+        count = min(per_round, max_permutations - done)
         orders = np.argsort(rng.random((count, n)), axis=1)
         positions = np.empty_like(orders)
         rows = np.arange(count)[:, None]
@@ -540,9 +492,9 @@ def sample_indices(prog: Program, graph: Graph, node: int | None, players: IntAr
         shapley_squares += (marginal ** 2).sum(axis=0)
         # Banzhaf: S = the first `sizes` players of the same permutation.
         subset = prefix[np.arange(count), sizes]                     # [count, terms]
-        inside = positions < sizes[:, None]
+        in_subset = positions < sizes[:, None]
         effect = effects(np.repeat(sizes[:, None], n, axis=1), positions)
-        without = subset[:, None, :] - np.where(inside[:, :, None], effect, 0)
+        without = subset[:, None, :] - np.where(in_subset[:, :, None], effect, 0)
         paired = (game(without + effect).astype(np.float64) - game(without))
         banzhaf_sum += paired.sum(axis=0)
         banzhaf_squares += (paired ** 2).sum(axis=0)
@@ -590,11 +542,12 @@ class Relevance:
     `counterfactual_closure` says how the flipping removals were closed upwards:
     `"support"` (over the support) or `"skipped (monotone)"` (`gracr.bdd.polarity`).
 
-    Without a diagram (`diagram == "refused"`: the instance outgrew the build, which
-    `reason` says), nothing is exact: `counterfactual` and `min_counterfactual` are
-    `None` (they need the diagram), and Banzhaf and Shapley values are sampled over the
-    players of the node receptive field with the reference evaluator on many subgraphs
-    at once (`gracr.dsl.evaluate.evaluate_kept`), `banzhaf_stderr` and `shapley_stderr`
+    Without a diagram (`diagram == "refused"`: the instance has more than `max_players`
+    players or outgrew the build, which `reason` says), nothing is exact:
+    `counterfactual` and `min_counterfactual` are `None` (they need the diagram), and
+    Banzhaf and Shapley values are sampled over the `relevance_players` by
+    `sample_indices` from the same permutations (`permutations` of them: their time is
+    `shapley_seconds`, `banzhaf_seconds` is 0), `banzhaf_stderr` and `shapley_stderr`
     their standard errors; `support_size` is then the number of players.
     """
 
@@ -689,30 +642,33 @@ def relevance(prog: Program, graph: Graph, target: int | None = None, backend: s
     minimum = min_flip(diagram, label)
     flipped = time.perf_counter()
 
-    players = [v.index for v in diagram.variables]
+    support = [v.index for v in diagram.variables]
     beta = np.zeros(graph.num_nodes)
-    beta[players] = banzhaf(diagram)
+    beta[support] = banzhaf(diagram)
     banzhafed = time.perf_counter()
 
     phi = np.zeros(graph.num_nodes)
     stderr: FloatArray | None = None
     method: ShapleyMethod
+    drawn: int | None = None
     if diagram.n <= max_exact:
-        phi[players] = shapley_exact(diagram)
+        phi[support] = shapley_exact(diagram)
         method = "exact"
     else:
-        values, errors = shapley_monte_carlo(diagram, permutations, seed)
-        phi[players] = values
+        # The support's nodes are the players, every other node a null player.
+        sampled = sample_indices(prog, graph, node, np.array(support, dtype=np.int64),
+                                 permutations, seed, max_stderr, max_permutations)
+        phi[support] = sampled.shapley
         stderr = np.zeros(graph.num_nodes)
-        stderr[players] = errors
+        stderr[support] = sampled.shapley_stderr
         method = "monte-carlo"
+        drawn = sampled.permutations
     done = time.perf_counter()
 
-    sampled = method == "monte-carlo"
     return Relevance(
         label=label, counterfactual=counterfactual, min_counterfactual=minimum, banzhaf=beta,
-        shapley=phi, shapley_method=method, shapley_stderr=stderr,
-        permutations=permutations if sampled else None, seed=seed if sampled else None,
+        shapley=phi, shapley_method=method, shapley_stderr=stderr, permutations=drawn,
+        seed=None if drawn is None else seed,
         counterfactual_closure=closure, support_size=diagram.n,
         diagram_size=manager.dag_size(f), plain_size=diagram.size,
         backend=manager.name, build_seconds=built - start,
