@@ -524,3 +524,27 @@ def test_sampled_values_of_a_node_classifier_match_brute_force() -> None:
     assert sampled.shapley[:3] == pytest.approx([1 / 3] * 3, abs=4 * 0.01)
     assert sampled.banzhaf[:3] == pytest.approx([1 / 2] * 3, abs=4 * 0.01)
     assert sampled.shapley[3] == 0 and sampled.banzhaf[3] == 0
+
+
+def test_tissue_relevance_is_the_golden_one() -> None:
+    """The signed ground truth of three 200-cell tissue samples (fixed seed), every
+    field but the seconds, equals the golden file written by the code before the linear
+    count was built backward (`tests/golden/relevance/tissue_200_cells.json`): the same
+    diagram, the same exact values, bit for bit."""
+    from pathlib import Path
+
+    from gracr.bdd.relevance import relevance_record
+    from gracr.domains.tissue import (TissueSettings, generate_dataset, graph_json,
+                                      tissue_program)
+
+    golden = json.loads((Path(__file__).parent / "golden" / "relevance"
+                         / "tissue_200_cells.json").read_text(encoding="utf-8"))
+    rng = np.random.default_rng([11, 200])
+    tables, theta = generate_dataset(rng, TissueSettings.for_cells(200), 3)
+    assert theta == golden["theta"]
+    prog = gracr.parse(tissue_program(theta))
+    for table, expected in zip(tables, golden["records"], strict=True):
+        graph = Graph.from_json(graph_json(table, theta, 1.0), schema=prog.schema)
+        record = relevance_record(relevance(prog, graph))
+        del record["seconds"]
+        assert json.loads(json.dumps(record)) == expected
