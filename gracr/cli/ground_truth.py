@@ -66,9 +66,10 @@ def _relevance_table(place: str, report: "Relevance", every_node: bool) -> str:
                "nodes)")
     else:
         over = ("over --max-exact" if report.diagram == "built"
-                else "no diagram: the game evaluated on many subgraphs at once")
+                else "no diagram: each game value updated around the player it adds")
         how = (f"Monte Carlo, {report.permutations} permutations, seed {report.seed} "
-               f"({report.support_size} players, {over}): value ± standard error")
+               f"({report.support_size} players, {over}; rounds until every standard "
+               f"error is at most --max-stderr): value ± standard error")
     counterfactual = report.counterfactual
     if counterfactual is None:
         lines = [f"{place}: label {report.label}; no ROBDD ({report.reason})",
