@@ -83,9 +83,10 @@ ShapleyMethod = Literal["exact", "monte-carlo"]
 MAX_EXACT = 200            # the default largest support for exact Shapley values
 EXACT_LIMIT = 1000         # past it the model counts (up to 2^n) overflow float64
 PERMUTATIONS = 2000        # the default number of sampled permutations (a round of them)
-MAX_STDERR = 0.01          # sampled values: rounds are drawn until every standard error is below
+MAX_STDERR = 0.01          # sampled values: rounds are drawn until every standard error is at most it
 MAX_PERMUTATIONS = 50_000  # ... or this many permutations were drawn
-MAX_PLAYERS = 250          # the most players (nodes the label can depend on) for a diagram
+MAX_PLAYERS = 200          # the most players (nodes the label can depend on) for a diagram:
+                           # with MAX_EXACT, an instance is all exact or all sampled by default
 FALSE, TRUE = 0, 1         # the indices of the terminals in an exported diagram
 _BATCH_CELLS = 1 << 20     # node values the sampler evaluates at once
 

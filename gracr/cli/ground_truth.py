@@ -134,9 +134,9 @@ def _declare_relevance(parser: argparse.ArgumentParser) -> None:
                              "Monte Carlo beyond (default 200, at most 1000)")
     parser.add_argument("--permutations", type=positive_integer, default=2000, metavar="N",
                         help="Monte Carlo: sampled permutations per round (default 2000)")
-    parser.add_argument("--max-players", type=non_negative_integer, default=250, metavar="N",
+    parser.add_argument("--max-players", type=non_negative_integer, default=200, metavar="N",
                         help="build the exact diagram only up to N players (nodes the label "
-                             "can depend on; default 250), else sample")
+                             "can depend on; default 200), else sample")
     parser.add_argument("--max-stderr", type=positive_number, default=0.01, metavar="E",
                         help="without a diagram: sample rounds until every standard error "
                              "is at most E (default 0.01; at most 50 000 permutations)")
