@@ -70,7 +70,7 @@ import numpy as np
 
 from gracr.bdd.backend import BDDBackend, F, Var
 from gracr.dsl import ir
-from gracr.dsl.evaluate import threshold_values
+from gracr.dsl.evaluate import sentence_terms, threshold_values
 from gracr.errors import GracrError
 from gracr.dsl.ir import Formula
 from gracr.dsl.operators import (
@@ -345,18 +345,8 @@ class Builder(Generic[F]):
         null player. Cheap where the counter is not (a tissue sample of 3 000 cells:
         its ~300 tumour cells and their tcells), so the sampled relevance of an instance
         whose counter is refused samples only these players."""
-        terms: list[Formula] = []
-        pending = [sentence]
-        while pending:
-            match pending.pop():
-                case ir.Exists(_, _, arg):
-                    terms.append(arg)
-                case ir.CountCompare(_, args, _, _):
-                    terms.extend(args)
-                case other:
-                    pending.extend(ir.children(other))
         nodes: set[int] = set()
-        for term in terms:
+        for term in sentence_terms(sentence):
             fid = self._intern(term)
             for v in range(self.graph.num_nodes):
                 f_v = self._node(fid, v)

@@ -352,7 +352,7 @@ def _is_sentence(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]],
         child not in values for child in ir.children(formula))
 
 
-def sentence_terms(formula: Formula, operators: Operators = CONNECTIVES) -> list[Formula]:
+def sentence_terms(formula: Formula) -> list[Formula]:
     """The node formulas a graph sentence counts (its `exists` and `count` arguments),
     each once, in a fixed order: the sentence is a function of their counts."""
     terms: list[Formula] = []
