@@ -3,21 +3,24 @@ exact ground truth (counterfactual set, Banzhaf and Shapley signs) agrees with t
 the generator records.
 
     PYTHONPATH=. .venv/bin/python benchmarks/tissue_ground_truth.py [--sizes 300,1000,3000]
-        [--samples 5,1,1] [--cap 60] [--permutations 2000,200,100]
-        [--counter-steps 200000,20000,20000] [--skip-upi] [--agreement-samples 20] [--out DIR]
+        [--samples 5,3,1] [--cap 60] [--skip-upi] [--agreement-samples 20] [--out DIR]
+
+The acceptance figure (issue 38): `relevance` with the library's defaults takes < 10 s per
+1 000-cell sample on 2 cores, every sampled value's standard error <= 0.01; the share table
+says, per size, how many samples were exact and how many sampled, the largest standard
+error and the slowest `relevance`.
 
 Per sample (`TissueSettings.for_cells`, graph radius ratio 1, θ from `generate_dataset`
 over max(samples, 2) samples of that size): generation seconds (placement, nests,
 markers) and cells per second, the `cKDTree` radius graph, gracr's graph, the label by
 the evaluator, then `gracr.bdd.relevance.relevance` (diagram build, counterfactual set,
 Banzhaf, Shapley: exact up to 200 support variables, else Monte Carlo with its mean
-standard error) and the node UPI (`upi_report(over="nodes")`). The two diagram runs are
-each made in a child process stopped after `--cap` seconds; a stopped run says so in the
-table (never a silent gap), and so does a diagram `relevance` refuses (its values are then
-sampled over the players `graph_term_players` bounds). `--counter-steps` sets the linear
-counter's step budget per size (default: the library's 200 000 at ≈ 300 cells, 20 000
-beyond, where an exact build takes minutes: one ≈ 1000-cell diagram took 171 s and 861 417
-nodes), `--permutations` the samples per size. `--skip-upi` leaves the UPI out (the table says "skipped").
+standard error) and the node UPI (`upi_report(over="nodes")`), both at the library's
+defaults. The two diagram runs are each made in a child process stopped after `--cap`
+seconds; a stopped run says so in the table (never a silent gap), and so does a diagram
+`relevance` refuses (its values are then sampled over the players `graph_term_players`
+bounds, to a standard error of 0.01). `--skip-upi` leaves the UPI out (the table says
+"skipped").
 
 The agreement table: `gracr.domains.tissue.agreement.summarise` over `--agreement-samples`
 samples of ≈ 300 cells, and every violation of the derived claims
@@ -38,7 +41,6 @@ from typing import Any, Callable
 import numpy as np
 
 import gracr
-from gracr.bdd.build import MAX_COUNTER_STEPS
 from gracr.bdd.relevance import relevance
 from gracr.bdd.upi import upi_report
 from gracr.bench.report.tables import render_table, write_table
@@ -50,8 +52,10 @@ from gracr.domains.tissue.agreement import (SUMMARY_HEADERS, agreement, differen
 RATIO = 1.0
 TIMING_HEADERS = ("cells", "sample", "label", "generate s", "cells/s", "radius graph s",
                   "gracr graph s", "label s", "diagram build s", "node UPI s",
-                  "counterfactual s", "Banzhaf s", "Shapley s", "Shapley method", "support",
-                  "diagram size", "min CF", "note")
+                  "counterfactual s", "Banzhaf s", "Shapley s", "relevance s",
+                  "Shapley method", "support", "diagram size", "min CF", "note")
+SHARE_HEADERS = ("cells", "samples", "exact", "sampled", "largest s.e.", "permutations",
+                 "slowest relevance s")
 
 
 def _child(work: Callable[[], dict[str, Any]], out: Any) -> None:
@@ -83,7 +87,7 @@ def fmt(seconds: float) -> str:
 
 
 def timing_rows(size: int, samples: int, cap: float, skip_upi: bool, seed: int,
-                permutations: int, counter_steps: int, reduced: str) -> list[list[str]]:
+                reduced: str) -> tuple[list[list[str]], list[str]]:
     rng = np.random.default_rng([seed, size])
     settings = TissueSettings.for_cells(size)
     count = max(samples, 2)
@@ -92,6 +96,7 @@ def timing_rows(size: int, samples: int, cap: float, skip_upi: bool, seed: int,
     generate = (time.perf_counter() - start) / count
     prog = gracr.parse(tissue_program(theta))
     rows: list[list[str]] = []
+    outcomes: list[Any] = []
     for k, table in enumerate(tables[:samples]):
         start = time.perf_counter()
         radius_graph(table, RATIO)
@@ -106,22 +111,19 @@ def timing_rows(size: int, samples: int, cap: float, skip_upi: bool, seed: int,
         notes = [f"θ = {theta}"] + ([reduced] if reduced else [])
 
         def run_relevance() -> dict[str, Any]:
-            r = relevance(prog, graph, backend="cudd", max_exact=200,
-                          permutations=permutations, seed=0, max_counter_steps=counter_steps)
-            positive = (None if r.shapley_stderr is None
-                        else r.shapley_stderr[r.shapley_stderr > 0])
-            stderr = (None if positive is None else
-                      float(positive.mean()) if positive.size else 0.0)
+            r = relevance(prog, graph)
+            errors = [e for e in (r.shapley_stderr, r.banzhaf_stderr) if e is not None]
+            stderr = max((float(e.max()) for e in errors), default=None)
             return {"build": r.build_seconds, "cf": r.counterfactual_seconds,
                     "banzhaf": r.banzhaf_seconds, "shapley": r.shapley_seconds,
                     "method": r.shapley_method, "stderr": stderr,
                     "support": r.support_size, "size": r.diagram_size,
                     "min_cf": r.min_counterfactual, "label": r.label,
-                    "diagram": r.diagram, "reason": r.reason}
+                    "diagram": r.diagram, "reason": r.reason, "total": r.total_seconds,
+                    "permutations": r.permutations}
 
         def run_upi() -> dict[str, Any]:
-            u = upi_report(prog, graph, over="nodes", backend="cudd",
-                           max_counter_steps=counter_steps)
+            u = upi_report(prog, graph, over="nodes", backend="cudd")
             return {"total": u.total_seconds, "label": u.label}
 
         rel = capped(run_relevance, cap)
@@ -133,24 +135,42 @@ def timing_rows(size: int, samples: int, cap: float, skip_upi: bool, seed: int,
                         else upi["error"] if "error" in upi else fmt(upi["total"]))
         if rel is None or "error" in rel:
             why = f"stopped at {cap:g} s cap" if rel is None else rel["error"]
-            rest = [why, upi_cell] + ["not reached"] * 3 + ["–"] * 4
+            rest = [why, upi_cell] + ["not reached"] * 4 + ["–"] * 4
+            outcomes.append("stopped")
         else:
             assert rel["label"] == int(label)
             method = ("exact" if rel["method"] == "exact"
-                      else f"Monte Carlo, {permutations} perm., mean s.e. {rel['stderr']:.2g}")
+                      else f"Monte Carlo, {rel['permutations']} perm., largest s.e. "
+                           f"{rel['stderr']:.2g}")
             if rel["diagram"] != "built":
-                method = (f"sampled ({permutations} perm.), diagram refused, mean s.e. "
-                          f"{rel['stderr']:.2g}" + (" (each player's sampled marginals all "
-                                                    "equal)" if rel["stderr"] == 0 else ""))
-                notes.append(f"diagram refused at {counter_steps:,} counter steps")
-            rest = [fmt(rel["build"]) + ("" if rel["diagram"] == "built" else " (refused)"), upi_cell, fmt(rel["cf"]), fmt(rel["banzhaf"]),
-                    fmt(rel["shapley"]), method, str(rel["support"]), str(rel["size"]),
+                method = (f"sampled, Shapley and Banzhaf ({rel['permutations']} perm.), "
+                          f"largest s.e. {rel['stderr']:.2g}")
+                notes.append(f"diagram refused: {rel['reason']}")
+            outcomes.append(("exact" if rel["diagram"] == "built" and rel["method"] == "exact"
+                             else "sampled", rel["stderr"], rel["permutations"], rel["total"]))
+            rest = [fmt(rel["build"]) + ("" if rel["diagram"] == "built" else " (refused)"),
+                    upi_cell, fmt(rel["cf"]), fmt(rel["banzhaf"]), fmt(rel["shapley"]),
+                    fmt(rel["total"]), method, str(rel["support"]), str(rel["size"]),
                     str(rel["min_cf"])]
         rows.append([str(table.num_cells), str(k), "+" if label else "−", fmt(generate),
                      f"{table.num_cells / generate:.0f}", fmt(radius_s), fmt(graph_s),
                      fmt(label_s)] + rest + ["; ".join(notes)])
         print(" | ".join(rows[-1]), file=sys.stderr, flush=True)
-    return rows
+    return rows, share_row(size, outcomes)
+
+
+def share_row(size: int, outcomes: list[Any]) -> list[str]:
+    """One size's line of the share table: exact and sampled samples, the largest
+    standard error, the permutations drawn and the slowest `relevance`."""
+    done = [o for o in outcomes if o != "stopped"]
+    errors = [o[1] for o in done if o[1] is not None]
+    drawn = [o[2] for o in done if o[2] is not None]
+    return [f"≈ {size}", str(len(outcomes)), str(sum(o[0] == "exact" for o in done)),
+            str(sum(o[0] == "sampled" for o in done)) + (
+                f" ({len(outcomes) - len(done)} stopped)" if len(done) < len(outcomes) else ""),
+            f"{max(errors):.4f}" if errors else "– (all exact)",
+            f"{min(drawn)}–{max(drawn)}" if drawn else "–",
+            fmt(max(o[3] for o in done)) if done else "–"]
 
 
 def agreement_study(count: int, seed: int) -> tuple[list[list[str]], list[str], Counter[str]]:
@@ -179,37 +199,35 @@ def parse_list(text: str) -> list[int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="300,1000,3000", help="approximate cells per sample")
-    parser.add_argument("--samples", default="5,1,1", help="samples per size (comma list)")
+    parser.add_argument("--samples", default="5,3,1", help="samples per size (comma list)")
     parser.add_argument("--cap", type=float, default=60.0,
                         help="seconds each diagram run (relevance, UPI) may take per sample")
     parser.add_argument("--skip-upi", action="store_true", help="leave the node UPI out")
-    parser.add_argument("--permutations", default="2000,200,100",
-                        help="per size: Monte Carlo permutations (Shapley; Banzhaf subsets) "
-                             "when the support exceeds 200 or the diagram is refused")
-    parser.add_argument("--counter-steps", default=f"{MAX_COUNTER_STEPS},20000,20000",
-                        help="per size: the linear counter's step budget (relevance and UPI "
-                             "refuse past it; relevance then samples)")
     parser.add_argument("--agreement-samples", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, metavar="DIR",
                         help="also write timings.{md,csv} and agreement.{md,csv} here")
     args = parser.parse_args()
     sizes, samples = parse_list(args.sizes), parse_list(args.samples)
-    permutations, steps = parse_list(args.permutations), parse_list(args.counter_steps)
-    if not len(samples) == len(permutations) == len(steps) == len(sizes):
-        parser.error("--samples, --permutations and --counter-steps need one value per size")
+    if len(samples) != len(sizes):
+        parser.error("--samples needs one value per size")
     reduced = {s: "" for s in sizes}
     for s, n in zip(sizes, samples):
         if s >= 1000 and n == 1:
             reduced[s] = "1 sample only"
 
     rows: list[list[str]] = []
-    for size, n, perms, budget in zip(sizes, samples, permutations, steps):
-        rows += timing_rows(size, n, args.cap, args.skip_upi, args.seed, perms, budget,
-                            reduced[size])
+    shares: list[list[str]] = []
+    for size, n in zip(sizes, samples):
+        size_rows, share = timing_rows(size, n, args.cap, args.skip_upi, args.seed, reduced[size])
+        rows += size_rows
+        shares.append(share)
     print(f"\nStage costs per sample (graph radius ratio {RATIO:g}, cudd, cap "
           f"{args.cap:g} s per diagram run)\n")
     print(render_table(TIMING_HEADERS, rows))
+    print("\nExact and sampled signed ground truth per size (`relevance` at its defaults; "
+          "goal: < 10 s at ≈ 1 000 cells, every s.e. <= 0.01)\n")
+    print(render_table(SHARE_HEADERS, shares))
 
     summary, found, kinds = agreement_study(args.agreement_samples, args.seed)
     print(f"\nGround truth against the recorded roles ({args.agreement_samples} samples of "
@@ -224,6 +242,7 @@ def main() -> int:
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         for name, headers, body in (("timings", TIMING_HEADERS, rows),
+                                    ("shares", SHARE_HEADERS, shares),
                                     ("agreement", SUMMARY_HEADERS, summary),
                                     ("differences", ("kind", "samples"), kind_rows)):
             for ext in ("md", "csv"):

@@ -393,6 +393,8 @@ def test_a_misspelt_explainer_named_alone_gets_a_did_you_mean() -> None:
     (["upi", "F", "G", "--max-bdd-nodes", str(2**63)], "argument --max-bdd-nodes: must be at most 2**62"),
     (["relevance", "F", "G", "--permutations", "0"], "argument --permutations: must be a positive integer"),
     (["relevance", "F", "G", "--max-exact", "-1"], "argument --max-exact: must be an integer of at least 0"),
+    (["relevance", "F", "G", "--max-players", "-1"], "argument --max-players: must be an integer of at least 0"),
+    (["relevance", "F", "G", "--max-stderr", "nan"], "argument --max-stderr: must be a positive, finite number"),
     (["relevance", "F", "G", "--seed", "-1"], "argument --seed: a seed is an integer in [0, 2**32)"),
     (["fuzz", "--seed", "-1"], "argument --seed: a seed is an integer in [0, 2**32)"),
     (["tissue", "--out", "DIR", "--ratio", "inf"], "--ratio must lie in [1, 10]"),

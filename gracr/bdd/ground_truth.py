@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from gracr.bdd.backend import MAX_BDD_NODES
 from gracr.bdd.build import MAX_COUNTER_STEPS, Over
-from gracr.bdd.relevance import MAX_EXACT, PERMUTATIONS, relevance
+from gracr.bdd.relevance import MAX_EXACT, MAX_PLAYERS, MAX_STDERR, PERMUTATIONS, relevance
 from gracr.bdd.upi import resolve_target, upi_report
 from gracr.data.graph import Graph
 from gracr.dsl.program import Program
@@ -34,9 +34,8 @@ class SignedMethod:
 
     `banzhaf` and `shapley` are `"exact"` (read off the ROBDD over nodes) or `"sampled"`:
     Shapley values are sampled from `samples` permutations with `seed` when the diagram's
-    support is over `max_exact` nodes, and both indices are sampled with the reference
-    evaluator when the diagram itself was refused (`diagram == "refused"`, `reason` says
-    why). A sampled index has its standard error per node (`*_stderr`, 0 outside the
+    support is over `max_exact` nodes, and both indices, from the same permutations, when
+    the diagram itself was refused (`diagram == "refused"`, `reason` says why). A sampled index has its standard error per node (`*_stderr`, 0 outside the
     players); an exact one has `None` there.
     """
 
@@ -88,15 +87,18 @@ def ground_truth(program: Program, graph: Graph, *, target: int | None = None,
                  over: Over = "edges", signed: bool = False, backend: str = "cudd",
                  max_nodes: int | None = MAX_BDD_NODES,
                  max_counter_steps: int = MAX_COUNTER_STEPS, max_exact: int = MAX_EXACT,
-                 permutations: int = PERMUTATIONS, seed: int = 0) -> GroundTruth:
+                 permutations: int = PERMUTATIONS, seed: int = 0,
+                 max_players: int = MAX_PLAYERS, max_stderr: float = MAX_STDERR) -> GroundTruth:
     """The exact ground-truth explanation of `program`'s label on `graph` (`GroundTruth`).
 
     `target` is the node a node classifier explains (default: `graph.target`); a graph
     classifier takes none. `backend` is the ROBDD engine (`"cudd"` or `"autoref"`),
     `max_nodes` its node budget (`None`: none) and `max_counter_steps` its linear counts'
     step budget: a UPI over either raises `DiagramTooLarge` / `CounterTooLarge`. With
-    `signed`, Shapley values are exact up to `max_exact` support nodes, else sampled from
-    `permutations` permutations with `seed`.
+    `signed`, Shapley values are exact up to `max_exact` support nodes, else sampled
+    (rounds of `permutations` permutations with `seed` until every standard error is at
+    most `max_stderr`); past `max_players` players, or a diagram over a budget, both
+    indices are sampled (`gracr.bdd.relevance.relevance`).
 
     >>> import gracr
     >>> program = gracr.parse("colors red, blue\\nclassify <1> red")
@@ -116,7 +118,8 @@ def ground_truth(program: Program, graph: Graph, *, target: int | None = None,
         return truth
     signs = relevance(program, graph, node, backend=backend, max_exact=max_exact,
                       permutations=permutations, seed=seed, max_nodes=max_nodes,
-                      max_counter_steps=max_counter_steps)
+                      max_counter_steps=max_counter_steps, max_players=max_players,
+                      max_stderr=max_stderr)
     built = signs.diagram == "built"
     method = SignedMethod(
         diagram=signs.diagram, banzhaf="exact" if built else "sampled",

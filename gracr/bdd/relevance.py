@@ -28,7 +28,7 @@ quantity below is read off that one diagram, never by enumerating subsets:
    decomposable circuit: size-indexed model counts (generating polynomials in the
    number of kept nodes) bottom-up and top-down, at a cost growing with `|BDD| n^2`.
    Beyond `max_exact` support variables, Monte Carlo permutation sampling instead
-   (`shapley_method` says which ran, with a standard error per value).
+   (`sample_indices`; `shapley_method` says which ran, with a standard error per value).
 
 `n` is the size of the diagram's SUPPORT: a node the diagram does not depend on is a
 dummy player, whose Banzhaf and Shapley values are 0 and whose presence does not
@@ -42,10 +42,15 @@ plain ROBDD of `f` (at most twice the nodes). Exact results are float64: the
 algorithms are exact, so the error is rounding, around 1e-12 (support below 1000,
 where the model counts stay finite in float64).
 
-When the diagram is refused (`sampled_relevance`), Banzhaf and Shapley values are
-sampled with the reference evaluator instead, and say so.
+When the diagram is refused (`sampled_relevance`: over `max_players` players, before
+it is built, or over a build budget), Banzhaf and Shapley values are both sampled, and
+say so. The sampler (`sample_indices`) needs no diagram: the game is a function of
+counts of node formulas, and a player's removal changes them only within the modal
+depth of the player, so each game value is updated from the last on a small subgraph;
+one stream of permutations serves both indices, in rounds until every standard error
+is at most `max_stderr` (0.01 by default).
 
-Its size (600–700 lines) is one game read four ways (counterfactuals, Banzhaf, exact and
+Its size (700–800 lines) is one game read four ways (counterfactuals, Banzhaf, exact and
 sampled Shapley) from one exported diagram, plus the diagram-free sampling: the
 level-by-level passes share the export's arrays.
 """
@@ -77,9 +82,13 @@ ShapleyMethod = Literal["exact", "monte-carlo"]
 
 MAX_EXACT = 200            # the default largest support for exact Shapley values
 EXACT_LIMIT = 1000         # past it the model counts (up to 2^n) overflow float64
-PERMUTATIONS = 2000        # the default number of sampled permutations
+PERMUTATIONS = 2000        # the default number of sampled permutations (a round of them)
+MAX_STDERR = 0.01          # sampled values: rounds are drawn until every standard error is at most it
+MAX_PERMUTATIONS = 50_000  # ... or this many permutations were drawn
+MAX_PLAYERS = 200          # the most players (nodes the label can depend on) for a diagram:
+                           # with MAX_EXACT, an instance is all exact or all sampled by default
 FALSE, TRUE = 0, 1         # the indices of the terminals in an exported diagram
-_BATCH_CELLS = 1 << 20     # assignments walked at once by the Monte Carlo evaluator
+_BATCH_CELLS = 1 << 20     # node values the sampler evaluates at once
 
 
 # ---------------------------------------------------------------- the plain diagram
@@ -312,76 +321,210 @@ def shapley_exact(diagram: Diagram, max_bytes: int = DEFAULT_MAX_BYTES) -> Float
     result: FloatArray = diff @ weights
     return result
 
+# ---------------------------------------------------------------- sampling, incrementally
 
-def evaluate_prefixes(diagram: Diagram, positions: IntArray) -> BoolArray:
-    """`f` on every prefix of each permutation, vectorised: `values[p, k]` is `f` with
-    exactly the variables of positions `< k` in permutation `p` kept (k = 0..n).
 
-    `positions[p, i]` is the position of variable `i` in permutation `p`. Every
-    assignment walks the diagram one step at a time, all together, for at most `n`
-    steps (the terminals loop on themselves).
+@dataclass(frozen=True)
+class SampledIndices:
+    """Shapley and Banzhaf values sampled from one stream of permutations, with the
+    standard error of each and the permutations drawn."""
+
+    shapley: FloatArray
+    shapley_stderr: FloatArray
+    banzhaf: FloatArray
+    banzhaf_stderr: FloatArray
+    permutations: int
+
+
+@dataclass(frozen=True)
+class _Region:
+    """Where one player's effect on the counts is computed: the subgraph induced by the
+    nodes within the modal depth of its ball, each node's place among the players (-1
+    for a node that is not one), which nodes are counted (its ball's), and the player's
+    own index in the subgraph."""
+
+    graph: Graph
+    places: IntArray
+    counted: BoolArray
+    player: int
+
+
+def _forward_ball(graph: Graph, start: int, depth: int) -> BoolArray:
+    """The nodes `start` reaches along at most `depth` edges (itself included): those
+    whose node formulas of modal depth <= `depth` can change when `start` is removed."""
+    ball = np.zeros(graph.num_nodes, dtype=np.bool_)
+    ball[start] = True
+    for _ in range(depth):
+        ball[graph.targets[ball[graph.sources]]] = True
+    return ball
+
+
+def _backward_ball(graph: Graph, nodes: BoolArray, depth: int) -> BoolArray:
+    """The nodes that reach `nodes` along at most `depth` edges (them included)."""
+    ball = nodes.copy()
+    for _ in range(depth):
+        ball[graph.sources[ball[graph.targets]]] = True
+    return ball
+
+
+def sample_indices(prog: Program, graph: Graph, node: int | None, players: IntArray,
+                   permutations: int, seed: int, max_stderr: float,
+                   max_permutations: int) -> SampledIndices:
+    """Shapley and Banzhaf values of `players` (every other node kept throughout) by
+    sampling, every game value updated incrementally.
+
+    The game is a function of counts (a graph classifier's sentence of the counts of
+    its terms, a node classifier's value at `node`: the count of the classifier at
+    that one node), and removing player p changes a node formula only at the nodes
+    within the modal depth of p (`_forward_ball`), whose values depend only on the
+    nodes within the modal depth of those (`_backward_ball`): p's effect on the counts
+    is computed on that small induced subgraph, for every sample at once.
+
+    Each sample is one uniform permutation. Shapley: every player's marginal on its
+    predecessors, the counts of each prefix the running sum of the players' effects
+    in order. Banzhaf, from the same permutation: its prefix of a Binomial(n, 1/2)
+    length is a uniform random subset S of the players, and every player's paired
+    marginal `v(S + i) - v(S - i)` (a null player's exactly 0) is read from the counts
+    of S and its effect on S. Rounds of (at most) `permutations` samples are drawn
+    (`numpy.random.default_rng(seed)`) until every standard error, Shapley and Banzhaf,
+    is at most `max_stderr`, or `max_permutations` samples were drawn (`permutations` in
+    the result says how many).
     """
-    count, n = positions.shape
-    padded = np.concatenate([positions, np.zeros((count, 1), dtype=np.int64)], axis=1)
-    prefix = np.arange(n + 1, dtype=np.int64)[None, :]
-    current = np.full((count, n + 1), diagram.root, dtype=np.int64)
-    rows = np.arange(count)[:, None]
-    for _ in range(n):
-        level = diagram.level[current]
-        if bool((level == n).all()):
-            break
-        kept = padded[rows, level] < prefix
-        current = np.where(kept, diagram.high[current], diagram.low[current])
-    values: BoolArray = current == TRUE
-    return values
+    from gracr.dsl import ir
+    from gracr.dsl.evaluate import node_values_kept, sentence_from_counts, sentence_terms
 
-
-def shapley_monte_carlo(diagram: Diagram, permutations: int, seed: int
-                        ) -> tuple[FloatArray, FloatArray]:
-    """Shapley values by permutation sampling, and the standard error of each.
-
-    Each of `permutations` uniform random orders (`numpy.random.default_rng(seed)`)
-    gives every variable its marginal contribution `v(prefix + i) - v(prefix)`; a
-    value is the mean of its contributions, its standard error their sample standard
-    deviation over `sqrt(permutations)`. The game values come from the diagram itself,
-    many assignments at once (`evaluate_prefixes`).
-    """
-    return sampled_shapley(lambda positions: evaluate_prefixes(diagram, positions), diagram.n,
-                           permutations, seed, max(1, _BATCH_CELLS // (diagram.n + 1)))
-
-
-def sampled_shapley(prefix_values: Callable[[IntArray], BoolArray], n: int, permutations: int,
-                    seed: int, batch: int) -> tuple[FloatArray, FloatArray]:
-    """Permutation sampling (`shapley_monte_carlo`) of the game whose values on every
-    prefix of a batch of permutations `prefix_values` gives: `positions[p, i]` is player
-    i's place in permutation p, and `values[p, k]` the game on the first k players."""
+    n, total = len(players), graph.num_nodes
     if n == 0:
-        return np.zeros(0), np.zeros(0)
-    if permutations < 2:
-        raise GracrError(f"Monte Carlo Shapley needs at least 2 permutations, got {permutations}")
+        zero = np.zeros(0)
+        return SampledIndices(zero, zero, zero, zero, 0)
+    if not 2 <= permutations <= max_permutations:
+        raise GracrError(f"sampling needs 2 <= permutations <= max_permutations, got "
+                         f"{permutations} and {max_permutations}")
+    if not max_stderr >= 0:
+        raise GracrError(f"max_stderr must be a number >= 0, got {max_stderr}")
+    graph_kind = prog.kind is ir.Kind.GRAPH
+    scoped = graph.with_target(None if graph_kind else node)
+    terms = sentence_terms(prog.classifier) if graph_kind else [prog.classifier]
+    counted_nodes = np.ones(total, dtype=np.bool_)
+    if not graph_kind:
+        counted_nodes[:] = False
+        counted_nodes[node] = True
+    depth = prog.modal_depth
+    position_of = np.full(total, -1, dtype=np.int64)
+    position_of[players] = np.arange(n)
+
+    # The counts with every player removed.
+    empty = np.ones((1, total), dtype=np.bool_)
+    empty[0, players] = False
+    values = node_values_kept(terms, prog.kind, scoped, empty)
+    base = np.array([int((values[t][0] & empty[0] & counted_nodes).sum()) for t in terms],
+                    dtype=np.int64)
+
+    regions: list[_Region | None] = []
+    for p in players.tolist():
+        ball = _forward_ball(scoped, p, depth) & counted_nodes
+        if not ball.any():
+            regions.append(None)  # p changes no count: a null player
+            continue
+        region = _backward_ball(scoped, ball, depth)
+        region[p] = True
+        sub, _ = scoped.keep_nodes(region)
+        inside = np.flatnonzero(region)
+        regions.append(_Region(sub, position_of[inside], ball[inside],
+                               int(np.searchsorted(inside, p))))
+    widest = max((r.graph.num_nodes for r in regions if r is not None), default=1)
+    # A round: its permutations' effects, [count, n, terms], and each player's 2 x count
+    # subgraphs at once.
+    per_round = max(2, min(permutations, _BATCH_CELLS // (2 * widest)))
+
+    def effects(cut: IntArray, order_positions: IntArray) -> IntArray:
+        """`[samples, n, terms]`: each player's effect on the counts (with it minus
+        without it) given the players whose place in the permutation is below `cut`
+        (per sample, per player: `cut[s, i]`)."""
+        count = order_positions.shape[0]
+        out = np.zeros((count, n, len(terms)), dtype=np.int64)
+        for i, region in enumerate(regions):
+            if region is None:
+                continue
+            is_player = region.places >= 0
+            placed = order_positions[:, np.where(is_player, region.places, 0)]
+            kept = np.repeat(np.where(is_player[None, :], placed < cut[:, i][:, None],
+                                      True)[:, None, :], 2, axis=1)
+            kept[:, 0, region.player] = True
+            kept[:, 1, region.player] = False
+            flat = kept.reshape(2 * count, -1)
+            local = node_values_kept(terms, prog.kind, region.graph, flat)
+            for k, term in enumerate(terms):
+                found = (local[term] & flat & region.counted[None, :]).sum(axis=1)
+                out[:, i, k] = found[0::2] - found[1::2]
+        return out
+
+    def game(counts: IntArray) -> BoolArray:
+        """The game on counts `[..., terms]`."""
+        shape = counts.shape[:-1]
+        flat = counts.reshape(-1, len(terms))
+        if graph_kind:
+            column = {t: flat[:, k] for k, t in enumerate(terms)}
+            won = sentence_from_counts(prog.classifier, lambda t: column[t])
+        else:
+            won = flat[:, 0] > 0
+        return np.broadcast_to(won, flat.shape[:1]).reshape(shape)
+
     rng = np.random.default_rng(seed)
-    total = np.zeros(n)
-    squares = np.zeros(n)
+    shapley_sum, shapley_squares = np.zeros(n), np.zeros(n)
+    banzhaf_sum, banzhaf_squares = np.zeros(n), np.zeros(n)
     done = 0
-    while done < permutations:
-        count = min(batch, permutations - done)
-        orders = np.argsort(rng.random((count, n)), axis=1)  # orders[p, k]: the k-th variable
+    while True:
+        count = min(per_round, max_permutations - done)
+        orders = np.argsort(rng.random((count, n)), axis=1)
         positions = np.empty_like(orders)
         rows = np.arange(count)[:, None]
         positions[rows, orders] = np.arange(n)[None, :]
-        values = prefix_values(positions.astype(np.int64)).astype(np.float64)
-        contribution = np.empty((count, n))
-        contribution[rows, orders] = values[:, 1:] - values[:, :-1]
-        total += contribution.sum(axis=0)
-        squares += (contribution ** 2).sum(axis=0)
+        sizes = rng.binomial(n, 0.5, size=count)
+        # Shapley: the effect of each player on its predecessors, summed in order.
+        shapley_effect = effects(positions, positions)
+        in_order = shapley_effect[rows, orders]                      # [count, n, terms]
+        prefix = base + np.concatenate([np.zeros((count, 1, len(terms)), dtype=np.int64),
+                                        np.cumsum(in_order, axis=1)], axis=1)
+        won = game(prefix).astype(np.float64)                       # [count, n + 1]
+        marginal = np.empty((count, n))
+        marginal[rows, orders] = won[:, 1:] - won[:, :-1]
+        shapley_sum += marginal.sum(axis=0)
+        shapley_squares += (marginal ** 2).sum(axis=0)
+        # Banzhaf: S = the first `sizes` players of the same permutation.
+        subset = prefix[np.arange(count), sizes]                     # [count, terms]
+        in_subset = positions < sizes[:, None]
+        effect = effects(np.repeat(sizes[:, None], n, axis=1), positions)
+        without = subset[:, None, :] - np.where(in_subset[:, :, None], effect, 0)
+        paired = (game(without + effect).astype(np.float64) - game(without))
+        banzhaf_sum += paired.sum(axis=0)
+        banzhaf_squares += (paired ** 2).sum(axis=0)
         done += count
-    mean = total / permutations
-    variance = np.maximum(squares / permutations - mean ** 2, 0.0) * (
-        permutations / (permutations - 1))
-    return mean, np.sqrt(variance / permutations)
+        shapley, shapley_error = _mean_and_error(shapley_sum, shapley_squares, done)
+        banzhaf_values, banzhaf_error = _mean_and_error(banzhaf_sum, banzhaf_squares, done)
+        precise = max(float(shapley_error.max()), float(banzhaf_error.max())) <= max_stderr
+        if precise or done >= max_permutations:
+            return SampledIndices(shapley, shapley_error, banzhaf_values, banzhaf_error, done)
+
+
+def _mean_and_error(total: FloatArray, squares: FloatArray, samples: int
+                    ) -> tuple[FloatArray, FloatArray]:
+    """The mean of `samples` draws from their sum and sum of squares, and its standard
+    error (the sample standard deviation over sqrt(samples))."""
+    mean = total / samples
+    variance = np.maximum(squares / samples - mean ** 2, 0.0) * (samples / (samples - 1))
+    return mean, np.sqrt(variance / samples)
 
 
 # ---------------------------------------------------------------- the API
+
+
+class TooManyPlayers(GracrError):
+    """An instance with more players than `max_players`: its diagram is not built."""
+
+    def __init__(self, players: int, max_players: int) -> None:
+        super().__init__(f"{players} players, over --max-players {max_players}: the exact "
+                         "diagram is not built (its values are sampled)")
 
 
 @dataclass(frozen=True)
@@ -400,11 +543,12 @@ class Relevance:
     `counterfactual_closure` says how the flipping removals were closed upwards:
     `"support"` (over the support) or `"skipped (monotone)"` (`gracr.bdd.polarity`).
 
-    Without a diagram (`diagram == "refused"`: the instance outgrew the build, which
-    `reason` says), nothing is exact: `counterfactual` and `min_counterfactual` are
-    `None` (they need the diagram), and Banzhaf and Shapley values are sampled over the
-    players of the node receptive field with the reference evaluator on many subgraphs
-    at once (`gracr.dsl.evaluate.evaluate_kept`), `banzhaf_stderr` and `shapley_stderr`
+    Without a diagram (`diagram == "refused"`: the instance has more than `max_players`
+    players or outgrew the build, which `reason` says), nothing is exact:
+    `counterfactual` and `min_counterfactual` are `None` (they need the diagram), and
+    Banzhaf and Shapley values are sampled over the `relevance_players` by
+    `sample_indices` from the same permutations (`permutations` of them: their time is
+    `shapley_seconds`, `banzhaf_seconds` is 0), `banzhaf_stderr` and `shapley_stderr`
     their standard errors; `support_size` is then the number of players.
     """
 
@@ -439,28 +583,37 @@ class Relevance:
 def relevance(prog: Program, graph: Graph, target: int | None = None, backend: str = "cudd",
               max_exact: int = MAX_EXACT, permutations: int = PERMUTATIONS, seed: int = 0,
               max_nodes: int | None = MAX_BDD_NODES,
-              max_counter_steps: int = MAX_COUNTER_STEPS) -> Relevance:
+              max_counter_steps: int = MAX_COUNTER_STEPS, max_players: int = MAX_PLAYERS,
+              max_stderr: float = MAX_STDERR,
+              max_permutations: int = MAX_PERMUTATIONS) -> Relevance:
     """Counterfactuals, Banzhaf and Shapley values of the nodes, from the ROBDD over nodes.
 
     The diagram is `gracr.bdd.upi.build_instance`'s over nodes (the one the node UPI
     reads: its receptive fields and computation order). Shapley values are exact when the
     support has at most `max_exact` variables, else estimated from `permutations`
-    sampled permutations with `seed`. `max_nodes` is the ROBDD's node budget and
-    `max_counter_steps` its linear counts' step budget: an instance over either is
-    refused, and its values sampled (`sampled_relevance`), never silently.
+    sampled permutations with `seed`. The diagram is refused before it is built when the
+    instance has more than `max_players` players (`relevance_players`: the exact pass,
+    its counterfactual closure above all, costs about players x diagram nodes, and the
+    diagram grows with the players), and while it is built past `max_nodes` nodes or
+    `max_counter_steps` linear-count steps (checked before the counter runs); a refused
+    instance's values are sampled (`sampled_relevance`, to a standard error of at most
+    `max_stderr` within `max_permutations` permutations), never silently.
     """
     if max_exact > EXACT_LIMIT:
         raise GracrError(f"max_exact is at most {EXACT_LIMIT} (float64 model counts), "
                          f"got {max_exact}")
     node = resolve_target(prog, graph, target)
     start = time.perf_counter()
+    players = relevance_players(prog, graph, node, backend)
     try:
+        if len(players) > max_players:
+            raise TooManyPlayers(len(players), max_players)
         built_diagram = build_instance(prog, graph, node, "nodes", backend, max_nodes=max_nodes,
                                        max_counter_steps=max_counter_steps)
-    except (CounterTooLarge, DiagramTooLarge) as refusal:
+    except (CounterTooLarge, DiagramTooLarge, TooManyPlayers) as refusal:
         refused_after = time.perf_counter() - start
         fallback = sampled_relevance(prog, graph, node, permutations, seed, str(refusal),
-                                     backend)
+                                     backend, max_stderr, max_permutations, players)
         return dataclasses.replace(fallback, build_seconds=refused_after)
     manager, f = built_diagram.manager, built_diagram.f
     del built_diagram
@@ -490,30 +643,33 @@ def relevance(prog: Program, graph: Graph, target: int | None = None, backend: s
     minimum = min_flip(diagram, label)
     flipped = time.perf_counter()
 
-    players = [v.index for v in diagram.variables]
+    support = [v.index for v in diagram.variables]
     beta = np.zeros(graph.num_nodes)
-    beta[players] = banzhaf(diagram)
+    beta[support] = banzhaf(diagram)
     banzhafed = time.perf_counter()
 
     phi = np.zeros(graph.num_nodes)
     stderr: FloatArray | None = None
     method: ShapleyMethod
+    drawn: int | None = None
     if diagram.n <= max_exact:
-        phi[players] = shapley_exact(diagram)
+        phi[support] = shapley_exact(diagram)
         method = "exact"
     else:
-        values, errors = shapley_monte_carlo(diagram, permutations, seed)
-        phi[players] = values
+        # The support's nodes are the players, every other node a null player.
+        sampled = sample_indices(prog, graph, node, np.array(support, dtype=np.int64),
+                                 permutations, seed, max_stderr, max_permutations)
+        phi[support] = sampled.shapley
         stderr = np.zeros(graph.num_nodes)
-        stderr[players] = errors
+        stderr[support] = sampled.shapley_stderr
         method = "monte-carlo"
+        drawn = sampled.permutations
     done = time.perf_counter()
 
-    sampled = method == "monte-carlo"
     return Relevance(
         label=label, counterfactual=counterfactual, min_counterfactual=minimum, banzhaf=beta,
-        shapley=phi, shapley_method=method, shapley_stderr=stderr,
-        permutations=permutations if sampled else None, seed=seed if sampled else None,
+        shapley=phi, shapley_method=method, shapley_stderr=stderr, permutations=drawn,
+        seed=None if drawn is None else seed,
         counterfactual_closure=closure, support_size=diagram.n,
         diagram_size=manager.dag_size(f), plain_size=diagram.size,
         backend=manager.name, build_seconds=built - start,
@@ -521,19 +677,14 @@ def relevance(prog: Program, graph: Graph, target: int | None = None, backend: s
         shapley_seconds=done - banzhafed)
 
 
-def sampled_relevance(prog: Program, graph: Graph, node: int | None, samples: int,
-                      seed: int, reason: str, backend: str = "cudd") -> Relevance:
-    """Banzhaf and Shapley values sampled without a diagram (see `Relevance`): `samples`
-    permutations for Shapley, `samples` uniform subsets S of the players for Banzhaf
-    (`β_i` = the mean of `v(S + i) - v(S - i)`, paired on each S, so a null player gets
-    exactly 0), every game value by `evaluate_kept`. The players are a node classifier's
-    node receptive field, a graph classifier's `graph_term_players` (the nodes its terms
-    read; the rest are null players, exactly 0), the whole graph if even those outgrow
-    the node budget."""
+def relevance_players(prog: Program, graph: Graph, node: int | None,
+                       backend: str = "cudd") -> IntArray:
+    """The nodes the explained value can depend on, found without a diagram: a node
+    classifier's node receptive field, a graph classifier's `graph_term_players` (the
+    nodes its terms read), the whole graph if even those outgrow the node budget; every
+    other node is a null player."""
     from gracr.bdd.upi import graph_term_players, node_receptive_field
-    from gracr.dsl.evaluate import evaluate_kept
 
-    start = time.perf_counter()
     if node is not None:
         field_nodes = node_receptive_field(prog, graph, node)
         field_nodes[node] = False
@@ -542,50 +693,42 @@ def sampled_relevance(prog: Program, graph: Graph, node: int | None, samples: in
             field_nodes = graph_term_players(prog, graph, backend)
         except DiagramTooLarge:
             field_nodes = np.ones(graph.num_nodes, dtype=np.bool_)
-    players = np.flatnonzero(field_nodes)
-    n, total = len(players), graph.num_nodes
+    return np.flatnonzero(field_nodes)
+
+
+def sampled_relevance(prog: Program, graph: Graph, node: int | None, permutations: int,
+                      seed: int, reason: str, backend: str = "cudd",
+                      max_stderr: float = MAX_STDERR,
+                      max_permutations: int = MAX_PERMUTATIONS,
+                      players: IntArray | None = None) -> Relevance:
+    """Banzhaf and Shapley values sampled without a diagram (see `Relevance`) over the
+    `players` (default: the `relevance_players`), by `sample_indices` (one stream of permutations for both, each
+    game value updated incrementally, rounds of `permutations` until every standard
+    error is at most `max_stderr` or `max_permutations` were drawn)."""
+    from gracr.dsl.evaluate import evaluate_kept
+
+    start = time.perf_counter()
+    if players is None:
+        players = relevance_players(prog, graph, node, backend)
+    total = graph.num_nodes
     scoped = graph if node is None else graph.with_target(node)
     label = int(bool(evaluate_kept(prog, scoped, np.ones((1, total), dtype=np.bool_))[0]))
-    batch = max(1, _BATCH_CELLS // ((n + 1) * max(total, 1)))
-
-    def prefix_values(positions: IntArray) -> BoolArray:
-        count = positions.shape[0]
-        kept = np.ones((count, n + 1, total), dtype=np.bool_)
-        # Prefix k keeps the players of positions < k (and every other node).
-        kept[:, :, players] = positions[:, None, :] < np.arange(n + 1)[None, :, None]
-        values = evaluate_kept(prog, scoped, kept.reshape(-1, total))
-        return values.reshape(count, n + 1)
-
-    # Banzhaf: for each sampled subset S of the players, every player's marginal
-    # v(S + i) - v(S - i), paired on the same S, so a null player's is exactly 0.
-    rng = np.random.default_rng(seed)
-    marginals = np.zeros((samples, n))
-    per_call = max(1, _BATCH_CELLS // (2 * n * max(total, 1)))
-    for first in range(0, samples, per_call):
-        count = min(per_call, samples - first)
-        inside = rng.random((count, n)) < 0.5
-        kept = np.ones((count, 2, n, total), dtype=np.bool_)
-        kept[:, :, :, players] = inside[:, None, None, :]
-        kept[:, 0, np.arange(n), players] = True    # S + i
-        kept[:, 1, np.arange(n), players] = False   # S - i
-        values = evaluate_kept(prog, scoped, kept.reshape(-1, total)).reshape(count, 2, n)
-        marginals[first:first + count] = values[:, 0].astype(np.float64) - values[:, 1]
-    beta, beta_error = np.zeros(total), np.zeros(total)
-    beta[players] = marginals.mean(axis=0)
-    beta_error[players] = marginals.std(axis=0, ddof=1) / np.sqrt(samples) if samples > 1 \
-        else 0.0
-    banzhafed = time.perf_counter()
-    phi, phi_error = np.zeros(total), np.zeros(total)
-    phi[players], phi_error[players] = sampled_shapley(prefix_values, n, samples, seed, batch)
+    sampled = sample_indices(prog, graph, node, players, permutations, seed, max_stderr,
+                             max_permutations)
     done = time.perf_counter()
+    beta, beta_error = np.zeros(total), np.zeros(total)
+    phi, phi_error = np.zeros(total), np.zeros(total)
+    beta[players], beta_error[players] = sampled.banzhaf, sampled.banzhaf_stderr
+    phi[players], phi_error[players] = sampled.shapley, sampled.shapley_stderr
+    # Both indices come from the same samples: their time is reported under Shapley.
     return Relevance(
         label=label, counterfactual=None, min_counterfactual=None, banzhaf=beta, shapley=phi,
-        shapley_method="monte-carlo", shapley_stderr=phi_error, permutations=samples,
-        seed=seed, counterfactual_closure="not computed (no diagram)", support_size=n,
+        shapley_method="monte-carlo", shapley_stderr=phi_error,
+        permutations=sampled.permutations, seed=seed,
+        counterfactual_closure="not computed (no diagram)", support_size=len(players),
         diagram_size=0, plain_size=0, backend=backend, build_seconds=0.0,
-        counterfactual_seconds=0.0, banzhaf_seconds=banzhafed - start,
-        shapley_seconds=done - banzhafed, banzhaf_stderr=beta_error, diagram="refused",
-        reason=reason)
+        counterfactual_seconds=0.0, banzhaf_seconds=0.0, shapley_seconds=done - start,
+        banzhaf_stderr=beta_error, diagram="refused", reason=reason)
 
 
 def relevance_json(prog: Program, graph: Graph, target: int | None = None,

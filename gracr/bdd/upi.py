@@ -61,7 +61,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.bdd.backend import MAX_BDD_NODES, BDDBackend, F, Var, make_backend
-from gracr.bdd.build import MAX_COUNTER_STEPS, OVER, Builder, Over, bottom_up_nodes
+from gracr.bdd.build import MAX_COUNTER_STEPS, OVER, Builder, Over, top_down_nodes
 from gracr.bdd.polarity import polarity
 from gracr.dsl import ir
 from gracr.dsl.ir import Formula, Kind
@@ -465,7 +465,7 @@ def _instance_builder(prog: Program, graph: Graph, node: int | None, over: Over,
         variables = _variables(graph, over, edge_field, node_field)
     manager.declare(variables)
     builder = Builder(manager, graph, over, kept=node,
-                      counting_order=bottom_up_nodes(variables, graph.num_nodes),
+                      counting_order=top_down_nodes(variables, graph.num_nodes),
                       max_counter_steps=max_counter_steps)
     return manager, variables, builder
 

@@ -13,7 +13,8 @@ import numpy.typing as npt
 from gracr.cli.command import Command
 from gracr.cli.options import (add_bdd_budget_option, add_formula_argument, add_graph_inputs,
                                inputs_for, read_program_or_model)
-from gracr.bench.options import non_negative_integer, positive_integer, seed_number
+from gracr.bench.options import (non_negative_integer, positive_integer, positive_number,
+                                 seed_number)
 from gracr.errors import GracrError
 from gracr.limits import DEFAULT_MAX_BYTES
 
@@ -47,7 +48,8 @@ def cmd_relevance(args: argparse.Namespace, out: TextIO) -> int:
             report = relevance(program, graph, args.node, backend=args.backend,
                                max_exact=args.max_exact, permutations=args.permutations,
                                seed=args.seed, max_nodes=args.max_bdd_nodes,
-                               max_counter_steps=args.max_counter_steps)
+                               max_counter_steps=args.max_counter_steps,
+                               max_players=args.max_players, max_stderr=args.max_stderr)
         except GracrError as error:
             raise GracrError(f"{place}: {error}") from None
         if args.json:
@@ -64,15 +66,17 @@ def _relevance_table(place: str, report: "Relevance", every_node: bool) -> str:
                "nodes)")
     else:
         over = ("over --max-exact" if report.diagram == "built"
-                else "no diagram: the game evaluated on many subgraphs at once")
+                else "no diagram: each game value updated around the player it adds")
         how = (f"Monte Carlo, {report.permutations} permutations, seed {report.seed} "
-               f"({report.support_size} players, {over}): value ± standard error")
+               f"({report.support_size} players, {over}; rounds until every standard "
+               f"error is at most --max-stderr): value ± standard error")
     counterfactual = report.counterfactual
     if counterfactual is None:
         lines = [f"{place}: label {report.label}; no ROBDD ({report.reason})",
                  "  counterfactual: not computed (it needs the diagram)",
                  f"  Banzhaf: Monte Carlo, {report.permutations} uniform subsets of the "
-                 f"players, seed {report.seed}: value ± standard error"]
+                 f"players (prefixes of the same permutations), seed {report.seed}: "
+                 "value ± standard error"]
     else:
         smallest = ("none (no removal flips it)" if report.min_counterfactual is None
                     else f"{report.min_counterfactual} node(s)")
@@ -129,7 +133,13 @@ def _declare_relevance(parser: argparse.ArgumentParser) -> None:
                         help="exact Shapley values up to a support of N nodes, "
                              "Monte Carlo beyond (default 200, at most 1000)")
     parser.add_argument("--permutations", type=positive_integer, default=2000, metavar="N",
-                        help="Monte Carlo: sampled permutations (default 2000)")
+                        help="Monte Carlo: sampled permutations per round (default 2000)")
+    parser.add_argument("--max-players", type=non_negative_integer, default=200, metavar="N",
+                        help="build the exact diagram only up to N players (nodes the label "
+                             "can depend on; default 200), else sample")
+    parser.add_argument("--max-stderr", type=positive_number, default=0.01, metavar="E",
+                        help="without a diagram: sample rounds until every standard error "
+                             "is at most E (default 0.01; at most 50 000 permutations)")
     parser.add_argument("--seed", type=seed_number, default=0, help="Monte Carlo seed")
     parser.add_argument("--json", action="store_true",
                         help="one JSON line per graph instead of the table")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -260,12 +260,33 @@ def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike,
     for every m together: each subformula's values are an `[m, n]` array, a modality
     sums the kept in-neighbours' values through the sparse adjacency of its relations.
     What sampled Shapley and Banzhaf values read where no diagram can be built."""
-    from scipy.sparse import csr_matrix
-
     masks = np.atleast_2d(np.asarray(kept, dtype=np.bool_))
     graph.check_schema(program.schema)
     if masks.shape[1] != graph.num_nodes:
         raise ValueError(f"kept has {masks.shape[1]} columns for {graph.num_nodes} nodes")
+    values = node_values_kept([program.classifier], program.kind, graph, masks, operators)
+    if program.kind is ir.Kind.NODE:
+        if graph.target is None:
+            raise ValueError("a node classifier needs the graph's target")
+        if not masks[:, graph.target].all():
+            raise ValueError("the target node cannot be removed")
+        return np.asarray(values[program.classifier][:, graph.target], dtype=np.bool_)
+
+    def counted(arg: Formula) -> npt.NDArray[np.int64]:
+        total: npt.NDArray[np.int64] = (values[arg] & masks).sum(axis=1)
+        return total
+
+    return sentence_from_counts(program.classifier, counted, operators)
+
+
+def node_values_kept(roots: Sequence[Formula], kind: ir.Kind, graph: Graph,
+                     masks: npt.NDArray[np.bool_], operators: Operators = CONNECTIVES
+                     ) -> dict[Formula, npt.NDArray[np.bool_]]:
+    """Every node subformula of `roots` on the kept subgraphs `masks` (`[m, n]`, see
+    `evaluate_kept`): an `[m, n]` bool array per subformula. With `kind` GRAPH the
+    sentences among them (and the connectives joining sentences) are left out."""
+    from scipy.sparse import csr_matrix
+
     n = graph.num_nodes
     adjacency: dict[ir.Relations, csr_matrix] = {}
 
@@ -285,9 +306,9 @@ def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike,
         counted: npt.NDArray[np.float64] = np.asarray(present @ into(relations))
         return counted
 
-    for sub in ir.postorder([program.classifier], ir.children):
+    for sub in ir.postorder(list(roots), ir.children):
         if isinstance(sub, ir.Exists | ir.CountCompare) or (
-                program.kind is ir.Kind.GRAPH and _is_sentence(sub, values, operators)):
+                kind is ir.Kind.GRAPH and _is_sentence(sub, values, operators)):
             continue
         relations: ir.Relations = getattr(sub, "relations", None)
         connective = operators.get(type(sub))
@@ -312,13 +333,7 @@ def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike,
                 values[sub] = count(a, relations) > count(b, relations)
             case ir.Same(a, b):
                 values[sub] = count(a, relations) == count(b, relations)
-    if program.kind is ir.Kind.NODE:
-        if graph.target is None:
-            raise ValueError("a node classifier needs the graph's target")
-        if not masks[:, graph.target].all():
-            raise ValueError("the target node cannot be removed")
-        return np.asarray(values[program.classifier][:, graph.target], dtype=np.bool_)
-    return _sentence_kept(program.classifier, values, masks, operators)
+    return values
 
 
 def _box(inner: npt.NDArray[np.bool_], masks: npt.NDArray[np.bool_], into: Any
@@ -337,14 +352,27 @@ def _is_sentence(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]],
         child not in values for child in ir.children(formula))
 
 
-def _sentence_kept(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]],
-                   masks: npt.NDArray[np.bool_], operators: Operators
-                   ) -> npt.NDArray[np.bool_]:
-    """A graph sentence on every kept subgraph, from its node formulas' values."""
-    def counted(arg: Formula) -> npt.NDArray[np.int64]:
-        total: npt.NDArray[np.int64] = (values[arg] & masks).sum(axis=1)
-        return total
+def sentence_terms(formula: Formula) -> list[Formula]:
+    """The node formulas a graph sentence counts (its `exists` and `count` arguments),
+    each once, in a fixed order: the sentence is a function of their counts."""
+    terms: list[Formula] = []
+    for sub in ir.postorder([formula], ir.children):
+        match sub:
+            case ir.Exists(_, _, arg):
+                found: tuple[Formula, ...] = (arg,)
+            case ir.CountCompare(_, args, _, _):
+                found = args
+            case _:
+                continue
+        terms.extend(arg for arg in found if arg not in terms)
+    return terms
 
+
+def sentence_from_counts(formula: Formula,
+                         counted: Callable[[Formula], npt.NDArray[np.int64]],
+                         operators: Operators = CONNECTIVES) -> npt.NDArray[np.bool_]:
+    """A graph sentence on many subgraphs at once, from `counted(f)`: how many kept
+    nodes satisfy the node formula `f` in each (one int per subgraph)."""
     def value(sub: Formula) -> npt.NDArray[np.bool_]:
         connective = operators.get(type(sub))
         match sub:
@@ -361,7 +389,8 @@ def _sentence_kept(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]
                 # Exact: scaled to integers by the common denominator.
                 scale = math.lcm(*(c.denominator for c in (*coefficients, bound)))
                 total = sum((int(c * scale) * counted(arg)
-                             for c, arg in zip(coefficients, args)), np.zeros(len(masks), dtype=np.int64))
+                             for c, arg in zip(coefficients, args)),
+                            np.zeros(1, dtype=np.int64))
                 return _compare_ints(op, total, int(bound * scale))
         raise TypeError(f"not a graph sentence: {sub!r}")
 
