@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -248,6 +248,29 @@ def evaluate_program(program: Program, graph: Graph, *,
     return evaluate_node(program.classifier, graph)
 
 
+def evaluate_batch(program: Program, graph: Graph, graph_of_node: npt.ArrayLike,
+                   num_graphs: int, *, max_bytes: int = DEFAULT_MAX_BYTES) -> NodeValues:
+    """`evaluate_program` on `num_graphs` graphs laid side by side in `graph` (node v
+    belongs to graph `graph_of_node[v]`; no edge joins two graphs): a bool per node of
+    them all (node classifier) or one per graph (graph classifier). A node's value
+    depends on its own graph only, so each node formula is evaluated once on the whole;
+    a sentence counts each graph's nodes."""
+    graph.require_budget("evaluating the formula",
+                         len(ir.postorder([program.classifier], ir.children)) + 24, 16,
+                         max_bytes)
+    graph.check_schema(program.schema)
+    memo: dict[Formula, NodeValues] = {}
+    if program.kind is ir.Kind.NODE:
+        return evaluate_node(program.classifier, graph, memo)
+    owner = np.asarray(graph_of_node, dtype=np.int64)
+
+    def counted(arg: Formula) -> npt.NDArray[np.int64]:
+        satisfied = evaluate_node(arg, graph, memo)
+        return np.bincount(owner[satisfied], minlength=num_graphs).astype(np.int64)
+
+    return _sentence_values(program.classifier, counted, CONNECTIVES)
+
+
 def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike,
                   operators: Operators = CONNECTIVES) -> NodeValues:
     """The classifier on many induced subgraphs at once: `kept[m]` (one bool per node) is
@@ -318,7 +341,11 @@ def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike,
         if not masks[:, graph.target].all():
             raise ValueError("the target node cannot be removed")
         return np.asarray(values[program.classifier][:, graph.target], dtype=np.bool_)
-    return _sentence_kept(program.classifier, values, masks, operators)
+    def counted(arg: Formula) -> npt.NDArray[np.int64]:
+        total: npt.NDArray[np.int64] = (values[arg] & masks).sum(axis=1)
+        return total
+
+    return _sentence_values(program.classifier, counted, operators)
 
 
 def _box(inner: npt.NDArray[np.bool_], masks: npt.NDArray[np.bool_], into: Any
@@ -337,14 +364,11 @@ def _is_sentence(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]],
         child not in values for child in ir.children(formula))
 
 
-def _sentence_kept(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]],
-                   masks: npt.NDArray[np.bool_], operators: Operators
-                   ) -> npt.NDArray[np.bool_]:
-    """A graph sentence on every kept subgraph, from its node formulas' values."""
-    def counted(arg: Formula) -> npt.NDArray[np.int64]:
-        total: npt.NDArray[np.int64] = (values[arg] & masks).sum(axis=1)
-        return total
-
+def _sentence_values(formula: Formula,
+                     counted: Callable[[Formula], npt.NDArray[np.int64]],
+                     operators: Operators) -> npt.NDArray[np.bool_]:
+    """A graph sentence on several graphs at once, from `counted(f)`: per graph, how many
+    of its nodes satisfy the node formula f."""
     def value(sub: Formula) -> npt.NDArray[np.bool_]:
         connective = operators.get(type(sub))
         match sub:
@@ -360,8 +384,7 @@ def _sentence_kept(formula: Formula, values: dict[Formula, npt.NDArray[np.bool_]
             case ir.CountCompare(coefficients, args, op, bound):
                 # Exact: scaled to integers by the common denominator.
                 scale = math.lcm(*(c.denominator for c in (*coefficients, bound)))
-                total = sum((int(c * scale) * counted(arg)
-                             for c, arg in zip(coefficients, args)), np.zeros(len(masks), dtype=np.int64))
+                total = sum(int(c * scale) * counted(arg) for c, arg in zip(coefficients, args))
                 return _compare_ints(op, total, int(bound * scale))
         raise TypeError(f"not a graph sentence: {sub!r}")
 

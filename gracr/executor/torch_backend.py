@@ -835,6 +835,7 @@ class FusedCompiledModule(nn.Module):
     such a network the full module instead).
     """
 
+    input_features: Tensor
     input_matrix: Tensor
     input_bias: Tensor
 
@@ -848,7 +849,12 @@ class FusedCompiledModule(nn.Module):
         self.output_column = compiled.output_column
         depths = [column.depth for column in compiled.columns]
         self.settled_at_input = sum(1 for d in depths if d == 0)
-        self.register_buffer("input_matrix", torch.as_tensor(compiled.input_matrix))
+        # Only the features some column reads enter the input product: a one-hot schema
+        # (molecules: 119 columns, a pattern reads a dozen) makes it the pass's largest
+        # cost otherwise. The features left out contribute exact zeros.
+        read = np.flatnonzero(np.abs(compiled.input_matrix).sum(axis=1) > 0)
+        self.register_buffer("input_features", torch.as_tensor(read, dtype=torch.long))
+        self.register_buffer("input_matrix", torch.as_tensor(compiled.input_matrix[read]))
         self.register_buffer("input_bias", torch.as_tensor(compiled.input_bias))
         # A layer that settles no column (an identity layer of `gracr.fuzz.pad_layers`)
         # only carries the settled columns on, which the fused state does by itself.
@@ -863,7 +869,8 @@ class FusedCompiledModule(nn.Module):
     def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None, *,
                 edge_type: Tensor | None = None) -> Tensor:
         _check_edge_type(self.declared_relations, edge_type, edge_index)
-        h0: Tensor = (x @ self.input_matrix + self.input_bias).clamp(0.0, 1.0)
+        h0: Tensor = (x.index_select(1, self.input_features) @ self.input_matrix
+                      + self.input_bias).clamp(0.0, 1.0)
         if len(self.layers) == 0:
             H = h0
         else:
