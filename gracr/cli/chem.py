@@ -4,14 +4,19 @@ and the relaxed reference) and `wombat-study` (WOMBAT's explainer study, resumab
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+import json
+import os
+from pathlib import Path
+from typing import Any, TextIO
 
 from gracr.cli.command import Command
-from gracr.cli.options import add_compile_options, add_molecules_option, compile_for, read_program
+from gracr.cli.options import (add_compile_options, add_molecules_option, compile_for,
+                               read_program, read_program_or_model)
 from gracr.bench.options import (add_budget_option, add_engine_options, add_jobs_option,
                                  non_negative_integer, parse_explainers, parse_seeds)
 from gracr.dsl.ir import Kind
 from gracr.errors import GracrError
+from gracr.executor.model import compile_program
 
 
 EXIT_UNEXPLAINED = 1
@@ -58,6 +63,115 @@ def cmd_chem_check(args: argparse.Namespace, out: TextIO) -> int:
               f"('mismatch'), the SMARTS and the formula disagree, which is no fault of "
               f"gracr; `gracrc smarts` writes the translation", file=args.err)
     return EXIT_UNEXPLAINED if total["unexplained"] or total["mismatch"] else 0
+
+
+def eval_molecules(args: argparse.Namespace, out: TextIO) -> int:
+    """`gracrc eval --molecules FILE`: every pattern (FILE.gml and `--patterns`) on every
+    molecule, streamed (`gracr.domains.chem.stream`); one JSON line per molecule, the
+    skipped records and a summary on stderr."""
+    import time
+
+    from tqdm import tqdm
+
+    try:
+        from gracr.domains.chem.stream import ScreenSettings, screen
+    except ImportError as error:
+        raise GracrError(f"--molecules needs RDKit ({error}): pip install 'gracr[chem]'") from None
+    patterns = patterns_for(args)
+    several = len(patterns) > 1 or bool(args.patterns)
+    settings = ScreenSettings(executor=args.executor, formula_rate=args.formula_rate,
+                              jobs=args.jobs)
+    names = [p.name for p in patterns]
+    read = skipped = evaluated = 0
+    positives = [0] * len(patterns)
+    disagreements = [0] * len(patterns)
+    start = time.perf_counter()
+    with tqdm(desc="molecules", unit="mol", file=args.err, dynamic_ncols=True,
+              disable=args.quiet or not args.err.isatty()) as bar:
+        for result in screen(args.molecules, patterns, settings):
+            for record in result.skipped:
+                print(f"gracrc: {record}", file=args.err)
+            skipped += result.records - len(result.rows)
+            for row in result.rows:
+                read += 1
+                evaluated += any(f is not None for f in row.formula)
+                for k, (gnn, formula) in enumerate(zip(row.gnn, row.formula)):
+                    positives[k] += gnn is True or (isinstance(gnn, tuple) and any(gnn))
+                    disagreements[k] += formula is not None and formula != gnn
+                print(json.dumps(_row_line(row, names, several)), file=out)
+            bar.update(result.records)
+    seconds = time.perf_counter() - start
+    say = lambda text: print(f"gracrc: {text}", file=args.err)  # noqa: E731
+    say(f"{args.molecules}: {read} molecules read, {skipped} skipped")
+    executor = ("the fused torch module (float32; exact on molecules, whose features are "
+                "one-hot)" if args.executor == "fused" else "the float64 numpy reference")
+    say(f"gnn: {executor}, on every molecule; formula: the reference evaluator vectorised "
+        f"over each chunk, " + ("on every molecule" if args.formula_rate >= 1 else
+                                 f"sampled at rate {args.formula_rate:g}: {evaluated} of "
+                                 f"{read} molecules"))
+    for pattern, found, differ in zip(patterns, positives, disagreements):
+        say(f"{pattern.name}: {found} positive; {differ} where the gnn and the formula "
+            f"differ")
+    say(f"{seconds:.1f} s, {read / seconds if seconds > 0 else 0:.0f} molecules/s, "
+        f"--jobs {args.jobs}")
+    return 0
+
+
+def _row_line(row: Any, names: list[str], several: bool) -> dict[str, Any]:
+    """One output line: the molecule, then the network's and the formula's answers (one
+    key each with one pattern, else an object keyed by pattern name)."""
+    line: dict[str, Any] = {"molecule": row.place, "smiles": row.smiles}
+    formula = {n: _bits(f) for n, f in zip(names, row.formula) if f is not None}
+    gnn = {n: _bits(g) for n, g in zip(names, row.gnn) if g is not None}
+    if several:
+        if formula:
+            line["formula"] = formula
+        line["gnn"] = gnn
+    else:
+        line.update({"formula": formula[names[0]]} if formula else {})
+        line["gnn"] = gnn[names[0]]
+    return line
+
+
+def _bits(answer: bool | tuple[bool, ...]) -> int | list[int]:
+    return int(answer) if isinstance(answer, bool) else [int(v) for v in answer]
+
+
+def patterns_for(args: argparse.Namespace) -> list[Any]:
+    """The patterns a molecule screen runs: FILE.gml|MODEL if given, then each
+    `--patterns` entry (a folder: its .gml files by name), each compiled with the compile
+    options."""
+    from gracr.domains.chem.stream import Pattern
+
+    paths: list[str] = [] if args.file is None else [args.file]
+    for entry in args.patterns:
+        if os.path.isdir(entry):
+            found = sorted(str(p) for p in Path(entry).glob("*.gml"))
+            if not found:
+                raise GracrError(f"--patterns {entry}: no .gml file in this folder")
+            paths += found
+        else:
+            paths.append(entry)
+    if not paths:
+        raise GracrError("eval --molecules: give FILE.gml|MODEL or --patterns DIR|FILE")
+    options = dict(disjunction=args.disjunction, comparison=args.comparison,
+                   max_degree=args.max_degree, presence=args.presence,
+                   max_weights_bytes=args.max_weights_bytes, readout=args.readout,
+                   delta=args.delta)
+    patterns = []
+    for path in paths:
+        program, model = read_program_or_model(path, args.max_weights_bytes)
+        name = Path(path).stem if path.endswith((".gml", ".npz")) else path
+        pattern = Pattern(name, path, program, model, options)
+        if model is None and not pattern.needs_degree_bound:
+            compile_program(program, **options)   # a program that will not compile: now
+        patterns.append(pattern)
+    taken = [p.name for p in patterns]
+    if len(set(taken)) < len(taken):
+        repeated = next(n for n in taken if taken.count(n) > 1)
+        raise GracrError(f"two patterns are named {repeated!r} (a pattern's name is its "
+                         f"file name): rename one")
+    return patterns
 
 
 def cmd_wombat_study(args: argparse.Namespace, out: TextIO) -> int:
