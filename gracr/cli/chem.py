@@ -101,7 +101,10 @@ def eval_molecules(args: argparse.Namespace, out: TextIO) -> int:
                 print(json.dumps(_row_line(row, names, several)), file=out)
             bar.update(result.records)
     seconds = time.perf_counter() - start
-    say = lambda text: print(f"gracrc: {text}", file=args.err)  # noqa: E731
+
+    def say(text: str) -> None:
+        print(f"gracrc: {text}", file=args.err)
+
     say(f"{args.molecules}: {read} molecules read, {skipped} skipped")
     executor = ("the fused torch module (float32; exact on molecules, whose features are "
                 "one-hot)" if args.executor == "fused" else "the float64 numpy reference")

@@ -15,7 +15,8 @@ from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.executor.model import CompiledGNN, compile_program, load
 from gracr.limits import DEFAULT_MAX_BYTES, format_bytes, parse_bytes
-from gracr.bench.options import positive_integer, positive_number
+from gracr.bench.options import (add_jobs_option, add_quiet_option, positive_integer,
+                                 positive_number)
 
 
 def add_compile_options(parser: argparse.ArgumentParser) -> None:
@@ -196,8 +197,6 @@ def add_molecules_option(parser: argparse.ArgumentParser, several: bool) -> None
 def add_screen_options(parser: argparse.ArgumentParser, formula: bool = True) -> None:
     """How molecules are screened (`gracr.domains.chem.stream`): `--patterns`, `--jobs`,
     `--executor`, `--quiet`, and with `formula` `--formula-rate`."""
-    from gracr.bench.options import add_jobs_option, add_quiet_option
-
     group = parser.add_argument_group("molecule screening (with --molecules)")
     group.add_argument("--patterns", nargs="+", default=[], metavar="DIR|FILE",
                        help="more programs to run on the molecules at once: .gml files, or "

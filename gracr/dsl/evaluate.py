@@ -384,7 +384,9 @@ def _sentence_values(formula: Formula,
             case ir.CountCompare(coefficients, args, op, bound):
                 # Exact: scaled to integers by the common denominator.
                 scale = math.lcm(*(c.denominator for c in (*coefficients, bound)))
-                total = sum(int(c * scale) * counted(arg) for c, arg in zip(coefficients, args))
+                total: npt.NDArray[np.int64] = np.asarray(np.sum(
+                    [int(c * scale) * counted(arg) for c, arg in zip(coefficients, args)],
+                    axis=0), dtype=np.int64)
                 return _compare_ints(op, total, int(bound * scale))
         raise TypeError(f"not a graph sentence: {sub!r}")
 

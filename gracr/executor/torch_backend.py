@@ -849,13 +849,16 @@ class FusedCompiledModule(nn.Module):
         self.output_column = compiled.output_column
         depths = [column.depth for column in compiled.columns]
         self.settled_at_input = sum(1 for d in depths if d == 0)
-        # Only the features some column reads enter the input product: a one-hot schema
-        # (molecules: 119 columns, a pattern reads a dozen) makes it the pass's largest
-        # cost otherwise. The features left out contribute exact zeros.
-        read = np.flatnonzero(np.abs(compiled.input_matrix).sum(axis=1) > 0)
+        # The input product computes only the columns settled at the input (the layers
+        # write the others), from only the features they read: a one-hot schema
+        # (molecules: 119 features, a pattern reads a dozen) made it the pass's largest
+        # cost. The features left out contribute exact zeros.
+        settled = compiled.input_matrix[:, :self.settled_at_input]
+        read = np.flatnonzero(np.abs(settled).sum(axis=1) > 0)
         self.register_buffer("input_features", torch.as_tensor(read, dtype=torch.long))
-        self.register_buffer("input_matrix", torch.as_tensor(compiled.input_matrix[read]))
-        self.register_buffer("input_bias", torch.as_tensor(compiled.input_bias))
+        self.register_buffer("input_matrix", torch.as_tensor(settled[read]))
+        self.register_buffer("input_bias",
+                             torch.as_tensor(compiled.input_bias[:self.settled_at_input]))
         # A layer that settles no column (an identity layer of `gracr.fuzz.pad_layers`)
         # only carries the settled columns on, which the fused state does by itself.
         fused = [_FusedLayer(plan) for plan in layer_plans(compiled) if plan.settles is not None]
@@ -875,8 +878,7 @@ class FusedCompiledModule(nn.Module):
             H = h0
         else:
             H = torch.zeros(x.shape[0], self.width, dtype=h0.dtype)
-            settled = self.settled_at_input
-            H[:, :settled] = h0[:, :settled]
+            H[:, :self.settled_at_input] = h0
             edges: dict[int | None, tuple[Tensor, Tensor]] = {None: (edge_index[0], edge_index[1])}
             for relation in self.relations - {None}:
                 if edge_type is None:

@@ -21,9 +21,10 @@ import os
 import re
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, Iterator, TextIO
+from typing import Any, Iterator, Sequence, TextIO
 
 import numpy as np
+import numpy.typing as npt
 
 from rdkit import Chem, rdBase
 
@@ -137,48 +138,112 @@ _BONDS_DIRECTLY = 1_000
 
 def codes_of(mol: Any) -> AtomCodes:
     """The codes of an RDKit molecule as it is (the caller has sanitised it and removed
-    its hydrogens); `MoleculeError` naming the first atom or bond outside the schema.
+    its hydrogens); `MoleculeError` naming the first atom or bond outside the schema."""
+    union, refused = encode_molecules([mol])
+    if refused:
+        raise refused[0]
+    return union.codes
 
-    Each property is read for all atoms at once (`map` over RDKit's accessors, into
-    numpy); the checks and the codes are array operations."""
-    atoms = list(mol.GetAtoms())
-    count = len(atoms)
-    z = np.fromiter(map(Chem.Atom.GetAtomicNum, atoms), np.int64, count)
-    h = np.fromiter(map(Chem.Atom.GetTotalNumHs, atoms), np.int64, count)
-    charge = np.fromiter(map(Chem.Atom.GetFormalCharge, atoms), np.int64, count)
-    aromatic = np.fromiter(map(Chem.Atom.GetIsAromatic, atoms), np.int64, count)
-    outside = (z < 1) | (z > len(ELEMENTS)) | (h > MAX_HYDROGENS) | (np.abs(charge) > MAX_CHARGE)
-    if outside.any():
-        _refuse_atom(atoms[int(np.argmax(outside))])
-    bonds = _bonds_in_order(mol, atoms)
+
+@dataclass(frozen=True, eq=False)
+class MoleculeUnion:
+    """Molecules side by side: their codes stacked (node ids offset), `sizes` their atom
+    counts, `edge_counts` their edge counts, `batch` the molecule of each atom."""
+
+    codes: AtomCodes
+    sizes: IntArray
+    edge_counts: IntArray
+
+    @property
+    def count(self) -> int:
+        return int(self.sizes.shape[0])
+
+    @property
+    def batch(self) -> IntArray:
+        return np.repeat(np.arange(self.count), self.sizes)
+
+    def select(self, keep: npt.NDArray[np.bool_]) -> MoleculeUnion:
+        """The molecules where `keep` holds, renumbered."""
+        if keep.all():
+            return self
+        nodes = keep[self.batch]
+        edges = nodes[self.codes.sources]
+        renumber = np.cumsum(nodes) - 1
+        codes = AtomCodes(self.codes.atoms[nodes], renumber[self.codes.sources[edges]],
+                          renumber[self.codes.targets[edges]], self.codes.relations[edges])
+        return MoleculeUnion(codes, self.sizes[keep], self.edge_counts[keep])
+
+
+def encode_molecules(mols: Sequence[Any]) -> tuple[MoleculeUnion, dict[int, MoleculeError]]:
+    """The codes of RDKit molecules as they are (sanitised, hydrogens removed), side by
+    side, and the molecules outside the schema (by position; left out of the union),
+    each with the error naming its first atom, else bond, outside it.
+
+    Each property is read for all atoms of all the molecules at once (`map` over RDKit's
+    accessors, into numpy): one array operation per property, whatever the count."""
+    atoms_of = [list(map(mol.GetAtomWithIdx, range(mol.GetNumAtoms()))) for mol in mols]
+    bonds_of = [_bonds_in_order(mol, atoms) for mol, atoms in zip(mols, atoms_of)]
+    atoms = list(chain.from_iterable(atoms_of))
+    bonds = list(chain.from_iterable(bonds_of))
+    sizes = np.fromiter(map(len, atoms_of), np.int64, len(mols))
+    bond_counts = np.fromiter(map(len, bonds_of), np.int64, len(mols))
+    z = np.fromiter(map(Chem.Atom.GetAtomicNum, atoms), np.int64, len(atoms))
+    h = np.fromiter(map(Chem.Atom.GetTotalNumHs, atoms), np.int64, len(atoms))
+    charge = np.fromiter(map(Chem.Atom.GetFormalCharge, atoms), np.int64, len(atoms))
+    aromatic = np.fromiter(map(Chem.Atom.GetIsAromatic, atoms), np.int64, len(atoms))
     begin = np.fromiter(map(Chem.Bond.GetBeginAtomIdx, bonds), np.int64, len(bonds))
     end = np.fromiter(map(Chem.Bond.GetEndAtomIdx, bonds), np.int64, len(bonds))
     kinds = np.fromiter(map(int, map(Chem.Bond.GetBondType, bonds)), np.int64, len(bonds))
     relation = _RELATION_INDEX[kinds]
-    if (relation < 0).any():
-        bond = bonds[int(np.argmax(relation < 0))]
-        raise MoleculeError(f"bond {bond.GetIdx()} (atoms {bond.GetBeginAtomIdx()}-"
-                            f"{bond.GetEndAtomIdx()}) is {bond.GetBondType()}, outside "
-                            f"the schema ({', '.join(BOND_RELATIONS)})")
-    codes = np.stack([z - 1, h, charge + MAX_CHARGE, aromatic], axis=1)
-    return AtomCodes(codes, np.stack([begin, end], axis=1).ravel(),
-                     np.stack([end, begin], axis=1).ravel(), np.repeat(relation, 2))
+    atom_owner = np.repeat(np.arange(len(mols)), sizes)
+    bond_owner = np.repeat(np.arange(len(mols)), bond_counts)
+    refused: dict[int, MoleculeError] = {}
+    outside = (z < 1) | (z > len(ELEMENTS)) | (h > MAX_HYDROGENS) | (np.abs(charge) > MAX_CHARGE)
+    for first in _firsts(atom_owner, outside):
+        refused[int(atom_owner[first])] = _atom_error(atoms[first])
+    for first in _firsts(bond_owner, relation < 0):
+        refused.setdefault(int(bond_owner[first]), _bond_error(bonds[first]))
+    offsets = np.repeat(np.cumsum(sizes) - sizes, bond_counts)
+    begin, end = begin + offsets, end + offsets
+    union = MoleculeUnion(
+        AtomCodes(np.stack([z - 1, h, charge + MAX_CHARGE, aromatic], axis=1),
+                  np.stack([begin, end], axis=1).ravel(), np.stack([end, begin], axis=1).ravel(),
+                  np.repeat(relation, 2)),
+        sizes, 2 * bond_counts)
+    if refused:
+        keep = np.ones(len(mols), dtype=np.bool_)
+        keep[list(refused)] = False
+        union = union.select(keep)
+    return union, refused
 
 
-def _refuse_atom(atom: Any) -> None:
-    """`MoleculeError` for an atom outside the schema, naming the first property that is."""
+def _firsts(owner: IntArray, bad: npt.NDArray[np.bool_]) -> IntArray:
+    """The first bad position of each owner that has one."""
+    positions = np.flatnonzero(bad)
+    firsts: IntArray = positions[np.unique(owner[positions], return_index=True)[1]]
+    return firsts
+
+
+def _bond_error(bond: Any) -> MoleculeError:
+    return MoleculeError(f"bond {bond.GetIdx()} (atoms {bond.GetBeginAtomIdx()}-"
+                         f"{bond.GetEndAtomIdx()}) is {bond.GetBondType()}, outside "
+                         f"the schema ({', '.join(BOND_RELATIONS)})")
+
+
+def _atom_error(atom: Any) -> MoleculeError:
+    """The error of an atom outside the schema, naming the first property that is."""
     where = f"atom {atom.GetIdx()} ({atom.GetSymbol()})"
     z = atom.GetAtomicNum()
     if not 1 <= z <= len(ELEMENTS):
-        raise MoleculeError(f"{where} has atomic number {z}, outside the schema "
-                            f"(1..{len(ELEMENTS)})")
+        return MoleculeError(f"{where} has atomic number {z}, outside the schema "
+                             f"(1..{len(ELEMENTS)})")
     h = atom.GetTotalNumHs()
     if h > MAX_HYDROGENS:
-        raise MoleculeError(f"{where} has {h} hydrogens, outside the schema "
-                            f"(0..{MAX_HYDROGENS})")
+        return MoleculeError(f"{where} has {h} hydrogens, outside the schema "
+                             f"(0..{MAX_HYDROGENS})")
     charge = atom.GetFormalCharge()
-    raise MoleculeError(f"{where} has charge {charge:+d}, outside the schema "
-                        f"(-{MAX_CHARGE}..+{MAX_CHARGE})")
+    return MoleculeError(f"{where} has charge {charge:+d}, outside the schema "
+                         f"(-{MAX_CHARGE}..+{MAX_CHARGE})")
 
 
 def graph_of(mol: Any) -> Graph:

@@ -17,6 +17,7 @@ i counted over the file's readable molecules): what is sampled is said in the su
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -30,8 +31,9 @@ import numpy.typing as npt
 from gracr.compiler.desugar import uses_comparison
 from gracr.data.graph import Graph, IntArray
 from gracr.data.schema import Schema
-from gracr.domains.chem.molecules import (AtomCodes, MoleculeError, Record, Skipped, codes_of,
-                                          iter_records, parse_record, schema_mismatch)
+from gracr.domains.chem.molecules import (MoleculeError, MoleculeUnion, Record, Skipped,
+                                          encode_molecules, iter_records, parse_record,
+                                          schema_mismatch)
 from gracr.domains.chem.schema import BOND_RELATIONS, MOLECULE_SCHEMA
 from gracr.dsl.evaluate import evaluate_batch
 from gracr.dsl.ir import Kind
@@ -201,59 +203,17 @@ def sampled(indices: IntArray, rate: float) -> npt.NDArray[np.bool_]:
     return result
 
 
-@dataclass(frozen=True, eq=False)
-class Union:
-    """Molecules side by side: their codes stacked, node ids offset, `batch` the
-    molecule of each atom."""
-
-    codes: AtomCodes
-    batch: IntArray
-    sizes: IntArray
-    edge_counts: IntArray
-
-    @classmethod
-    def of(cls, molecules: Sequence[AtomCodes]) -> Union:
-        sizes = np.fromiter((m.num_atoms for m in molecules), np.int64, len(molecules))
-        edge_counts = np.fromiter((m.sources.shape[0] for m in molecules), np.int64,
-                                  len(molecules))
-        offsets = np.repeat(np.cumsum(sizes) - sizes, edge_counts)
-        empty = np.zeros(0, dtype=np.int64)
-        codes = AtomCodes(
-            np.concatenate([m.atoms for m in molecules]) if molecules
-            else np.zeros((0, 4), dtype=np.int64),
-            np.concatenate([empty, *(m.sources for m in molecules)]) + offsets,
-            np.concatenate([empty, *(m.targets for m in molecules)]) + offsets,
-            np.concatenate([empty, *(m.relations for m in molecules)]))
-        return cls(codes, np.repeat(np.arange(len(molecules)), sizes), sizes, edge_counts)
-
-    @property
-    def count(self) -> int:
-        return int(self.sizes.shape[0])
-
-    def select(self, keep: npt.NDArray[np.bool_]) -> Union:
-        """The molecules where `keep` holds, renumbered."""
-        if keep.all():
-            return self
-        nodes = keep[self.batch]
-        edges = nodes[self.codes.sources]
-        renumber = np.cumsum(nodes) - 1
-        codes = AtomCodes(self.codes.atoms[nodes], renumber[self.codes.sources[edges]],
-                          renumber[self.codes.targets[edges]], self.codes.relations[edges])
-        sizes = self.sizes[keep]
-        return Union(codes, np.repeat(np.arange(sizes.shape[0]), sizes), sizes,
-                     self.edge_counts[keep])
-
-    def parts(self, nodes: int) -> Iterator[tuple[int, Union]]:
-        """Consecutive runs of molecules of about `nodes` atoms (at least one molecule
-        each), with the index of each run's first molecule."""
-        start = 0
-        while start < self.count:
-            ends = np.cumsum(self.sizes[start:])
-            stop = start + max(1, int(np.searchsorted(ends, nodes, side="right")))
-            keep = np.zeros(self.count, dtype=np.bool_)
-            keep[start:stop] = True
-            yield start, self.select(keep)
-            start = stop
+def parts(union: MoleculeUnion, nodes: int) -> Iterator[tuple[int, MoleculeUnion]]:
+    """Consecutive runs of the molecules of `union` of about `nodes` atoms (at least one
+    molecule each), with the index of each run's first molecule."""
+    start = 0
+    while start < union.count:
+        ends = np.cumsum(union.sizes[start:])
+        stop = start + max(1, int(np.searchsorted(ends, nodes, side="right")))
+        keep = np.zeros(union.count, dtype=np.bool_)
+        keep[start:stop] = True
+        yield start, union.select(keep)
+        start = stop
 
 
 class _Encoding:
@@ -276,7 +236,7 @@ class _Encoding:
         self.relations = np.array([schema.relations.index(r) if r in schema.relations else -1
                                    for r in BOND_RELATIONS], dtype=np.int64)
 
-    def refused(self, union: Union) -> npt.NDArray[np.bool_]:
+    def refused(self, union: MoleculeUnion) -> npt.NDArray[np.bool_]:
         """Per molecule: does it have a value (or a relation) the schema does not declare?"""
         if self.schema.features:   # molecules carry no numeric features
             return np.ones(union.count, dtype=np.bool_)
@@ -291,7 +251,7 @@ class _Encoding:
         result: npt.NDArray[np.bool_] = refused
         return result
 
-    def features(self, union: Union) -> npt.NDArray[np.float32]:
+    def features(self, union: MoleculeUnion) -> npt.NDArray[np.float32]:
         """`CompiledGNN.features` of every molecule of `union`, stacked."""
         x = np.zeros((union.codes.num_atoms, self.width), dtype=np.float32)
         rows = np.arange(union.codes.num_atoms)
@@ -301,7 +261,7 @@ class _Encoding:
             x[:, -1] = 1.0
         return x
 
-    def edge_types(self, union: Union) -> IntArray | None:
+    def edge_types(self, union: MoleculeUnion) -> IntArray | None:
         if not self.schema.relations:
             return None
         result: IntArray = self.relations[union.codes.relations]
@@ -321,7 +281,7 @@ class _Worker:
                           for p in patterns]
         # The features of the part last run, per (schema, presence): the patterns of one
         # screen usually share them (WOMBAT's 14 all declare the molecule schema).
-        self.features: dict[tuple[Schema, bool], tuple[Union, npt.NDArray[np.float32]]] = {}
+        self.features: dict[tuple[Schema, bool], tuple[MoleculeUnion, npt.NDArray[np.float32]]] = {}
 
     def model(self, index: int, bound: int | None) -> tuple[CompiledGNN, Any]:
         """Pattern `index`'s model (compiled at `bound` when it needs one) and the module
@@ -340,7 +300,19 @@ class _Worker:
         return self.models[key]
 
     def chunk(self, records: list[Record | Skipped], first: int) -> ChunkResult:
-        readable: list[tuple[int, Record, AtomCodes, str]] = []
+        # The chunk makes thousands of short-lived RDKit wrappers, no reference cycles;
+        # each allocation burst would start a collection that walks every object torch
+        # and RDKit hold (a sixth of the time), so the collector waits until the end.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._chunk(records, first)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _chunk(self, records: list[Record | Skipped], first: int) -> ChunkResult:
+        parsed: list[tuple[int, Record, Any, str]] = []
         skipped: list[Skipped] = []
         for offset, record in enumerate(records):
             if isinstance(record, Skipped):
@@ -348,13 +320,15 @@ class _Worker:
                 continue
             try:
                 mol, smiles = parse_record(record)
-                readable.append((first + offset, record, codes_of(mol), smiles))
+                parsed.append((first + offset, record, mol, smiles))
             except MoleculeError as error:
                 skipped.append(Skipped(record.place, str(error)))
-        union = Union.of([codes for _, _, codes, _ in readable])
+        union, refused = encode_molecules([mol for _, _, mol, _ in parsed])
+        skipped += [Skipped(parsed[m][1].place, str(error)) for m, error in refused.items()]
+        readable = [entry for m, entry in enumerate(parsed) if m not in refused]
         # The chunk's parts per set of refused molecules (usually none), so that the
         # patterns share them and their features.
-        self.parts: dict[bytes, list[tuple[int, Union]]] = {}
+        self.parts: dict[bytes, list[tuple[int, MoleculeUnion]]] = {}
         indices = np.fromiter((i for i, _, _, _ in readable), np.int64, len(readable))
         evaluated = sampled(indices, self.settings.formula_rate)
         gnn: list[list[Answer | None]] = [[] for _ in readable]
@@ -372,7 +346,7 @@ class _Worker:
         return ChunkResult(rows, tuple(sorted(skipped, key=lambda s: order.get(s.place, 0))),
                            len(records))
 
-    def pattern(self, index: int, union: Union, evaluated: npt.NDArray[np.bool_]
+    def pattern(self, index: int, union: MoleculeUnion, evaluated: npt.NDArray[np.bool_]
                 ) -> tuple[list[Answer | None], list[Answer | None], list[tuple[int, str]]]:
         """One pattern on every molecule of `union`: the network's answers, the
         formula's (where evaluated), and the molecules refused with the reason."""
@@ -386,7 +360,7 @@ class _Worker:
         kept = np.flatnonzero(~refused)
         key = refused.tobytes()
         if key not in self.parts:
-            self.parts[key] = list(union.select(~refused).parts(CHUNK_NODES))
+            self.parts[key] = list(parts(union.select(~refused), CHUNK_NODES))
         for start, part in self.parts[key]:
             where = kept[start:start + part.count]
             for m, answer in zip(where, self.run(index, encoding, part)):
@@ -398,7 +372,7 @@ class _Worker:
                     truths[m] = truth
         return answers, truths, refusals
 
-    def run(self, index: int, encoding: _Encoding, part: Union) -> list[Answer]:
+    def run(self, index: int, encoding: _Encoding, part: MoleculeUnion) -> list[Answer]:
         """The network's answers on the molecules of `part` (one forward pass)."""
         import torch
 
@@ -427,21 +401,23 @@ class _Worker:
         # Trailing molecules without atoms get no row (the readout sizes itself by the
         # batch vector): the empty molecule's answer is the network's on the empty graph.
         missing = part.count - answer.shape[0]
-        tail = [] if missing <= 0 else [bool(model.predict(Union.of([]).codes.graph()))] * missing
-        return [bool(v) for v in answer[:part.count]] + tail
+        tail = [] if missing <= 0 else [bool(model.predict(encode_molecules([])[0].codes.graph()))] * missing
+        answers: list[Answer] = [bool(v) for v in answer[:part.count]]
+        return answers + tail
 
 
-def _formula(program: Program, part: Union) -> list[Answer]:
+def _formula(program: Program, part: MoleculeUnion) -> list[Answer]:
     """The reference evaluator on every molecule of `part` at once (`evaluate_batch`)."""
     values = evaluate_batch(program, part.codes.graph(), part.batch, part.count)
     if program.kind is Kind.NODE:
         ends = np.cumsum(part.sizes)
         return [tuple(bool(v) for v in values[end - size:end])
                 for end, size in zip(ends, part.sizes)]
-    return [bool(v) for v in values]
+    answers: list[Answer] = [bool(v) for v in values]
+    return answers
 
 
-def _refusal(union: Union, molecule: int, schema: Schema) -> str:
+def _refusal(union: MoleculeUnion, molecule: int, schema: Schema) -> str:
     """Why a program with `schema` refuses this molecule, in `Graph.check_schema`'s words."""
     keep = np.zeros(union.count, dtype=np.bool_)
     keep[molecule] = True
