@@ -21,7 +21,7 @@ import os
 import re
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, Iterator, Sequence, TextIO
+from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 import numpy as np
 import numpy.typing as npt
@@ -540,19 +540,32 @@ def schema_mismatch(schema: Schema) -> str | None:
     return None
 
 
-def molecules_for(schema: Schema, path: str, program: str = "the program"
-                  ) -> tuple[list[Molecule], list[Skipped]]:
-    """The molecules of `path` that a program declaring `schema` can read, and the
-    records skipped (RDKit's reasons, the schema's, or the program's declarations).
-    `GraphError` if the program cannot read molecules at all (`schema_mismatch`)."""
+def require_molecule_schema(schema: Schema, program: str = "the program") -> None:
+    """`GraphError` if a program declaring `schema` cannot read molecules at all
+    (`schema_mismatch`)."""
     mismatch = schema_mismatch(schema)
     if mismatch is not None:
         raise GraphError(f"{program} cannot read molecules: {mismatch}. The molecule schema "
                          f"is `gracr.domains.chem.molecule_declarations()` (what `gracrc smarts` "
                          f"writes)")
+
+
+def molecules_for(schema: Schema, path: str, program: str = "the program"
+                  ) -> tuple[list[Molecule], list[Skipped]]:
+    """The molecules of `path` that a program declaring `schema` can read, and the
+    records skipped (RDKit's reasons, the schema's, or the program's declarations).
+    `GraphError` if the program cannot read molecules at all (`schema_mismatch`)."""
+    require_molecule_schema(schema, program)
+    return fitting(schema, iter_molecules(path), program)
+
+
+def fitting(schema: Schema, records: Iterable[Molecule | Skipped], program: str = "the program"
+            ) -> tuple[list[Molecule], list[Skipped]]:
+    """The molecules among `records` that a program declaring `schema` can read, and
+    the records skipped (RDKit's reasons, or the program's declarations)."""
     molecules: list[Molecule] = []
     skipped: list[Skipped] = []
-    for record in iter_molecules(path):
+    for record in records:
         if isinstance(record, Skipped):
             skipped.append(record)
             continue
