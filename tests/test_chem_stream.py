@@ -150,3 +150,25 @@ def test_eval_screens_several_patterns_into_one_table(tmp_path: Path) -> None:
                  "--formula-rate", "0"], out=out, err=err) == 0
     assert "formula" not in out.getvalue()
     assert "sampled at rate 0: 0 of 2 molecules" in err.getvalue()
+
+
+def test_chem_check_runs_every_pattern_of_a_folder_against_its_header(tmp_path: Path) -> None:
+    molecules = tmp_path / "m.smi"
+    molecules.write_text("CC(C)C\nClCC(C)C\nC1CC1\n")
+    folder = tmp_path / "patterns"
+    folder.mkdir()
+    for pattern in WOMBAT_PATTERNS:
+        if pattern.number in (10, 14):
+            (folder / f"{pattern.name}.gml").write_text(wombat_formula_path(pattern).read_text())
+    table = tmp_path / "table.tsv"
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["chem-check", "--patterns", str(folder), "--molecules", str(molecules),
+                 "--table", str(table)], out=out, err=err) == 0
+    # Hand-checked: isobutane and 1-chloro-2-methylpropane have a CH with three heavy
+    # neighbours (P10); only the latter a CH2Cl with a heavy neighbour (P14).
+    assert table.read_text().splitlines() == [
+        "molecule\tsmiles\tP10\tP14",
+        f"{molecules}:1\tCC(C)C\t1\t0",
+        f"{molecules}:2\tClCC(C)C\t1\t1",
+        f"{molecules}:3\tC1CC1\t0\t0"]
+    assert "| P14     | 3         | 1              | 1                 | 3     |" in out.getvalue()
