@@ -11,8 +11,9 @@ per worker are in flight, so memory does not grow with the file.
 
 The reference evaluator (the oracle, `gracr.dsl.evaluate`) runs on the same union,
 vectorised over it (`evaluate_batch`), on every molecule or, with `formula_rate` < 1, on
-an evenly spread share of them (molecule i is evaluated when floor((i + 1) r) > floor(i r),
-i counted over the file's readable molecules): what is sampled is said in the summary.
+an evenly spread share of them (the molecule of record i is evaluated when
+floor((i + 1) r) > floor(i r), the same in every run whatever the chunks and workers):
+what is sampled is said in the summary.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import gc
 import multiprocessing
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Iterator, Literal, Sequence
@@ -146,9 +148,7 @@ def screen(path: str, patterns: Sequence[Pattern], settings: ScreenSettings = Sc
 
 def _tasks(records: Iterator[Record | Skipped], size: int
            ) -> Iterator[tuple[list[Record | Skipped], int]]:
-    """Chunks of `size` records, each with the index of its first readable molecule...
-    which is not known before the chunk is parsed: so the index counts records (skipped
-    ones included), the same in every run of the file."""
+    """Chunks of `size` records, each with the index of its first record in the file."""
     first = 0
     while True:
         chunk = list(islice(records, size))
@@ -158,23 +158,20 @@ def _tasks(records: Iterator[Record | Skipped], size: int
         first += len(chunk)
 
 
-class _single_threaded:
+@contextmanager
+def _single_threaded() -> Iterator[None]:
     """One thread for torch and BLAS: the products are narrow (a model's width), and
     threads only add synchronisation (fifty times slower on a loaded machine)."""
+    import torch
+    from threadpoolctl import threadpool_limits
 
-    def __enter__(self) -> None:
-        import torch
-        from threadpoolctl import threadpool_limits
-
-        self.threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        self.limits = threadpool_limits(limits=1, user_api="blas")
-
-    def __exit__(self, *exc: object) -> None:
-        import torch
-
-        torch.set_num_threads(self.threads)
-        self.limits.unregister()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 _worker: _Worker | None = None
