@@ -56,7 +56,7 @@ def bundled_smiles() -> list[str]:
 
 
 def write_smiles(path: Path, smiles: list[str], count: int) -> int:
-    lines = []
+    lines: list[str] = []
     while len(lines) < count:
         lines += smiles
     path.write_text("".join(f"{s} m{i}\n" for i, s in enumerate(lines)), encoding="utf-8")
