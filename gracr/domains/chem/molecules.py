@@ -130,9 +130,9 @@ _RELATION_INDEX = np.full(max(int(t) for t in Chem.BondType.values.values()) + 1
 for _type, _relation in _RELATION_OF_BOND.items():
     _RELATION_INDEX[int(_type)] = BOND_RELATIONS.index(_relation)
 
-# Below this many bonds `mol.GetBonds()` is the fastest read (one wrapper per bond);
-# it looks each bond up from the start, so above it the bonds are read through the
-# atoms, linear in the bonds (two wrappers per bond).
+# Below this many bonds, looking each bond up by index is the fastest read (one wrapper
+# per bond); each lookup starts from the first bond, so above it the bonds are read
+# through the atoms, linear in the bonds (two wrappers per bond).
 _BONDS_DIRECTLY = 1_000
 
 
@@ -253,11 +253,13 @@ def graph_of(mol: Any) -> Graph:
 
 
 def _bonds_in_order(mol: Any, atoms: list[Any]) -> list[Any]:
-    """The bonds of `mol` by index. RDKit's `mol.GetBonds()` looks each bond up by index
-    from the start: quadratic in the bonds (minutes on a 200 000-atom chain), so a large
-    molecule's bonds are collected through its atoms' bonds, which is linear."""
+    """The bonds of `mol` by index. RDKit looks a bond up by index from the start
+    (`GetBondWithIdx`, and `mol.GetBonds()` through it): quadratic in the bonds (minutes
+    on a 200 000-atom chain), so a large molecule's bonds are collected through its
+    atoms' bonds, which is linear. A small one's are looked up by index in one `map`
+    (`mol.GetBonds()` iterates in Python, a call per bond)."""
     if mol.GetNumBonds() <= _BONDS_DIRECTLY:
-        return list(mol.GetBonds())
+        return list(map(mol.GetBondWithIdx, range(mol.GetNumBonds())))
     bonds: list[Any] = [None] * mol.GetNumBonds()
     for bond in chain.from_iterable(map(Chem.Atom.GetBonds, atoms)):
         bonds[bond.GetIdx()] = bond
