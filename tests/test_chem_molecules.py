@@ -121,9 +121,14 @@ def test_eval_reads_molecules_and_reports_skipped_lines(tmp_path: Path) -> None:
     assert [json.loads(line) for line in out.splitlines()] == [
         {"molecule": f"{molecules}:1", "smiles": "ClCC", "formula": 1, "gnn": 1},
         {"molecule": f"{molecules}:3", "smiles": "CC(C)C", "formula": 0, "gnn": 0}]
-    assert err.splitlines() == [
+    lines = err.splitlines()
+    assert lines[:2] == [
         f"gracrc: {molecules}:2: skipped: RDKit cannot parse the SMILES 'C(C'",
         f"gracrc: {molecules}: 2 molecules read, 1 skipped"]
+    # The summary says what ran where: the network on every molecule, the formula too.
+    assert "formula: the reference evaluator vectorised over each chunk, on every molecule" \
+        in lines[2]
+    assert lines[3] == "gracrc: p14: 1 positive; 0 where the gnn and the formula differ"
 
 
 def test_upi_over_nodes_on_molecules(tmp_path: Path) -> None:

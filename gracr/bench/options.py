@@ -128,14 +128,14 @@ def add_set_option(parser: argparse.ArgumentParser, overridden: str) -> None:
                              "GNNExplainer.epochs=20 (repeatable)")
 
 
-def add_jobs_option(parser: argparse.ArgumentParser, default: int = 1,
+def add_jobs_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, default: int = 1,
                     help: str = "worker processes") -> None:
     """`--jobs K`: how many workers run at once."""
     parser.add_argument("--jobs", type=int, default=default, metavar="K",
                         help=f"{help} (default {default})")
 
 
-def add_quiet_option(parser: argparse.ArgumentParser, help: str = "no progress bars") -> None:
+def add_quiet_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup, help: str = "no progress bars") -> None:
     """`--quiet`: no progress shown."""
     parser.add_argument("--quiet", action="store_true", help=help)
 

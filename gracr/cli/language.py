@@ -13,7 +13,8 @@ import numpy.typing as npt
 from gracr.cli.command import Command
 from gracr.cli.model_text import inspect_model
 from gracr.cli.options import (add_compile_options, add_formula_argument, add_graph_inputs,
-                               add_max_weights_option, bundled_formula, compile_for,
+                               add_max_weights_option, add_screen_options, bundled_formula,
+                               compile_for,
                                inputs_for, needs_degree_bound, read_program,
                                read_program_or_model)
 from gracr.data.graph import Graph
@@ -51,6 +52,13 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
+    if args.molecules is not None and args.graphs is None:
+        from gracr.cli.chem import eval_molecules
+
+        return eval_molecules(args, out)
+    if args.file is None or args.patterns:
+        raise GracrError("eval: give FILE.gml|MODEL; --patterns screens molecules "
+                         "(with --molecules FILE)")
     program, given = read_program_or_model(args.file, args.max_weights_bytes)
     graphs = inputs_for(program, args)
     # A model file is run as compiled; a formula is compiled with the options given.
@@ -129,8 +137,9 @@ def _declare_inspect(parser: argparse.ArgumentParser) -> None:
 
 
 def _declare_eval(parser: argparse.ArgumentParser) -> None:
-    add_formula_argument(parser, model=True)
+    add_formula_argument(parser, model=True, optional=True)
     add_graph_inputs(parser)
+    add_screen_options(parser)
     add_compile_options(parser)
 
 

@@ -15,7 +15,8 @@ from gracr.dsl.program import Program
 from gracr.errors import GracrError
 from gracr.executor.model import CompiledGNN, compile_program, load
 from gracr.limits import DEFAULT_MAX_BYTES, format_bytes, parse_bytes
-from gracr.bench.options import positive_integer, positive_number
+from gracr.bench.options import (add_jobs_option, add_quiet_option, positive_integer,
+                                 positive_number)
 
 
 def add_compile_options(parser: argparse.ArgumentParser) -> None:
@@ -80,10 +81,13 @@ def add_bdd_budget_option(parser: argparse.ArgumentParser, counter: bool = False
                              f"the values)")
 
 
-def add_formula_argument(parser: argparse.ArgumentParser, model: bool = False) -> None:
+def add_formula_argument(parser: argparse.ArgumentParser, model: bool = False,
+                         optional: bool = False) -> None:
     """FILE.gml: the formula a command reads (`read_program`), a file or a bundled name;
-    with `model`, a model file (`gracrc compile`'s) too (`read_program_or_model`)."""
+    with `model`, a model file (`gracrc compile`'s) too (`read_program_or_model`); with
+    `optional`, it may be left out (`eval --molecules --patterns`)."""
     parser.add_argument("file", metavar="FILE.gml|MODEL" if model else "FILE.gml",
+                        nargs="?" if optional else None,
                         help="a .gml file, or the name of a formula bundled with gracr "
                              "(a task's: Redundancy, Majority1Hop, ...; RedBlueLeaf-or)"
                              + ("; or a model file (.npz, from `gracrc compile`)" if model
@@ -188,6 +192,36 @@ def add_molecules_option(parser: argparse.ArgumentParser, several: bool) -> None
                         help=f"read molecules instead of GRAPHS: {formats} (needs "
                              "gracr[chem]); records RDKit cannot read are reported on stderr "
                              "and skipped")
+
+
+def add_screen_options(parser: argparse.ArgumentParser, formula: bool = True) -> None:
+    """How molecules are screened (`gracr.domains.chem.stream`): `--patterns`, `--jobs`,
+    `--executor`, `--quiet`, and with `formula` `--formula-rate`."""
+    group = parser.add_argument_group("molecule screening (with --molecules)")
+    group.add_argument("--patterns", nargs="+", default=[], metavar="DIR|FILE",
+                       help="more programs to run on the molecules at once: .gml files, or "
+                            "folders of them; one column each in the output")
+    add_jobs_option(group, help="worker processes, each screening chunks of molecules")
+    group.add_argument("--executor", choices=("fused", "numpy"), default="fused",
+                       help="the network's executor: the fused torch module (default, exact "
+                            "on molecules: their features are one-hot) or the float64 "
+                            "numpy reference")
+    if formula:
+        group.add_argument("--formula-rate", type=_rate, default=1.0, metavar="R",
+                           help="evaluate the formula (the reference semantics, vectorised "
+                                "over each chunk) on an evenly spread share R of the "
+                                "molecules (default 1: all; 0: the network only)")
+    add_quiet_option(group, help="no progress bar")
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"a rate lies in [0, 1], got {text}")
+    return value
 
 
 def inputs_for(program: Program, args: argparse.Namespace

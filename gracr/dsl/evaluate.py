@@ -248,6 +248,29 @@ def evaluate_program(program: Program, graph: Graph, *,
     return evaluate_node(program.classifier, graph)
 
 
+def evaluate_batch(program: Program, graph: Graph, graph_of_node: npt.ArrayLike,
+                   num_graphs: int, *, max_bytes: int = DEFAULT_MAX_BYTES) -> NodeValues:
+    """`evaluate_program` on `num_graphs` graphs laid side by side in `graph` (node v
+    belongs to graph `graph_of_node[v]`; no edge joins two graphs): a bool per node of
+    them all (node classifier) or one per graph (graph classifier). A node's value
+    depends on its own graph only, so each node formula is evaluated once on the whole;
+    a sentence counts each graph's nodes."""
+    graph.require_budget("evaluating the formula",
+                         len(ir.postorder([program.classifier], ir.children)) + 24, 16,
+                         max_bytes)
+    graph.check_schema(program.schema)
+    memo: dict[Formula, NodeValues] = {}
+    if program.kind is ir.Kind.NODE:
+        return evaluate_node(program.classifier, graph, memo)
+    owner = np.asarray(graph_of_node, dtype=np.int64)
+
+    def counted(arg: Formula) -> npt.NDArray[np.int64]:
+        satisfied = evaluate_node(arg, graph, memo)
+        return np.bincount(owner[satisfied], minlength=num_graphs).astype(np.int64)
+
+    return sentence_from_counts(program.classifier, counted, CONNECTIVES)
+
+
 def evaluate_kept(program: Program, graph: Graph, kept: npt.ArrayLike,
                   operators: Operators = CONNECTIVES) -> NodeValues:
     """The classifier on many induced subgraphs at once: `kept[m]` (one bool per node) is

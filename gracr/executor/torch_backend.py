@@ -835,6 +835,7 @@ class FusedCompiledModule(nn.Module):
     such a network the full module instead).
     """
 
+    input_features: Tensor
     input_matrix: Tensor
     input_bias: Tensor
 
@@ -848,8 +849,16 @@ class FusedCompiledModule(nn.Module):
         self.output_column = compiled.output_column
         depths = [column.depth for column in compiled.columns]
         self.settled_at_input = sum(1 for d in depths if d == 0)
-        self.register_buffer("input_matrix", torch.as_tensor(compiled.input_matrix))
-        self.register_buffer("input_bias", torch.as_tensor(compiled.input_bias))
+        # The input product computes only the columns settled at the input (the layers
+        # write the others), from only the features they read: a one-hot schema
+        # (molecules: 119 features, a pattern reads a dozen) made it the pass's largest
+        # cost. The features left out contribute exact zeros.
+        settled = compiled.input_matrix[:, :self.settled_at_input]
+        read = np.flatnonzero(np.abs(settled).sum(axis=1) > 0)
+        self.register_buffer("input_features", torch.as_tensor(read, dtype=torch.long))
+        self.register_buffer("input_matrix", torch.as_tensor(settled[read]))
+        self.register_buffer("input_bias",
+                             torch.as_tensor(compiled.input_bias[:self.settled_at_input]))
         # A layer that settles no column (an identity layer of `gracr.fuzz.pad_layers`)
         # only carries the settled columns on, which the fused state does by itself.
         fused = [_FusedLayer(plan) for plan in layer_plans(compiled) if plan.settles is not None]
@@ -863,13 +872,13 @@ class FusedCompiledModule(nn.Module):
     def forward(self, x: Tensor, edge_index: Tensor, batch: Tensor | None = None, *,
                 edge_type: Tensor | None = None) -> Tensor:
         _check_edge_type(self.declared_relations, edge_type, edge_index)
-        h0: Tensor = (x @ self.input_matrix + self.input_bias).clamp(0.0, 1.0)
+        h0: Tensor = (x.index_select(1, self.input_features) @ self.input_matrix
+                      + self.input_bias).clamp(0.0, 1.0)
         if len(self.layers) == 0:
             H = h0
         else:
             H = torch.zeros(x.shape[0], self.width, dtype=h0.dtype)
-            settled = self.settled_at_input
-            H[:, :settled] = h0[:, :settled]
+            H[:, :self.settled_at_input] = h0
             edges: dict[int | None, tuple[Tensor, Tensor]] = {None: (edge_index[0], edge_index[1])}
             for relation in self.relations - {None}:
                 if edge_type is None:

@@ -10,6 +10,8 @@ An optional extra (`pip install 'gracr[chem]'`: RDKit, datamol). The parts:
 - `reference`: the relaxed semantics decided independently over RDKit's query atoms, and
   the classifier of disagreements with RDKit;
 - `check`: batched prediction over molecules and `gracrc chem-check`;
+- `stream`: a molecule file screened against several patterns at once, in chunks, on
+  worker processes (`gracrc eval --molecules`);
 - `wombat`, `bundled`, `graft`: WOMBAT's 14 patterns, the molecule sets shipped in the
   packages, and grafted positives;
 - `ground_truth`: WOMBAT's atom-level ground truth (RDKit matches plus the neighbours a

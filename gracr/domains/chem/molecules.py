@@ -10,6 +10,11 @@ has more than `gracr.limits.MAX_MOLECULE_ATOMS` atoms, is not an error of the fi
 is returned as a `Skipped` with its place (`file:line`) and the reason, and reading
 goes on. Only a file that cannot be read at all (missing, not text, a CSV whose named
 SMILES column does not exist) raises `GraphError`.
+
+Its size (500–600 lines) is one reader, step by step: a file's records as text
+(`iter_records`), a record as RDKit's molecule (`parse_record`), molecules as value codes
+with one array operation per property (`encode_molecules`), codes as a `Graph`, and what
+each step refuses, named; the molecule stream (`stream`) and chem-check share every step.
 """
 
 from __future__ import annotations
@@ -20,13 +25,17 @@ import io
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Iterator, TextIO
+from itertools import chain
+from typing import Any, Iterable, Iterator, Sequence, TextIO
+
+import numpy as np
+import numpy.typing as npt
 
 from rdkit import Chem, rdBase
 
 from gracr.domains.chem.schema import (BOND_RELATIONS, ELEMENTS, MAX_CHARGE, MAX_HYDROGENS,
-                               MOLECULE_SCHEMA, charge_value)
-from gracr.data.graph import Graph
+                               MOLECULE_SCHEMA)
+from gracr.data.graph import Graph, IntArray
 from gracr.data.schema import Schema
 from gracr.errors import GracrError, GraphError, quoted
 from gracr.limits import MAX_MOLECULE_ATOMS
@@ -89,53 +98,176 @@ class MoleculeSet:
 # ---------------------------------------------------------------- one molecule
 
 
+@dataclass(frozen=True, eq=False)
+class AtomCodes:
+    """A molecule as value indices into `MOLECULE_SCHEMA`: per atom (rows of `atoms`) its
+    element (Z - 1), hydrogens, charge (index in `CHARGES`) and aromatic (0 no, 1 yes);
+    per edge, two per bond in bond order (edge `2k` = bond k begin -> end, `2k + 1` back),
+    its source, target and relation (index in `BOND_RELATIONS`)."""
+
+    atoms: IntArray
+    sources: IntArray
+    targets: IntArray
+    relations: IntArray
+
+    @property
+    def num_atoms(self) -> int:
+        return int(self.atoms.shape[0])
+
+    def graph(self) -> Graph:
+        """The molecule as a `Graph` under `MOLECULE_SCHEMA`."""
+        attributes = {family.name: tuple(_VALUES[k][self.atoms[:, k]].tolist())
+                      for k, family in enumerate(MOLECULE_SCHEMA.families)}
+        relations = tuple(_RELATION_NAMES[self.relations].tolist())
+        return Graph.from_edges(self.num_atoms, None,
+                                np.stack([self.sources, self.targets], axis=1),
+                                attributes=attributes, relations=relations)
+
+
+# Each family's values as an object array, indexed by the codes of `AtomCodes.atoms`.
+_VALUES = [np.array(family.values, dtype=object) for family in MOLECULE_SCHEMA.families]
+_RELATION_NAMES = np.array(BOND_RELATIONS, dtype=object)
+assert [f.name for f in MOLECULE_SCHEMA.families] == ["element", "hydrogens", "charge",
+                                                        "aromatic"]
+# RDKit's bond type (as an int) -> relation index, -1 outside the schema.
+_RELATION_INDEX = np.full(max(int(t) for t in Chem.BondType.values.values()) + 1, -1,
+                          dtype=np.int64)
+for _type, _relation in _RELATION_OF_BOND.items():
+    _RELATION_INDEX[int(_type)] = BOND_RELATIONS.index(_relation)
+
+# Below this many bonds, looking each bond up by index is the fastest read (one wrapper
+# per bond); each lookup starts from the first bond, so above it the bonds are read
+# through the atoms, linear in the bonds (two wrappers per bond).
+_BONDS_DIRECTLY = 1_000
+
+
+def codes_of(mol: Any) -> AtomCodes:
+    """The codes of an RDKit molecule as it is (the caller has sanitised it and removed
+    its hydrogens); `MoleculeError` naming the first atom or bond outside the schema."""
+    union, refused = encode_molecules([mol])
+    if refused:
+        raise refused[0]
+    return union.codes
+
+
+@dataclass(frozen=True, eq=False)
+class MoleculeUnion:
+    """Molecules side by side: their codes stacked (node ids offset), `sizes` their atom
+    counts, `edge_counts` their edge counts, `batch` the molecule of each atom."""
+
+    codes: AtomCodes
+    sizes: IntArray
+    edge_counts: IntArray
+
+    @property
+    def count(self) -> int:
+        return int(self.sizes.shape[0])
+
+    @property
+    def batch(self) -> IntArray:
+        return np.repeat(np.arange(self.count), self.sizes)
+
+    def select(self, keep: npt.NDArray[np.bool_]) -> MoleculeUnion:
+        """The molecules where `keep` holds, renumbered."""
+        if keep.all():
+            return self
+        nodes = keep[self.batch]
+        edges = nodes[self.codes.sources]
+        renumber = np.cumsum(nodes) - 1
+        codes = AtomCodes(self.codes.atoms[nodes], renumber[self.codes.sources[edges]],
+                          renumber[self.codes.targets[edges]], self.codes.relations[edges])
+        return MoleculeUnion(codes, self.sizes[keep], self.edge_counts[keep])
+
+
+def encode_molecules(mols: Sequence[Any]) -> tuple[MoleculeUnion, dict[int, MoleculeError]]:
+    """The codes of RDKit molecules as they are (sanitised, hydrogens removed), side by
+    side, and the molecules outside the schema (by position; left out of the union),
+    each with the error naming its first atom, else bond, outside it.
+
+    Each property is read for all atoms of all the molecules at once (`map` over RDKit's
+    accessors, into numpy): one array operation per property, whatever the count."""
+    atoms_of = [list(map(mol.GetAtomWithIdx, range(mol.GetNumAtoms()))) for mol in mols]
+    bonds_of = [_bonds_in_order(mol, atoms) for mol, atoms in zip(mols, atoms_of)]
+    atoms = list(chain.from_iterable(atoms_of))
+    bonds = list(chain.from_iterable(bonds_of))
+    sizes = np.fromiter(map(len, atoms_of), np.int64, len(mols))
+    bond_counts = np.fromiter(map(len, bonds_of), np.int64, len(mols))
+    z = np.fromiter(map(Chem.Atom.GetAtomicNum, atoms), np.int64, len(atoms))
+    h = np.fromiter(map(Chem.Atom.GetTotalNumHs, atoms), np.int64, len(atoms))
+    charge = np.fromiter(map(Chem.Atom.GetFormalCharge, atoms), np.int64, len(atoms))
+    aromatic = np.fromiter(map(Chem.Atom.GetIsAromatic, atoms), np.int64, len(atoms))
+    begin = np.fromiter(map(Chem.Bond.GetBeginAtomIdx, bonds), np.int64, len(bonds))
+    end = np.fromiter(map(Chem.Bond.GetEndAtomIdx, bonds), np.int64, len(bonds))
+    kinds = np.fromiter(map(int, map(Chem.Bond.GetBondType, bonds)), np.int64, len(bonds))
+    relation = _RELATION_INDEX[kinds]
+    atom_owner = np.repeat(np.arange(len(mols)), sizes)
+    bond_owner = np.repeat(np.arange(len(mols)), bond_counts)
+    refused: dict[int, MoleculeError] = {}
+    outside = (z < 1) | (z > len(ELEMENTS)) | (h > MAX_HYDROGENS) | (np.abs(charge) > MAX_CHARGE)
+    for first in _firsts(atom_owner, outside):
+        refused[int(atom_owner[first])] = _atom_error(atoms[first])
+    for first in _firsts(bond_owner, relation < 0):
+        refused.setdefault(int(bond_owner[first]), _bond_error(bonds[first]))
+    offsets = np.repeat(np.cumsum(sizes) - sizes, bond_counts)
+    begin, end = begin + offsets, end + offsets
+    union = MoleculeUnion(
+        AtomCodes(np.stack([z - 1, h, charge + MAX_CHARGE, aromatic], axis=1),
+                  np.stack([begin, end], axis=1).ravel(), np.stack([end, begin], axis=1).ravel(),
+                  np.repeat(relation, 2)),
+        sizes, 2 * bond_counts)
+    if refused:
+        keep = np.ones(len(mols), dtype=np.bool_)
+        keep[list(refused)] = False
+        union = union.select(keep)
+    return union, refused
+
+
+def _firsts(owner: IntArray, bad: npt.NDArray[np.bool_]) -> IntArray:
+    """The first bad position of each owner that has one."""
+    positions = np.flatnonzero(bad)
+    firsts: IntArray = positions[np.unique(owner[positions], return_index=True)[1]]
+    return firsts
+
+
+def _bond_error(bond: Any) -> MoleculeError:
+    return MoleculeError(f"bond {bond.GetIdx()} (atoms {bond.GetBeginAtomIdx()}-"
+                         f"{bond.GetEndAtomIdx()}) is {bond.GetBondType()}, outside "
+                         f"the schema ({', '.join(BOND_RELATIONS)})")
+
+
+def _atom_error(atom: Any) -> MoleculeError:
+    """The error of an atom outside the schema, naming the first property that is."""
+    where = f"atom {atom.GetIdx()} ({atom.GetSymbol()})"
+    z = atom.GetAtomicNum()
+    if not 1 <= z <= len(ELEMENTS):
+        return MoleculeError(f"{where} has atomic number {z}, outside the schema "
+                             f"(1..{len(ELEMENTS)})")
+    h = atom.GetTotalNumHs()
+    if h > MAX_HYDROGENS:
+        return MoleculeError(f"{where} has {h} hydrogens, outside the schema "
+                             f"(0..{MAX_HYDROGENS})")
+    charge = atom.GetFormalCharge()
+    return MoleculeError(f"{where} has charge {charge:+d}, outside the schema "
+                         f"(-{MAX_CHARGE}..+{MAX_CHARGE})")
+
+
 def graph_of(mol: Any) -> Graph:
     """The graph of an RDKit molecule as it is (the caller has sanitised it and removed
     its hydrogens); `MoleculeError` if it is outside the schema."""
-    elements, hydrogens, charges, aromatic = [], [], [], []
-    for atom in mol.GetAtoms():
-        where = f"atom {atom.GetIdx()} ({atom.GetSymbol()})"
-        z = atom.GetAtomicNum()
-        if not 1 <= z <= len(ELEMENTS):
-            raise MoleculeError(f"{where} has atomic number {z}, outside the schema "
-                                f"(1..{len(ELEMENTS)})")
-        h = atom.GetTotalNumHs()
-        if h > MAX_HYDROGENS:
-            raise MoleculeError(f"{where} has {h} hydrogens, outside the schema "
-                                f"(0..{MAX_HYDROGENS})")
-        charge = atom.GetFormalCharge()
-        if abs(charge) > MAX_CHARGE:
-            raise MoleculeError(f"{where} has charge {charge:+d}, outside the schema "
-                                f"(-{MAX_CHARGE}..+{MAX_CHARGE})")
-        elements.append(ELEMENTS[z - 1])
-        hydrogens.append(f"H{h}")
-        charges.append(charge_value(charge))
-        aromatic.append("yes" if atom.GetIsAromatic() else "no")
-    edges: list[tuple[int, int]] = []
-    relations: list[str] = []
-    for bond in _bonds_in_order(mol):
-        relation = _RELATION_OF_BOND.get(bond.GetBondType())
-        if relation is None:
-            raise MoleculeError(f"bond {bond.GetIdx()} (atoms {bond.GetBeginAtomIdx()}-"
-                                f"{bond.GetEndAtomIdx()}) is {bond.GetBondType()}, outside "
-                                f"the schema ({', '.join(BOND_RELATIONS)})")
-        begin, end = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
-        edges += [(begin, end), (end, begin)]
-        relations += [relation, relation]
-    return Graph.from_edges(mol.GetNumAtoms(), None, edges,
-                            attributes={"element": elements, "hydrogens": hydrogens,
-                                        "charge": charges, "aromatic": aromatic},
-                            relations=relations)
+    return codes_of(mol).graph()
 
 
-def _bonds_in_order(mol: Any) -> list[Any]:
-    """The bonds of `mol` by index. Collected through each atom's bonds, since RDKit's
-    `mol.GetBonds()` looks each bond up by index from the start: quadratic in the bonds
-    (minutes on a 200 000-atom chain), where this is linear."""
+def _bonds_in_order(mol: Any, atoms: list[Any]) -> list[Any]:
+    """The bonds of `mol` by index. RDKit looks a bond up by index from the start
+    (`GetBondWithIdx`, and `mol.GetBonds()` through it): quadratic in the bonds (minutes
+    on a 200 000-atom chain), so a large molecule's bonds are collected through its
+    atoms' bonds, which is linear. A small one's are looked up by index in one `map`
+    (`mol.GetBonds()` iterates in Python, a call per bond)."""
+    if mol.GetNumBonds() <= _BONDS_DIRECTLY:
+        return list(map(mol.GetBondWithIdx, range(mol.GetNumBonds())))
     bonds: list[Any] = [None] * mol.GetNumBonds()
-    for atom in mol.GetAtoms():
-        for bond in atom.GetBonds():
-            bonds[bond.GetIdx()] = bond
+    for bond in chain.from_iterable(map(Chem.Atom.GetBonds, atoms)):
+        bonds[bond.GetIdx()] = bond
     return bonds
 
 
@@ -153,6 +285,11 @@ def heavy_atoms(mol: Any) -> Any:
     `MoleculeError` with RDKit's reason if sanitisation fails."""
     try:
         Chem.SanitizeMol(mol)
+        # Without hydrogen atoms, RemoveAllHs would only copy the molecule and sanitise
+        # it again, which changes nothing (sanitisation is idempotent): skipped, it was a
+        # third of the reading time.
+        if mol.GetNumHeavyAtoms() == mol.GetNumAtoms():
+            return mol
         return Chem.RemoveAllHs(mol)
     except Exception as error:  # RDKit's sanitisation exceptions share no base class
         raise MoleculeError(f"RDKit cannot sanitise it: {_first_line(error)}") from None
@@ -178,13 +315,19 @@ def _within_size_text(smiles: str) -> None:
 def read_smiles(smiles: str, place: str = "SMILES", name: str | None = None) -> Molecule:
     """One SMILES as a `Molecule`; `MoleculeError` if RDKit cannot read it or it is
     outside the schema."""
+    mol = parse_smiles(smiles)
+    return Molecule(place, smiles, name, mol, graph_of(mol))
+
+
+def parse_smiles(smiles: str) -> Any:
+    """RDKit's molecule of one SMILES, sanitised, heavy atoms only; `MoleculeError` if
+    RDKit cannot read it or it has too many atoms."""
     _within_size_text(smiles)
     with rdBase.BlockLogs():
         mol = Chem.MolFromSmiles(smiles, sanitize=False)
         if mol is None:
             raise MoleculeError(f"RDKit cannot parse the SMILES {quoted(smiles)}")
-        mol = heavy_atoms(within_size(mol))
-    return Molecule(place, smiles, name, mol, graph_of(mol))
+        return heavy_atoms(within_size(mol))
 
 
 def _first_line(error: Exception) -> str:
@@ -210,7 +353,50 @@ def read_molecules(path: str, smiles_column: str | int | None = None) -> Molecul
 
 def iter_molecules(path: str, smiles_column: str | int | None = None
                    ) -> Iterator[Molecule | Skipped]:
-    """The records of `path` in order, each read or skipped. The format follows the
+    """The records of `path` in order, each read or skipped (`iter_records`, then
+    `read_record`)."""
+    for record in iter_records(path, smiles_column):
+        yield read_record(record) if isinstance(record, Record) else record
+
+
+@dataclass(frozen=True)
+class Record:
+    """One record of a molecule file as text, not yet read by RDKit: a SMILES, or a
+    molfile block (`molfile`), at `place`, with its name if the file gives one."""
+
+    place: str
+    text: str
+    name: str | None
+    molfile: bool = False
+
+
+def parse_record(record: Record) -> tuple[Any, str]:
+    """RDKit's molecule of a record (sanitised, heavy atoms only) and its SMILES (as
+    written; for a molfile, RDKit's canonical SMILES); `MoleculeError` if it cannot be
+    read."""
+    if not record.molfile:
+        return parse_smiles(record.text), record.text
+    with rdBase.BlockLogs():
+        mol = Chem.MolFromMolBlock(record.text, sanitize=False, removeHs=False)
+        if mol is None:
+            raise MoleculeError("RDKit cannot parse this molfile record")
+        mol = heavy_atoms(within_size(mol))
+        return mol, Chem.MolToSmiles(mol)
+
+
+def read_record(record: Record) -> Molecule | Skipped:
+    """A record as a `Molecule`, or `Skipped` with the reason it cannot be read."""
+    try:
+        mol, smiles = parse_record(record)
+        return Molecule(record.place, smiles, record.name, mol, graph_of(mol))
+    except MoleculeError as error:
+        return Skipped(record.place, str(error))
+
+
+def iter_records(path: str, smiles_column: str | int | None = None
+                 ) -> Iterator[Record | Skipped]:
+    """The records of `path` in order, as text (a row without its SMILES column is
+    skipped here). The format follows the
     suffix (a trailing `.gz` is uncompressed first):
 
     - SMILES (`.smi`, `.smiles`, `.ism`, `.can`, `.txt`): one molecule a line, the SMILES
@@ -260,24 +446,17 @@ def _open_text(path: str) -> TextIO:
         raise GraphError(f"{path}: cannot read: {error.strerror}") from None
 
 
-def _record(smiles: str, place: str, name: str | None) -> Molecule | Skipped:
-    try:
-        return read_smiles(smiles, place, name)
-    except MoleculeError as error:
-        return Skipped(place, str(error))
-
-
-def _smiles_records(handle: TextIO, path: str) -> Iterator[Molecule | Skipped]:
+def _smiles_records(handle: TextIO, path: str) -> Iterator[Record]:
     for number, line in enumerate(handle, start=1):
         words = line.split(maxsplit=1)
         if not words or (number == 1 and words[0].lower() == "smiles"):
             continue
         name = words[1].strip() if len(words) > 1 else None
-        yield _record(words[0], f"{path}:{number}", name or None)
+        yield Record(f"{path}:{number}", words[0], name or None)
 
 
 def _table_records(handle: TextIO, path: str, delimiter: str,
-                   smiles_column: str | int | None) -> Iterator[Molecule | Skipped]:
+                   smiles_column: str | int | None) -> Iterator[Record | Skipped]:
     reader = csv.reader(handle, delimiter=delimiter)
     first = next(reader, None)
     if first is None:
@@ -299,7 +478,7 @@ def _table_records(handle: TextIO, path: str, delimiter: str,
         if column >= len(row):
             yield Skipped(place, f"the row has {len(row)} columns, no column {column}")
             continue
-        yield _record(row[column].strip(), place, None)
+        yield Record(place, row[column].strip(), None)
 
 
 def _chain_first(first: list[str], rest: Iterator[list[str]]) -> Iterator[list[str]]:
@@ -323,7 +502,7 @@ def _smiles_column(header: list[str], path: str, wanted: str | int | None) -> in
     return None
 
 
-def _sdf_records(handle: TextIO, path: str) -> Iterator[Molecule | Skipped]:
+def _sdf_records(handle: TextIO, path: str) -> Iterator[Record]:
     block: list[str] = []
     start = 1
     for number, line in enumerate(handle, start=1):
@@ -336,17 +515,8 @@ def _sdf_records(handle: TextIO, path: str) -> Iterator[Molecule | Skipped]:
         yield _sdf_record("".join(block), f"{path}:{start}")
 
 
-def _sdf_record(block: str, place: str) -> Molecule | Skipped:
-    name = block.split("\n", 1)[0].strip() or None
-    with rdBase.BlockLogs():
-        mol = Chem.MolFromMolBlock(block, sanitize=False, removeHs=False)
-        if mol is None:
-            return Skipped(place, "RDKit cannot parse this molfile record")
-        try:
-            mol = heavy_atoms(within_size(mol))
-            return Molecule(place, Chem.MolToSmiles(mol), name, mol, graph_of(mol))
-        except MoleculeError as error:
-            return Skipped(place, str(error))
+def _sdf_record(block: str, place: str) -> Record:
+    return Record(place, block, block.split("\n", 1)[0].strip() or None, molfile=True)
 
 
 # ---------------------------------------------------------------- for a program
@@ -377,19 +547,32 @@ def schema_mismatch(schema: Schema) -> str | None:
     return None
 
 
-def molecules_for(schema: Schema, path: str, program: str = "the program"
-                  ) -> tuple[list[Molecule], list[Skipped]]:
-    """The molecules of `path` that a program declaring `schema` can read, and the
-    records skipped (RDKit's reasons, the schema's, or the program's declarations).
-    `GraphError` if the program cannot read molecules at all (`schema_mismatch`)."""
+def require_molecule_schema(schema: Schema, program: str = "the program") -> None:
+    """`GraphError` if a program declaring `schema` cannot read molecules at all
+    (`schema_mismatch`)."""
     mismatch = schema_mismatch(schema)
     if mismatch is not None:
         raise GraphError(f"{program} cannot read molecules: {mismatch}. The molecule schema "
                          f"is `gracr.domains.chem.molecule_declarations()` (what `gracrc smarts` "
                          f"writes)")
+
+
+def molecules_for(schema: Schema, path: str, program: str = "the program"
+                  ) -> tuple[list[Molecule], list[Skipped]]:
+    """The molecules of `path` that a program declaring `schema` can read, and the
+    records skipped (RDKit's reasons, the schema's, or the program's declarations).
+    `GraphError` if the program cannot read molecules at all (`schema_mismatch`)."""
+    require_molecule_schema(schema, program)
+    return fitting(schema, iter_molecules(path), program)
+
+
+def fitting(schema: Schema, records: Iterable[Molecule | Skipped], program: str = "the program"
+            ) -> tuple[list[Molecule], list[Skipped]]:
+    """The molecules among `records` that a program declaring `schema` can read, and
+    the records skipped (RDKit's reasons, or the program's declarations)."""
     molecules: list[Molecule] = []
     skipped: list[Skipped] = []
-    for record in iter_molecules(path):
+    for record in records:
         if isinstance(record, Skipped):
             skipped.append(record)
             continue

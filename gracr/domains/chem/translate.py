@@ -37,6 +37,8 @@ among relations would be a longer disjunction, is refused before anything is enu
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
@@ -86,6 +88,21 @@ def smarts_to_gml(smarts: str, root: int | None = None, node: bool = False,
     `node`, `classify match`: is this atom the root of a match). `root` overrides the
     tree's centre. `SmartsError` for SMARTS outside the subset (`gracr.domains.chem.smarts`)."""
     return translate_smarts(smarts, root, node, where).text
+
+
+_ROOT_LINE = re.compile(r"# relaxed SMARTS as graded modal logic \(gracr\.domains\.chem\); "
+                        r"root = atom (\d+)")
+
+
+def smarts_of(text: str) -> tuple[str, int] | None:
+    """The SMARTS and root a `.gml` text was translated from, read from the header
+    `translate_smarts` writes (None: the text has no such header)."""
+    lines = text.splitlines()
+    for number, line in enumerate(lines[1:], start=1):
+        found = _ROOT_LINE.match(line)
+        if found and lines[number - 1].startswith("# "):
+            return lines[number - 1][2:], int(found.group(1))
+    return None
 
 
 def translate_smarts(smarts: str, root: int | None = None, node: bool = False,
