@@ -18,7 +18,8 @@ long job at the end. The datasets are read once, by the run, and sent once to ea
 the work is cut and ordered changes no record: each instance's explainer seed is its own
 (`explainer_seed`), and a trained explainer is trained from the job's seed in each worker
 that explains its instances. One worker (`workers=1`) explains each whole job in turn in
-the run's own process.
+the run's own process; with more, the run's own process is one of them, beside a pool of
+`workers - 1` (`_run_in_pool`).
 
 The pool's workers are processes, one torch thread each. A worker ends with the run: it
 ignores SIGINT (Ctrl-C reaches the whole process group; the run stops its workers itself,
