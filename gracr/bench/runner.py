@@ -171,6 +171,11 @@ def _init_worker(progress: Any, plugins: tuple[str, ...] = (),
         # Raised by the first job instead: a failing initializer only breaks the pool,
         # and its message would never reach the user.
         _worker_failure = error
+    if run_pid is not None:
+        from gracr.explainers import EXPLAINERS   # registers the explainers we ship
+
+        progress.put(WorkerReady(frozenset(EXPLAINERS) if _worker_failure is None
+                                 else frozenset()))
 
 
 # prctl(2)'s option: the signal this process gets when the thread that started it ends.
@@ -205,10 +210,23 @@ def _registered_explainer(job: Job) -> ExplainerSpec:
     try:
         return explainer_named(job.explainer)
     except GracrError:
-        raise GracrError(
-            f"explainer '{job.explainer}' is not registered in the worker process that runs "
-            f"{job.task} seed {job.seed}: register it in a plugin that every worker imports "
-            f"(--plugin MODULE_OR_FILE.py, or `plugins` of gracr.bench.runner.run)") from None
+        raise _unregistered(job) from None
+
+
+def _unregistered(job: Job) -> GracrError:
+    return GracrError(
+        f"explainer '{job.explainer}' is not registered in the worker process that runs "
+        f"{job.task} seed {job.seed}: register it in a plugin that every worker imports "
+        f"(--plugin MODULE_OR_FILE.py, or `plugins` of gracr.bench.runner.run)")
+
+
+@dataclass(frozen=True)
+class WorkerReady:
+    """A pool worker's first message: the explainers it knows (registered by gracr, the
+    entry points and the run's plugins), so the run knows which of its own records a
+    worker could have made (`_run_in_pool`)."""
+
+    explainers: frozenset[str]
 
 
 def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
@@ -560,30 +578,58 @@ def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: 
     pool of `workers - 1`, each sent `datasets` once. A spawned worker first imports
     torch, PyG and the explainers (seconds, more than many chunks take): this process,
     which has, explains chunks from the first moment, taking the last job's first chunk
-    left while the pool takes them from the start of the order. Interrupted (Ctrl-C, or
-    SIGTERM where the caller raises on it) or failing here, the run stops its workers
-    before it returns: a run is left with no process."""
+    left while the pool takes them from the start of the order. Its records are held
+    until a worker has said which explainers it knows (`WorkerReady`): an explainer
+    registered in this process only (not by a plugin) fails the run with no record of
+    it, as it would with the pool alone. Interrupted (Ctrl-C, or SIGTERM where the caller
+    raises on it) or failing here, the run stops its workers before it returns: a run is
+    left with no process."""
     context = multiprocessing.get_context("spawn")
     # A SimpleQueue's `put` writes to its pipe before it returns, so a chunk's records are
     # all readable once its future is done, and before anything put after it.
-    records = context.SimpleQueue()
+    messages = context.SimpleQueue()
     pool = ProcessPoolExecutor(max_workers=workers - 1, mp_context=context,
                                initializer=_init_worker,
-                               initargs=(records, plugins, os.getpid(), datasets))
-    # One record at a time, from the pool's (`drain`) or this process's own work; and
+                               initargs=(messages, plugins, os.getpid(), datasets))
+    # One message at a time, from the pool's (`drain`) or this process's own work; and
     # whether a chunk is to run here (`claim`) is decided under it too.
     lock = threading.Lock()
     futures: dict[Future[int], Chunk] = {}
+    known: list[frozenset[str]] = []      # what the first worker ready knows
+    ready = threading.Event()
+    held: list[Record] = []               # this process's records until then
+    refused: list[Job] = []               # its jobs whose explainer the pool cannot see
 
-    def take(record: Record) -> None:
+    def halt(record: Record) -> None:     # under the lock
+        if record.status == "oot":
+            # App. H: the seed halts at its first OOT instance.
+            for future, chunk in futures.items():
+                if job_key(chunk.job) == record.key[:-1] and chunk.job.start > record.instance:
+                    future.cancel()
+
+    def take(record: Record) -> None:     # under the lock
+        write(record)
+        halt(record)
+
+    def receive(message: Record | WorkerReady) -> None:
         with lock:
-            write(record)
-            if record.status == "oot":
-                # App. H: the seed halts at its first OOT instance.
-                for future, chunk in futures.items():
-                    if job_key(chunk.job) == record.key[:-1] and \
-                            chunk.job.start > record.instance:
-                        future.cancel()
+            if isinstance(message, Record):
+                take(message)
+            elif not known:
+                known.append(message.explainers)
+                ready.set()
+                for record in held:
+                    if record.explainer in message.explainers:
+                        take(record)
+                held.clear()
+
+    def own(record: Record) -> None:
+        with lock:
+            if known:
+                take(record)
+            else:
+                held.append(record)
+                halt(record)
 
     stop = threading.Event()
 
@@ -591,10 +637,10 @@ def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: 
         # Polled, not a blocking `get`: a worker killed while it held the queue's lock
         # must not leave this thread waiting for ever.
         while not stop.is_set():
-            if records.empty():
+            if messages.empty():
                 stop.wait(0.05)
             else:
-                take(records.get())
+                receive(messages.get())
 
     def failed() -> bool:
         """Whether a worker failed; the run then starts no further chunk (the running
@@ -630,18 +676,31 @@ def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: 
         drainer.start()
         _init_worker(None, plugins, datasets=datasets)
         while (chunk := claim()) is not None:
-            run_job(chunk.job, chunk.done, send=take)
+            if known and chunk.job.explainer not in known[0]:
+                refused.append(chunk.job)
+                break
+            run_job(chunk.job, chunk.done, send=own)
         while not all(future.done() for future in futures):
             failed()
             wait([f for f in futures if not f.done()], timeout=0.2,
                  return_when=FIRST_COMPLETED)
+        # A worker says what it knows as it starts, even one left without a chunk.
+        while held and not ready.wait(0.2):
+            if not any(process.is_alive() for process in pool._processes.values()):
+                break
         stop.set()
         drainer.join()
-        while not records.empty():
-            take(records.get())
+        while not messages.empty():
+            receive(messages.get())
         for future in futures:
             if not future.cancelled():
                 future.result()   # re-raise a worker's failure (not an explainer's)
+        refused.extend(chunk.job for chunk in futures.values()
+                       if known and chunk.job.explainer not in known[0])
+        if refused or held:
+            raise _unregistered(refused[0] if refused else next(
+                chunk.job for chunk in futures.values()
+                if chunk.job.explainer == held[0].explainer))
     except BaseException:
         # Not after their chunks: now. The records they have sent so far are written.
         for process in list(pool._processes.values()):
@@ -652,7 +711,7 @@ def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: 
         if drainer.is_alive():
             drainer.join()
         pool.shutdown(wait=True, cancel_futures=True)
-        records.close()
+        messages.close()
 
 
 @contextmanager
