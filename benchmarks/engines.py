@@ -1,13 +1,15 @@
 """One GracrBench run on 1 worker, on 2 worker processes and on Ray with 2 workers, and
 `import gracr`, timed in one run (issue 38: `--jobs 2` and Ray >= 1.8x `--jobs 1`).
 
-    PYTHONPATH=. .venv/bin/python benchmarks/engines.py [--repeats 5] [--limit 30]
+    PYTHONPATH=. .venv/bin/python benchmarks/engines.py [--repeats 5] [--limit 40]
         [--explainers SubgraphX,GraphMask] [--markdown FILE]
 
 What it measures: `gracr.bench.runner.run` (what `gracrc bench` runs) on the first
 `--limit` positive instances of seed 0 of Redundancy (100 graphs) and Majority1Hop (as
 many targets as `--limit`), each explainer of `--explainers` with its tuned settings, CPU
-budget 180 s: by default 2 tasks x 2 explainers x 30 = 120 instances. Each configuration
+budget 180 s: by default 2 tasks x 2 explainers x 40 = 160 instances, about 80 CPU
+s of explaining on a quiet machine, so that the workers' start-up (imports of torch, PyG
+and the explainers, a few seconds each) is small beside it. Each configuration
 runs into a fresh results folder, wall-clock seconds from the call to its return (the
 workers' start-up, imports included, is inside); the datasets are built before any timer.
 The configurations alternate within each of `--repeats` rounds and the table shows each
@@ -78,7 +80,7 @@ def import_times(repeats: int) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--limit", type=int, default=30)
+    parser.add_argument("--limit", type=int, default=40)
     parser.add_argument("--explainers", default="SubgraphX,GraphMask")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--markdown", default=None)
@@ -122,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
                 reference = reference if reference is not None else found
                 assert found == reference, f"{engine} x {workers}: other records than the first run's"
     assert reference is not None
+    expected = len(TASKS) * len(args.explainers.split(",")) * args.limit
+    assert len(reference) == expected, f"{len(reference)} records, not {expected}"
     imports = import_times(args.repeats)
     median = {key: statistics.median(values) for key, values in times.items()}
     one = median[("process", 1)]
