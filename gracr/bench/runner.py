@@ -49,7 +49,7 @@ instead); readers take each key's last record. Only the parent writes the file. 
 not name the dataset, so `<out>/datasets.json` binds the folder to its tasks' datasets
 (`bound_datasets`): a rerun on other datasets (another size, an edited task file) is refused.
 
-Its size (700–800 lines) is one run's life: planning the jobs and their chunks, binding
+Its size (800–900 lines) is one run's life: planning the jobs and their chunks, binding
 the folder to its datasets, the process pool with its workers' lifetime and signals, and
 the Ray engine's hand-off; splitting them would pass the run's state between modules.
 """
