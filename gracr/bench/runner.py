@@ -625,11 +625,11 @@ def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: 
 
     def own(record: Record) -> None:
         with lock:
-            if known:
-                take(record)
-            else:
+            if not known:
                 held.append(record)
                 halt(record)
+            elif record.explainer in known[0]:
+                take(record)
 
     stop = threading.Event()
 
