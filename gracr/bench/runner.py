@@ -537,8 +537,11 @@ UNLISTED_COST = 270.0
 
 def estimated_cost(explainer: str, edges: int) -> float:
     """What one instance is estimated to cost, in the units of `RELATIVE_COST`: its
-    explainer's relative cost times its graph's edges (at least one). Only the order and
-    size of the chunks follow from it, never a record: a wrong estimate costs time."""
+    explainer's relative cost times the edges of its receptive field (at least one; the
+    edges that can change its prediction: a graph task's whole graph, a node task's
+    target's neighbourhood to the classifier's depth, `gracr.bdd.upi.receptive_field`).
+    Only the order and size of the chunks follow from it, never a record: a wrong
+    estimate costs time."""
     return RELATIVE_COST.get(explainer, UNLISTED_COST) * max(1, edges)
 
 
@@ -550,13 +553,21 @@ def plan_chunks(pending: Sequence[Pending], datasets: Mapping[tuple[Any, ...], D
     (by estimate) first, so that the short ones fill the workers' ends; a job's chunks in
     the order of its instances, so that an instance out of time (App. H: the rest of the
     job is skipped) finds most of the job's later chunks not yet started."""
+    from gracr.bdd.upi import receptive_field
+
+    fields: dict[tuple[Any, ...], int] = {}   # by dataset, sample and instance
     costs: list[list[float]] = []
     for job, _, left in pending:
         dataset = datasets[_dataset_key(job)]
-        edges = {instance.index: dataset.instances[instance.graph].graph.num_edges
-                 for instance in _until(explained_instances(dataset, job.sample),
-                                        max(left) + 1)}
-        costs.append([estimated_cost(job.explainer, edges[index]) for index in left])
+        program = task_named(job.task).program()
+        for instance in _until(explained_instances(dataset, job.sample), max(left) + 1):
+            key = (_dataset_key(job), job.sample, instance.index)
+            if key not in fields:
+                graph = dataset.instances[instance.graph].graph
+                fields[key] = int(receptive_field(program, graph, instance.target).sum())
+        costs.append([estimated_cost(job.explainer,
+                                     fields[(_dataset_key(job), job.sample, index)])
+                      for index in left])
     share = sum(map(sum, costs)) / (max(1, workers) * CHUNKS_PER_WORKER)
     chunks: list[Chunk] = []
     for (job, done, left), cost in sorted(zip(pending, costs), key=lambda p: -sum(p[1])):
