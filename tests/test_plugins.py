@@ -119,7 +119,9 @@ def test_a_plugin_file_is_seen_by_every_worker_of_gracrc_bench(tmp_path: Path) -
     assert len(records) == 4 and {r["status"] for r in records} == {"ok"}
     parent = (tmp_path / "parent.pid").read_text()
     workers = set((tmp_path / "explained.pids").read_text().split())
-    assert workers and parent not in workers
+    # A spawned worker, which knows Field only from the plugin, explained some (the run's
+    # own process explains beside its pool).
+    assert workers - {parent}
     # The score is the receptive field's F1 against the stored UPI, computed here apart.
     for record in records:
         dataset = load_or_build(record["task"], 0, SIZES[record["task"]],

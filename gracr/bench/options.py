@@ -154,8 +154,8 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
     instances run."""
     parser.add_argument("--engine", choices=("process", "ray"), default="process",
                         help="run in a process pool (default) or as Ray tasks, one per "
-                             "instance (pip install 'gracr[ray]'); the same records, "
-                             "resumable either way")
+                             "chunk of a job's instances (pip install 'gracr[ray]'); the "
+                             "same records, resumable either way")
     parser.add_argument("--address", default=None, metavar="ADDR",
                         help="with --engine ray: an existing Ray cluster (default: a local "
                              "Ray instance with --jobs CPUs, started and stopped here)")

@@ -8,7 +8,20 @@ the stored UPI, node scores against the node UPI). An explainer that must be tra
 (`ExplainerSpec.train`) is trained once per job, first, on the first positive instances
 of the task's held-out tuning seed (`HELD_OUT_SEED`), explained by the job's model.
 
-Jobs run in a process pool, one torch thread per worker. A worker ends with the run: it
+Jobs run in chunks (`plan_chunks`): consecutive instances of one job that one worker
+explains in one go, loading the job's dataset and model once for them (and keeping them,
+`_job_context`, for its next chunk of the job). A job is cut into chunks so that every
+worker has about `CHUNKS_PER_WORKER` chunks' worth of the run's work, and the chunks are
+handed out longest first (by `estimated_cost`), so that no worker is left alone with one
+long job at the end. The datasets are read once, by the run, and sent once to each worker
+(the pool's initializer; on Ray, put once in the object store, which workers map). How
+the work is cut and ordered changes no record: each instance's explainer seed is its own
+(`explainer_seed`), and a trained explainer is trained from the job's seed in each worker
+that explains its instances. One worker (`workers=1`) explains each whole job in turn in
+the run's own process; with more, the run's own process is one of them, beside a pool of
+`workers - 1` (`_run_in_pool`).
+
+The pool's workers are processes, one torch thread each. A worker ends with the run: it
 ignores SIGINT (Ctrl-C reaches the whole process group; the run stops its workers itself,
 `_run_in_pool`), and it is killed when the run's process ends however it ends (SIGKILL
 too: `_end_with_run`). The workers send their records to the run through a queue that
@@ -19,17 +32,14 @@ loaded (`gracr.explainers.plugins`) before it runs a job, and a job whose explai
 a worker still cannot find fails the run (a `GracrError`, re-raised in the parent) rather
 than recording an error per instance. Every instance goes through the per-instance loop
 of `gracr.bench.budget` (a budget of CPU seconds; App. H's semantics: an instance over
-budget is recorded `oot` and the rest of that job is skipped).
+budget is recorded `oot` and the rest of that job is skipped): a chunk stops at its first
+out-of-time instance, and the run then cancels the job's later chunks not yet started
+(ones already running keep their records; the report leaves the seed out either way).
 
-With `engine="ray"` the same work runs as Ray tasks instead, one task per instance (not
-per job, so one slow seed never holds a worker for long): on a local Ray instance the
+With `engine="ray"` the same chunks run as Ray tasks instead: on a local Ray instance the
 run starts and stops (`workers` CPUs), or on the cluster at `address`. Records,
-resumption, the CPU budget and App. H's OOT rule are the process pool's: when an instance
-runs out of time, the job's later instances not yet started are cancelled (ones already
-finished keep their records; the report leaves the seed out either way). A worker keeps
-the datasets, models and trained explainers of its last few jobs (`_job_context`), so
-instances of one job cost what they cost in the pool. Ray is an optional extra
-(`pip install 'gracr[ray]'`); a cluster's workers need gracr installed.
+resumption, the CPU budget and App. H's OOT rule are the process pool's. Ray is an
+optional extra (`pip install 'gracr[ray]'`); a cluster's workers need gracr installed.
 
 Results are appended to `<out>/results.jsonl` (`gracr.bench.record`), one line per
 instance, keyed by (task, variant, explainer, settings hash, level, seed, instance); a
@@ -39,9 +49,9 @@ instead); readers take each key's last record. Only the parent writes the file. 
 not name the dataset, so `<out>/datasets.json` binds the folder to its tasks' datasets
 (`bound_datasets`): a rerun on other datasets (another size, an edited task file) is refused.
 
-Its size (600–700 lines) is one run's life: planning the jobs, binding the folder to its
-datasets, the process pool with its workers' lifetime and signals, and the Ray engine's
-hand-off; splitting them would pass the run's state between modules.
+Its size (800–900 lines) is one run's life: planning the jobs and their chunks, binding
+the folder to its datasets, the process pool with its workers' lifetime and signals, and
+the Ray engine's hand-off; splitting them would pass the run's state between modules.
 """
 
 from __future__ import annotations
@@ -60,11 +70,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from multiprocessing import resource_tracker
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Mapping, Sequence
+from typing import (TYPE_CHECKING, Any, Callable, Iterator, Literal, Mapping, NamedTuple,
+                    Sequence)
 
 from tqdm import tqdm
 
-from gracr.bench.datasets import dataset_identity, load_or_build
+from gracr.bench.datasets import Dataset, dataset_identity, load_or_build
 from gracr.explainers.metric import Level, Sample
 from gracr.dsl.ir import Kind
 from gracr.bench.tasks import task_files, task_named
@@ -127,18 +138,24 @@ class Job:
 
 _progress: Any = None
 _worker_failure: GracrError | None = None
+# The datasets the run sent this worker (`_init_worker`), by `_dataset_key`.
+_sent: dict[tuple[Any, ...], Dataset] = {}
 
 
 def _init_worker(progress: Any, plugins: tuple[str, ...] = (),
-                 run_pid: int | None = None) -> None:
+                 run_pid: int | None = None,
+                 datasets: Mapping[tuple[Any, ...], Dataset] | None = None) -> None:
     """Ready this process to run jobs: `progress` is the pool's record queue (None when the
-    caller collects the records), `run_pid` the process id of the run in a pool worker."""
+    caller collects the records), `run_pid` the process id of the run in a pool worker,
+    `datasets` the run's datasets (by `_dataset_key`), read once by the run and sent here
+    so that the worker does not read them again."""
     import torch
 
     from gracr.explainers import load_plugins
 
     global _progress, _worker_failure
     _progress = progress
+    _sent.update(datasets or {})
     if run_pid is not None:
         _end_with_run(run_pid)
         # Ctrl-C is the run's to handle (it stops the workers): a worker that raised
@@ -154,6 +171,11 @@ def _init_worker(progress: Any, plugins: tuple[str, ...] = (),
         # Raised by the first job instead: a failing initializer only breaks the pool,
         # and its message would never reach the user.
         _worker_failure = error
+    if run_pid is not None:
+        from gracr.explainers import EXPLAINERS   # registers the explainers we ship
+
+        progress.put(WorkerReady(frozenset(EXPLAINERS) if _worker_failure is None
+                                 else frozenset()))
 
 
 # prctl(2)'s option: the signal this process gets when the thread that started it ends.
@@ -188,10 +210,23 @@ def _registered_explainer(job: Job) -> ExplainerSpec:
     try:
         return explainer_named(job.explainer)
     except GracrError:
-        raise GracrError(
-            f"explainer '{job.explainer}' is not registered in the worker process that runs "
-            f"{job.task} seed {job.seed}: register it in a plugin that every worker imports "
-            f"(--plugin MODULE_OR_FILE.py, or `plugins` of gracr.bench.runner.run)") from None
+        raise _unregistered(job) from None
+
+
+def _unregistered(job: Job) -> GracrError:
+    return GracrError(
+        f"explainer '{job.explainer}' is not registered in the worker process that runs "
+        f"{job.task} seed {job.seed}: register it in a plugin that every worker imports "
+        f"(--plugin MODULE_OR_FILE.py, or `plugins` of gracr.bench.runner.run)")
+
+
+@dataclass(frozen=True)
+class WorkerReady:
+    """A pool worker's first message: the explainers it knows (registered by gracr, the
+    entry points and the run's plugins), so the run knows which of its own records a
+    worker could have made (`_run_in_pool`)."""
+
+    explainers: frozenset[str]
 
 
 def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
@@ -261,9 +296,10 @@ def _job_context(job: Job, explainer: ExplainerSpec) -> tuple[Any, ...]:
     from gracr.bench.tuning import ready_explainer
 
     def make() -> tuple[Any, ...]:
-        dataset = _kept(("dataset", job.task, job.seed, job.dataset_size, job.datasets),
-                        lambda: load_or_build(job.task, job.seed, job.dataset_size,
-                                              job.datasets, progress=False))
+        key = _dataset_key(job)
+        dataset = _kept(key, lambda: _sent[key] if key in _sent else
+                        load_or_build(job.task, job.seed, job.dataset_size, job.datasets,
+                                      progress=False))
         if job.model is not None:
             from gracr.bench.models import load_model_file
 
@@ -282,14 +318,23 @@ def _job_context(job: Job, explainer: ExplainerSpec) -> tuple[Any, ...]:
     return context
 
 
-def explain_instance(job: Job, index: int, plugins: tuple[str, ...]) -> list[Record]:
-    """A Ray task: the record of the job's positive instance `index`."""
+def _dataset_key(job: Job) -> tuple[Any, ...]:
+    return ("dataset", job.task, job.seed, job.dataset_size, job.datasets)
+
+
+def explain_chunk(chunk: Chunk, plugins: tuple[str, ...], shared: list[Any]) -> list[Record]:
+    """A Ray task: the records of `chunk`. `shared` holds the reference of the chunk's
+    dataset in the object store (in a list, so that Ray does not fetch it for a worker
+    that keeps it from an earlier chunk)."""
     global _prepared
     if _prepared != plugins:   # a Ray worker outlives one run: the next may bring plugins
         _init_worker(None, plugins)
         _prepared = plugins
+    import ray
+
+    _kept(_dataset_key(chunk.job), lambda: ray.get(shared[0]))
     records: list[Record] = []
-    run_job(replace(job, start=index, limit=index + 1), frozenset(), send=records.append)
+    run_job(chunk.job, chunk.done, send=records.append)
     return records
 
 
@@ -405,20 +450,22 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
     from gracr.bench.tuning import HELD_OUT_SEED
 
     done, stopped = read_done(results, keep_errors)
-    # Build every dataset once, here: workers building the same one would race.
-    datasets: dict[tuple[str, int], Any] = {}
+    # Build every dataset once, here: workers building the same one would race. The
+    # workers are then sent them rather than reading them again.
+    datasets: dict[tuple[Any, ...], Dataset] = {}
     for job in jobs:
-        key = (job.task, job.seed)
+        key = _dataset_key(job)
         if key not in datasets:
             datasets[key] = load_or_build(job.task, job.seed, job.dataset_size, job.datasets,
                                           progress=progress)
-    pending: list[tuple[Job, frozenset[int], list[int]]] = []
+    pending: list[Pending] = []
     for job in jobs:
-        dataset = datasets[(job.task, job.seed)]
+        dataset = datasets[_dataset_key(job)]
         wanted = job.wanted(sum(1 for _ in explained_instances(dataset, job.sample)))
         finished = frozenset(done.get(job_key(job), set())) & frozenset(wanted)
         if job_key(job) not in stopped and len(finished) < len(wanted):
-            pending.append((job, finished, [i for i in wanted if i not in finished]))
+            pending.append(Pending(job, finished,
+                                   tuple(i for i in wanted if i not in finished)))
             # The node-level UPI and the held-out training data, likewise made once here.
             if job.level != "edge" and job.sample == "positive" and job.scored:
                 ground_truth(dataset, (i for i in explained_instances(dataset)
@@ -440,62 +487,242 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
                           + (f" ({record.error})" if record.error else ""))
 
         if engine == "ray":
-            _run_on_ray(pending, write, workers, address, worker_plugins, ray_timeout)
+            _run_on_ray(plan_chunks(pending, datasets, workers), datasets, write, workers,
+                        address, worker_plugins, ray_timeout)
         elif workers <= 1:
             _init_worker(None, worker_plugins)
             for job, finished, _ in pending:
                 run_job(job, finished, send=write)
         else:
-            _run_in_pool(pending, write, workers, worker_plugins)
+            used = {_dataset_key(job) for job, _, _ in pending}
+            _run_in_pool(plan_chunks(pending, datasets, workers), write, workers,
+                         worker_plugins, {key: datasets[key] for key in used})
     bar.close()
 
 
-def _run_in_pool(pending: list[tuple[Job, frozenset[int], list[int]]],
-                 write: Callable[[Record], None], workers: int,
-                 plugins: tuple[str, ...]) -> None:
-    """`pending`'s jobs in a pool of `workers` processes, each record written as it
-    arrives. Interrupted (Ctrl-C, or SIGTERM where the caller raises on it) or failing
-    here, the run stops its workers before it returns: a run is left with no process."""
+class Pending(NamedTuple):
+    """A job with work left: the instances already done (in its range) and those left."""
+
+    job: Job
+    done: frozenset[int]
+    left: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Consecutive instances of one job that one worker explains in one go: `job`
+    narrowed to them (its `start` and `limit`), `done` the ones among them recorded
+    already."""
+
+    job: Job
+    done: frozenset[int]
+
+
+# Each worker's share of the run is cut into about this many chunks: enough that the
+# last chunks to finish are short beside the run (so the workers end together), few
+# enough that a worker sets up each job it touches (dataset, model, a trained
+# explainer) for several instances.
+CHUNKS_PER_WORKER = 4
+
+# The estimate's relative cost of one instance of an explainer, per edge of its graph:
+# the official run's CPU milliseconds per Redundancy instance (the task whose instances
+# are all alike; `docs/results/protocol_cost.md`, official column). An explainer not
+# listed (a plugin's) is taken as `UNLISTED_COST`, GNNExplainer's order.
+RELATIVE_COST: Mapping[str, float] = {
+    "Saliency": 8, "IG": 157, "Deconv": 8, "GuidedBP": 8, "GNNExplainer": 270,
+    "GraphMask": 893, "SubgraphX": 1587, "PGMExplainer": 582, "GraphSVX": 53, "FlowX": 42,
+    "LRP": 2, "Rnd": 2, "GraphMask-clean": 125}
+UNLISTED_COST = 270.0
+
+
+def estimated_cost(explainer: str, edges: int) -> float:
+    """What one instance is estimated to cost, in the units of `RELATIVE_COST`: its
+    explainer's relative cost times the edges of its receptive field (at least one; the
+    edges that can change its prediction: a graph task's whole graph, a node task's
+    target's neighbourhood to the classifier's depth, `gracr.bdd.upi.receptive_field`).
+    Only the order and size of the chunks follow from it, never a record: a wrong
+    estimate costs time."""
+    return RELATIVE_COST.get(explainer, UNLISTED_COST) * max(1, edges)
+
+
+def plan_chunks(pending: Sequence[Pending], datasets: Mapping[tuple[Any, ...], Dataset],
+                workers: int) -> list[Chunk]:
+    """`pending`'s instances cut into chunks: each job's instances left, in order, closed
+    into a chunk once they reach the run's estimated cost over `workers` x
+    `CHUNKS_PER_WORKER` (a job estimated below that is one chunk). The jobs come longest
+    (by estimate) first, so that the short ones fill the workers' ends; a job's chunks in
+    the order of its instances, so that an instance out of time (App. H: the rest of the
+    job is skipped) finds most of the job's later chunks not yet started."""
+    from gracr.bdd.upi import receptive_field
+
+    fields: dict[tuple[Any, ...], int] = {}   # by dataset, sample and instance
+    costs: list[list[float]] = []
+    for job, _, left in pending:
+        dataset = datasets[_dataset_key(job)]
+        program = task_named(job.task).program()
+        for instance in _until(explained_instances(dataset, job.sample), max(left) + 1):
+            key = (_dataset_key(job), job.sample, instance.index)
+            if key not in fields:
+                graph = dataset.instances[instance.graph].graph
+                fields[key] = int(receptive_field(program, graph, instance.target).sum())
+        costs.append([estimated_cost(job.explainer,
+                                     fields[(_dataset_key(job), job.sample, index)])
+                      for index in left])
+    share = sum(map(sum, costs)) / (max(1, workers) * CHUNKS_PER_WORKER)
+    chunks: list[Chunk] = []
+    for (job, done, left), cost in sorted(zip(pending, costs), key=lambda p: -sum(p[1])):
+        first, total = 0, 0.0
+        for position, index in enumerate(left):
+            total += cost[position]
+            if total >= share or position == len(left) - 1:
+                narrowed = replace(job, start=left[first], limit=index + 1)
+                chunks.append(Chunk(narrowed, frozenset(
+                    i for i in done if narrowed.start <= i < narrowed.limit)))
+                first, total = position + 1, 0.0
+    return chunks
+
+
+def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: int,
+                 plugins: tuple[str, ...],
+                 datasets: Mapping[tuple[Any, ...], Dataset]) -> None:
+    """`chunks` on `workers` processes, each record written as it arrives: this one and a
+    pool of `workers - 1`, each sent `datasets` once. A spawned worker first imports
+    torch, PyG and the explainers (seconds, more than many chunks take): this process,
+    which has, explains chunks from the first moment, taking the last job's first chunk
+    left while the pool takes them from the start of the order. Its records are held
+    until a worker has said which explainers it knows (`WorkerReady`): an explainer
+    registered in this process only (not by a plugin) fails the run with no record of
+    it, as it would with the pool alone. Interrupted (Ctrl-C, or SIGTERM where the caller
+    raises on it) or failing here, the run stops its workers before it returns: a run is
+    left with no process."""
     context = multiprocessing.get_context("spawn")
-    # A SimpleQueue's `put` writes to its pipe before it returns, so a job's records are
-    # all readable once its future is done.
-    records = context.SimpleQueue()
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+    # A SimpleQueue's `put` writes to its pipe before it returns, so a chunk's records are
+    # all readable once its future is done, and before anything put after it.
+    messages = context.SimpleQueue()
+    pool = ProcessPoolExecutor(max_workers=workers - 1, mp_context=context,
                                initializer=_init_worker,
-                               initargs=(records, plugins, os.getpid()))
+                               initargs=(messages, plugins, os.getpid(), datasets))
+    # One message at a time, from the pool's (`drain`) or this process's own work; and
+    # whether a chunk is to run here (`claim`) is decided under it too.
+    lock = threading.Lock()
+    futures: dict[Future[int], Chunk] = {}
+    known: list[frozenset[str]] = []      # what the first worker ready knows
+    ready = threading.Event()
+    held: list[Record] = []               # this process's records until then
+    refused: list[Job] = []               # its jobs whose explainer the pool cannot see
+
+    def halt(record: Record) -> None:     # under the lock
+        if record.status == "oot":
+            # App. H: the seed halts at its first OOT instance.
+            for future, chunk in futures.items():
+                if job_key(chunk.job) == record.key[:-1] and chunk.job.start > record.instance:
+                    future.cancel()
+
+    def take(record: Record) -> None:     # under the lock
+        write(record)
+        halt(record)
+
+    def receive(message: Record | WorkerReady) -> None:
+        with lock:
+            if isinstance(message, Record):
+                take(message)
+            elif not known:
+                known.append(message.explainers)
+                ready.set()
+                for record in held:
+                    if record.explainer in message.explainers:
+                        take(record)
+                held.clear()
+
+    def own(record: Record) -> None:
+        with lock:
+            if not known:
+                held.append(record)
+                halt(record)
+            elif record.explainer in known[0]:
+                take(record)
+
+    stop = threading.Event()
+
+    def drain() -> None:
+        # Polled, not a blocking `get`: a worker killed while it held the queue's lock
+        # must not leave this thread waiting for ever.
+        while not stop.is_set():
+            if messages.empty():
+                stop.wait(0.05)
+            else:
+                receive(messages.get())
+
+    def failed() -> bool:
+        """Whether a worker failed; the run then starts no further chunk (the running
+        ones finish and keep their records)."""
+        with lock:
+            if not any(f.done() and not f.cancelled() and f.exception() for f in futures):
+                return False
+            for future in futures:
+                future.cancel()
+            return True
+
+    def claim() -> Chunk | None:
+        """The next chunk to run here, withdrawn from the pool; None when none is left or
+        a worker failed."""
+        if failed():
+            return None
+        with lock:
+            while untaken:
+                last = job_key(futures[untaken[-1]].job)
+                first = next(f for f in untaken if job_key(futures[f].job) == last)
+                untaken.remove(first)
+                if not first.cancelled() and first.cancel():
+                    return futures[first]
+            return None
+
+    drainer = threading.Thread(target=drain, name="gracr-records", daemon=True)
     try:
         with _sigint_blocked():
             # The workers start here, in the submits, and inherit the blocked SIGINT.
-            futures: list[Future[int]] = [pool.submit(run_job, job, finished)
-                                          for job, finished, _ in pending]
-        failed = False
-        while True:
-            while not records.empty():
-                write(records.get())
-            if not failed and any(f.done() and not f.cancelled() and f.exception()
-                                  for f in futures):
-                # A worker's failure fails the run: start no further job, but let
-                # the running ones finish, and keep their records.
-                failed = True
-                for future in futures:
-                    future.cancel()
-            if all(future.done() for future in futures):
+            futures.update({pool.submit(run_job, chunk.job, chunk.done): chunk
+                            for chunk in chunks})
+        untaken = list(futures)
+        drainer.start()
+        _init_worker(None, plugins, datasets=datasets)
+        while (chunk := claim()) is not None:
+            if known and chunk.job.explainer not in known[0]:
+                refused.append(chunk.job)
                 break
+            run_job(chunk.job, chunk.done, send=own)
+        while not all(future.done() for future in futures):
+            failed()
             wait([f for f in futures if not f.done()], timeout=0.2,
                  return_when=FIRST_COMPLETED)
-        while not records.empty():
-            write(records.get())
+        # A worker says what it knows as it starts, even one left without a chunk.
+        while held and not ready.wait(0.2):
+            if not any(process.is_alive() for process in pool._processes.values()):
+                break
+        stop.set()
+        drainer.join()
+        while not messages.empty():
+            receive(messages.get())
         for future in futures:
             if not future.cancelled():
                 future.result()   # re-raise a worker's failure (not an explainer's)
+        refused.extend(chunk.job for chunk in futures.values()
+                       if known and chunk.job.explainer not in known[0])
+        if refused or held:
+            raise _unregistered(refused[0] if refused else next(
+                chunk.job for chunk in futures.values()
+                if chunk.job.explainer == held[0].explainer))
     except BaseException:
-        # Not after their jobs: now. The records they have sent so far are written.
+        # Not after their chunks: now. The records they have sent so far are written.
         for process in list(pool._processes.values()):
             process.kill()
         raise
     finally:
+        stop.set()
+        if drainer.is_alive():
+            drainer.join()
         pool.shutdown(wait=True, cancel_futures=True)
-        records.close()
+        messages.close()
 
 
 @contextmanager
@@ -515,18 +742,21 @@ def _sigint_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-def _run_on_ray(pending: list[tuple[Job, frozenset[int], list[int]]],
+def _run_on_ray(chunks: list[Chunk], datasets: Mapping[tuple[Any, ...], Dataset],
                 write: Callable[[Record], None], workers: int, address: str | None,
                 plugins: tuple[str, ...], ray_timeout: float) -> None:
-    """`pending`'s instances as Ray tasks, each record written as it arrives."""
+    """`chunks` as Ray tasks, submitted in order, each record written as it arrives; the
+    chunks' datasets put once in the object store."""
     with ray_session(workers, address, ray_timeout) as ray:
-        task = ray.remote(num_cpus=1, max_retries=0)(explain_instance)
-        running = {task.remote(job, index, plugins): (job, index)
-                   for job, _, left in pending for index in left}
+        task = ray.remote(num_cpus=1, max_retries=0)(explain_chunk)
+        shared = {key: ray.put(datasets[key])
+                  for key in {_dataset_key(chunk.job) for chunk in chunks}}
+        running = {task.remote(chunk, plugins, [shared[_dataset_key(chunk.job)]]): chunk
+                   for chunk in chunks}
         while running:
             ready, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
             for ref in ready:
-                job, index = running.pop(ref)
+                chunk = running.pop(ref)
                 try:
                     records = ray.get(ref)
                 except ray.exceptions.TaskCancelledError:
@@ -541,11 +771,13 @@ def _run_on_ray(pending: list[tuple[Job, frozenset[int], list[int]]],
                     raise
                 for record in records:
                     write(record)
-                if any(record.status == "oot" for record in records):
-                    # App. H: the seed halts at its first OOT instance.
-                    for other, (other_job, other_index) in running.items():
-                        if job_key(other_job) == job_key(job) and other_index > index:
-                            ray.cancel(other)
+                for record in records:
+                    if record.status == "oot":
+                        # App. H: the seed halts at its first OOT instance.
+                        for other, other_chunk in running.items():
+                            if job_key(other_chunk.job) == job_key(chunk.job) and \
+                                    other_chunk.job.start > record.instance:
+                                ray.cancel(other)
 
 
 def _needs_training(explainer: str) -> bool:
