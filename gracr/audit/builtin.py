@@ -151,7 +151,7 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in (
                                                  learning_rate=1e-3), (2,)),
     Builtin("BAMultiShapes", ba_multi_shapes,
             TrainSettings(layers=1, hidden=128, epochs=200, learning_rate=1e-3,
-                          pooling="mean"), (1,)),
+                          pooling="mean", mlp_head=True), (1,)),
     Builtin("Tree-Cycles", tree_cycles, TrainSettings(hidden=64, epochs=1500,
                                                       learning_rate=5e-3), (2, 3, 4)),
     Builtin("Tree-Grid", tree_grid, TrainSettings(hidden=64, epochs=1500,

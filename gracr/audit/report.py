@@ -23,7 +23,8 @@ def _probe_row(name: str, result: ProbeResult) -> list[str]:
 
 def _config(model: ConfigResult) -> str:
     s = model.settings
-    return f"{s.architecture.upper()} {s.layers} layers × {s.hidden}"
+    head = ", MLP head" if s.mlp_head else ""
+    return f"{s.architecture.upper()} {s.layers} layers × {s.hidden}{head}"
 
 
 def _paper(report: AuditReport, model: ConfigResult) -> str:
@@ -134,7 +135,8 @@ def to_json(report: AuditReport) -> dict[str, Any]:
         "pairs": [{"probe": p.probe, "classes": list(p.classes),
                    "accuracy": p.result.accuracy, "auc": p.result.auc} for p in report.pairs],
         "models": [{"architecture": m.settings.architecture, "layers": m.settings.layers,
-                    "hidden": m.settings.hidden, "epochs": m.settings.epochs,
+                    "hidden": m.settings.hidden, "mlp_head": m.settings.mlp_head,
+                    "pooling": m.settings.pooling, "epochs": m.settings.epochs,
                     "learning_rate": m.settings.learning_rate, "test": _stat(m.test),
                     "validation": _stat(m.validation), "near_perfect": m.near_perfect,
                     "seeds": [r.seed for r in m.runs]} for m in report.models],

@@ -575,10 +575,8 @@ def placed_graphs_in(text: str, path: str, schema: Schema | None = None
 
 
 def placed_objects_in(text: str, path: str) -> Iterator[tuple[str, Any]]:
-    """The JSON values of a graph file's text, each with its place: the whole text (one
-    object, or a list of them: `file: graph i`), else one per non-blank line (JSON Lines:
-    `file:line`). Readers that want a graph file's dataset keys (`label`, `motif_edges`)
-    read these and hand each to `Graph.from_json` with its place."""
+    """The JSON values of a graph file's text with their places (`file: graph i`, or
+    `file:line` in JSON Lines): for readers of its dataset keys (`label`, `motif_edges`)."""
     try:
         whole = parse_json(text)
     except JsonError as whole_error:
