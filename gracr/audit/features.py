@@ -66,8 +66,9 @@ def neighbour_mean_degree(graph: Graph) -> FloatArray:
     """Each node's neighbours' mean degree (0 for a node with none)."""
     matrix = adjacency(graph)
     degree = np.asarray(matrix.sum(axis=1), dtype=np.float64).ravel()
-    total = matrix @ degree
-    return np.divide(total, degree, out=np.zeros_like(total), where=degree > 0)
+    total = np.asarray(matrix @ degree, dtype=np.float64)
+    mean: FloatArray = np.divide(total, degree, out=np.zeros_like(total), where=degree > 0)
+    return mean
 
 
 def _distances(graph: Graph) -> FloatArray:

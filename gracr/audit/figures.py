@@ -35,7 +35,10 @@ def draw_degree_figure(data: AuditData, path: str | Path) -> Path:
     FigureCanvasAgg(figure)
     for index, (name, values) in enumerate(panels):
         ax = figure.add_subplot(1, len(panels), index + 1)
-        bins = np.histogram_bin_edges(values, bins=min(40, max(5, len(np.unique(values)))))
+        # Degrees are integers: one bin each, so that no two classes share a bin by rounding.
+        bins = [float(b) for b in (np.arange(values.min(), values.max() + 2) - 0.5
+                                   if np.all(values == np.round(values)) else
+                                   np.histogram_bin_edges(values, bins=80))]
         for c in data.classes:
             ax.hist(values[labels == c], bins=bins, alpha=0.55, label=f"class {c}")
         ax.set_xlabel(name)

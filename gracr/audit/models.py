@@ -109,14 +109,17 @@ class AuditGNN(torch.nn.Module):
 
 
 def _conv(architecture: str, a: int, b: int) -> torch.nn.Module:
+    conv: torch.nn.Module
     if architecture == "gin":
-        return GINConv(torch.nn.Sequential(torch.nn.Linear(a, b), torch.nn.ReLU(),
+        conv = GINConv(torch.nn.Sequential(torch.nn.Linear(a, b), torch.nn.ReLU(),
                                            torch.nn.Linear(b, b)))
-    if architecture == "gcn":
-        return GCNConv(a, b)
-    if architecture == "sage":
-        return SAGEConv(a, b)
-    return GATConv(a, b)
+    elif architecture == "gcn":
+        conv = GCNConv(a, b)
+    elif architecture == "sage":
+        conv = SAGEConv(a, b)
+    else:
+        conv = GATConv(a, b)
+    return conv
 
 
 @dataclass(frozen=True)
@@ -239,7 +242,7 @@ def train(data: AuditData, settings: TrainSettings, seed: int) -> TrainedRun:
 
 def _step(optimiser: torch.optim.Optimizer, out: Tensor, y: Tensor) -> None:
     optimiser.zero_grad()
-    torch.nn.functional.cross_entropy(out, y).backward()
+    torch.autograd.backward(torch.nn.functional.cross_entropy(out, y))
     optimiser.step()
 
 

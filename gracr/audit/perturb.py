@@ -105,7 +105,8 @@ def outside_motif(data: AuditData, model: AuditModel, limit: int | None = None,
     if limit is not None and len(instances) > limit:
         chosen = np.random.default_rng(seed).choice(len(instances), limit, replace=False)
         instances = [instances[i] for i in sorted(chosen)]
-    flipped, removals, shown = 0, 0, []
+    flipped, removals = 0, 0
+    shown: list[Flip] = []
     for g, node in instances:
         graph = data.graphs[g]
         before = int(answers[g][0 if node is None else node])

@@ -66,8 +66,9 @@ def stratified_folds(labels: IntArray, folds: int, seed: int) -> tuple[Fold, ...
 
 
 def decision_tree(seed: int) -> Classifier:
-    return DecisionTreeClassifier(max_depth=MAX_TREE_DEPTH, min_samples_leaf=2,
-                                  random_state=seed)
+    tree: Classifier = DecisionTreeClassifier(max_depth=MAX_TREE_DEPTH, min_samples_leaf=2,
+                                              random_state=seed)
+    return tree
 
 
 @dataclass(frozen=True)
