@@ -331,3 +331,15 @@ def test_gracrc_audit_writes_markdown_json_and_the_figure(tmp_path: Path) -> Non
     assert (tmp_path / "r" / "degrees.png").read_bytes()[:4] == b"\x89PNG"
     text = (tmp_path / "r" / "report.md").read_text()
     assert "| mean degree" in text and "![degree distributions per class](degrees.png)" in text
+
+
+def test_a_flip_is_drawn_before_and_after(tmp_path: Path) -> None:
+    from gracr.audit.figures import draw_flip_figure
+    from gracr.audit.perturb import Flip
+
+    result = outside_motif(_triangle_graphs(), _ReadsOneEdge())
+    path = draw_flip_figure(_triangle_graphs(), result.examples[0], result.depth,
+                            tmp_path / "flip.png")
+    assert path.read_bytes()[:4] == b"\x89PNG"
+    node = draw_flip_figure(_star_data(), Flip(0, 0, (0, 3), 1, 0), 1, tmp_path / "node.png")
+    assert node.read_bytes()[:4] == b"\x89PNG"

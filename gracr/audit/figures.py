@@ -1,16 +1,24 @@
 """The audit's figures: degree distributions per class, as App. B's Figs. 6 (a node task:
 each node's degree, and its neighbours' mean degree) and 7 (a graph task: each graph's mean
-degree). matplotlib is imported where a figure is drawn."""
+degree); and one perturbation example, as Figs. 8–9 (the flipped instance's receptive
+field before and after the edge outside the motif is removed). matplotlib is imported where
+a figure is drawn."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gracr.audit.data import AuditData
 from gracr.audit.features import degrees, mean_degree, neighbour_mean_degree
+from gracr.audit.perturb import Flip
+from gracr.bdd.upi import layers_receptive_field
 from gracr.files import atomic_writer
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 DPI = 110
 
@@ -45,8 +53,63 @@ def draw_degree_figure(data: AuditData, path: str | Path) -> Path:
         ax.set_ylabel("instances")
         ax.legend(fontsize="small")
     figure.suptitle(f"{data.name}: {' and '.join(p[0] for p in panels)} per class")
+    return _save(figure, path)
+
+
+def _save(figure: Figure, path: str | Path) -> Path:
     figure.tight_layout()
     out = Path(path)
     with atomic_writer(out, binary=True) as handle:
         figure.savefig(handle, dpi=DPI, format="png")
     return out
+
+
+def draw_flip_figure(data: AuditData, flip: Flip, depth: int, path: str | Path) -> Path:
+    """Two panels of the flipped instance's receptive field (`depth` layers; a graph task's
+    whole graph): before, and after removing `flip.removed`. Motif edges are thick, the
+    removed edge red and dashed, the node explained a star; nodes coloured by class."""
+    import networkx as nx
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    graph = data.graphs[flip.graph]
+    field = layers_receptive_field(graph, flip.node, depth)
+    drawn = nx.Graph()
+    if flip.node is not None:
+        drawn.add_node(flip.node)
+    motif: set[tuple[int, int]] = set()
+    other: set[tuple[int, int]] = set()
+    for e in np.flatnonzero(field):
+        pair = (min(int(graph.sources[e]), int(graph.targets[e])),
+                max(int(graph.sources[e]), int(graph.targets[e])))
+        drawn.add_edge(*pair)
+        (motif if data.motif_edges[flip.graph][e] else other).add(pair)
+    layout = nx.spring_layout(drawn, seed=0)
+    labels = data.labels[flip.graph]
+    figure = Figure(figsize=(11.0, 5.0), dpi=DPI)
+    FigureCanvasAgg(figure)
+    for index, (title, answer) in enumerate((("original", flip.before),
+                                             (f"edge {flip.removed[0]}–{flip.removed[1]} "
+                                              f"removed", flip.after))):
+        ax = figure.add_subplot(1, 2, index + 1)
+        kept = other - {flip.removed} if index else other
+        nx.draw_networkx_edges(drawn, layout, edgelist=sorted(kept), ax=ax, edge_color="0.6")
+        nx.draw_networkx_edges(drawn, layout, edgelist=sorted(motif), ax=ax, width=3.0,
+                               edge_color="black")
+        if index:
+            nx.draw_networkx_edges(drawn, layout, edgelist=[flip.removed], ax=ax, width=2.0,
+                                   edge_color="red", style="dashed")
+        nodes = sorted(drawn.nodes)
+        classes = [int(labels[v]) if data.kind == "node" else 0 for v in nodes]
+        nx.draw_networkx_nodes(drawn, layout, nodelist=nodes, node_color=classes,
+                               cmap="tab10", vmin=0, vmax=9, node_size=120, ax=ax)
+        if flip.node is not None:
+            nx.draw_networkx_nodes(drawn, layout, nodelist=[flip.node], node_shape="*",
+                                   node_size=500, node_color="gold", edgecolors="black",
+                                   ax=ax)
+        what = "graph" if flip.node is None else f"node {flip.node}"
+        ax.set_title(f"{title}: {what} predicted class {answer}")
+        ax.set_axis_off()
+    figure.suptitle(f"{data.name}: graph {flip.graph}, {depth}-layer receptive field; motif "
+                    f"edges thick")
+    return _save(figure, path)

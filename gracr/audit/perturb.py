@@ -59,6 +59,7 @@ class Flip:
 class Perturbation:
     instances: int          # correctly classified motif instances examined
     flipped: int
+    depth: int              # the model's layers: the receptive field perturbed
     removals: int           # single-edge removals tried, over all instances
     examples: tuple[Flip, ...]
 
@@ -139,4 +140,4 @@ def outside_motif(data: AuditData, model: AuditModel, limit: int | None = None,
             if len(shown) < examples:
                 shown.append(flip)
         tick()
-    return Perturbation(len(instances), flipped, removals, tuple(shown))
+    return Perturbation(len(instances), flipped, model.depth, removals, tuple(shown))

@@ -33,7 +33,10 @@ def _paper(report: AuditReport, model: ConfigResult) -> str:
     return TABLE.stat(published_test(report.data.name, model.settings.layers))
 
 
-def markdown(report: AuditReport, figure: str | None = None) -> str:
+def markdown(report: AuditReport, figure: str | None = None,
+             flip_figure: str | None = None) -> str:
+    """The report; `figure` and `flip_figure` name the degree and perturbation figures
+    written beside it, if any."""
     data = report.data
     instances = len(data.instance_labels)
     lines = [f"# Shortcut audit: {data.name}", "",
@@ -86,6 +89,8 @@ def markdown(report: AuditReport, figure: str | None = None) -> str:
                          f"{flip.removed[0]}–{flip.removed[1]} turns class {flip.before} into "
                          f"{flip.after}")
         lines.append("")
+        if flip_figure is not None:
+            lines += [f"![the first example, as Figs. 8–9]({flip_figure})", ""]
     if report.compiled is not None:
         c = report.compiled
         lines += ["## gracr's compiled rule", "",

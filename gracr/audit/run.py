@@ -163,5 +163,5 @@ def _compiled(data: AuditData, rule: CompiledGNN, settings: AuditSettings,
     answers = np.concatenate(model.predict(data.graphs))
     accuracy = float((answers == data.instance_labels).mean())
     perturbation = (outside_motif(data, model, settings.perturb_limit, settings.data_seed)
-                    if data.has_motif else Perturbation(0, 0, 0, ()))
+                    if data.has_motif else Perturbation(0, 0, model.depth, 0, ()))
     return CompiledCheck(accuracy, perturbation)

@@ -27,7 +27,7 @@ def _integers(text: str) -> tuple[int, ...]:
 
 
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.audit.figures import draw_degree_figure
+    from gracr.audit.figures import draw_degree_figure, draw_flip_figure
     from gracr.audit.models import ARCHITECTURES
     from gracr.audit.report import markdown, to_json
     from gracr.audit.run import AuditSettings, audit
@@ -47,7 +47,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
             print(f"audit: {step}", file=args.err, flush=True)
 
     report = audit(args.data, settings, rule=rule, tick=tick)
-    figure = None
+    figure = flip_figure = None
     if args.out:
         folder = Path(args.out)
         try:
@@ -55,12 +55,17 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         except OSError as error:
             raise GracrError(f"{folder}: cannot create the folder ({error.strerror})") from None
         figure = draw_degree_figure(report.data, folder / "degrees.png").name
-        write_text(folder / "report.md", markdown(report, figure))
+        flips = report.perturbation.examples if report.perturbation else ()
+        if flips:
+            assert report.perturbation is not None
+            flip_figure = draw_flip_figure(report.data, flips[0], report.perturbation.depth,
+                                           folder / "perturbation.png").name
+        write_text(folder / "report.md", markdown(report, figure, flip_figure))
         write_json(folder / "audit.json", to_json(report))
     if args.json:
         print(json.dumps(to_json(report), indent=2), file=out)
     else:
-        print(markdown(report, figure), file=out, end="")
+        print(markdown(report, figure, flip_figure), file=out, end="")
     return 0
 
 
@@ -71,8 +76,8 @@ def _declare_audit(parser: argparse.ArgumentParser) -> None:
                              "BAShapes, Tree-Cycles, Tree-Grid, BAMultiShapes")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--out", metavar="DIR", default=None,
-                        help="write report.md, degrees.png (as App. B's Figs. 6-7) and "
-                             "audit.json there")
+                        help="write report.md, degrees.png (as App. B's Figs. 6-7), "
+                             "perturbation.png (one flip, as Figs. 8-9) and audit.json there")
     parser.add_argument("--rule", metavar="FILE.gml", default=None,
                         help="the intended rule: its compiled model goes through the same "
                              "accuracy and perturbation checks")
