@@ -343,3 +343,14 @@ def test_a_flip_is_drawn_before_and_after(tmp_path: Path) -> None:
     assert path.read_bytes()[:4] == b"\x89PNG"
     node = draw_flip_figure(_star_data(), Flip(0, 0, (0, 3), 1, 0), 1, tmp_path / "node.png")
     assert node.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_outside_the_motif_is_its_edges_else_its_nodes() -> None:
+    graph = Graph.from_edges(3, None, _undirected([(0, 1), (1, 2)]))   # edges 01 12 10 21
+    zero = np.zeros(1, dtype=np.int64)
+    by_edges = AuditData("e", "graph", (graph,), (zero,), (np.asarray([1, 0, 1, 0], bool),),
+                         (np.asarray([1, 1, 0], bool),), True)
+    assert by_edges.outside_motif(0).tolist() == [False, True, False, True]
+    by_nodes = AuditData("n", "graph", (graph,), (zero,), (np.zeros(4, bool),),
+                         (np.asarray([0, 0, 1], bool),), True)
+    assert by_nodes.outside_motif(0).tolist() == [True, False, True, False]

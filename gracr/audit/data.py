@@ -66,11 +66,15 @@ class AuditData:
         return float(counts.max() / counts.sum())
 
     def outside_motif(self, index: int) -> BoolArray:
-        """The edges of graph `index` strictly outside the motif: not a motif edge and
+        """The edges of graph `index` strictly outside the motif: not a motif edge when the
+        motif has edges (the ground truth explainers are scored on: an edge joining a
+        motif to the background, as the synthetic benchmarks' are, is outside it); else,
         touching no motif node."""
+        if self.motif_edges[index].any():
+            return ~self.motif_edges[index]
         graph = self.graphs[index]
         nodes = self.motif_nodes[index]
-        return ~self.motif_edges[index] & ~nodes[graph.sources] & ~nodes[graph.targets]
+        return ~nodes[graph.sources] & ~nodes[graph.targets]
 
 
 def read_audit_data(path: str) -> AuditData:
