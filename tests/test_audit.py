@@ -316,6 +316,15 @@ def test_a_bad_graph_file_is_named_with_its_line(tmp_path: Path, change: dict[st
                                        message.split(":", 1)[1])
 
 
+def test_gracrc_audit_names_what_it_cannot_find() -> None:
+    import io
+
+    err = io.StringIO()
+    assert main(["audit", "BAShape", "--probes-only"], io.StringIO(), err) == 2
+    assert "BAShape: no such file, nor a built-in dataset (BAShapes, BAMultiShapes" in \
+        err.getvalue()
+
+
 def test_gracrc_audit_writes_markdown_json_and_the_figure(tmp_path: Path) -> None:
     import io
 

@@ -99,7 +99,10 @@ def load_data(source: str | AuditData, seed: int = 0) -> tuple[AuditData, TrainS
     settings and depths."""
     if isinstance(source, AuditData):
         return source, TrainSettings(), (2, 3)
-    if source.lower() in {name.lower() for name in BUILTINS} and not os.path.exists(source):
+    if not os.path.exists(source):
+        if source.lower() not in {name.lower() for name in BUILTINS}:
+            raise GracrError(f"{source}: no such file, nor a built-in dataset "
+                             f"({', '.join(BUILTINS)})")
         builtin = builtin_named(source)
         return builtin.build(seed), builtin.settings, builtin.depths
     return read_audit_data(source), TrainSettings(), (2, 3)
