@@ -221,6 +221,9 @@ def test_a_compiled_model_never_flips_outside_its_motif() -> None:
     # Targets 0 and 1 are right; 0 has red in-edges 3→0 and 4→0 in its field, 1 has 3→1.
     assert (result.instances, result.flipped, result.removals) == (2, 0, 3)
     assert result.share == 0.0
+    # Nodes too: 3 and 4 in 0's field, 3 in 1's (2 and 5 end motif edges, 0 and 1 are asked).
+    with_nodes = outside_motif(data, CompiledModel(model), nodes=True)
+    assert (with_nodes.instances, with_nodes.flipped, with_nodes.removals) == (2, 0, 6)
 
 
 # ---------------------------------------------------------------- the paper's datasets
@@ -352,6 +355,8 @@ def test_a_flip_is_drawn_before_and_after(tmp_path: Path) -> None:
     assert path.read_bytes()[:4] == b"\x89PNG"
     node = draw_flip_figure(_star_data(), Flip(0, 0, (0, 3), 1, 0), 1, tmp_path / "node.png")
     assert node.read_bytes()[:4] == b"\x89PNG"
+    gone = draw_flip_figure(_star_data(), Flip(0, 0, (3,), 1, 0), 1, tmp_path / "gone.png")
+    assert gone.read_bytes()[:4] == b"\x89PNG"
 
 
 def test_outside_the_motif_is_its_edges_else_its_nodes() -> None:
@@ -363,3 +368,50 @@ def test_outside_the_motif_is_its_edges_else_its_nodes() -> None:
     by_nodes = AuditData("n", "graph", (graph,), (zero,), (np.zeros(4, bool),),
                          (np.asarray([0, 0, 1], bool),), True)
     assert by_nodes.outside_motif(0).tolist() == [True, False, True, False]
+
+
+@dataclass(frozen=True)
+class _ReadsColours:
+    """Answers 1 iff an a-coloured node and a b-coloured one are joined, or some node is
+    coloured x: blind to node numbers, as a GNN is, so removing a node (which renumbers
+    the rest) is read as a GNN would read it."""
+
+    depth: int = 1
+
+    def predict(self, graphs: Sequence[Graph]) -> list[IntArray]:
+        def answer(g: Graph) -> int:
+            joined = any({"a", "b"} <= g.node_colors(s) | g.node_colors(t) for s, t in g.edges)
+            return int(joined or any("x" in c for c in (g.colors or ())))
+        return [np.asarray([answer(g)]) for g in graphs]
+
+
+def _coloured_graphs() -> AuditData:
+    """Seven graphs of class 1, the triangle 0-1-2 their motif, edges 3–4 and 4–5 outside
+    it. Graphs 0-5: node 3 is a, node 4 b; node 5 is x in graphs 0 and 1. Graph 6: only
+    node 5 is coloured, x."""
+    graphs, motifs = [], []
+    for index in range(7):
+        edges = _undirected([(0, 1), (1, 2), (2, 0), (3, 4), (4, 5)])
+        colors: list[list[str]] = [[], [], [], ["a"] if index < 6 else [],
+                                   ["b"] if index < 6 else [],
+                                   ["x"] if index in (0, 1, 6) else []]
+        graphs.append(Graph.from_edges(6, colors, edges))
+        motifs.append(np.asarray([s < 3 and t < 3 for s, t in edges]))
+    return AuditData("coloured", "graph", tuple(graphs),
+                     tuple(np.ones(1, dtype=np.int64) for _ in graphs), tuple(motifs),
+                     tuple(np.zeros(6, dtype=np.bool_) for _ in graphs), True)
+
+
+def test_removing_nodes_outside_the_motif_flips_the_expected_share() -> None:
+    data = _coloured_graphs()
+    # Edges alone: 3–4 decides graphs 2-5 (0 and 1 keep x); two edges per graph to try.
+    edges = outside_motif(data, _ReadsColours())
+    assert (edges.instances, edges.flipped, edges.removals) == (7, 4, 14)
+    # With nodes 3, 4, 5 too: graph 6 flips when node 5 (its x) goes; 0 and 1 never flip.
+    both = outside_motif(data, _ReadsColours(), nodes=True)
+    assert (both.instances, both.flipped, both.removals) == (7, 5, 35)
+    assert [f.graph for f in both.examples] == [2, 3, 4]
+    six = outside_motif(AuditData("six", "graph", data.graphs[6:], data.labels[6:],
+                                  data.motif_edges[6:], data.motif_nodes[6:], True),
+                        _ReadsColours(), nodes=True)
+    assert six.examples[0].removed == (5,)

@@ -76,6 +76,16 @@ class AuditData:
         nodes = self.motif_nodes[index]
         return ~nodes[graph.sources] & ~nodes[graph.targets]
 
+    def outside_motif_nodes(self, index: int) -> BoolArray:
+        """The nodes of graph `index` strictly outside the motif: no motif node, no end of
+        a motif edge."""
+        graph = self.graphs[index]
+        inside = self.motif_nodes[index].copy()
+        edges = self.motif_edges[index]
+        inside[graph.sources[edges]] = True
+        inside[graph.targets[edges]] = True
+        return ~inside
+
 
 def read_audit_data(path: str) -> AuditData:
     """The graph file `path` as `AuditData` (see the module docstring)."""

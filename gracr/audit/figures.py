@@ -13,7 +13,7 @@ import numpy as np
 
 from gracr.audit.data import AuditData
 from gracr.audit.features import degrees, mean_degree, neighbour_mean_degree
-from gracr.audit.perturb import Flip
+from gracr.audit.perturb import Flip, removal_text
 from gracr.bdd.upi import layers_receptive_field
 from gracr.files import atomic_writer
 
@@ -67,7 +67,7 @@ def _save(figure: Figure, path: str | Path) -> Path:
 def draw_flip_figure(data: AuditData, flip: Flip, depth: int, path: str | Path) -> Path:
     """Two panels of the flipped instance's receptive field (`depth` layers; a graph task's
     whole graph): before, and after removing `flip.removed`. Motif edges are thick, the
-    removed edge red and dashed, the node explained a star; nodes coloured by class."""
+    removed edge (or the removed node's edges) red and dashed, the node explained a star; nodes coloured by class."""
     import networkx as nx
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -89,15 +89,17 @@ def draw_flip_figure(data: AuditData, flip: Flip, depth: int, path: str | Path) 
     figure = Figure(figsize=(11.0, 5.0), dpi=DPI)
     FigureCanvasAgg(figure)
     for index, (title, answer) in enumerate((("original", flip.before),
-                                             (f"edge {flip.removed[0]}–{flip.removed[1]} "
-                                              f"removed", flip.after))):
+                                             (f"{removal_text(flip.removed)} removed",
+                                              flip.after))):
         ax = figure.add_subplot(1, 2, index + 1)
-        kept = other - {flip.removed} if index else other
-        nx.draw_networkx_edges(drawn, layout, edgelist=sorted(kept), ax=ax, edge_color="0.6")
-        nx.draw_networkx_edges(drawn, layout, edgelist=sorted(motif), ax=ax, width=3.0,
+        # The removed edge, or every edge of the removed node.
+        gone = {p for p in other | motif if index and set(flip.removed) <= set(p)}
+        nx.draw_networkx_edges(drawn, layout, edgelist=sorted(other - gone), ax=ax,
+                               edge_color="0.6")
+        nx.draw_networkx_edges(drawn, layout, edgelist=sorted(motif - gone), ax=ax, width=3.0,
                                edge_color="black")
-        if index:
-            nx.draw_networkx_edges(drawn, layout, edgelist=[flip.removed], ax=ax, width=2.0,
+        if gone:
+            nx.draw_networkx_edges(drawn, layout, edgelist=sorted(gone), ax=ax, width=2.0,
                                    edge_color="red", style="dashed")
         nodes = sorted(drawn.nodes)
         classes = [int(labels[v]) if data.kind == "node" else 0 for v in nodes]

@@ -5,8 +5,9 @@ For each instance the model classifies correctly and whose class is not 0 (a mot
 instance: class 0 is the background of the synthetic benchmarks, explained by no motif),
 every edge strictly outside the motif (`AuditData.outside_motif`) but inside the model's
 receptive field (`gracr.bdd.upi.layers_receptive_field` of its depth) is removed, one at a
-time (an edge listed in both directions is removed in both); the instance flips when some
-removal changes its answer. The share is flipped / instances. A model whose receptive field
+time (an edge listed in both directions is removed in both), and with `nodes` every node
+outside the motif the field touches (never a node task's own node); the instance flips when
+some removal changes its answer. The share is flipped / instances. A model whose receptive field
 lies inside the motif (a compiled model of the rule, given its own ground truth) has
 nothing to remove: its share is 0 by construction.
 
@@ -45,14 +46,18 @@ class AuditModel(Protocol):
 
 @dataclass(frozen=True)
 class Flip:
-    """An instance whose answer changed: graph, node (None: the graph), the undirected
-    edge removed, the answers before and after."""
+    """An instance whose answer changed: graph, node (None: the graph), what was removed
+    (an undirected edge's two ends, or one node), the answers before and after."""
 
     graph: int
     node: int | None
-    removed: tuple[int, int]
+    removed: tuple[int, ...]
     before: int
     after: int
+
+
+def removal_text(removed: tuple[int, ...]) -> str:
+    return f"edge {removed[0]}–{removed[1]}" if len(removed) == 2 else f"node {removed[0]}"
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,7 @@ class Perturbation:
     instances: int          # correctly classified motif instances examined
     flipped: int
     depth: int              # the model's layers: the receptive field perturbed
-    removals: int           # single-edge removals tried, over all instances
+    removals: int           # single removals tried, over all instances
     examples: tuple[Flip, ...]
 
     @property
@@ -96,11 +101,37 @@ def _instances(data: AuditData, answers: list[IntArray]) -> list[tuple[int, int 
     return found
 
 
+def _candidates(local: Graph, at: int, field: BoolArray, outside: BoolArray,
+                outside_nodes: BoolArray, ends: IntArray, nodes: IntArray,
+                remove_nodes: bool) -> list[tuple[tuple[int, ...], Graph, int]]:
+    """Each single removal as (what is removed, in the full graph's numbering: an edge's
+    two ends or one node; the graph after it; where the instance's node is in it)."""
+    found: list[tuple[tuple[int, ...], Graph, int]] = []
+    for keep in removable(local, field, outside):
+        gone = int(np.flatnonzero(~keep)[0])
+        pair = sorted((int(ends[0, gone]), int(ends[1, gone])))
+        found.append(((pair[0], pair[1]), local.keep_edges(keep), at))
+    if remove_nodes:
+        touched = np.zeros(local.num_nodes, dtype=np.bool_)
+        touched[local.sources[field]] = True
+        touched[local.targets[field]] = True
+        if local.target is not None:
+            touched[local.target] = False   # a node task's own node stays
+        for v in np.flatnonzero(touched & outside_nodes):
+            keep = np.ones(local.num_nodes, dtype=np.bool_)
+            keep[v] = False
+            after, _ = local.keep_nodes(keep)
+            found.append(((int(nodes[v]),), after,
+                          at if after.target is None else after.target))
+    return found
+
+
 def outside_motif(data: AuditData, model: AuditModel, limit: int | None = None,
-                  seed: int = 0, examples: int = 3,
+                  seed: int = 0, examples: int = 3, nodes: bool = False,
                   tick: Callable[[], None] = lambda: None) -> Perturbation:
     """The share of correctly classified motif instances (at most `limit`, a seeded
-    sample) whose answer flips when one edge outside the motif is removed."""
+    sample) whose answer flips when one edge (with `nodes`, or one node) outside the motif
+    is removed."""
     answers = model.predict(data.graphs)
     instances = _instances(data, answers)
     if limit is not None and len(instances) > limit:
@@ -112,28 +143,29 @@ def outside_motif(data: AuditData, model: AuditModel, limit: int | None = None,
         graph = data.graphs[g]
         before = int(answers[g][0 if node is None else node])
         field = layers_receptive_field(graph, node, model.depth)
-        outside = data.outside_motif(g)
         if node is None:
-            local, at, kept = graph, 0, np.arange(graph.num_edges)
+            local, at = graph, 0
+            kept, near = np.arange(graph.num_edges), np.arange(graph.num_nodes)
         else:
-            near = np.zeros(graph.num_nodes, dtype=np.bool_)
-            near[graph.sources[field]] = True
-            near[node] = True
-            local, kept = graph.with_target(node).keep_nodes(near)
+            mask = np.zeros(graph.num_nodes, dtype=np.bool_)
+            mask[graph.sources[field]] = True
+            mask[node] = True
+            local, kept = graph.with_target(node).keep_nodes(mask)
+            near = np.flatnonzero(mask)
             assert local.target is not None
             at = local.target
-        masks = removable(local, field[kept], outside[kept])
-        removals += len(masks)
+        ends = np.stack([graph.sources[kept], graph.targets[kept]])
+        candidates = _candidates(local, at, field[kept], data.outside_motif(g)[kept],
+                                 data.outside_motif_nodes(g)[near], ends, near, nodes)
+        removals += len(candidates)
         flip: Flip | None = None
-        for start in range(0, len(masks), BATCH):
-            chunk = masks[start:start + BATCH]
-            after = model.predict([local.keep_edges(mask) for mask in chunk])
-            changed = [i for i, a in enumerate(after) if int(a[at]) != before]
+        for start in range(0, len(candidates), BATCH):
+            chunk = candidates[start:start + BATCH]
+            after = model.predict([c[1] for c in chunk])
+            changed = [i for i, (a, c) in enumerate(zip(after, chunk)) if int(a[c[2]]) != before]
             if changed:
                 i = changed[0]
-                gone = np.flatnonzero(~chunk[i])[0]
-                s, t = int(graph.sources[kept[gone]]), int(graph.targets[kept[gone]])
-                flip = Flip(g, node, (min(s, t), max(s, t)), before, int(after[i][at]))
+                flip = Flip(g, node, chunk[i][0], before, int(after[i][chunk[i][2]]))
                 break
         if flip is not None:
             flipped += 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gracr.audit.models import ConfigResult
+from gracr.audit.perturb import removal_text
 from gracr.audit.published import published_test
 from gracr.audit.probes import NEAR_PERFECT, OVER_MAJORITY, ProbeResult
 from gracr.audit.run import AuditReport
@@ -80,13 +81,14 @@ def markdown(report: AuditReport, figure: str | None = None,
         p = report.perturbation
         lines += ["## Perturbation outside the motif", "",
                   f"The best model's best seed: of {p.instances} correctly classified motif "
-                  f"instances, {p.flipped} ({PERCENT.percent(p.share)}) flip when one edge "
-                  f"strictly outside the motif but inside the receptive field is removed "
-                  f"({p.removals} single-edge removals tried).", ""]
+                  f"instances, {p.flipped} ({PERCENT.percent(p.share)}) flip when one "
+                  f"{'edge or node' if report.settings.remove_nodes else 'edge'} strictly "
+                  f"outside the motif but inside the receptive field is removed "
+                  f"({p.removals} single removals tried).", ""]
         for flip in p.examples:
             where = "the graph" if flip.node is None else f"node {flip.node}"
-            lines.append(f"- graph {flip.graph}, {where}: removing edge "
-                         f"{flip.removed[0]}–{flip.removed[1]} turns class {flip.before} into "
+            lines.append(f"- graph {flip.graph}, {where}: removing "
+                         f"{removal_text(flip.removed)} turns class {flip.before} into "
                          f"{flip.after}")
         lines.append("")
         if flip_figure is not None:

@@ -36,7 +36,8 @@ PAIR_PROBES = ("degree", "neighbour degree", "k-hop degrees")
 class AuditSettings:
     """What an audit runs. `None` takes the dataset's own (a built-in's App. B settings,
     else App. B's BAShapes ones): `depths`, `epochs`, `learning_rate`; `hidden` the widths
-    of the grid; `train` False skips models and perturbation (the probes alone)."""
+    of the grid; `train` False skips models and perturbation (the probes alone);
+    `remove_nodes` perturbs nodes outside the motif too."""
 
     folds: int = 5
     seeds: tuple[int, ...] = (0, 1, 2)
@@ -47,6 +48,7 @@ class AuditSettings:
     learning_rate: float | None = None
     train: bool = True
     perturb_limit: int | None = 200
+    remove_nodes: bool = False
     data_seed: int = 0
 
     def grid(self, base: TrainSettings, depths: tuple[int, ...]) -> tuple[TrainSettings, ...]:
@@ -150,7 +152,8 @@ def _perturb(data: AuditData, model: AuditModel, settings: AuditSettings,
     if not data.has_motif:
         return None
     tick("perturb outside the motif")
-    return outside_motif(data, model, settings.perturb_limit, settings.data_seed)
+    return outside_motif(data, model, settings.perturb_limit, settings.data_seed,
+                         nodes=settings.remove_nodes)
 
 
 def _compiled(data: AuditData, rule: CompiledGNN, settings: AuditSettings,
@@ -165,6 +168,7 @@ def _compiled(data: AuditData, rule: CompiledGNN, settings: AuditSettings,
     tick("compiled rule")
     answers = np.concatenate(model.predict(data.graphs))
     accuracy = float((answers == data.instance_labels).mean())
-    perturbation = (outside_motif(data, model, settings.perturb_limit, settings.data_seed)
+    perturbation = (outside_motif(data, model, settings.perturb_limit, settings.data_seed,
+                                  nodes=settings.remove_nodes)
                     if data.has_motif else Perturbation(0, 0, model.depth, 0, ()))
     return CompiledCheck(accuracy, perturbation)

@@ -39,7 +39,8 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         architectures=tuple(parse_names(args.models, ARCHITECTURES, "architecture")),
         depths=args.depths, hidden=args.hidden, epochs=args.epochs,
         learning_rate=args.lr, train=not args.probes_only,
-        perturb_limit=args.perturb_limit or None, data_seed=args.data_seed)
+        perturb_limit=args.perturb_limit or None, remove_nodes=args.nodes,
+        data_seed=args.data_seed)
     rule = compile_program(read_program(args.rule)) if args.rule else None
 
     def tick(step: str) -> None:
@@ -100,6 +101,8 @@ def _declare_audit(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--perturb-limit", type=non_negative_integer, default=200,
                         metavar="N", help="perturb at most N instances, a seeded sample "
                                           "(0: all; default 200)")
+    parser.add_argument("--nodes", action="store_true",
+                        help="also remove nodes outside the motif, one at a time")
     parser.add_argument("--data-seed", type=seed_number, default=0,
                         help="seeds a built-in dataset, the folds and the sample (default 0)")
     parser.add_argument("--probes-only", action="store_true",
