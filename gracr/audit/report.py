@@ -34,6 +34,17 @@ def _paper(report: AuditReport, model: ConfigResult) -> str:
     return TABLE.stat(published_test(report.data.name, model.settings.layers))
 
 
+def _budget(report: AuditReport) -> str:
+    s = report.settings
+    limit = "all" if s.perturb_limit is None else f"a seeded sample of at most {s.perturb_limit}"
+    parts = [f"data seed {s.data_seed}", f"probes {s.folds}-fold"]
+    if s.train:
+        parts += [f"models over seeds {', '.join(map(str, s.seeds))}",
+                  f"perturbation of {limit} correct motif instances"
+                  + (", edges and nodes" if s.remove_nodes else "")]
+    return "; ".join(parts)
+
+
 def markdown(report: AuditReport, figure: str | None = None,
              flip_figure: str | None = None) -> str:
     """The report; `figure` and `flip_figure` name the degree and perturbation figures
@@ -44,6 +55,7 @@ def markdown(report: AuditReport, figure: str | None = None,
              f"A {data.kind} task: {len(data.graphs)} graph(s), {instances} instances, "
              f"classes {', '.join(map(str, data.classes))}, majority rate "
              f"{TABLE.number(data.majority_rate)}.", "",
+             f"Budget: {_budget(report)}.", "",
              "## Shortcut probes", "",
              f"A depth-limited decision tree per probe, {report.settings.folds}-fold "
              f"stratified cross-validation (accuracy of the pooled out-of-fold answers ± its "
