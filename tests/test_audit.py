@@ -213,16 +213,16 @@ def _star_data() -> AuditData:
 
 
 def test_a_compiled_model_never_flips_outside_its_motif() -> None:
-    model = gracr.compile(gracr.parse("colors red, blue\nclassify <1> blue"))
     from gracr.audit.compiled import CompiledModel
 
+    model = CompiledModel.of(gracr.parse("colors red, blue\nclassify <1> blue"), presence=True)
     data = _star_data()
-    result = outside_motif(data, CompiledModel(model))
+    result = outside_motif(data, model)
     # Targets 0 and 1 are right; 0 has red in-edges 3→0 and 4→0 in its field, 1 has 3→1.
     assert (result.instances, result.flipped, result.removals) == (2, 0, 3)
     assert result.share == 0.0
     # Nodes too: 3 and 4 in 0's field, 3 in 1's (2 and 5 end motif edges, 0 and 1 are asked).
-    with_nodes = outside_motif(data, CompiledModel(model), nodes=True)
+    with_nodes = outside_motif(data, model, nodes=True)
     assert (with_nodes.instances, with_nodes.flipped, with_nodes.removals) == (2, 0, 6)
 
 
@@ -271,7 +271,7 @@ def test_training_is_seeded_and_reports_accuracies() -> None:
 
 def test_gracr_audit_runs_a_compiled_rule_through_the_checks() -> None:
     data = _red_blue_graphs(40, 3, planted=False)
-    rule = gracr.compile(gracr.parse("colors red, blue\nclassify exists (red & <1> blue)"))
+    rule = gracr.parse("colors red, blue\nclassify exists (red & <1> blue)")
     report = gracr.audit(data, AuditSettings(train=False), rule=rule)
     assert report.compiled is not None
     assert report.compiled.accuracy == 1.0      # the labels are the rule, by construction
@@ -324,8 +324,8 @@ def test_gracrc_audit_names_what_it_cannot_find() -> None:
 
     err = io.StringIO()
     assert main(["audit", "BAShape", "--probes-only"], io.StringIO(), err) == 2
-    assert "BAShape: no such file, nor a built-in dataset (BAShapes, BAMultiShapes" in \
-        err.getvalue()
+    assert "BAShape: no such file, nor a built-in dataset (BAShapes, BAMultiShapes, " \
+        "Tree-Cycles, Tree-Grid), nor a GracrBench task" in err.getvalue()
 
 
 def test_gracrc_audit_writes_markdown_json_and_the_figure(tmp_path: Path) -> None:
@@ -415,3 +415,19 @@ def test_removing_nodes_outside_the_motif_flips_the_expected_share() -> None:
                                   data.motif_edges[6:], data.motif_nodes[6:], True),
                         _ReadsColours(), nodes=True)
     assert six.examples[0].removed == (5,)
+
+
+@pytest.mark.parametrize("task, size", [("RedBlueLeaf", 40), ("Majority1Hop", 30)])
+def test_a_gracrbench_task_is_audited_with_its_compiled_rule(task: str, size: int,
+                                                             tmp_path: Path) -> None:
+    """The labels are the rule's and the motif its exact UPI: the compiled rule is right
+    everywhere and no removal outside the UPI changes its answer."""
+    from gracr.audit.tasks import task_data
+
+    data, rule = task_data(task, 0, size, store=str(tmp_path))
+    report = audit(data, AuditSettings(train=False, perturb_limit=None, folds=3), rule=rule)
+    assert report.compiled is not None
+    assert report.compiled.accuracy == 1.0
+    assert report.compiled.perturbation.instances == int((data.instance_labels == 1).sum())
+    assert report.compiled.perturbation.flipped == 0
+    assert report.compiled.perturbation.removals > 0

@@ -1,6 +1,10 @@
 """gracr's compiled model of the intended rule as an audit reads it: the contrast App. B
-draws. Its answer is the rule's (class 1 where the formula holds), its receptive field the
-formula's modal depth."""
+draws. Its answer is the rule's (class 1 where the formula holds).
+
+Its receptive field is the formula's modal depth, not the network's layer count: the
+compiler spends several layers on one modality (a comparison, a desugared connective), and
+the answer at a node depends on nothing farther than the formula reads (`gracr.bdd.upi`).
+Comparisons are compiled `direct` (exact at every degree, no degree bound to guess)."""
 
 from __future__ import annotations
 
@@ -10,22 +14,29 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from gracr.bdd.upi import admitted_by_depth
 from gracr.data.graph import Graph
 from gracr.dsl.ir import Kind
-from gracr.executor.model import CompiledGNN
+from gracr.dsl.program import Program
+from gracr.executor.model import CompiledGNN, compile_program
 
 IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, eq=False)
 class CompiledModel:
-    """`gracr.audit.perturb.AuditModel` over a `CompiledGNN`."""
+    """`gracr.audit.perturb.AuditModel` over a `CompiledGNN` of a formula of modal depth
+    `depth`."""
 
     network: CompiledGNN
+    depth: int
 
-    @property
-    def depth(self) -> int:
-        return len(self.network.layers)
+    @staticmethod
+    def of(program: Program, presence: bool = False) -> CompiledModel:
+        """The program compiled; with `presence`, with the presence bit, so that deleting a
+        node is what the formula reads as deleting it."""
+        network = compile_program(program, comparison="direct", presence=presence)
+        return CompiledModel(network, len(admitted_by_depth(program.classifier)))
 
     @property
     def kind(self) -> str:

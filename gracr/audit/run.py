@@ -24,7 +24,7 @@ from gracr.audit.models import ConfigResult, TrainSettings, train_grid
 from gracr.audit.perturb import AuditModel, Perturbation, outside_motif
 from gracr.audit.probes import ProbeResult, is_shortcut, run_probe
 from gracr.errors import GracrError
-from gracr.executor.model import CompiledGNN
+from gracr.dsl.program import Program
 
 Tick = Callable[[str], None]
 # The degree probes whose separation of each pair of classes is reported (Fig. 6: degree
@@ -95,25 +95,48 @@ class AuditReport:
         return tuple(p.name for p in self.probes if p.shortcut)
 
 
-def load_data(source: str | AuditData, seed: int = 0) -> tuple[AuditData, TrainSettings,
-                                                               tuple[int, ...]]:
-    """The data named by `source` (a built-in's name or a graph file) with its training
-    settings and depths."""
+@dataclass(frozen=True, eq=False)
+class Source:
+    """What an audit reads: the data, its training settings and depths, and the compiled
+    rule that labels it, when there is one (a GracrBench task's formula)."""
+
+    data: AuditData
+    settings: TrainSettings
+    depths: tuple[int, ...]
+    rule: Program | None = None
+
+
+def load_data(source: str | AuditData, seed: int = 0) -> Source:
+    """The data named by `source`: a graph file, a built-in's name, or a GracrBench task (a
+    paper task's name or a `.toml` task file; its dataset seed `seed`)."""
     if isinstance(source, AuditData):
-        return source, TrainSettings(), (2, 3)
-    if not os.path.exists(source):
-        if source.lower() not in {name.lower() for name in BUILTINS}:
-            raise GracrError(f"{source}: no such file, nor a built-in dataset "
-                             f"({', '.join(BUILTINS)})")
+        return Source(source, TrainSettings(), (2, 3))
+    if os.path.exists(source) and not source.endswith(".toml"):
+        return Source(read_audit_data(source), TrainSettings(), (2, 3))
+    if source.lower() in {name.lower() for name in BUILTINS}:
         builtin = builtin_named(source)
-        return builtin.build(seed), builtin.settings, builtin.depths
-    return read_audit_data(source), TrainSettings(), (2, 3)
+        return Source(builtin.build(seed), builtin.settings, builtin.depths)
+    from gracr.audit.tasks import task_data
+    from gracr.bench.tasks import task_named
+
+    try:
+        task_named(source)
+    except GracrError:
+        if os.path.exists(source):
+            raise
+        raise GracrError(f"{source}: no such file, nor a built-in dataset "
+                         f"({', '.join(BUILTINS)}), nor a GracrBench task") from None
+    data, rule = task_data(source, seed)
+    return Source(data, TrainSettings(), (2, 3), rule)
 
 
 def audit(source: str | AuditData, settings: AuditSettings = AuditSettings(), *,
-          rule: CompiledGNN | None = None, tick: Tick = lambda _: None) -> AuditReport:
-    """Audit `source` (see the module docstring); `tick` hears each step as it starts."""
-    data, base, depths = load_data(source, settings.data_seed)
+          rule: Program | None = None, tick: Tick = lambda _: None) -> AuditReport:
+    """Audit `source` (see the module docstring); `tick` hears each step as it starts. A
+    GracrBench task brings its own compiled `rule`."""
+    loaded = load_data(source, settings.data_seed)
+    data, base, depths = loaded.data, loaded.settings, loaded.depths
+    rule = rule if rule is not None else loaded.rule
     probes = []
     for probe in probes_for(data.kind):
         tick(f"probe {probe.name}")
@@ -156,9 +179,9 @@ def _perturb(data: AuditData, model: AuditModel, settings: AuditSettings,
                          nodes=settings.remove_nodes)
 
 
-def _compiled(data: AuditData, rule: CompiledGNN, settings: AuditSettings,
+def _compiled(data: AuditData, rule: Program, settings: AuditSettings,
               tick: Tick) -> CompiledCheck:
-    model = CompiledModel(rule)
+    model = CompiledModel.of(rule, presence=settings.remove_nodes)
     if model.kind != data.kind:
         raise GracrError(f"the rule classifies {model.kind}s but {data.name} holds a "
                          f"{data.kind} task")

@@ -31,7 +31,6 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.audit.models import ARCHITECTURES
     from gracr.audit.report import markdown, to_json
     from gracr.audit.run import AuditSettings, audit
-    from gracr.executor.model import compile_program
     from gracr.files import write_json, write_text
 
     settings = AuditSettings(
@@ -41,7 +40,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         learning_rate=args.lr, train=not args.probes_only,
         perturb_limit=args.perturb_limit or None, remove_nodes=args.nodes,
         data_seed=args.data_seed)
-    rule = compile_program(read_program(args.rule)) if args.rule else None
+    rule = read_program(args.rule) if args.rule else None
 
     def tick(step: str) -> None:
         if not args.quiet:
