@@ -158,7 +158,9 @@ def to_json(report: AuditReport) -> dict[str, Any]:
                     "pooling": m.settings.pooling, "epochs": m.settings.epochs,
                     "learning_rate": m.settings.learning_rate, "test": _stat(m.test),
                     "validation": _stat(m.validation), "near_perfect": m.near_perfect,
-                    "seeds": [r.seed for r in m.runs]} for m in report.models],
+                    "runs": [{"seed": r.seed, "test": r.test_accuracy,
+                              "validation": r.validation_accuracy} for r in m.runs]}
+                   for m in report.models],
         "best": None if best is None else {"architecture": best.settings.architecture,
                                            "layers": best.settings.layers,
                                            "hidden": best.settings.hidden},
