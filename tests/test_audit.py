@@ -431,3 +431,10 @@ def test_a_gracrbench_task_is_audited_with_its_compiled_rule(task: str, size: in
     assert report.compiled.perturbation.instances == int((data.instance_labels == 1).sum())
     assert report.compiled.perturbation.flipped == 0
     assert report.compiled.perturbation.removals > 0
+
+
+def test_a_graph_too_large_for_the_probes_is_refused() -> None:
+    from gracr.audit.features import MAX_NODES_PER_GRAPH, degrees
+
+    with pytest.raises(GracrError, match="over the audit's 5000 nodes per graph"):
+        degrees(Graph.from_edges(MAX_NODES_PER_GRAPH + 1, None, []))

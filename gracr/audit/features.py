@@ -29,8 +29,8 @@ from gracr.data.graph import Graph
 from gracr.errors import GracrError
 
 FloatArray = npt.NDArray[np.float64]
-# Distances are computed as a dense matrix per graph: past this many nodes it would not fit.
-MAX_NODES_PER_GRAPH = 20_000
+# Distances are computed as a dense float64 matrix per graph: 5000 nodes take 200 MB.
+MAX_NODES_PER_GRAPH = 5_000
 HOPS = 2            # the k-hop histograms: distances 1..HOPS
 DEGREE_BINS = 12    # degrees 0..10 and a last bin for 11 or more
 COUNT_HOPS = 3
