@@ -8,7 +8,9 @@ right without the motif? (`gracrc audit DATA`, `gracr.audit(DATA)`.)
 - `perturb`: the share of correct motif instances that flip when an edge outside the motif
   is removed; `compiled`: gracr's compiled rule through the same check;
 - `run`: `audit(...)`, the whole audit as an `AuditReport`; `report` and `figures` write it;
-- `published`: the paper's numbers (App. B, Tables 4–7) the reports are read beside.
+- `published`: the paper's numbers (App. B: Tables 4–5, BAShapes and BAMultiShapes) the
+  reports are read beside;
+- `tasks`: GracrBench tasks as audit data, with their rule.
 
 The package is callable: `gracr.audit(source, settings)` is `gracr.audit.run.audit`, so
 that the public name and the package can be one (importing a submodule binds the package
