@@ -438,3 +438,16 @@ def test_a_graph_too_large_for_the_probes_is_refused() -> None:
 
     with pytest.raises(GracrError, match="over the audit's 5000 nodes per graph"):
         degrees(Graph.from_edges(MAX_NODES_PER_GRAPH + 1, None, []))
+
+
+def test_node_inputs_code_an_attribute_value_alike_in_every_graph() -> None:
+    from gracr.audit.features import node_inputs, vocabulary_of
+
+    a = Graph.from_edges(2, None, [], attributes={"element": ["C", "O"]})
+    b = Graph.from_edges(1, None, [], attributes={"element": ["O"]})
+    data = AuditData("atoms", "graph", (a, b), (np.zeros(1, np.int64), np.ones(1, np.int64)),
+                     (np.zeros(0, bool), np.zeros(0, bool)),
+                     (np.zeros(2, bool), np.zeros(1, bool)), False)
+    vocabulary = vocabulary_of(data)
+    assert node_inputs(a, vocabulary).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert node_inputs(b, vocabulary).tolist() == [[0.0, 1.0]]

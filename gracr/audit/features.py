@@ -103,28 +103,42 @@ def _node_counts(graph: Graph) -> FloatArray:
     return np.column_stack([*shells, _triangles(graph)]).astype(np.float64)
 
 
-def node_inputs(graph: Graph, palette: tuple[str, ...]) -> FloatArray:
-    """A node's own inputs, no edge read: its colours over `palette` (multi-hot), its
-    attribute values' codes, its numeric features; a constant column when it has none,
-    as the synthetic benchmarks' nodes have."""
+@dataclass(frozen=True)
+class Vocabulary:
+    """A dataset's colours and each attribute family's values: the columns of every
+    graph's node inputs, the same for all its graphs."""
+
+    palette: tuple[str, ...]
+    families: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def vocabulary_of(data: AuditData) -> Vocabulary:
+    palette = sorted({c for graph in data.graphs if graph.colors is not None
+                      for node in graph.colors for c in node})
+    values: dict[str, set[str]] = {}
+    for graph in data.graphs:
+        for family, row in graph.attributes.items():
+            values.setdefault(family, set()).update(row)
+    return Vocabulary(tuple(palette),
+                      tuple((family, tuple(sorted(values[family]))) for family in sorted(values)))
+
+
+def node_inputs(graph: Graph, vocabulary: Vocabulary) -> FloatArray:
+    """A node's own inputs, no edge read: its colours (multi-hot) and each attribute
+    family's value (one-hot) over the dataset's `vocabulary`, its numeric features; a
+    constant column when it has none, as the synthetic benchmarks' nodes have."""
     columns: list[FloatArray] = []
-    if palette:
-        columns.append(np.stack([graph.color_mask(c) for c in palette], axis=1)
+    if vocabulary.palette:
+        columns.append(np.stack([graph.color_mask(c) for c in vocabulary.palette], axis=1)
                        .astype(np.float64))
-    for family in sorted(graph.attributes):
-        values = graph.attributes[family]
-        codes = {value: i for i, value in enumerate(sorted(set(values)))}
-        columns.append(np.asarray([[codes[v]] for v in values], dtype=np.float64))
+    for family, values in vocabulary.families:
+        columns.append(np.stack([graph.attribute_mask(family, v) for v in values], axis=1)
+                       .astype(np.float64))
     if graph.feature_values is not None and graph.feature_values.shape[1]:
         columns.append(graph.feature_values)
     if not columns:
         return np.ones((graph.num_nodes, 1), dtype=np.float64)
     return np.hstack(columns)
-
-
-def palette_of(data: AuditData) -> tuple[str, ...]:
-    return tuple(sorted({c for graph in data.graphs if graph.colors is not None
-                         for node in graph.colors for c in node}))
 
 
 def _per_node(rows: Callable[[Graph], FloatArray]) -> Callable[[AuditData], FloatArray]:
@@ -140,13 +154,13 @@ def _per_graph(row: Callable[[Graph], FloatArray]) -> Callable[[AuditData], Floa
 
 
 def _node_features(data: AuditData) -> FloatArray:
-    palette = palette_of(data)
-    return np.vstack([node_inputs(graph, palette) for graph in data.graphs])
+    vocabulary = vocabulary_of(data)
+    return np.vstack([node_inputs(graph, vocabulary) for graph in data.graphs])
 
 
 def _graph_features(data: AuditData) -> FloatArray:
-    palette = palette_of(data)
-    return np.vstack([node_inputs(graph, palette).mean(axis=0, keepdims=True)
+    vocabulary = vocabulary_of(data)
+    return np.vstack([node_inputs(graph, vocabulary).mean(axis=0, keepdims=True)
                       if graph.num_nodes else np.zeros((1, 1)) for graph in data.graphs])
 
 

@@ -29,7 +29,7 @@ from torch_geometric.nn import (GATConv, GCNConv, GINConv, SAGEConv, global_add_
                                 global_mean_pool)
 
 from gracr.audit.data import AuditData, TaskKind
-from gracr.audit.features import node_inputs, palette_of
+from gracr.audit.features import Vocabulary, node_inputs, vocabulary_of
 from gracr.data.graph import Graph
 from gracr.errors import GracrError
 from gracr.stats import Stat
@@ -133,10 +133,10 @@ class Batched:
     offsets: IntArray
 
 
-def batched(graphs: Sequence[Graph], palette: tuple[str, ...]) -> Batched:
+def batched(graphs: Sequence[Graph], vocabulary: Vocabulary) -> Batched:
     sizes = np.asarray([g.num_nodes for g in graphs], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    x = np.vstack([node_inputs(g, palette) for g in graphs])
+    x = np.vstack([node_inputs(g, vocabulary) for g in graphs])
     edges = np.hstack([g.edge_index + offset for g, offset in zip(graphs, offsets)])
     batch = np.repeat(np.arange(len(graphs)), sizes)
     return Batched(torch.as_tensor(x, dtype=torch.float32),
@@ -150,14 +150,14 @@ class TrainedModel:
     bounds what it reads; `predict` answers a class per node (node task) or one per graph."""
 
     network: AuditGNN
-    palette: tuple[str, ...]
+    vocabulary: Vocabulary
 
     @property
     def depth(self) -> int:
         return self.network.settings.layers
 
     def predict(self, graphs: Sequence[Graph]) -> list[IntArray]:
-        data = batched(graphs, self.palette)
+        data = batched(graphs, self.vocabulary)
         with torch.no_grad(), one_thread():
             out = self.network(data.x, data.edge_index, data.batch, len(graphs))
         answers = out.argmax(dim=1).numpy().astype(np.int64)
@@ -200,8 +200,8 @@ class TrainedRun:
 def train(data: AuditData, settings: TrainSettings, seed: int) -> TrainedRun:
     """One run: node tasks take one full-batch step an epoch (their one graph); graph tasks
     a step per mini-batch of `batch_size` training graphs, in a seeded order."""
-    palette = palette_of(data)
-    whole = batched(data.graphs, palette)
+    vocabulary = vocabulary_of(data)
+    whole = batched(data.graphs, vocabulary)
     labels = data.instance_labels
     split = stratified_split(labels, settings.split, seed)
     order = np.random.default_rng(seed)
@@ -232,12 +232,12 @@ def train(data: AuditData, settings: TrainSettings, seed: int) -> TrainedRun:
             rows = order.permutation(split.train)
             for start in range(0, len(rows), settings.batch_size):
                 chosen = rows[start:start + settings.batch_size]
-                part = batched([data.graphs[i] for i in chosen], palette)
+                part = batched([data.graphs[i] for i in chosen], vocabulary)
                 _step(optimiser, network(part.x, part.edge_index, part.batch, len(chosen)),
                       y[chosen])
         network.load_state_dict(best[2])
         network.eval()
-    return TrainedRun(settings, seed, TrainedModel(network, palette), best[0], best[1])
+    return TrainedRun(settings, seed, TrainedModel(network, vocabulary), best[0], best[1])
 
 
 def _step(optimiser: torch.optim.Optimizer, out: Tensor, y: Tensor) -> None:
