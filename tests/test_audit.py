@@ -451,3 +451,44 @@ def test_node_inputs_code_an_attribute_value_alike_in_every_graph() -> None:
     vocabulary = vocabulary_of(data)
     assert node_inputs(a, vocabulary).tolist() == [[1.0, 0.0], [0.0, 1.0]]
     assert node_inputs(b, vocabulary).tolist() == [[0.0, 1.0]]
+
+
+MOLECULES = "c1ccccc1O phenol\nCCO ethanol\nCC(=O)F acetyl_fluoride\nCCCC(=O)C pentanone\n"
+
+
+def test_molecules_are_labelled_by_a_smarts_rule_with_their_motif(tmp_path: Path) -> None:
+    pytest.importorskip("rdkit")
+    from gracr.audit.molecules import molecule_data
+
+    path = tmp_path / "m.smi"
+    path.write_text(MOLECULES)
+    benzene = molecule_data(str(path), "Benzene")
+    assert benzene.instance_labels.tolist() == [1, 0, 0, 0]
+    phenol = benzene.graphs[0]
+    assert benzene.motif_nodes[0].tolist() == [True] * 6 + [False]     # the O is no part
+    assert int(benzene.motif_edges[0].sum()) == 12                    # 6 ring bonds, 2 ways
+    assert not any(benzene.motif_edges[0][e] for e, (s, t) in enumerate(phenol.edges)
+                   if 6 in (s, t))
+    assert set(phenol.attributes) == {"element"}
+    fluoride = molecule_data(str(path), "FluorideCarbonyl")
+    assert fluoride.instance_labels.tolist() == [0, 0, 1, 0]
+    alkane = molecule_data(str(path), "AlkaneCarbonyl")
+    assert alkane.instance_labels.tolist() == [0, 0, 0, 1]
+    with pytest.raises(GracrError, match="cannot read this SMARTS"):
+        molecule_data(str(path), "c1cc(")
+
+
+def test_gracrc_audit_reads_molecules(tmp_path: Path) -> None:
+    pytest.importorskip("rdkit")
+    import io
+
+    path = tmp_path / "m.smi"
+    path.write_text(MOLECULES * 3)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["audit", "--molecules", str(path), "--smarts", "Benzene", "--probes-only",
+                 "--folds", "3", "--json"], out, err)
+    assert code == 0, err.getvalue()
+    assert json.loads(out.getvalue())["data"]["instances"] == 12
+    assert main(["audit", "BAShapes", "--molecules", str(path), "--smarts", "Benzene"],
+                io.StringIO(), err) == 2
+    assert "give either DATA or --molecules FILE --smarts S" in err.getvalue()

@@ -27,6 +27,7 @@ def _integers(text: str) -> tuple[int, ...]:
 
 
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
+    from gracr.audit.data import AuditData
     from gracr.audit.figures import draw_degree_figure, draw_flip_figure
     from gracr.audit.models import ARCHITECTURES
     from gracr.audit.report import markdown, to_json
@@ -46,7 +47,17 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         if not args.quiet:
             print(f"audit: {step}", file=args.err, flush=True)
 
-    report = audit(args.data, settings, rule=rule, tick=tick)
+    if (args.data is None) == (args.molecules is None):
+        raise GracrError("give either DATA or --molecules FILE --smarts S (not both)")
+    if (args.molecules is None) != (args.smarts is None):
+        raise GracrError("--molecules and --smarts go together")
+    if args.molecules is not None:
+        from gracr.audit.molecules import molecule_data
+
+        source: str | AuditData = molecule_data(args.molecules, args.smarts)
+    else:
+        source = args.data
+    report = audit(source, settings, rule=rule, tick=tick)
     figure = flip_figure = None
     if args.out:
         folder = Path(args.out)
@@ -70,10 +81,18 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _declare_audit(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("data", metavar="DATA",
+    parser.add_argument("data", metavar="DATA", nargs="?", default=None,
                         help="a graph file (JSON / JSON Lines; 'label' or 'node_labels', and "
-                             "'motif_edges' and/or 'motif_nodes') or a built-in dataset: "
-                             "BAShapes, Tree-Cycles, Tree-Grid, BAMultiShapes")
+                             "'motif_edges' and/or 'motif_nodes'), a built-in dataset "
+                             "(BAShapes, Tree-Cycles, Tree-Grid, BAMultiShapes) or a "
+                             "GracrBench task")
+    parser.add_argument("--molecules", metavar="FILE", default=None,
+                        help="instead of DATA: molecules (SMILES, SDF, CSV) labelled by "
+                             "--smarts (needs gracr[chem])")
+    parser.add_argument("--smarts", metavar="S", default=None,
+                        help="the rule: a SMARTS pattern, or Benzene, FluorideCarbonyl, "
+                             "AlkaneCarbonyl (App. B.2's, as gracr.audit.molecules writes "
+                             "them)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--out", metavar="DIR", default=None,
                         help="write report.md, degrees.png (as App. B's Figs. 6-7), "
