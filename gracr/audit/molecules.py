@@ -49,7 +49,7 @@ def molecule_data(path: str, smarts: str) -> AuditData:
                                  relations=full.relations)
         matches = molecule.mol.GetSubstructMatches(pattern, maxMatches=1000)
         node_mask = np.zeros(graph.num_nodes, dtype=np.bool_)
-        pairs = set()
+        pairs: set[frozenset[int]] = set()
         for match in matches:
             node_mask[list(match)] = True
             pairs.update(frozenset((match[a], match[b])) for a, b in pattern_bonds)
