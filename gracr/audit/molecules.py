@@ -10,6 +10,8 @@ the paper's definitions, are in `RULES`.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from gracr.audit.data import AuditData
@@ -59,5 +61,5 @@ def molecule_data(path: str, smarts: str) -> AuditData:
         labels.append(np.asarray([int(bool(matches))], dtype=np.int64))
         edges.append(edge_mask)
         nodes.append(node_mask)
-    return AuditData(f"{path} by {smarts}", "graph", tuple(graphs), tuple(labels),
+    return AuditData(f"{os.path.basename(path)} by {smarts}", "graph", tuple(graphs), tuple(labels),
                      tuple(edges), tuple(nodes), True)
