@@ -492,3 +492,11 @@ def test_gracrc_audit_reads_molecules(tmp_path: Path) -> None:
     assert main(["audit", "BAShapes", "--molecules", str(path), "--smarts", "Benzene"],
                 io.StringIO(), err) == 2
     assert "give either DATA or --molecules FILE --smarts S" in err.getvalue()
+
+
+@pytest.mark.parametrize("architecture", ["gcn", "sage", "gat"])
+def test_the_other_architectures_train(architecture: str) -> None:
+    data = _red_blue_graphs(30, 7, planted=True)
+    run = train(data, TrainSettings(architecture=architecture, layers=2, hidden=8, epochs=3), 0)
+    assert 0.0 <= run.test_accuracy <= 1.0
+    assert [a.shape for a in run.model.predict(data.graphs[:2])] == [(1,), (1,)]
