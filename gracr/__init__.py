@@ -11,9 +11,11 @@ The public API, one name per step (each documented with an example):
   `gracr.score(explanation, truth, metric=...)`.
 - `gracr.Benchmark(tasks, explainers, seeds, ...)` with `.run(out, jobs=, engine=)` and
   `.report(...)`: GracrBench.
+- `gracr.audit(data, settings) -> AuditReport`: App. B's shortcut audit of a dataset with
+  a planted ground truth (probes, trained models, perturbation outside the motif).
 
 `import gracr` stays light (no torch, no PyG, no numba, no scipy, no lark): `explain`,
-`score`, `Benchmark` and `parse` are imported on first use (module `__getattr__`).
+`score`, `Benchmark`, `parse` and `audit` are imported on first use (module `__getattr__`).
 
 The pipeline, one stage per subpackage, each importing only the ones before it:
 `data` (graphs, schemas, JSON), `dsl` (text -> typed IR), `compiler` (IR -> core IR
@@ -41,6 +43,7 @@ from gracr.executor.model import compile_program as compile
 from gracr.version import __version__
 
 if TYPE_CHECKING:
+    from gracr.audit.run import audit
     from gracr.benchmark import Benchmark, BenchmarkRun
     from gracr.dsl.parse import parse
     from gracr.explainers.api import explain, score
@@ -50,7 +53,7 @@ if TYPE_CHECKING:
 _HEAVY = {
     "explain": "gracr.explainers.api", "score": "gracr.explainers.api",
     "Benchmark": "gracr.benchmark", "BenchmarkRun": "gracr.benchmark",
-    "parse": "gracr.dsl.parse",
+    "parse": "gracr.dsl.parse", "audit": "gracr.audit",
 }
 
 
@@ -60,7 +63,10 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'gracr' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(_HEAVY[name]), name)
+    module = importlib.import_module(_HEAVY[name])
+    # `audit` is the package `gracr.audit` itself, which is callable (`gracr.audit.run`):
+    # importing any of its modules binds the package to that name anyway.
+    value = module if module.__name__ == f"gracr.{name}" else getattr(module, name)
     globals()[name] = value
     return value
 
@@ -68,6 +74,6 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Benchmark", "BenchmarkRun", "CompiledGNN", "Family", "GmlError", "GracrError", "Graph",
     "GraphError", "GroundTruth", "ModelFileError", "Program", "Schema", "SignedMethod",
-    "__version__", "compile", "evaluate", "explain", "ground_truth", "load",
+    "__version__", "audit", "compile", "evaluate", "explain", "ground_truth", "load",
     "node_receptive_field", "parse", "read_graphs", "receptive_field", "score",
 ]

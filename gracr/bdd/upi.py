@@ -201,6 +201,17 @@ def node_receptive_field(prog: Program, graph: Graph, target: int | None = None)
     return _node_field(graph, node, _edge_field(graph, node, admitted_by_depth(prog.classifier)))
 
 
+def layers_receptive_field(graph: Graph, target: int | None, layers: int) -> BoolArray:
+    """The edges a message-passing network of `layers` layers that reads every edge can
+    depend on at `target` (`None`: a graph classifier, every node): the `receptive_field`
+    of a formula of modal depth `layers` with no relation filter. A trained model's
+    dependence is bounded by it, as a compiled one's is by its formula's."""
+    if target is not None and not 0 <= target < graph.num_nodes:
+        raise GracrError(f"target node {target} is out of range for a graph with "
+                         f"{graph.num_nodes} nodes")
+    return _edge_field(graph, target, [None] * layers)
+
+
 def _variables(graph: Graph, over: Over, edges: BoolArray, nodes: BoolArray) -> list[Var]:
     """The variables of the kinds `over` chooses on the given edges and nodes, in the
     edge-list order: edge by edge, each end's `y` (target, then source) just before

@@ -17,7 +17,8 @@ import traceback
 from pathlib import Path
 from typing import Sequence, TextIO
 
-from gracr.cli import bench, bench_data, chem, fuzz, ground_truth, language, paper, tissue
+from gracr.cli import (audit, bench, bench_data, chem, fuzz, ground_truth, language, paper,
+                       tissue)
 from gracr.cli.command import (EXIT_BAD_INPUT, EXIT_INTERNAL, Command, sigterm_interrupts,
                                stopped_by)
 from gracr.errors import GmlError, GracrError, os_error_message
@@ -26,7 +27,7 @@ from gracr.errors import GmlError, GracrError, os_error_message
 # truth, the benchmark, then the domains' commands and the fuzzer.
 COMMANDS: dict[str, Command] = {
     command.name: command
-    for group in (language, ground_truth, bench_data, bench, paper, chem, tissue, fuzz)
+    for group in (language, ground_truth, bench_data, bench, paper, chem, tissue, audit, fuzz)
     for command in group.COMMANDS}
 
 

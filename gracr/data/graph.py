@@ -37,7 +37,8 @@ RealArray = npt.NDArray[np.float64]
 # (`"colours"`) is an error rather than silently ignored.
 GRAPH_KEYS = ("num_nodes", "colors", "attributes", "features", "pos", "edges", "relations",
               "edge_attr", "target")
-DATASET_KEYS = ("label", "upi", "node_labels", "targets", "receptive_field")
+DATASET_KEYS = ("label", "upi", "node_labels", "targets", "receptive_field", "motif_edges",
+                "motif_nodes")
 USER_KEY_PREFIX = "x-"
 
 
@@ -548,19 +549,34 @@ def read_graphs(path: str, schema: Schema | None = None) -> Iterator[Graph]:
 def read_placed_graphs(path: str, schema: Schema | None = None
                        ) -> Iterator[tuple[str, Graph]]:
     """Like `read_graphs`, each graph with its place (`file:line` or `file: graph i`)."""
+    yield from placed_graphs_in(_graph_file_text(path), path, schema)
+
+
+def read_placed_objects(path: str) -> Iterator[tuple[str, Any]]:
+    """The JSON values of the graph file `path`, each with its place (`placed_objects_in`)."""
+    yield from placed_objects_in(_graph_file_text(path), path)
+
+
+def _graph_file_text(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+            return handle.read()
     except OSError as error:
         raise GraphError(f"{path}: cannot read: {error.strerror}") from None
     except UnicodeDecodeError as error:
         raise GraphError(f"{path}: not UTF-8 text (byte {error.start})") from None
-    yield from placed_graphs_in(text, path, schema)
 
 
 def placed_graphs_in(text: str, path: str, schema: Schema | None = None
                      ) -> Iterator[tuple[str, Graph]]:
     """The graphs of the text of a graph file named `path` (`read_placed_graphs`)."""
+    for place, obj in placed_objects_in(text, path):
+        yield place, Graph.from_json(obj, where=place, schema=schema)
+
+
+def placed_objects_in(text: str, path: str) -> Iterator[tuple[str, Any]]:
+    """The JSON values of a graph file's text with their places (`file: graph i`, or
+    `file:line` in JSON Lines): for readers of its dataset keys (`label`, `motif_edges`)."""
     try:
         whole = parse_json(text)
     except JsonError as whole_error:
@@ -574,12 +590,10 @@ def placed_graphs_in(text: str, path: str, schema: Schema | None = None
             except JsonError as error:
                 where = f"{path}:{number}" + (f":{error.column}" if error.line else "")
                 raise GraphError(f"{where}: invalid JSON: {error.message}") from None
-            place = f"{path}:{number}"
-            yield place, Graph.from_json(obj, where=place, schema=schema)
+            yield f"{path}:{number}", obj
         return
     if isinstance(whole, list):
         for index, obj in enumerate(whole):
-            place = f"{path}: graph {index}"
-            yield place, Graph.from_json(obj, where=place, schema=schema)
+            yield f"{path}: graph {index}", obj
     else:
-        yield path, Graph.from_json(whole, where=path, schema=schema)
+        yield path, whole

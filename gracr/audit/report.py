@@ -1,0 +1,179 @@
+"""An `AuditReport` as Markdown (with the degree figure beside it) and as JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gracr.audit.models import ConfigResult
+from gracr.audit.perturb import removal_text
+from gracr.audit.published import published_test
+from gracr.audit.probes import NEAR_PERFECT, OVER_MAJORITY, ProbeResult
+from gracr.audit.run import AuditReport
+from gracr.bench.report.formatting import DASH, TABLE, NumberFormat
+from gracr.bench.report.tables import render_table
+from gracr.stats import Stat
+
+PERCENT = NumberFormat(1, DASH)   # shares of instances, one decimal of a percent
+
+
+def _probe_row(name: str, result: ProbeResult) -> list[str]:
+    return [name, TABLE.mean_pm(result.accuracy, result.folds.std),
+            TABLE.number(result.auc), TABLE.number(result.majority),
+            "yes" if result.shortcut else "no"]
+
+
+def _config(model: ConfigResult) -> str:
+    s = model.settings
+    head = ", MLP head" if s.mlp_head else ""
+    return f"{s.architecture.upper()} {s.layers} layers × {s.hidden}{head}"
+
+
+def _paper(report: AuditReport, model: ConfigResult) -> str:
+    if model.settings.architecture != "gin":
+        return TABLE.missing
+    return TABLE.stat(published_test(report.data.name, model.settings.layers))
+
+
+def _budget(report: AuditReport) -> str:
+    s = report.settings
+    limit = "all" if s.perturb_limit is None else f"a seeded sample of at most {s.perturb_limit}"
+    parts = [f"data seed {s.data_seed}", f"probes {s.folds}-fold"]
+    if s.train:
+        parts += [f"models over seeds {', '.join(map(str, s.seeds))}",
+                  f"perturbation of {limit} correct motif instances"
+                  + (", edges and nodes" if s.remove_nodes else "")]
+    return "; ".join(parts)
+
+
+def markdown(report: AuditReport, figure: str | None = None,
+             flip_figure: str | None = None) -> str:
+    """The report; `figure` and `flip_figure` name the degree and perturbation figures
+    written beside it, if any."""
+    data = report.data
+    instances = len(data.instance_labels)
+    lines = [f"# Shortcut audit: {data.name}", "",
+             f"A {data.kind} task: {len(data.graphs)} graph(s), {instances} instances, "
+             f"classes {', '.join(map(str, data.classes))}, majority rate "
+             f"{TABLE.number(data.majority_rate)}.", "",
+             f"Budget: {_budget(report)}.", "",
+             "## Shortcut probes", "",
+             f"A depth-limited decision tree per probe, {report.settings.folds}-fold "
+             f"stratified cross-validation (accuracy of the pooled out-of-fold answers ± its "
+             f"sd over folds; macro one-vs-rest AUC). A probe is a shortcut when its accuracy "
+             f"is ≥ the majority rate + {OVER_MAJORITY} and ≥ {NEAR_PERFECT} or within the "
+             f"95 % confidence interval of the best trained model's test accuracy.", "",
+             render_table(["probe", "accuracy", "AUC", "majority", "shortcut"],
+                          [_probe_row(p.name, p) for p in report.probes]), ""]
+    if report.pairs:
+        lines += ["Separation of each pair of classes (the probe on their instances only, "
+                  "as Fig. 6 reads it):", "",
+                  render_table(["probe", "classes", "accuracy", "AUC", "majority"],
+                               [[p.probe, f"{p.classes[0]}/{p.classes[1]}",
+                                 TABLE.number(p.result.accuracy), TABLE.number(p.result.auc),
+                                 TABLE.number(p.result.majority)] for p in report.pairs]), ""]
+    if figure is not None:
+        lines += [f"![degree distributions per class]({figure})", ""]
+    if report.models:
+        seeds = len(report.settings.seeds)
+        best = report.best
+        lines += ["## Trained models", "",
+                  f"Test and validation accuracy, mean ± sd over {seeds} seed(s) "
+                  f"(stratified 80/10/10 split per seed, the epoch of best validation "
+                  f"accuracy kept); near-perfect: every seed ≥ {NEAR_PERFECT} on test.", "",
+                  render_table(["model", "epochs", "lr", "test", "validation", "near-perfect",
+                                "paper's test (App. B)"],
+                               [[_config(m), str(m.settings.epochs),
+                                 f"{m.settings.learning_rate:g}", TABLE.stat(m.test),
+                                 TABLE.stat(m.validation), "yes" if m.near_perfect else "no",
+                                 _paper(report, m)]
+                                for m in report.models]), ""]
+        if best is not None:
+            lines += [f"Best: {_config(best)}, test {TABLE.stat(best.test)}.", ""]
+    if report.perturbation is not None:
+        p = report.perturbation
+        lines += ["## Perturbation outside the motif", "",
+                  f"The best model's best seed: of {p.instances} correctly classified motif "
+                  f"instances, {p.flipped} ({PERCENT.percent(p.share)}) flip when one "
+                  f"{'edge or node' if report.settings.remove_nodes else 'edge'} strictly "
+                  f"outside the motif but inside the receptive field is removed "
+                  f"({p.removals} single removals tried).", ""]
+        for flip in p.examples:
+            where = "the graph" if flip.node is None else f"node {flip.node}"
+            lines.append(f"- graph {flip.graph}, {where}: removing "
+                         f"{removal_text(flip.removed)} turns class {flip.before} into "
+                         f"{flip.after}")
+        lines.append("")
+        if flip_figure is not None:
+            lines += [f"![the first example, as Figs. 8–9]({flip_figure})", ""]
+    if report.compiled is not None:
+        c = report.compiled
+        lines += ["## gracr's compiled rule", "",
+                  f"Accuracy {TABLE.number(c.accuracy)}; {c.perturbation.flipped} of "
+                  f"{c.perturbation.instances} correctly classified motif instances flip "
+                  f"outside the motif ({PERCENT.percent(c.perturbation.share)}).", ""]
+    lines += ["## Verdict", ""] + [f"- {line}" for line in verdicts(report)]
+    return "\n".join(lines) + "\n"
+
+
+def verdicts(report: AuditReport) -> list[str]:
+    found = []
+    shortcuts = report.shortcuts
+    found.append(f"shortcut probes: {', '.join(shortcuts)}" if shortcuts
+                 else "shortcut probes: none")
+    if report.models:
+        near = [m for m in report.models if m.near_perfect]
+        found.append("trained models: " + (f"{_config(near[0])} reaches the near-perfect bar "
+                                           "on every seed" if near else
+                                           "no configuration reaches the near-perfect bar "
+                                           "on every seed"))
+    if report.perturbation is not None:
+        p = report.perturbation
+        found.append(f"perturbation: the best model depends on edges outside the motif for "
+                     f"{PERCENT.percent(p.share)} of its correct motif instances"
+                     if p.flipped else "perturbation: no flip outside the motif")
+    if report.compiled is not None:
+        found.append(f"compiled rule: accuracy {TABLE.number(report.compiled.accuracy)}, "
+                     f"{report.compiled.perturbation.flipped} flips")
+    return found
+
+
+def _stat(stat: Stat) -> dict[str, Any]:
+    return {"mean": stat.mean, "std": stat.std, "n": stat.n, "ddof": stat.ddof}
+
+
+def to_json(report: AuditReport) -> dict[str, Any]:
+    data = report.data
+    best = report.best
+    return {
+        "data": {"name": data.name, "kind": data.kind, "graphs": len(data.graphs),
+                 "instances": int(len(data.instance_labels)), "classes": list(data.classes),
+                 "majority": data.majority_rate},
+        "probes": [{"name": p.name, "accuracy": p.accuracy, "folds": _stat(p.folds),
+                    "auc": p.auc, "majority": p.majority, "shortcut": p.shortcut}
+                   for p in report.probes],
+        "pairs": [{"probe": p.probe, "classes": list(p.classes),
+                   "accuracy": p.result.accuracy, "auc": p.result.auc} for p in report.pairs],
+        "models": [{"architecture": m.settings.architecture, "layers": m.settings.layers,
+                    "hidden": m.settings.hidden, "mlp_head": m.settings.mlp_head,
+                    "pooling": m.settings.pooling, "epochs": m.settings.epochs,
+                    "learning_rate": m.settings.learning_rate, "test": _stat(m.test),
+                    "validation": _stat(m.validation), "near_perfect": m.near_perfect,
+                    "runs": [{"seed": r.seed, "test": r.test_accuracy,
+                              "validation": r.validation_accuracy} for r in m.runs]}
+                   for m in report.models],
+        "best": None if best is None else {"architecture": best.settings.architecture,
+                                           "layers": best.settings.layers,
+                                           "hidden": best.settings.hidden},
+        "perturbation": None if report.perturbation is None else {
+            "instances": report.perturbation.instances,
+            "flipped": report.perturbation.flipped, "share": report.perturbation.share,
+            "removals": report.perturbation.removals,
+            "examples": [{"graph": f.graph, "node": f.node, "removed": list(f.removed),
+                          "before": f.before, "after": f.after}
+                         for f in report.perturbation.examples]},
+        "compiled": None if report.compiled is None else {
+            "accuracy": report.compiled.accuracy,
+            "instances": report.compiled.perturbation.instances,
+            "flipped": report.compiled.perturbation.flipped},
+        "verdicts": verdicts(report),
+    }
