@@ -77,7 +77,10 @@ def child(args: argparse.Namespace) -> None:
     torch.set_num_threads(1)
     import gracr
     from gracr.bench.budget import explain
-    from gracr.explainers import explainer_seed
+    try:
+        from gracr.explainers import explainer_seed
+    except ImportError:  # a version before the explainers left the benchmark (issue 36)
+        from gracr.bench.explainers.base import explainer_seed  # type: ignore[no-redef]
     from gracr.bench.instances import first_subjects
     from gracr.bench.runner import plan_jobs
 
