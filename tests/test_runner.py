@@ -283,7 +283,9 @@ class HeldRun:
             if (self.out / "results.jsonl").exists() and len(_records(self.out)) == 5:
                 return
             time.sleep(0.2)
-        raise AssertionError(f"the run never got to work: {self.stderr.read_text()}")
+        recorded = len(_records(self.out)) if (self.out / "results.jsonl").exists() else 0
+        raise AssertionError(f"the run never got to work (exit status {self.process.poll()}, "
+                             f"{recorded} records): {self.stderr.read_text()}")
 
     def group(self) -> list[str]:
         """The processes left of the run's process group (zombies count as gone)."""

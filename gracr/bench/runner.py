@@ -26,11 +26,13 @@ ignores SIGINT (Ctrl-C reaches the whole process group; the run stops its worker
 `_run_in_pool`), and it is killed when the run's process ends however it ends (SIGKILL
 too: `_end_with_run`). The workers send their records to the run through a queue that
 needs no server process (a `multiprocessing.Manager` would be one more process to
-outlive a killed run). The workers are spawned, so
-they see only the explainers registered on import: each one loads the plugins the parent
+outlive a killed run). On Linux the workers are forked
+(`START_METHOD`): they start with the run's imports and know every explainer the run
+knows, one registered in the caller's own script too. Elsewhere they are spawned, and
+see only the explainers registered on import: each one loads the plugins the parent
 loaded (`gracr.explainers.plugins`) before it runs a job, and a job whose explainer
 a worker still cannot find fails the run (a `GracrError`, re-raised in the parent) rather
-than recording an error per instance. Every instance goes through the per-instance loop
+than recording an error per instance (Ray's workers are as spawned ones). Every instance goes through the per-instance loop
 of `gracr.bench.budget` (a budget of CPU seconds; App. H's semantics: an instance over
 budget is recorded `oot` and the rest of that job is skipped): a chunk stops at its first
 out-of-time instance, and the run then cancels the job's later chunks not yet started
@@ -518,6 +520,14 @@ class Chunk:
     done: frozenset[int]
 
 
+# How the pool starts its workers. A spawned worker imports torch, PyG and the explainers
+# before its first chunk (about 3 s on a quiet 2-core machine, 6 s under load: as much as
+# a tenth of a 2-worker bench run of a minute, `benchmarks/engines.py`); a forked one
+# starts with the run's. Forking a process that has used torch is what PyTorch's own
+# DataLoader workers do on Linux; each worker sets one torch thread before any work
+# (`_init_worker`). macOS and Windows spawn (fork is unsafe or absent there).
+START_METHOD = "fork" if sys.platform == "linux" else "spawn"
+
 # Each worker's share of the run is cut into about this many chunks: enough that the
 # last chunks to finish are short beside the run (so the workers end together), few
 # enough that a worker sets up each job it touches (dataset, model, a trained
@@ -586,16 +596,19 @@ def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: 
                  plugins: tuple[str, ...],
                  datasets: Mapping[tuple[Any, ...], Dataset]) -> None:
     """`chunks` on `workers` processes, each record written as it arrives: this one and a
-    pool of `workers - 1`, each sent `datasets` once. A spawned worker first imports
-    torch, PyG and the explainers (seconds, more than many chunks take): this process,
-    which has, explains chunks from the first moment, taking the last job's first chunk
-    left while the pool takes them from the start of the order. Its records are held
-    until a worker has said which explainers it knows (`WorkerReady`): an explainer
-    registered in this process only (not by a plugin) fails the run with no record of
-    it, as it would with the pool alone. Interrupted (Ctrl-C, or SIGTERM where the caller
-    raises on it) or failing here, the run stops its workers before it returns: a run is
-    left with no process."""
-    context = multiprocessing.get_context("spawn")
+    pool of `workers - 1`, each sent `datasets` once. The chunks wait in the run's order
+    until a process is free: the pool is given one chunk per worker and topped up as its
+    chunks end (`give`), never a queue of them, so that no chunk waits behind a long one
+    in a busy worker while another process has nothing to do; this process takes the
+    last job's first chunk left (`claim`), the pool from the start of the order. A
+    spawned worker (`START_METHOD`) first imports torch, PyG and the explainers (seconds,
+    more than many chunks take), and even a forked one starts after this process has
+    begun: this process explains from the first moment. Its records are held until a
+    worker has said which explainers it knows (`WorkerReady`): an explainer a worker
+    cannot see fails the run with no record of it, as it would with the pool alone.
+    Interrupted (Ctrl-C, or SIGTERM where the caller raises on it) or failing here, the
+    run stops its workers before it returns: a run is left with no process."""
+    context = multiprocessing.get_context(START_METHOD)
     # A SimpleQueue's `put` writes to its pipe before it returns, so a chunk's records are
     # all readable once its future is done, and before anything put after it.
     messages = context.SimpleQueue()
@@ -603,8 +616,9 @@ def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: 
                                initializer=_init_worker,
                                initargs=(messages, plugins, os.getpid(), datasets))
     # One message at a time, from the pool's (`drain`) or this process's own work; and
-    # whether a chunk is to run here (`claim`) is decided under it too.
+    # which process a chunk goes to (`give`, `claim`) is decided under it too.
     lock = threading.Lock()
+    order = list(chunks)                  # the chunks no process has been given yet
     futures: dict[Future[int], Chunk] = {}
     known: list[frozenset[str]] = []      # what the first worker ready knows
     ready = threading.Event()
@@ -614,9 +628,14 @@ def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: 
     def halt(record: Record) -> None:     # under the lock
         if record.status == "oot":
             # App. H: the seed halts at its first OOT instance.
+            def later(chunk: Chunk) -> bool:
+                return job_key(chunk.job) == record.key[:-1] and \
+                    chunk.job.start > record.instance
+
             for future, chunk in futures.items():
-                if job_key(chunk.job) == record.key[:-1] and chunk.job.start > record.instance:
+                if later(chunk):
                     future.cancel()
+            order[:] = [chunk for chunk in order if not later(chunk)]
 
     def take(record: Record) -> None:     # under the lock
         write(record)
@@ -642,59 +661,71 @@ def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: 
             elif record.explainer in known[0]:
                 take(record)
 
+    def broken() -> bool:                 # under the lock
+        """Whether a worker failed; the run then gives out no further chunk (the running
+        ones finish and keep their records)."""
+        if not any(f.done() and not f.cancelled() and f.exception() for f in futures):
+            return False
+        for future in futures:
+            future.cancel()
+        order.clear()
+        return True
+
+    def give() -> None:                   # under the lock
+        """A chunk to each pool worker without one, from the start of the order."""
+        busy = sum(not future.done() for future in futures)
+        while order and busy < workers - 1 and not broken():
+            chunk = order.pop(0)
+            futures[pool.submit(run_job, chunk.job, chunk.done)] = chunk
+            busy += 1
+
+    def claim() -> Chunk | None:
+        """The next chunk to run here: the last job's first chunk left; None when none
+        is left or a worker failed."""
+        with lock:
+            if broken() or not order:
+                return None
+            last = job_key(order[-1].job)
+            chunk = next(c for c in order if job_key(c.job) == last)
+            order.remove(chunk)
+            return chunk
+
     stop = threading.Event()
 
     def drain() -> None:
         # Polled, not a blocking `get`: a worker killed while it held the queue's lock
-        # must not leave this thread waiting for ever.
+        # must not leave this thread waiting for ever. Between messages it tops the pool up.
         while not stop.is_set():
             if messages.empty():
+                with lock:
+                    give()
                 stop.wait(0.05)
             else:
                 receive(messages.get())
 
-    def failed() -> bool:
-        """Whether a worker failed; the run then starts no further chunk (the running
-        ones finish and keep their records)."""
-        with lock:
-            if not any(f.done() and not f.cancelled() and f.exception() for f in futures):
-                return False
-            for future in futures:
-                future.cancel()
-            return True
-
-    def claim() -> Chunk | None:
-        """The next chunk to run here, withdrawn from the pool; None when none is left or
-        a worker failed."""
-        if failed():
-            return None
-        with lock:
-            while untaken:
-                last = job_key(futures[untaken[-1]].job)
-                first = next(f for f in untaken if job_key(futures[f].job) == last)
-                untaken.remove(first)
-                if not first.cancelled() and first.cancel():
-                    return futures[first]
-            return None
-
     drainer = threading.Thread(target=drain, name="gracr-records", daemon=True)
     try:
-        with _sigint_blocked():
-            # The workers start here, in the submits, and inherit the blocked SIGINT.
-            futures.update({pool.submit(run_job, chunk.job, chunk.done): chunk
-                            for chunk in chunks})
-        untaken = list(futures)
+        with _sigint_blocked(), lock:
+            # The workers start here, in the first submits, and inherit the blocked SIGINT.
+            give()
         drainer.start()
         _init_worker(None, plugins, datasets=datasets)
         while (chunk := claim()) is not None:
             if known and chunk.job.explainer not in known[0]:
                 refused.append(chunk.job)
+                with lock:
+                    order.clear()
                 break
             run_job(chunk.job, chunk.done, send=own)
-        while not all(future.done() for future in futures):
-            failed()
-            wait([f for f in futures if not f.done()], timeout=0.2,
-                 return_when=FIRST_COMPLETED)
+        while True:   # the pool's chunks, given and still to give
+            with lock:
+                running = [future for future in futures if not future.done()]
+                if not running and (broken() or not order):
+                    break
+            if running:
+                wait(running, timeout=0.2, return_when=FIRST_COMPLETED)
+            else:
+                time.sleep(0.05)
         # A worker says what it knows as it starts, even one left without a chunk.
         while held and not ready.wait(0.2):
             if not any(process.is_alive() for process in pool._processes.values()):
@@ -710,8 +741,7 @@ def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: 
                        if known and chunk.job.explainer not in known[0])
         if refused or held:
             raise _unregistered(refused[0] if refused else next(
-                chunk.job for chunk in futures.values()
-                if chunk.job.explainer == held[0].explainer))
+                chunk.job for chunk in chunks if chunk.job.explainer == held[0].explainer))
     except BaseException:
         # Not after their chunks: now. The records they have sent so far are written.
         for process in list(pool._processes.values()):
