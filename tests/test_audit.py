@@ -494,7 +494,7 @@ def test_gracrc_audit_reads_molecules(tmp_path: Path) -> None:
     assert "give either DATA or --molecules FILE --smarts S" in err.getvalue()
 
 
-@pytest.mark.parametrize("architecture", ["gcn", "sage", "gat"])
+@pytest.mark.parametrize("architecture", ["gcn", "sage", "gat", "pna"])
 def test_the_other_architectures_train(architecture: str) -> None:
     data = _red_blue_graphs(30, 7, planted=True)
     run = train(data, TrainSettings(architecture=architecture, layers=2, hidden=8, epochs=3), 0)

@@ -76,19 +76,24 @@ def markdown(report: AuditReport, figure: str | None = None,
     if report.models:
         seeds = len(report.settings.seeds)
         best = report.best
+        binary = data.classes == (0, 1)
         lines += ["## Trained models", "",
                   f"Test and validation accuracy, mean ± sd over {seeds} seed(s) "
                   f"(stratified 80/10/10 split per seed, the epoch of best validation "
-                  f"accuracy kept); near-perfect: every seed ≥ {NEAR_PERFECT} on test.", "",
-                  render_table(["model", "epochs", "lr", "test", "validation", "near-perfect",
-                                "paper's test (App. B)"],
+                  f"accuracy kept); near-perfect: every seed ≥ {NEAR_PERFECT} on test."
+                  + (" Test F1 is class 1's, at the same epoch." if binary else ""), "",
+                  render_table(["model", "epochs", "lr", "test"]
+                               + (["test F1"] if binary else [])
+                               + ["validation", "near-perfect", "paper's test (App. B)"],
                                [[_config(m), str(m.settings.epochs),
-                                 f"{m.settings.learning_rate:g}", TABLE.stat(m.test),
-                                 TABLE.stat(m.validation), "yes" if m.near_perfect else "no",
-                                 _paper(report, m)]
+                                 f"{m.settings.learning_rate:g}", TABLE.stat(m.test)]
+                                + ([TABLE.stat(m.f1)] if binary else [])
+                                + [TABLE.stat(m.validation), "yes" if m.near_perfect else "no",
+                                   _paper(report, m)]
                                 for m in report.models]), ""]
         if best is not None:
-            lines += [f"Best: {_config(best)}, test {TABLE.stat(best.test)}.", ""]
+            f1 = f", test F1 {TABLE.stat(best.f1)}" if binary else ""
+            lines += [f"Best: {_config(best)}, test {TABLE.stat(best.test)}{f1}.", ""]
     if report.perturbation is not None:
         p = report.perturbation
         lines += ["## Perturbation outside the motif", "",
@@ -157,8 +162,9 @@ def to_json(report: AuditReport) -> dict[str, Any]:
                     "hidden": m.settings.hidden, "mlp_head": m.settings.mlp_head,
                     "pooling": m.settings.pooling, "epochs": m.settings.epochs,
                     "learning_rate": m.settings.learning_rate, "test": _stat(m.test),
+                    "test_f1": None if m.f1 is None else _stat(m.f1),
                     "validation": _stat(m.validation), "near_perfect": m.near_perfect,
-                    "runs": [{"seed": r.seed, "test": r.test_accuracy,
+                    "runs": [{"seed": r.seed, "test": r.test_accuracy, "test_f1": r.test_f1,
                               "validation": r.validation_accuracy} for r in m.runs]}
                    for m in report.models],
         "best": None if best is None else {"architecture": best.settings.architecture,
