@@ -20,15 +20,15 @@ import pytest
 
 pytest.importorskip("rdkit")
 
-from rdkit import Chem  # noqa: E402
+from rdkit import Chem
 
-from gracr.audit.molecules import molecule_audit  # noqa: E402
-from gracr.audit.replacement import hydrogen_replacement, replace_motifs  # noqa: E402
-from gracr.audit.run import AuditSettings, audit  # noqa: E402
-from gracr.cli import main  # noqa: E402
-from gracr.data.graph import Graph  # noqa: E402
-from gracr.domains.chem.molecules import MoleculeError, parse_smiles  # noqa: E402
-from gracr.domains.chem.replace import NOTHING_LEFT, attachments, replace_by_hydrogen  # noqa: E402
+from gracr.audit.molecules import molecule_audit
+from gracr.audit.replacement import hydrogen_replacement, replace_motifs
+from gracr.audit.run import AuditSettings, audit
+from gracr.cli import main
+from gracr.data.graph import Graph
+from gracr.domains.chem.molecules import MoleculeError, parse_smiles
+from gracr.domains.chem.replace import NOTHING_LEFT, attachments, replace_by_hydrogen
 
 IntArray = npt.NDArray[np.int64]
 RULE_ONLY = AuditSettings(train=False, folds=2, perturb_limit=None)
