@@ -458,24 +458,27 @@ MOLECULES = "c1ccccc1O phenol\nCCO ethanol\nCC(=O)F acetyl_fluoride\nCCCC(=O)C p
 
 def test_molecules_are_labelled_by_a_smarts_rule_with_their_motif(tmp_path: Path) -> None:
     pytest.importorskip("rdkit")
-    from gracr.audit.molecules import molecule_data
+    from gracr.audit.features import vocabulary_of
+    from gracr.audit.molecules import molecule_audit
 
     path = tmp_path / "m.smi"
     path.write_text(MOLECULES)
-    benzene = molecule_data(str(path), "Benzene")
+    benzene = molecule_audit(str(path), "Benzene").data
     assert benzene.instance_labels.tolist() == [1, 0, 0, 0]
     phenol = benzene.graphs[0]
     assert benzene.motif_nodes[0].tolist() == [True] * 6 + [False]     # the O is no part
     assert int(benzene.motif_edges[0].sum()) == 12                    # 6 ring bonds, 2 ways
     assert not any(benzene.motif_edges[0][e] for e, (s, t) in enumerate(phenol.edges)
                    if 6 in (s, t))
-    assert set(phenol.attributes) == {"element"}
-    fluoride = molecule_data(str(path), "FluorideCarbonyl")
+    # The graph is the whole molecule (a rule reads it); trained models read the element.
+    assert set(phenol.attributes) == {"element", "hydrogens", "charge", "aromatic"}
+    assert [family for family, _ in vocabulary_of(benzene).families] == ["element"]
+    fluoride = molecule_audit(str(path), "FluorideCarbonyl").data
     assert fluoride.instance_labels.tolist() == [0, 0, 1, 0]
-    alkane = molecule_data(str(path), "AlkaneCarbonyl")
+    alkane = molecule_audit(str(path), "AlkaneCarbonyl").data
     assert alkane.instance_labels.tolist() == [0, 0, 0, 1]
     with pytest.raises(GracrError, match="cannot read this SMARTS"):
-        molecule_data(str(path), "c1cc(")
+        molecule_audit(str(path), "c1cc(")
 
 
 def test_gracrc_audit_reads_molecules(tmp_path: Path) -> None:
@@ -494,7 +497,7 @@ def test_gracrc_audit_reads_molecules(tmp_path: Path) -> None:
     assert "give either DATA or --molecules FILE --smarts S" in err.getvalue()
 
 
-@pytest.mark.parametrize("architecture", ["gcn", "sage", "gat"])
+@pytest.mark.parametrize("architecture", ["gcn", "sage", "gat", "pna"])
 def test_the_other_architectures_train(architecture: str) -> None:
     data = _red_blue_graphs(30, 7, planted=True)
     run = train(data, TrainSettings(architecture=architecture, layers=2, hidden=8, epochs=3), 0)

@@ -4,9 +4,13 @@ right without the motif? (`gracrc audit DATA`, `gracr.audit(DATA)`.)
 - `data`: a graph file with `label` / `node_labels` and the motif masks (`AuditData`);
 - `builtin`: BAShapes, Tree-Cycles, Tree-Grid, BAMultiShapes rebuilt offline;
 - `features` and `probes`: the shortcut probes, cross-validated, and the verdict rule;
-- `models`: GIN (GCN, GraphSAGE, GAT) trained over a small grid and seeds;
-- `perturb`: the share of correct motif instances that flip when an edge outside the motif
-  is removed; `compiled`: gracr's compiled rule through the same check;
+- `models`: GIN (GCN, GraphSAGE, GAT, PNA) trained over a small grid and seeds, with test
+  F1 beside accuracy for two classes;
+- `perturb`: the share of correct motif instances that flip when an edge (or node) outside
+  the motif is removed; `compiled`: gracr's compiled rule through the same check;
+- `molecules`: molecules labelled by a SMARTS rule (its translation the compiled rule);
+  `replacement`: the motif replaced by hydrogen (Table 7), the share of correct positives
+  whose answer does not change;
 - `run`: `audit(...)`, the whole audit as an `AuditReport`; `report` and `figures` write it;
 - `published`: the paper's numbers (App. B: Tables 4–5, BAShapes and BAMultiShapes) the
   reports are read beside;

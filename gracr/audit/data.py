@@ -32,7 +32,10 @@ TaskKind = Literal["graph", "node"]
 class AuditData:
     """Graphs, their labels (a graph task: one class per graph, `labels[g]` of length 1;
     a node task: one per node) and the motif masks (all false where none is given).
-    `has_motif` says whether the file gave any motif at all."""
+    `has_motif` says whether the file gave any motif at all. `families` names the
+    attribute families the trained models and the probes read (`None`: every one); a rule
+    reads the whole graph (molecules: the element alone, App. B.2, beside the full graph
+    a SMARTS rule reads)."""
 
     name: str
     kind: TaskKind
@@ -41,6 +44,7 @@ class AuditData:
     motif_edges: tuple[BoolArray, ...]
     motif_nodes: tuple[BoolArray, ...]
     has_motif: bool
+    families: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         counts = {len(self.graphs), len(self.labels), len(self.motif_edges),

@@ -105,8 +105,9 @@ def _node_counts(graph: Graph) -> FloatArray:
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """A dataset's colours and each attribute family's values: the columns of every
-    graph's node inputs, the same for all its graphs."""
+    """A dataset's colours and each attribute family's values (of the families it lets
+    models read, `AuditData.families`): the columns of every graph's node inputs, the same
+    for all its graphs."""
 
     palette: tuple[str, ...]
     families: tuple[tuple[str, tuple[str, ...]], ...]
@@ -118,7 +119,8 @@ def vocabulary_of(data: AuditData) -> Vocabulary:
     values: dict[str, set[str]] = {}
     for graph in data.graphs:
         for family, row in graph.attributes.items():
-            values.setdefault(family, set()).update(row)
+            if data.families is None or family in data.families:
+                values.setdefault(family, set()).update(row)
     return Vocabulary(tuple(palette),
                       tuple((family, tuple(sorted(values[family]))) for family in sorted(values)))
 

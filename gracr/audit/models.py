@@ -1,5 +1,11 @@
-"""Trained models of an audit: GIN (GCN, GraphSAGE, GAT on request) over a small grid of
-depths and widths, several seeds, App. B's settings.
+"""Trained models of an audit: GIN (GCN, GraphSAGE, GAT, PNA on request) over a small grid
+of depths and widths, several seeds, App. B's settings.
+
+PNA's layers are PyG's `PNAConv` (the layer PyG's `PNA` model stacks) with the PNA paper's
+aggregators (mean, min, max, std) and scalers (identity, amplification, attenuation), and
+the in-degree histogram of the training data (`training_degrees`: a graph task's training
+graphs' nodes, a node task's training nodes), as PyG's `PNAConv.get_degree_histogram`
+counts it; like every architecture here it reads no edge features (Table 7's PNA does).
 
 The tissue domain's trainer (`gracr.domains.tissue.trained`) is built for its own task
 (one logit per graph, six marker channels, edge lengths in every message), so an audit has
@@ -7,7 +13,9 @@ its own small one: node or graph classification into any number of classes, full
 (every benchmark here fits in memory at once; a graph task's steps are mini-batches of
 graphs), a seeded stratified split into train /
 validation / test instances, Adam on cross-entropy, and the weights of the epoch with the
-best validation accuracy kept (the first such epoch), whose test accuracy is reported.
+best validation accuracy kept (the first such epoch), whose test accuracy is reported,
+and, for two classes 0 and 1, its F1 of class 1 on the test instances (accuracy says
+little where positives are rare: FluorideCarbonyl has 13 in 4990).
 Initialisation runs under `torch.random.fork_rng` with the run's seed: the global random
 state is untouched. Training and prediction run on one torch thread (`one_thread`): these
 graphs are small, and on a busy machine torch's threads wait for one another (BAShapes'
@@ -25,7 +33,8 @@ import numpy as np
 import numpy.typing as npt
 import torch
 from torch import Tensor
-from torch_geometric.nn import (GATConv, GCNConv, GINConv, SAGEConv, global_add_pool,
+from sklearn.metrics import f1_score
+from torch_geometric.nn import (GATConv, GCNConv, GINConv, PNAConv, SAGEConv, global_add_pool,
                                 global_mean_pool)
 
 from gracr.audit.data import AuditData, TaskKind
@@ -35,7 +44,9 @@ from gracr.errors import GracrError
 from gracr.stats import Stat
 
 IntArray = npt.NDArray[np.int64]
-ARCHITECTURES = ("gin", "gcn", "sage", "gat")
+ARCHITECTURES = ("gin", "gcn", "sage", "gat", "pna")
+PNA_AGGREGATORS = ("mean", "min", "max", "std")
+PNA_SCALERS = ("identity", "amplification", "attenuation")
 POOLINGS = ("mean", "add")
 
 
@@ -82,16 +93,18 @@ class TrainSettings:
 
 class AuditGNN(torch.nn.Module):
     """Message-passing layers (ReLU after each), then for a graph task a pooling, then a
-    linear (or 2-layer MLP) classifier over the classes."""
+    linear (or 2-layer MLP) classifier over the classes. PNA needs the training data's
+    in-degree histogram (`degree_histogram`)."""
 
     def __init__(self, kind: TaskKind, inputs: int, classes: int,
-                 settings: TrainSettings) -> None:
+                 settings: TrainSettings, degree_histogram: Tensor | None = None) -> None:
         super().__init__()
         self.kind = kind
         self.settings = settings
         sizes = [inputs] + [settings.hidden] * settings.layers
         self.convs = torch.nn.ModuleList(
-            [_conv(settings.architecture, a, b) for a, b in zip(sizes, sizes[1:])])
+            [_conv(settings.architecture, a, b, degree_histogram)
+             for a, b in zip(sizes, sizes[1:])])
         self.head: torch.nn.Module = (
             torch.nn.Sequential(torch.nn.Linear(settings.hidden, settings.hidden),
                                 torch.nn.ReLU(), torch.nn.Linear(settings.hidden, classes))
@@ -108,7 +121,7 @@ class AuditGNN(torch.nn.Module):
         return out
 
 
-def _conv(architecture: str, a: int, b: int) -> torch.nn.Module:
+def _conv(architecture: str, a: int, b: int, degree_histogram: Tensor | None) -> torch.nn.Module:
     conv: torch.nn.Module
     if architecture == "gin":
         conv = GINConv(torch.nn.Sequential(torch.nn.Linear(a, b), torch.nn.ReLU(),
@@ -117,9 +130,33 @@ def _conv(architecture: str, a: int, b: int) -> torch.nn.Module:
         conv = GCNConv(a, b)
     elif architecture == "sage":
         conv = SAGEConv(a, b)
-    else:
+    elif architecture == "gat":
         conv = GATConv(a, b)
+    else:
+        if degree_histogram is None:
+            raise ValueError("PNA needs the training data's degree histogram")
+        conv = PNAConv(a, b, aggregators=list(PNA_AGGREGATORS), scalers=list(PNA_SCALERS),
+                       deg=degree_histogram)
     return conv
+
+
+def training_degrees(data: AuditData, whole: Batched, train: IntArray) -> IntArray:
+    """The in-degrees PNA's histogram counts: of every node of the training graphs (a
+    graph task), of the training nodes (a node task); `whole` is all of `data` batched."""
+    degrees = np.bincount(whole.edge_index[1].numpy(), minlength=int(whole.x.shape[0]))
+    if data.kind == "node":
+        return degrees[train].astype(np.int64)
+    return degrees[np.isin(whole.batch.numpy(), train)].astype(np.int64)
+
+
+def degree_histogram(degrees: IntArray) -> Tensor:
+    """How many nodes have each in-degree 0, 1, ..., max (`PNAConv`'s `deg`)."""
+    return torch.as_tensor(np.bincount(degrees, minlength=1), dtype=torch.long)
+
+
+def positive_f1(labels: IntArray, predicted: IntArray) -> float:
+    """The F1 of class 1 (0 when no instance is or is predicted positive)."""
+    return float(f1_score(labels, predicted, pos_label=1, average="binary", zero_division=0))
 
 
 @dataclass(frozen=True)
@@ -195,6 +232,7 @@ class TrainedRun:
     model: TrainedModel
     validation_accuracy: float
     test_accuracy: float
+    test_f1: float | None      # two classes 0 and 1 only
 
 
 def train(data: AuditData, settings: TrainSettings, seed: int) -> TrainedRun:
@@ -204,14 +242,19 @@ def train(data: AuditData, settings: TrainSettings, seed: int) -> TrainedRun:
     whole = batched(data.graphs, vocabulary)
     labels = data.instance_labels
     split = stratified_split(labels, settings.split, seed)
+    binary = data.classes == (0, 1)
+    histogram = (degree_histogram(training_degrees(data, whole, split.train))
+                 if settings.architecture == "pna" else None)
     order = np.random.default_rng(seed)
     with torch.random.fork_rng(devices=[]), one_thread():
         torch.manual_seed(seed)
-        network = AuditGNN(data.kind, int(whole.x.shape[1]), int(labels.max()) + 1, settings)
+        network = AuditGNN(data.kind, int(whole.x.shape[1]), int(labels.max()) + 1, settings,
+                           histogram)
         optimiser = torch.optim.Adam(network.parameters(), lr=settings.learning_rate,
                                      weight_decay=settings.weight_decay)
         y = torch.as_tensor(labels)
-        best = (-1.0, 0.0, copy.deepcopy(network.state_dict()))
+        best: tuple[float, float, float | None, dict[str, Tensor]] = (
+            -1.0, 0.0, None, copy.deepcopy(network.state_dict()))
         network.train()
         for epoch in range(settings.epochs + 1):
             # The layers have no dropout and no normalisation, so the training pass's answers
@@ -223,7 +266,8 @@ def train(data: AuditData, settings: TrainSettings, seed: int) -> TrainedRun:
             validation = float((predicted[split.validation] == labels[split.validation]).mean())
             if validation > best[0]:
                 test = float((predicted[split.test] == labels[split.test]).mean())
-                best = (validation, test, copy.deepcopy(network.state_dict()))
+                f1 = positive_f1(labels[split.test], predicted[split.test]) if binary else None
+                best = (validation, test, f1, copy.deepcopy(network.state_dict()))
             if epoch == settings.epochs:
                 break
             if data.kind == "node":
@@ -235,9 +279,10 @@ def train(data: AuditData, settings: TrainSettings, seed: int) -> TrainedRun:
                 part = batched([data.graphs[i] for i in chosen], vocabulary)
                 _step(optimiser, network(part.x, part.edge_index, part.batch, len(chosen)),
                       y[chosen])
-        network.load_state_dict(best[2])
+        network.load_state_dict(best[3])
         network.eval()
-    return TrainedRun(settings, seed, TrainedModel(network, vocabulary), best[0], best[1])
+    return TrainedRun(settings, seed, TrainedModel(network, vocabulary), best[0], best[1],
+                      best[2])
 
 
 def _step(optimiser: torch.optim.Optimizer, out: Tensor, y: Tensor) -> None:
@@ -248,12 +293,14 @@ def _step(optimiser: torch.optim.Optimizer, out: Tensor, y: Tensor) -> None:
 
 @dataclass(frozen=True, eq=False)
 class ConfigResult:
-    """One configuration over its seeds: test and validation accuracy (mean ± sd, ddof=1)
-    and the runs (the best run's model is what the perturbation reads)."""
+    """One configuration over its seeds: test and validation accuracy and test F1 (None
+    unless the classes are 0 and 1), each mean ± sd (ddof=1), and the runs (the best run's
+    model is what the perturbation reads)."""
 
     settings: TrainSettings
     test: Stat
     validation: Stat
+    f1: Stat | None
     runs: tuple[TrainedRun, ...]
 
     @property
@@ -272,6 +319,7 @@ def train_grid(data: AuditData, grid: Sequence[TrainSettings], seeds: Sequence[i
             runs.append(train(data, settings, seed))
         test = Stat.of([r.test_accuracy for r in runs], ddof=1)
         validation = Stat.of([r.validation_accuracy for r in runs], ddof=1)
+        f1 = Stat.of([r.test_f1 for r in runs if r.test_f1 is not None], ddof=1)
         assert test is not None and validation is not None
-        results.append(ConfigResult(settings, test, validation, tuple(runs)))
+        results.append(ConfigResult(settings, test, validation, f1, tuple(runs)))
     return tuple(results)

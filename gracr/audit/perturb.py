@@ -89,7 +89,10 @@ def removable(graph: Graph, field: BoolArray, outside: BoolArray) -> list[BoolAr
     return masks
 
 
-def _instances(data: AuditData, answers: list[IntArray]) -> list[tuple[int, int | None]]:
+def correct_motif_instances(data: AuditData, answers: list[IntArray]
+                            ) -> list[tuple[int, int | None]]:
+    """The instances `answers` classify correctly whose class is not 0, as (graph, node;
+    None for a graph task's graph)."""
     found: list[tuple[int, int | None]] = []
     for g, (labels, answer) in enumerate(zip(data.labels, answers)):
         correct = (labels == answer) & (labels != 0)
@@ -133,7 +136,7 @@ def outside_motif(data: AuditData, model: AuditModel, limit: int | None = None,
     sample) whose answer flips when one edge (with `nodes`, or one node) outside the motif
     is removed."""
     answers = model.predict(data.graphs)
-    instances = _instances(data, answers)
+    instances = correct_motif_instances(data, answers)
     if limit is not None and len(instances) > limit:
         chosen = np.random.default_rng(seed).choice(len(instances), limit, replace=False)
         instances = [instances[i] for i in sorted(chosen)]

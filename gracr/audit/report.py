@@ -8,6 +8,7 @@ from gracr.audit.models import ConfigResult
 from gracr.audit.perturb import removal_text
 from gracr.audit.published import published_test
 from gracr.audit.probes import NEAR_PERFECT, OVER_MAJORITY, ProbeResult
+from gracr.audit.replacement import Replacement
 from gracr.audit.run import AuditReport
 from gracr.bench.report.formatting import DASH, TABLE, NumberFormat
 from gracr.bench.report.tables import render_table
@@ -76,19 +77,24 @@ def markdown(report: AuditReport, figure: str | None = None,
     if report.models:
         seeds = len(report.settings.seeds)
         best = report.best
+        binary = data.classes == (0, 1)
         lines += ["## Trained models", "",
                   f"Test and validation accuracy, mean ± sd over {seeds} seed(s) "
                   f"(stratified 80/10/10 split per seed, the epoch of best validation "
-                  f"accuracy kept); near-perfect: every seed ≥ {NEAR_PERFECT} on test.", "",
-                  render_table(["model", "epochs", "lr", "test", "validation", "near-perfect",
-                                "paper's test (App. B)"],
+                  f"accuracy kept); near-perfect: every seed ≥ {NEAR_PERFECT} on test."
+                  + (" Test F1 is class 1's, at the same epoch." if binary else ""), "",
+                  render_table(["model", "epochs", "lr", "test"]
+                               + (["test F1"] if binary else [])
+                               + ["validation", "near-perfect", "paper's test (App. B)"],
                                [[_config(m), str(m.settings.epochs),
-                                 f"{m.settings.learning_rate:g}", TABLE.stat(m.test),
-                                 TABLE.stat(m.validation), "yes" if m.near_perfect else "no",
-                                 _paper(report, m)]
+                                 f"{m.settings.learning_rate:g}", TABLE.stat(m.test)]
+                                + ([TABLE.stat(m.f1)] if binary else [])
+                                + [TABLE.stat(m.validation), "yes" if m.near_perfect else "no",
+                                   _paper(report, m)]
                                 for m in report.models]), ""]
         if best is not None:
-            lines += [f"Best: {_config(best)}, test {TABLE.stat(best.test)}.", ""]
+            f1 = f", test F1 {TABLE.stat(best.f1)}" if binary else ""
+            lines += [f"Best: {_config(best)}, test {TABLE.stat(best.test)}{f1}.", ""]
     if report.perturbation is not None:
         p = report.perturbation
         lines += ["## Perturbation outside the motif", "",
@@ -105,14 +111,54 @@ def markdown(report: AuditReport, figure: str | None = None,
         lines.append("")
         if flip_figure is not None:
             lines += [f"![the first example, as Figs. 8–9]({flip_figure})", ""]
+    if report.replacement is not None:
+        lines += ["## The motif replaced by hydrogen (Table 7)", "",
+                  "Every correctly classified positive molecule with its motif (every match "
+                  "of the rule) deleted and each bond that joined it to a kept atom given "
+                  "back to that atom as hydrogens (one for a single bond: Table 7's \"single "
+                  "hydrogen\"; Kekulé bond orders). Table 7 reports the share whose "
+                  "prediction changes; a model that reads the rule keeps its positive answer "
+                  "exactly where the rule still matches.", "",
+                  f"The best model's best seed: {_replacement_text(report.replacement)}", ""]
     if report.compiled is not None:
         c = report.compiled
         lines += ["## gracr's compiled rule", "",
                   f"Accuracy {TABLE.number(c.accuracy)}; {c.perturbation.flipped} of "
                   f"{c.perturbation.instances} correctly classified motif instances flip "
                   f"outside the motif ({PERCENT.percent(c.perturbation.share)}).", ""]
+        if c.replacement is not None:
+            lines += [f"The motif replaced by hydrogen: {_replacement_text(c.replacement)}",
+                      ""]
+    elif report.no_rule is not None:
+        lines += ["## gracr's compiled rule", "", f"Not run: {report.no_rule}.", ""]
     lines += ["## Verdict", ""] + [f"- {line}" for line in verdicts(report)]
     return "\n".join(lines) + "\n"
+
+
+def _replacement_text(r: Replacement) -> str:
+    skipped = []
+    if r.nothing_left:
+        skipped.append(f"{r.nothing_left} were all motif")
+    if r.failed:
+        skipped.append(f"{r.failed} could not be replaced ({r.failure})")
+    return (f"of {r.instances} correctly classified positives, {r.replaced} replaced"
+            + (f" ({'; '.join(skipped)})" if skipped else "")
+            + f"; {r.several_matches} of these had several matches, {r.several_attachments} "
+            f"several attachment bonds. The answer stays positive on {r.unchanged} "
+            f"({PERCENT.percent(r.share)}) and changes on {r.replaced - r.unchanged} "
+            f"({PERCENT.percent(r.changed_share)}); the rule still matches {r.rule_unchanged} "
+            f"({PERCENT.percent(r.rule_share)}); positive where the rule no longer is: "
+            f"{r.kept_without_motif}.")
+
+
+def _replacement_verdict(who: str, r: Replacement) -> str:
+    if not r.replaced:
+        return f"hydrogen replacement ({who}): no correctly classified positive to replace"
+    return (f"hydrogen replacement ({who}): stays positive on "
+            f"{PERCENT.percent(r.share)} of {r.replaced} positives with the motif replaced "
+            f"(the rule: {PERCENT.percent(r.rule_share)}); "
+            + (f"positive without the motif on {r.kept_without_motif}"
+               if r.kept_without_motif else "never positive without the motif"))
 
 
 def verdicts(report: AuditReport) -> list[str]:
@@ -131,10 +177,27 @@ def verdicts(report: AuditReport) -> list[str]:
         found.append(f"perturbation: the best model depends on edges outside the motif for "
                      f"{PERCENT.percent(p.share)} of its correct motif instances"
                      if p.flipped else "perturbation: no flip outside the motif")
+    if report.replacement is not None:
+        found.append(_replacement_verdict("best model", report.replacement))
     if report.compiled is not None:
         found.append(f"compiled rule: accuracy {TABLE.number(report.compiled.accuracy)}, "
                      f"{report.compiled.perturbation.flipped} flips")
+        if report.compiled.replacement is not None:
+            found.append(_replacement_verdict("compiled rule", report.compiled.replacement))
+    elif report.no_rule is not None:
+        found.append(f"compiled rule: not run ({report.no_rule})")
     return found
+
+
+def _replacement_json(r: Replacement | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    return {"instances": r.instances, "replaced": r.replaced, "unchanged": r.unchanged,
+            "share_unchanged": r.share, "share_changed": r.changed_share,
+            "rule_unchanged": r.rule_unchanged, "kept_without_motif": r.kept_without_motif,
+            "nothing_left": r.nothing_left, "failed": r.failed, "failure": r.failure,
+            "several_matches": r.several_matches,
+            "several_attachments": r.several_attachments}
 
 
 def _stat(stat: Stat) -> dict[str, Any]:
@@ -157,8 +220,9 @@ def to_json(report: AuditReport) -> dict[str, Any]:
                     "hidden": m.settings.hidden, "mlp_head": m.settings.mlp_head,
                     "pooling": m.settings.pooling, "epochs": m.settings.epochs,
                     "learning_rate": m.settings.learning_rate, "test": _stat(m.test),
+                    "test_f1": None if m.f1 is None else _stat(m.f1),
                     "validation": _stat(m.validation), "near_perfect": m.near_perfect,
-                    "runs": [{"seed": r.seed, "test": r.test_accuracy,
+                    "runs": [{"seed": r.seed, "test": r.test_accuracy, "test_f1": r.test_f1,
                               "validation": r.validation_accuracy} for r in m.runs]}
                    for m in report.models],
         "best": None if best is None else {"architecture": best.settings.architecture,
@@ -171,9 +235,12 @@ def to_json(report: AuditReport) -> dict[str, Any]:
             "examples": [{"graph": f.graph, "node": f.node, "removed": list(f.removed),
                           "before": f.before, "after": f.after}
                          for f in report.perturbation.examples]},
+        "replacement": _replacement_json(report.replacement),
         "compiled": None if report.compiled is None else {
             "accuracy": report.compiled.accuracy,
             "instances": report.compiled.perturbation.instances,
-            "flipped": report.compiled.perturbation.flipped},
+            "flipped": report.compiled.perturbation.flipped,
+            "replacement": _replacement_json(report.compiled.replacement)},
+        "no_rule": report.no_rule,
         "verdicts": verdicts(report),
     }

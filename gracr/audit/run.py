@@ -2,8 +2,10 @@
 
 The steps, each reported with its numbers: the shortcut probes (`gracr.audit.probes`), the
 trained models over a small grid (`gracr.audit.models`), the perturbation outside the motif
-of the best one (`gracr.audit.perturb`), and, when a rule is given, gracr's compiled model
-through the same accuracy and perturbation. The probes' verdicts come last: the rule
+of the best one (`gracr.audit.perturb`), for molecules the motif replaced by hydrogen
+(`gracr.audit.replacement`, Table 7), and, when a rule is given, gracr's compiled model
+through the same accuracy, perturbation and replacement. A molecule audit's rule is its
+SMARTS's translation, when the SMARTS has one. The probes' verdicts come last: the rule
 compares each probe with the best trained model.
 """
 
@@ -21,8 +23,10 @@ from gracr.audit.compiled import CompiledModel
 from gracr.audit.data import AuditData, read_audit_data
 from gracr.audit.features import probe_named, probes_for
 from gracr.audit.models import ConfigResult, TrainSettings, train_grid
+from gracr.audit.molecules import MoleculeAudit
 from gracr.audit.perturb import AuditModel, Perturbation, outside_motif
 from gracr.audit.probes import ProbeResult, is_shortcut, run_probe
+from gracr.audit.replacement import Replaced, Replacement, hydrogen_replacement, replace_motifs
 from gracr.errors import GracrError
 from gracr.dsl.program import Program
 
@@ -73,6 +77,7 @@ class PairResult:
 class CompiledCheck:
     accuracy: float
     perturbation: Perturbation
+    replacement: Replacement | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,6 +89,8 @@ class AuditReport:
     models: tuple[ConfigResult, ...]
     perturbation: Perturbation | None
     compiled: CompiledCheck | None
+    replacement: Replacement | None = None   # the best model's, on molecules
+    no_rule: str | None = None               # why a molecule audit has no compiled rule
 
     @property
     def best(self) -> ConfigResult | None:
@@ -97,20 +104,25 @@ class AuditReport:
 
 @dataclass(frozen=True, eq=False)
 class Source:
-    """What an audit reads: the data, its training settings and depths, and the compiled
-    rule that labels it, when there is one (a GracrBench task's formula)."""
+    """What an audit reads: the data, its training settings and depths, the compiled rule
+    that labels it, when there is one (a GracrBench task's formula, a SMARTS's
+    translation), and for molecules, the molecules."""
 
     data: AuditData
     settings: TrainSettings
     depths: tuple[int, ...]
     rule: Program | None = None
+    molecules: MoleculeAudit | None = None
 
 
-def load_data(source: str | AuditData, seed: int = 0) -> Source:
+def load_data(source: str | AuditData | MoleculeAudit, seed: int = 0) -> Source:
     """The data named by `source`: a graph file, a built-in's name, or a GracrBench task (a
-    paper task's name or a `.toml` task file; its dataset seed `seed`)."""
+    paper task's name or a `.toml` task file; its dataset seed `seed`); or molecules
+    labelled by a SMARTS (`gracr.audit.molecules.molecule_audit`)."""
     if isinstance(source, AuditData):
         return Source(source, TrainSettings(), (2, 3))
+    if isinstance(source, MoleculeAudit):
+        return Source(source.data, TrainSettings(), (2, 3), source.rule, source)
     if os.path.exists(source) and not source.endswith(".toml"):
         return Source(read_audit_data(source), TrainSettings(), (2, 3))
     if source.lower() in {name.lower() for name in BUILTINS}:
@@ -130,31 +142,43 @@ def load_data(source: str | AuditData, seed: int = 0) -> Source:
     return Source(data, TrainSettings(), (2, 3), rule)
 
 
-def audit(source: str | AuditData, settings: AuditSettings = AuditSettings(), *,
-          rule: Program | None = None, tick: Tick = lambda _: None) -> AuditReport:
+def audit(source: str | AuditData | MoleculeAudit, settings: AuditSettings = AuditSettings(),
+          *, rule: Program | None = None, tick: Tick = lambda _: None) -> AuditReport:
     """Audit `source` (see the module docstring); `tick` hears each step as it starts. A
-    GracrBench task brings its own compiled `rule`."""
+    GracrBench task brings its own compiled `rule`, molecules their SMARTS's; `rule`
+    overrides either."""
     loaded = load_data(source, settings.data_seed)
     data, base, depths = loaded.data, loaded.settings, loaded.depths
-    rule = rule if rule is not None else loaded.rule
+    no_rule = None
+    if rule is None:
+        rule = loaded.rule
+        no_rule = loaded.molecules.no_rule if loaded.molecules is not None else None
+    replaced: dict[int, Replaced] | None = None
+    if loaded.molecules is not None and (settings.train or rule is not None):
+        tick("replace the motif by hydrogen")
+        replaced = replace_motifs(loaded.molecules)
     probes = []
     for probe in probes_for(data.kind):
         tick(f"probe {probe.name}")
         probes.append(run_probe(probe, data, settings.folds, settings.data_seed))
     pairs = _pairs(data, settings, tick)
     models: tuple[ConfigResult, ...] = ()
-    perturbation = None
+    perturbation: Perturbation | None = None
+    replacement: Replacement | None = None
     if settings.train:
         models = train_grid(data, settings.grid(base, depths), settings.seeds,
                             lambda step: tick(f"train {step}"))
         best = max(models, key=lambda m: m.test.mean)
         best_run = max(best.runs, key=lambda r: r.test_accuracy)
         perturbation = _perturb(data, best_run.model, settings, tick)
+        if replaced is not None:
+            replacement = hydrogen_replacement(data, replaced, best_run.model)
     best_test = max((m.test for m in models), key=lambda s: s.mean, default=None)
     probes = [replace(p, shortcut=is_shortcut(p.accuracy, p.majority, best_test))
               for p in probes]
-    compiled = None if rule is None else _compiled(data, rule, settings, tick)
-    return AuditReport(data, settings, tuple(probes), pairs, models, perturbation, compiled)
+    compiled = None if rule is None else _compiled(data, rule, settings, replaced, tick)
+    return AuditReport(data, settings, tuple(probes), pairs, models, perturbation, compiled,
+                       replacement, no_rule)
 
 
 def _pairs(data: AuditData, settings: AuditSettings, tick: Tick) -> tuple[PairResult, ...]:
@@ -180,7 +204,7 @@ def _perturb(data: AuditData, model: AuditModel, settings: AuditSettings,
 
 
 def _compiled(data: AuditData, rule: Program, settings: AuditSettings,
-              tick: Tick) -> CompiledCheck:
+              replaced: dict[int, Replaced] | None, tick: Tick) -> CompiledCheck:
     model = CompiledModel.of(rule, presence=settings.remove_nodes)
     if model.kind != data.kind:
         raise GracrError(f"the rule classifies {model.kind}s but {data.name} holds a "
@@ -194,4 +218,5 @@ def _compiled(data: AuditData, rule: Program, settings: AuditSettings,
     perturbation = (outside_motif(data, model, settings.perturb_limit, settings.data_seed,
                                   nodes=settings.remove_nodes)
                     if data.has_motif else Perturbation(0, 0, model.depth, 0, ()))
-    return CompiledCheck(accuracy, perturbation)
+    replacement = None if replaced is None else hydrogen_replacement(data, replaced, model)
+    return CompiledCheck(accuracy, perturbation, replacement)

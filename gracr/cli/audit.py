@@ -1,6 +1,7 @@
 """`gracrc audit`: the paper's shortcut audit (App. B) of a dataset with a planted ground
-truth: shortcut probes, trained models, perturbation outside the motif, and gracr's compiled
-rule when one is given."""
+truth: shortcut probes, trained models, perturbation outside the motif, for molecules the
+motif replaced by hydrogen (Table 7), and gracr's compiled rule when one is given (a
+molecule audit's: its SMARTS's translation)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.audit.data import AuditData
     from gracr.audit.figures import draw_degree_figure, draw_flip_figure
     from gracr.audit.models import ARCHITECTURES
+    from gracr.audit.molecules import MoleculeAudit, molecule_audit
     from gracr.audit.report import markdown, to_json
     from gracr.audit.run import AuditSettings, audit
     from gracr.files import write_json, write_text
@@ -52,9 +54,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     if (args.molecules is None) != (args.smarts is None):
         raise GracrError("--molecules and --smarts go together")
     if args.molecules is not None:
-        from gracr.audit.molecules import molecule_data
-
-        source: str | AuditData = molecule_data(args.molecules, args.smarts)
+        source: str | AuditData | MoleculeAudit = molecule_audit(args.molecules, args.smarts)
     else:
         source = args.data
     report = audit(source, settings, rule=rule, tick=tick)
@@ -92,17 +92,18 @@ def _declare_audit(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--smarts", metavar="S", default=None,
                         help="the rule: a SMARTS pattern, or Benzene, FluorideCarbonyl, "
                              "AlkaneCarbonyl (App. B.2's, as gracr.audit.molecules writes "
-                             "them)")
+                             "them), NO2 (Table 7's nitro group); its translation, when "
+                             "gracr has one, is the compiled rule")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--out", metavar="DIR", default=None,
                         help="write report.md, degrees.png (as App. B's Figs. 6-7), "
                              "perturbation.png (one flip, as Figs. 8-9) and audit.json there")
     parser.add_argument("--rule", metavar="FILE.gml", default=None,
                         help="the intended rule: its compiled model goes through the same "
-                             "accuracy and perturbation checks")
+                             "accuracy, perturbation (and for molecules replacement) checks")
     parser.add_argument("--models", default="gin",
-                        help="comma list of architectures to train: gin, gcn, sage, gat, or "
-                             "all (default gin)")
+                        help="comma list of architectures to train: gin, gcn, sage, gat, "
+                             "pna, or all (default gin)")
     parser.add_argument("--depths", type=_integers, default=None, metavar="L,...",
                         help="message-passing layers of the grid (default: the dataset's "
                              "App. B settings; a file: 2,3)")

