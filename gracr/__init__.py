@@ -24,7 +24,7 @@ numba; `CompiledGNN`), `bdd` (IR x graph -> ROBDD -> UPI), `explainers`, `bench`
 (GracrBench), `domains`.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gracr.places import keep_numba_cache_in_the_cache_folder
 
@@ -40,6 +40,7 @@ from gracr.errors import GmlError, GracrError, GraphError, ModelFileError
 from gracr.executor.model import CompiledGNN, load
 from gracr.executor.model import compile_program as compile
 
+from gracr.lazy import lazy_attributes
 from gracr.version import __version__
 
 if TYPE_CHECKING:
@@ -56,19 +57,9 @@ _HEAVY = {
     "parse": "gracr.dsl.parse", "audit": "gracr.audit",
 }
 
-
-def __getattr__(name: str) -> Any:
-    """The heavy names, imported when first asked for (PEP 562)."""
-    if name not in _HEAVY:
-        raise AttributeError(f"module 'gracr' has no attribute {name!r}")
-    import importlib
-
-    module = importlib.import_module(_HEAVY[name])
-    # `audit` is the package `gracr.audit` itself, which is callable (`gracr.audit.run`):
-    # importing any of its modules binds the package to that name anyway.
-    value = module if module.__name__ == f"gracr.{name}" else getattr(module, name)
-    globals()[name] = value
-    return value
+# `audit` is the package `gracr.audit` itself, which is callable (`gracr.audit.run`):
+# importing any of its modules binds the package to that name anyway.
+__getattr__ = lazy_attributes(__name__, _HEAVY, globals())
 
 
 __all__ = [

@@ -21,6 +21,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gracr"
 LAYERS: dict[str, tuple[int, str | None]] = {
     "gracr.errors": (0, None), "gracr.version": (0, None), "gracr.places": (0, None),
     "gracr.limits": (0, None), "gracr.files": (0, None), "gracr.stats": (0, None),
+    "gracr.lazy": (0, None),
     "gracr.data": (0, None),
     "gracr.dsl": (1, None),
     "gracr.compiler": (2, None),

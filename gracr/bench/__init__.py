@@ -10,8 +10,8 @@ aggregate over seeds, tabulate; a domain's tables are its plug-in).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from gracr.lazy import lazy_attributes
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gracr.bench.datasets import Dataset, load_or_build
@@ -33,10 +33,4 @@ _DEFINED_IN = {
     "register_task": "gracr.bench.tasks", "task_named": "gracr.bench.tasks",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _DEFINED_IN:
-        raise AttributeError(f"module 'gracr.bench' has no attribute '{name}'")
-    value = getattr(importlib.import_module(_DEFINED_IN[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _DEFINED_IN, globals())

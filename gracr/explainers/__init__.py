@@ -17,8 +17,8 @@ neither torch-geometric nor the explainers, so that `gracrc --help` stays fast.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from gracr.lazy import lazy_attributes
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gracr.explainers.base import (EXPLAINERS, TRAINING_INSTANCES, Explainer,
@@ -56,12 +56,6 @@ __all__ = ["BiasedGNNExplainer", "EXPLAINERS", "Explainer", "ExplainerSpec", "Ex
            "settings_hash", "trained"]
 assert sorted(__all__) == sorted(_HOME)
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOME:
-        raise AttributeError(f"module 'gracr.explainers' has no attribute '{name}'")
-    for module in _REGISTERING:
-        importlib.import_module(f"gracr.explainers.{module}")
-    value = getattr(importlib.import_module(f"gracr.explainers.{_HOME[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(
+    __name__, {name: f"gracr.explainers.{home}" for name, home in _HOME.items()}, globals(),
+    first=[f"gracr.explainers.{module}" for module in _REGISTERING])

@@ -8,8 +8,9 @@ reduces each failure to a 1-minimal counterexample. From Python: `run_fuzz(FuzzC
 program)` and `summary_table(report)`.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from gracr.lazy import lazy_attributes
 from gracr.fuzz.rewrites import (
     FAMILIES,
     Implementation,
@@ -27,11 +28,6 @@ __all__ = ["FAMILIES", "FuzzConfig", "FuzzReport", "Implementation", "equivalent
            "implementations", "pad_layers", "run_fuzz", "summary_table"]
 
 
-def __getattr__(name: str) -> Any:
-    # The fuzz run explains (torch): loaded when asked for, so that the input fuzzer's
-    # modules, which live below this package, stay light.
-    if name in _RUN:
-        from gracr.fuzz import run
-
-        return getattr(run, name)
-    raise AttributeError(f"module 'gracr.fuzz' has no attribute '{name}'")
+# The fuzz run explains (torch): loaded when asked for, so that the input fuzzer's
+# modules, which live below this package, stay light.
+__getattr__ = lazy_attributes(__name__, dict.fromkeys(_RUN, "gracr.fuzz.run"), globals())

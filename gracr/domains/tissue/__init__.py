@@ -16,8 +16,8 @@ is positive iff more than θ of its tumour cells have a tcell within 30 µm. The
   node embeddings and GATv2 attention rollout.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from gracr.lazy import lazy_attributes
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gracr.domains.tissue.dataset import graph_json, tissue_program, write_dataset
@@ -44,13 +44,7 @@ _DEFINED_IN = {
                     "gracr.domains.tissue.table"),
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _DEFINED_IN:
-        raise AttributeError(f"module 'gracr.domains.tissue' has no attribute '{name}'")
-    value = getattr(importlib.import_module(_DEFINED_IN[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _DEFINED_IN, globals())
 
 
 __all__ = [
