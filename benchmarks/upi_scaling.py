@@ -45,6 +45,7 @@ import gracr
 from gracr.bdd.brute import brute_force_upi
 from gracr.bdd.upi import VariableOrder, upi_report
 from gracr.data.graph import Graph
+from gracr.domains.paper import published
 
 EDGE_COVER = "classify exists[0, 0] !<1> true"
 
@@ -56,17 +57,7 @@ ENGINES: tuple[tuple[str, str | None, bool], ...] = (
     ("brute force", None, False),
 )
 
-# Table 12 of the paper: N -> (static time, nodes, dynamic time, nodes, autoref time,
-# nodes, brute-force time); None is oot.
-PAPER: dict[int, tuple[Any, ...]] = {
-    3: (0.006, "<1k", 0.006, "<1k", 0.001, "<1k", 0.004),
-    4: (0.006, "<1k", 0.006, "<1k", 0.001, "<1k", 0.050),
-    5: (0.007, "1k", 0.007, "1k", 0.003, "1k", 48.041),
-    6: (0.002, "2k", 0.002, "2k", 0.006, "2k", None),
-    8: (0.002, "7k", 0.022, "7k", 0.020, "7k", None),
-    10: (0.003, "18k", 0.198, "18k", 0.044, "18k", None),
-    12: (0.006, "38k", 0.502, "36k", 0.096, "38k", None),
-}
+PAPER = published.TABLE12
 
 
 def complete_graph(n: int) -> Graph:

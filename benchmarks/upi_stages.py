@@ -57,24 +57,11 @@ from versions import checked_out, environment
 import gracr
 from gracr.bdd.upi import UpiReport, receptive_field, upi_report
 from gracr.bench.tasks import TASKS, Task
+from gracr.domains.paper import published
 from gracr.data.graph import Graph
 from gracr.dsl.ir import Kind
 
-# Table 13 of the paper: |V|, |E|, |E_T|, nodes mean (max), Build, Alg. 2, Alg. 3, total.
-PAPER = {
-    "RedBlueLeaf": ("32", "98", "98.0", "4.6k (155k)", "0.0124 ± 0.0185", "0.0002 ± 0.0000",
-                    "0.0003 ± 0.0000", "0.0130 ± 0.0185"),
-    "Redundancy": ("37", "134", "134.0", "338 (338)", "0.0009 ± 0.0001", "0.0004 ± 0.0000",
-                   "0.0005 ± 0.0000", "0.0018 ± 0.0002"),
-    "CompetingRedundancy": ("37", "134", "134.0", "342 (342)", "0.0022 ± 0.0047",
-                            "0.0004 ± 0.0000", "0.0005 ± 0.0000", "0.0030 ± 0.0047"),
-    "RedBlueLeaf-NC": ("750", "2192", "56.0", "14k (1.2M)", "0.0041 ± 0.0306", "0.0002 ± 0.0003",
-                       "0.0003 ± 0.0004", "0.0045 ± 0.0311"),
-    "Majority1Hop": ("500", "1992", "6.0", "620 (43k)", "0.0057 ± 0.0099", "0.0000 ± 0.0003",
-                     "0.0001 ± 0.0004", "0.0058 ± 0.0105"),
-    "Majority2Hop": ("500", "1992", "73.7", "109k (2.9M)", "0.1374 ± 0.1625", "0.0062 ± 0.0212",
-                     "0.0082 ± 0.0235", "0.1517 ± 0.2024"),
-}
+PAPER = published.TABLE13
 
 
 # ---------------------------------------------------------------- instances

@@ -30,6 +30,7 @@ and compares every cell with these constants.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 from dataclasses import dataclass
 
 from gracr.explainers.names import PAPER_EXPLAINERS
@@ -362,3 +363,36 @@ def paper_explainers(table: str) -> tuple[str, ...]:
         if name == table and explainer not in seen:
             seen.append(explainer)
     return tuple(seen)
+
+
+# ---------------------------------------------------------------- UPI cost (Tables 12, 13)
+
+# Table 12 (App. D.4: the edge-cover classifier's UPI on complete graphs), as printed:
+# N -> (cudd static time, nodes, cudd dynamic time, nodes, autoref time, nodes,
+# brute-force time); None is oot.
+TABLE12: Mapping[int, tuple[Any, ...]] = {
+    3: (0.006, "<1k", 0.006, "<1k", 0.001, "<1k", 0.004),
+    4: (0.006, "<1k", 0.006, "<1k", 0.001, "<1k", 0.050),
+    5: (0.007, "1k", 0.007, "1k", 0.003, "1k", 48.041),
+    6: (0.002, "2k", 0.002, "2k", 0.006, "2k", None),
+    8: (0.002, "7k", 0.022, "7k", 0.020, "7k", None),
+    10: (0.003, "18k", 0.198, "18k", 0.044, "18k", None),
+    12: (0.006, "38k", 0.502, "36k", 0.096, "38k", None),
+}
+
+# Table 13 (App. D.5: the UPI per explained instance, by stage of Algorithm 1), as printed:
+# |V|, |E|, |E_T|, nodes mean (max), Build, Alg. 2, Alg. 3, total.
+TABLE13: Mapping[str, tuple[str, ...]] = {
+    "RedBlueLeaf": ("32", "98", "98.0", "4.6k (155k)", "0.0124 ± 0.0185", "0.0002 ± 0.0000",
+                    "0.0003 ± 0.0000", "0.0130 ± 0.0185"),
+    "Redundancy": ("37", "134", "134.0", "338 (338)", "0.0009 ± 0.0001", "0.0004 ± 0.0000",
+                   "0.0005 ± 0.0000", "0.0018 ± 0.0002"),
+    "CompetingRedundancy": ("37", "134", "134.0", "342 (342)", "0.0022 ± 0.0047",
+                            "0.0004 ± 0.0000", "0.0005 ± 0.0000", "0.0030 ± 0.0047"),
+    "RedBlueLeaf-NC": ("750", "2192", "56.0", "14k (1.2M)", "0.0041 ± 0.0306", "0.0002 ± 0.0003",
+                       "0.0003 ± 0.0004", "0.0045 ± 0.0311"),
+    "Majority1Hop": ("500", "1992", "6.0", "620 (43k)", "0.0057 ± 0.0099", "0.0000 ± 0.0003",
+                     "0.0001 ± 0.0004", "0.0058 ± 0.0105"),
+    "Majority2Hop": ("500", "1992", "73.7", "109k (2.9M)", "0.1374 ± 0.1625", "0.0062 ± 0.0212",
+                     "0.0082 ± 0.0235", "0.1517 ± 0.2024"),
+}
