@@ -17,6 +17,8 @@ induce, on which the target's output and every state it reads are the whole grap
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
@@ -195,3 +197,180 @@ def cone_subgraph(network: Network, edge_index: npt.ArrayLike, target: int,
     local = np.searchsorted(nodes, np.stack([sources[inside], targets[inside]]))
     return ConeSubgraph(nodes, local.astype(np.int64), np.flatnonzero(inside).astype(np.int64),
                         int(np.searchsorted(nodes, target)))
+
+
+# ---------------------------------------------------------------- several networks at once
+
+
+Entries = tuple[tuple[int, float], ...]
+"""A weight column's non-zero entries as (fused column read, weight), ascending."""
+
+
+EdgeTypes = tuple[int, ...] | None
+"""The edges a fused channel sums over: those whose `edge_type` is one of these (None:
+every edge)."""
+
+
+@dataclass(frozen=True, eq=False)
+class SettledBlock:
+    """What one fused layer computes: the fused columns `[start, end)`, each the truncated
+    ReLU of `H[:, c_rows] C + Σ_c Agg_c(H[:, a_rows_c]) A_c + b` over the columns settled
+    before it. `channels` holds `(relations, a_rows, A)`, `Agg_c` summing over the edges
+    of those relations (`EdgeTypes`)."""
+
+    start: int
+    end: int
+    c_rows: IntArray
+    C: Matrix
+    b: Matrix
+    channels: tuple[tuple[EdgeTypes, IntArray, Matrix], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class FusedPlan:
+    """Several compiled networks over one input layout, run as one (`fused_plan`).
+
+    Fused column `g` holds one function of the graph; `columns[k][i]` is the fused
+    column that holds column `i` of network `k`. The columns settled at the input are
+    `[0, len(input_bias))`: σ(x[:, input_features] input_matrix + input_bias); each
+    `SettledBlock` then settles the next run of columns, in order."""
+
+    width: int
+    input_features: IntArray
+    input_matrix: Matrix
+    input_bias: Matrix
+    layers: tuple[SettledBlock, ...]
+    columns: tuple[IntArray, ...]
+
+
+_ColumnKey = tuple[Entries, tuple[tuple[EdgeTypes, Entries], ...], float]
+
+
+def _entries(weights: Matrix, rows: IntArray, fused: IntArray) -> Entries:
+    """The non-zero entries of one weight column among `rows`, by the fused column each
+    row is held in (entries landing on one fused column add up: it holds one value)."""
+    summed: dict[int, float] = {}
+    for row in rows[weights[rows] != 0]:
+        summed[int(fused[row])] = summed.get(int(fused[row]), 0.0) + float(weights[row])
+    return tuple(sorted((g, w) for g, w in summed.items() if w != 0.0))
+
+
+def fused_plan(networks: Sequence[Network]) -> FusedPlan:
+    """One run of several networks: each layer's work done once for all of them.
+
+    Why it is exact. In a network with the compiled layout (`keeps_compiled_layout`)
+    column i of depth d is 0 before layer d, is written by layer d alone, as the truncated
+    ReLU of a function of the columns of depth < d, and is carried unchanged by every
+    later layer (C_ii = 1, nothing else into it, bias 0: σ(v) = v on its value v ∈ [0, 1]).
+    So column i holds, from layer d on, one function of the graph, fixed by its weights
+    at layer d (its input-map column and bias at d = 0) and by the functions of the
+    columns they read. Columns are merged bottom-up by that key: two columns (of one
+    network or of two) whose weights read the same fused columns with the same
+    coefficients hold the same values, and are given one fused column. Every network's
+    columns of depth d are settled by fused layer d, and a network with fewer layers
+    simply has none in the later ones: its columns are carried as its own layers would
+    carry them, so no padding layer is needed (the fused state never rewrites a settled
+    column). The output of network k is then read at `columns[k]`.
+
+    Its cost is one aggregation per relation and layer for all the networks, over the
+    union of the columns they read, each shared column computed once (the 14 WOMBAT
+    patterns: 911 columns in 274 layers alone, 622 in 50 together). The networks must
+    share their input layout (schema and presence bit) and have the compiled layout."""
+    if not networks:
+        raise ValueError("fused_plan: no network")
+    first = networks[0]
+    for network in networks:
+        if not keeps_compiled_layout(network):
+            raise ValueError("the fused run computes only the columns each layer settles, "
+                             "and a network's layers write others (it is not laid out as "
+                             "compiled, e.g. a randomisation control): use CompiledModule")
+        if network.schema != first.schema or network.presence != first.presence:
+            raise ValueError("networks run as one must read one input layout (the same "
+                             "schema and presence bit)")
+    depths = [np.array([column.depth for column in n.columns], dtype=np.int64) for n in networks]
+    fused = [np.full(n.width, -1, dtype=np.int64) for n in networks]
+    plans = [layer_plans(n) for n in networks]
+    levels = max(n.num_layers for n in networks)
+    keys: dict[object, int] = {}
+    # Level 0: the input map's columns, keyed by the features they read and their bias.
+    features: dict[int, None] = {}
+    input_keys: list[tuple[Entries, float]] = []
+    identity = np.arange(first.input_matrix.shape[0], dtype=np.int64)
+    for k, network in enumerate(networks):
+        for i in np.flatnonzero(depths[k] == 0):
+            column = network.input_matrix[:, i]
+            input_key = (_entries(column, identity, identity), float(network.input_bias[i]))
+            if input_key not in keys:
+                keys[input_key] = len(input_keys)
+                input_keys.append(input_key)
+                features.update((f, None) for f, _ in input_key[0])
+            fused[k][i] = keys[input_key]
+    read = np.array(sorted(features), dtype=np.int64)
+    position = {int(f): n for n, f in enumerate(read)}
+    input_matrix = np.zeros((len(read), len(input_keys)), dtype=np.float32)
+    input_bias = np.zeros(len(input_keys), dtype=np.float32)
+    for g, (entries, bias) in enumerate(input_keys):
+        for f, w in entries:
+            input_matrix[position[f], g] = w
+        input_bias[g] = bias
+    width = len(input_keys)
+    blocks: list[SettledBlock] = []
+    for level in range(1, levels + 1):
+        new: list[_ColumnKey] = []
+        for k, network in enumerate(networks):
+            if level > network.num_layers:
+                continue
+            plan = plans[k][level - 1]
+            settled = np.flatnonzero(depths[k] < level)
+            for i in np.flatnonzero(depths[k] == level):
+                key: _ColumnKey = (
+                    _entries(plan.C[:, i], settled, fused[k]),
+                    _channels([(channel.relation, _entries(channel.A[:, i], settled, fused[k]))
+                               for channel in plan.channels]),
+                    float(plan.b[i]))
+                if key not in keys:
+                    keys[key] = width + len(new)
+                    new.append(key)
+                fused[k][i] = keys[key]
+        if new:
+            blocks.append(_settled_block(width, new))
+            width += len(new)
+    return FusedPlan(width, read, input_matrix, input_bias, tuple(blocks), tuple(fused))
+
+
+def _channels(parts: list[tuple[int | None, Entries]]) -> tuple[tuple[EdgeTypes, Entries], ...]:
+    """A column's aggregations, those of typed relations with the same weights merged:
+    Σ_r Agg_r(h) A = Agg_{r1, r2, …}(h) A, the relations' edges being disjoint (one type
+    per edge). A relation filter `{single, aromatic}` then costs one aggregation, not two.
+    The aggregation over every edge (None) stays apart: it holds the typed edges too."""
+    merged: dict[Entries, list[int]] = {}
+    result: list[tuple[EdgeTypes, Entries]] = []
+    for relation, entries in parts:
+        if not entries:
+            continue
+        if relation is None:
+            result.append((None, entries))
+        else:
+            merged.setdefault(entries, []).append(relation)
+    result += [(tuple(sorted(relations)), entries) for entries, relations in merged.items()]
+    return tuple(sorted(result, key=lambda part: (part[0] is not None, part[0] or (), part[1])))
+
+
+def _settled_block(start: int, columns: list[_ColumnKey]) -> SettledBlock:
+    """The block settling the fused columns `start, start + 1, …` of these keys."""
+    c_rows = np.array(sorted({g for c, _, _ in columns for g, _ in c}), dtype=np.int64)
+    C = np.zeros((len(c_rows), len(columns)), dtype=np.float32)
+    b = np.zeros(len(columns), dtype=np.float32)
+    relations = list(dict.fromkeys(r for _, channels, _ in columns for r, _ in channels))
+    a_rows = {r: np.array(sorted({g for _, channels, _ in columns for s, e in channels
+                                  if s == r for g, _ in e}), dtype=np.int64) for r in relations}
+    A = {r: np.zeros((len(a_rows[r]), len(columns)), dtype=np.float32) for r in relations}
+    for j, (c_entries, channels, bias) in enumerate(columns):
+        for g, w in c_entries:
+            C[np.searchsorted(c_rows, g), j] = w
+        for r, entries in channels:
+            for g, w in entries:
+                A[r][np.searchsorted(a_rows[r], g), j] = w
+        b[j] = bias
+    return SettledBlock(start, start + len(columns), c_rows, C, b,
+                        tuple((r, a_rows[r], A[r]) for r in relations))

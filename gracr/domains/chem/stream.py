@@ -2,10 +2,11 @@
 
 The file is read in chunks of records (`iter_records`, text only, in this process); each
 chunk is parsed by RDKit and encoded as arrays (`codes_of`), laid out as one disjoint
-union (node ids offset, a batch vector), and every pattern's compiled network runs once
-on it, on the fastest executor exact for the network: the fused torch module (float32 is
-exact here: a molecule's features are one-hot, and every unit is a clamp of a small
-integer combination of them), or, when asked (`executor="numpy"`), the float64 reference.
+union (node ids offset, a batch vector), and the patterns' compiled networks run on it,
+on the fastest executor exact for them: the fused torch module, one forward pass for all
+the patterns of one input layout and kind (float32 is exact here: a molecule's features
+are one-hot, and every unit is a clamp of a small integer combination of them), or, when
+asked (`executor="numpy"`), the float64 reference, one pass per pattern.
 Chunks go to worker processes (`jobs`) and come back in file order; at most two chunks
 per worker are in flight, so memory does not grow with the file.
 
@@ -42,6 +43,7 @@ from gracr.dsl.ir import Kind
 from gracr.dsl.program import Program
 from gracr.errors import GracrError, GraphError
 from gracr.executor.model import CompiledGNN, compile_program
+from gracr.executor.plan import keeps_compiled_layout
 
 Executor = Literal["fused", "numpy"]
 Answer = bool | tuple[bool, ...]
@@ -268,34 +270,62 @@ class _Encoding:
 
 class _Worker:
     """Screens chunks: holds the patterns, their models (compiled once per degree bound)
-    and their fused modules."""
+    and the modules that run them.
+
+    The patterns that read one input layout (schema and presence bit) and are of one
+    kind form a group, whose molecules are refused, cut into parts and encoded once.
+    On the fused executor a group runs as one `FusedCompiledModule` over its networks:
+    each layer aggregates once for all of them, and the columns they share (an atom
+    pattern, `<1>{single} ...`) are computed once (the 14 WOMBAT patterns: 50 layers
+    of 622 columns, where they ran 274 layers of 911 columns alone). The module is exact
+    for every network in it (`gracr.executor.plan.fused_plan`). A given model without
+    the compiled layout (a randomisation control) runs alone, on the full module."""
 
     def __init__(self, patterns: tuple[Pattern, ...], settings: ScreenSettings) -> None:
         self.patterns = patterns
         self.settings = settings
-        self.models: dict[tuple[int, int | None], tuple[CompiledGNN, Any]] = {}
+        self.models: dict[tuple[int, int | None], CompiledGNN] = {}
+        self.modules: dict[tuple[tuple[int, int | None], ...], Any] = {}
         self.encodings = [_Encoding(p.program.schema, p.model.presence if p.model is not None
                                     else bool(p.compile_options.get("presence", False)))
                           for p in patterns]
-        # The features of the part last run, per (schema, presence): the patterns of one
-        # screen usually share them (WOMBAT's 14 all declare the molecule schema).
+        groups: dict[tuple[Any, ...], list[int]] = {}
+        for index, (pattern, encoding) in enumerate(zip(patterns, self.encodings)):
+            alone = pattern.model is not None and not keeps_compiled_layout(pattern.model)
+            key = (encoding.schema, encoding.presence, pattern.program.kind,
+                   index if alone else None)
+            groups.setdefault(key, []).append(index)
+        self.groups = [tuple(members) for members in groups.values()]
+        # The features of the part last run, per (schema, presence).
         self.features: dict[tuple[Schema, bool], tuple[MoleculeUnion, npt.NDArray[np.float32]]] = {}
 
-    def model(self, index: int, bound: int | None) -> tuple[CompiledGNN, Any]:
-        """Pattern `index`'s model (compiled at `bound` when it needs one) and the module
-        that runs it (None: the numpy reference)."""
-        pattern = self.patterns[index]
-        key = (index, bound if pattern.needs_degree_bound else None)
+    def key(self, index: int, bound: int | None) -> tuple[int, int | None]:
+        return (index, bound if self.patterns[index].needs_degree_bound else None)
+
+    def model(self, index: int, bound: int | None) -> CompiledGNN:
+        """Pattern `index`'s model, compiled at `bound` when it needs one."""
+        key = self.key(index, bound)
         if key not in self.models:
+            pattern = self.patterns[index]
             model = pattern.model
             if model is None:
                 options = dict(pattern.compile_options)
                 if pattern.needs_degree_bound:
                     options["max_degree"] = bound
                 model = compile_program(pattern.program, **options)
-            module = None if self.settings.executor == "numpy" else model.to_pyg(fused=True)
-            self.models[key] = (model, module)
+            self.models[key] = model
         return self.models[key]
+
+    def module(self, members: tuple[int, ...], bound: int | None) -> Any:
+        """The torch module that runs the group `members` at `bound`, `[·, len(members)]`."""
+        key = tuple(self.key(index, bound) for index in members)
+        if key not in self.modules:
+            from gracr.executor.torch_backend import FusedCompiledModule
+
+            models = [self.model(index, bound) for index in members]
+            self.modules[key] = (FusedCompiledModule(models) if keeps_compiled_layout(models[0])
+                                 else models[0].to_pyg(fused=True))
+        return self.modules[key]
 
     def chunk(self, records: list[Record | Skipped], first: int) -> ChunkResult:
         # The chunk makes thousands of short-lived RDKit wrappers, no reference cycles;
@@ -325,57 +355,65 @@ class _Worker:
         skipped += [Skipped(parsed[m][1].place, str(error)) for m, error in refused.items()]
         readable = [entry for m, entry in enumerate(parsed) if m not in refused]
         # The chunk's parts per set of refused molecules (usually none), so that the
-        # patterns share them and their features.
+        # groups share them and their features.
         self.parts: dict[bytes, list[tuple[int, MoleculeUnion]]] = {}
         indices = np.fromiter((i for i, _, _, _ in readable), np.int64, len(readable))
         evaluated = sampled(indices, self.settings.formula_rate)
-        gnn: list[list[Answer | None]] = [[] for _ in readable]
-        formula: list[list[Answer | None]] = [[] for _ in readable]
-        for index, pattern in enumerate(self.patterns):
-            answers, truths, refusals = self.pattern(index, union, evaluated)
-            for m in range(len(readable)):
-                gnn[m].append(answers[m])
-                formula[m].append(truths[m])
-            for m, reason in refusals:
-                skipped.append(Skipped(readable[m][1].place, f"{reason} (in {pattern.place})"))
-        rows = tuple(Row(i, record.place, smiles, record.name, tuple(g), tuple(f))
-                     for (i, record, _, smiles), g, f in zip(readable, gnn, formula))
+        gnn: list[list[Answer | None]] = [[] for _ in self.patterns]
+        formula: list[list[Answer | None]] = [[] for _ in self.patterns]
+        refusals: list[list[tuple[int, str]]] = [[] for _ in self.patterns]
+        for members in self.groups:
+            answers, truths, refused_here = self.group(members, union, evaluated)
+            for index, column, truth in zip(members, answers, truths):
+                gnn[index], formula[index] = column, truth
+                refusals[index] = refused_here
+        # Each pattern's refusals, in pattern order (then sorted by record, stably).
+        for pattern, refused_by in zip(self.patterns, refusals):
+            skipped += [Skipped(readable[m][1].place, f"{reason} (in {pattern.place})")
+                        for m, reason in refused_by]
+        rows = tuple(Row(i, record.place, smiles, record.name, g, f)
+                     for (i, record, _, smiles), g, f in zip(readable, zip(*gnn), zip(*formula)))
         order = {record.place: n for n, record in enumerate(records)}
         return ChunkResult(rows, tuple(sorted(skipped, key=lambda s: order.get(s.place, 0))),
                            len(records))
 
-    def pattern(self, index: int, union: MoleculeUnion, evaluated: npt.NDArray[np.bool_]
-                ) -> tuple[list[Answer | None], list[Answer | None], list[tuple[int, str]]]:
-        """One pattern on every molecule of `union`: the network's answers, the
-        formula's (where evaluated), and the molecules refused with the reason."""
-        pattern = self.patterns[index]
-        schema = pattern.program.schema
-        encoding = self.encodings[index]
+    def group(self, members: tuple[int, ...], union: MoleculeUnion,
+              evaluated: npt.NDArray[np.bool_]
+              ) -> tuple[list[list[Answer | None]], list[list[Answer | None]],
+                         list[tuple[int, str]]]:
+        """The patterns `members` on every molecule of `union`: per pattern the network's
+        answers and the formula's (where evaluated), and the molecules their schema
+        refuses with the reason."""
+        encoding = self.encodings[members[0]]
         refused = encoding.refused(union)
-        refusals = [(int(m), _refusal(union, int(m), schema)) for m in np.flatnonzero(refused)]
-        answers: list[Answer | None] = [None] * union.count
-        truths: list[Answer | None] = [None] * union.count
+        refusals = [(int(m), _refusal(union, int(m), encoding.schema))
+                    for m in np.flatnonzero(refused)]
+        answers: list[list[Answer | None]] = [[None] * union.count for _ in members]
+        truths: list[list[Answer | None]] = [[None] * union.count for _ in members]
         kept = np.flatnonzero(~refused)
         key = refused.tobytes()
         if key not in self.parts:
             self.parts[key] = list(parts(union.select(~refused), CHUNK_NODES))
         for start, part in self.parts[key]:
             where = kept[start:start + part.count]
-            for m, answer in zip(where, self.run(index, encoding, part)):
-                answers[m] = answer
             chosen = evaluated[where]
-            if chosen.any():
-                for m, truth in zip(where[chosen], _formula(pattern.program,
-                                                             part.select(chosen))):
-                    truths[m] = truth
+            for number, found in enumerate(self.run(members, encoding, part)):
+                for m, answer in zip(where, found):
+                    answers[number][m] = answer
+                if chosen.any():
+                    program = self.patterns[members[number]].program
+                    for m, truth in zip(where[chosen], _formula(program, part.select(chosen))):
+                        truths[number][m] = truth
         return answers, truths, refusals
 
-    def run(self, index: int, encoding: _Encoding, part: MoleculeUnion) -> list[Answer]:
-        """The network's answers on the molecules of `part` (one forward pass)."""
+    def run(self, members: tuple[int, ...], encoding: _Encoding, part: MoleculeUnion
+            ) -> list[list[Answer]]:
+        """Each pattern's network's answers on the molecules of `part` (one forward pass
+        for the group on the fused executor, one per pattern on the numpy one)."""
         import torch
 
         bound = int(np.bincount(part.codes.targets).max()) if part.codes.targets.size else 0
-        model, module = self.model(index, bound)
+        models = [self.model(index, bound) for index in members]
         key = (encoding.schema, encoding.presence)
         cached = self.features.get(key)
         if cached is None or cached[0] is not part:
@@ -384,24 +422,28 @@ class _Worker:
         x = cached[1]
         edge_index = np.stack([part.codes.sources, part.codes.targets])
         edge_type = encoding.edge_types(part)
-        if module is None:
-            output = model.forward(x, edge_index, part.batch, edge_type=edge_type)[:, 0]
+        if self.settings.executor == "numpy":
+            output = np.concatenate([model.forward(x, edge_index, part.batch, edge_type=edge_type)
+                                     for model in models], axis=1)
         else:
-            output = module(torch.as_tensor(x), torch.as_tensor(edge_index),
-                            torch.as_tensor(part.batch),
-                            edge_type=None if edge_type is None
-                            else torch.as_tensor(edge_type))[:, 0].numpy()
-        answer = output > 0.5
-        if model.kind is Kind.NODE:
-            ends = np.cumsum(part.sizes)
-            return [tuple(bool(v) for v in answer[end - size:end])
-                    for end, size in zip(ends, part.sizes)]
+            output = self.module(members, bound)(
+                torch.as_tensor(x), torch.as_tensor(edge_index), torch.as_tensor(part.batch),
+                edge_type=None if edge_type is None else torch.as_tensor(edge_type)).numpy()
+        decided = output > 0.5
+        if models[0].kind is Kind.NODE:
+            starts = (np.cumsum(part.sizes) - part.sizes).tolist()
+            sizes = part.sizes.tolist()
+            return [[tuple(column[start:start + size]) for start, size in zip(starts, sizes)]
+                    for column in decided.T.tolist()]
         # Trailing molecules without atoms get no row (the readout sizes itself by the
         # batch vector): the empty molecule's answer is the network's on the empty graph.
-        missing = part.count - answer.shape[0]
-        tail = [] if missing <= 0 else [bool(model.predict(encode_molecules([])[0].codes.graph()))] * missing
-        answers: list[Answer] = [bool(v) for v in answer[:part.count]]
-        return answers + tail
+        missing = part.count - decided.shape[0]
+        found: list[list[Answer]] = []
+        for model, column in zip(models, decided.T.tolist()):
+            tail = [] if missing <= 0 else [bool(model.predict(
+                encode_molecules([])[0].codes.graph()))] * missing
+            found.append(column[:part.count] + tail)
+        return found
 
 
 def _formula(program: Program, part: MoleculeUnion) -> list[Answer]:
