@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +23,7 @@ import gracr
 from gracr.audit.builtin import ba_multi_shapes, ba_shapes
 from gracr.audit.data import AuditData, read_audit_data
 from gracr.audit.features import Probe, probe_named
-from gracr.audit.models import TrainSettings, train
+from gracr.audit.models import ConfigResult, TrainSettings, train
 from gracr.audit.perturb import outside_motif
 from gracr.audit.probes import is_shortcut, run_probe, stratified_folds
 from gracr.audit.run import AuditSettings, audit
@@ -267,6 +267,27 @@ def test_training_is_seeded_and_reports_accuracies() -> None:
     assert 0.0 <= first.validation_accuracy <= 1.0
     answers = first.model.predict(data.graphs[:3])
     assert [a.shape for a in answers] == [(1,), (1,), (1,)]
+
+
+def test_near_perfect_needs_the_positive_f1_on_two_classes() -> None:
+    # Issue 39: 13 positives in 4990, a model answering "negative" everywhere has accuracy
+    # 4977 / 4990 = 0.9974 and F1 0 (no true positive): App. B's accuracy bar alone would
+    # call it near-perfect.
+    run = train(_red_blue_graphs(20, 2, planted=True), TrainSettings(layers=1, hidden=4,
+                                                                     epochs=1), 0)
+
+    def config(*scores: tuple[float, float | None]) -> ConfigResult:
+        runs = tuple(replace(run, test_accuracy=a, test_f1=f) for a, f in scores)
+        stat = Stat.of([a for a, _ in scores], ddof=1)
+        assert stat is not None
+        return ConfigResult(run.settings, stat, stat, None, runs)
+
+    always_negative = (4977 / 4990, 0.0)
+    assert not config(always_negative).near_perfect
+    assert config((0.995, 0.991), (1.0, 1.0)).near_perfect
+    assert not config((0.995, 0.991), (0.995, 0.98)).near_perfect   # one seed's F1 short
+    assert not config((0.98, 1.0)).near_perfect                     # App. B's bar still holds
+    assert config((0.99, None)).near_perfect      # more than two classes: accuracy alone
 
 
 def test_gracr_audit_runs_a_compiled_rule_through_the_checks() -> None:
