@@ -524,3 +524,47 @@ def test_the_other_architectures_train(architecture: str) -> None:
     run = train(data, TrainSettings(architecture=architecture, layers=2, hidden=8, epochs=3), 0)
     assert 0.0 <= run.test_accuracy <= 1.0
     assert [a.shape for a in run.model.predict(data.graphs[:2])] == [(1,), (1,)]
+
+
+# ---------------------------------------------------------------- the tissue dataset
+
+
+def test_the_tissue_dataset_is_audited_with_its_ground_truth_and_rule() -> None:
+    from gracr.audit.tissue import tissue_data
+    from gracr.domains.tissue.dataset import graph_json
+    from gracr.domains.tissue.generator import TissueSettings, generate_dataset
+    from gracr.domains.tissue.radius import recompute_label, roles
+
+    data, rule = tissue_data(samples=8, cells=60, seed=3)
+    # The same fields, generated from the same seed as the tissue study's data phase does.
+    tables, theta = generate_dataset(np.random.default_rng([3, 0x7155]),
+                                     TissueSettings.for_cells(60), 8)
+    assert data.kind == "graph" and len(data.graphs) == 8
+    positives = 0
+    for table, graph, label, motif in zip(tables, data.graphs, data.labels, data.motif_nodes):
+        assert graph.num_nodes == table.num_cells
+        assert graph.to_json()["edges"] == graph_json(table, theta, 1.0)["edges"]
+        expected = recompute_label(table, theta)   # the cell table's label, not the rule's
+        assert label.tolist() == [int(expected)]
+        if expected:
+            positives += 1
+            truth = gracr.ground_truth(rule, graph, over="nodes")
+            assert truth.node_mask is not None and np.array_equal(truth.node_mask, motif)
+            engaged = roles(table)[0]
+            assert engaged.any() and not (engaged & ~motif).any()
+        else:
+            assert not motif.any()
+    assert 0 < positives < 8
+    report = audit(data, AuditSettings(train=False, folds=2, perturb_limit=None), rule=rule)
+    assert report.compiled is not None
+    assert report.compiled.accuracy == 1.0
+    assert report.compiled.perturbation.instances == positives
+    assert report.compiled.perturbation.flipped == 0
+
+
+def test_gracrc_audit_names_tissue_and_wombat_in_its_error() -> None:
+    import io
+
+    err = io.StringIO()
+    assert main(["audit", "tisue", "--probes-only"], io.StringIO(), err) == 2
+    assert "nor a WOMBAT pattern (P01 to P14), nor 'tissue'" in err.getvalue()
