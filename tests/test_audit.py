@@ -568,3 +568,16 @@ def test_gracrc_audit_names_tissue_and_wombat_in_its_error() -> None:
     err = io.StringIO()
     assert main(["audit", "tisue", "--probes-only"], io.StringIO(), err) == 2
     assert "nor a WOMBAT pattern (P01 to P14), nor 'tissue'" in err.getvalue()
+
+
+def test_gracrc_audit_of_a_wombat_pattern_without_rdkit_says_so_in_one_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    monkeypatch.setitem(sys.modules, "gracr.domains.chem.wombat", None)   # import fails
+    err = io.StringIO()
+    assert main(["audit", "P03", "--probes-only"], io.StringIO(), err) == 2
+    message = err.getvalue()
+    assert "a WOMBAT pattern's dataset needs RDKit" in message and "Traceback" not in message
+    assert message.count("\n") == 1

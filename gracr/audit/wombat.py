@@ -56,8 +56,11 @@ def is_pattern_name(text: str) -> bool:
 
 def pattern_named(text: str) -> WombatPattern:
     """The WOMBAT pattern `text` names (`is_pattern_name`)."""
-    from gracr.domains.chem.wombat import WOMBAT_PATTERNS
-
+    try:
+        from gracr.domains.chem.wombat import WOMBAT_PATTERNS
+    except ImportError as error:
+        raise GracrError(f"a WOMBAT pattern's dataset needs RDKit ({error}): pip install "
+                         f"'gracr[chem]'") from None
     found = PATTERN_NAME.fullmatch(text)
     for pattern in WOMBAT_PATTERNS:
         if found is not None and int(found.group(1)) == pattern.number:
@@ -78,9 +81,13 @@ def wombat_data(pattern: WombatPattern, pool: Sequence[Molecule] | None = None,
     """`pattern`'s dataset drawn from `pool` (None: the bundled molecule sets) with
     `sizes` (None: `audit_sizes()`) and `seed`, as `AuditData`, and its compiled rule.
     `min_positives` (None: the datasets' own) is where grafting starts."""
-    from gracr.domains.chem.bundled import bundled_molecules
-    from gracr.domains.chem.datasets import MIN_POSITIVES, pattern_pools, wombat_dataset
-    from gracr.domains.chem.wombat import wombat_formula_path
+    try:
+        from gracr.domains.chem.bundled import bundled_molecules
+        from gracr.domains.chem.datasets import MIN_POSITIVES, pattern_pools, wombat_dataset
+        from gracr.domains.chem.wombat import wombat_formula_path
+    except ImportError as error:
+        raise GracrError(f"a WOMBAT pattern's dataset needs RDKit ({error}): pip install "
+                         f"'gracr[chem]'") from None
 
     molecules = bundled_molecules() if pool is None else pool
     pools = pattern_pools(pattern, molecules,
