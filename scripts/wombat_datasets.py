@@ -17,17 +17,10 @@ import argparse
 import sys
 from pathlib import Path
 
-import gracr
 from gracr.bench.report.tables import render_table
-from gracr.domains.chem import read_molecules
-from gracr.domains.chem.bundled import bundled_sets
-from gracr.domains.chem.check import predict_molecules
-from gracr.domains.chem.datasets import DatasetSizes, wombat_dataset, write_dataset
-from gracr.domains.chem.graft import grafted_positives
-from gracr.domains.chem.reference import RelaxedQuery
-from gracr.domains.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
-
-MIN_POSITIVES = 200
+from gracr.domains.chem.bundled import bundled_molecules
+from gracr.domains.chem.datasets import DatasetSizes, pattern_pools, wombat_dataset, write_dataset
+from gracr.domains.chem.wombat import WOMBAT_PATTERNS
 
 
 def main() -> int:
@@ -42,26 +35,18 @@ def main() -> int:
     args = parser.parse_args()
     wanted = None if args.patterns is None else {int(p) for p in args.patterns.split(",")}
     sizes = DatasetSizes(args.positives, args.negatives, args.hard)
-    bundled = [m for _, path in bundled_sets() for m in read_molecules(path).molecules]
+    bundled = bundled_molecules()
     rows = []
     for pattern in WOMBAT_PATTERNS:
         if wanted is not None and pattern.number not in wanted:
             continue
-        model = gracr.compile(gracr.parse(wombat_formula_path(pattern)))
-        natural = sum(RelaxedQuery.from_smarts(pattern.relaxed).rdkit_matches(m.mol)
-                      for m in bundled)
-        grafted = list(grafted_positives(pattern.original, iter(bundled),
-                                         max(0, MIN_POSITIVES - natural),
-                                         also=[pattern.relaxed]))
-        candidates = bundled + grafted
-        answers = predict_molecules(model, [m.graph for m in candidates])
-        positives = [m for m, yes in zip(candidates, answers) if yes]
-        negatives = [m for m, yes in zip(candidates, answers) if not yes]
-        dataset = wombat_dataset(pattern, positives, negatives, sizes, args.seed)
+        pools = pattern_pools(pattern, bundled)
+        dataset = wombat_dataset(pattern, pools.positives, pools.negatives, sizes, args.seed)
         task = write_dataset(Path(args.out) / pattern.name, pattern, dataset)
         drawn = {kind: sum(e.kind == kind for e in dataset)
                  for kind in ("positive", "hard negative", "random negative")}
-        rows.append([pattern.name, str(len(positives)), str(len(grafted)), str(len(negatives)),
+        rows.append([pattern.name, str(len(pools.positives)), str(pools.grafted),
+                     str(len(pools.negatives)),
                      str(drawn["positive"]), str(drawn["hard negative"]),
                      str(drawn["random negative"]), str(task)])
         print(f"{pattern.name}: {task}", file=sys.stderr)

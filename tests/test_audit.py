@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +23,7 @@ import gracr
 from gracr.audit.builtin import ba_multi_shapes, ba_shapes
 from gracr.audit.data import AuditData, read_audit_data
 from gracr.audit.features import Probe, probe_named
-from gracr.audit.models import TrainSettings, train
+from gracr.audit.models import ConfigResult, TrainSettings, train
 from gracr.audit.perturb import outside_motif
 from gracr.audit.probes import is_shortcut, run_probe, stratified_folds
 from gracr.audit.run import AuditSettings, audit
@@ -269,6 +269,27 @@ def test_training_is_seeded_and_reports_accuracies() -> None:
     assert [a.shape for a in answers] == [(1,), (1,), (1,)]
 
 
+def test_near_perfect_needs_the_positive_f1_on_two_classes() -> None:
+    # Issue 39: 13 positives in 4990, a model answering "negative" everywhere has accuracy
+    # 4977 / 4990 = 0.9974 and F1 0 (no true positive): App. B's accuracy bar alone would
+    # call it near-perfect.
+    run = train(_red_blue_graphs(20, 2, planted=True), TrainSettings(layers=1, hidden=4,
+                                                                     epochs=1), 0)
+
+    def config(*scores: tuple[float, float | None]) -> ConfigResult:
+        runs = tuple(replace(run, test_accuracy=a, test_f1=f) for a, f in scores)
+        stat = Stat.of([a for a, _ in scores], ddof=1)
+        assert stat is not None
+        return ConfigResult(run.settings, stat, stat, None, runs)
+
+    always_negative = (4977 / 4990, 0.0)
+    assert not config(always_negative).near_perfect
+    assert config((0.995, 0.991), (1.0, 1.0)).near_perfect
+    assert not config((0.995, 0.991), (0.995, 0.98)).near_perfect   # one seed's F1 short
+    assert not config((0.98, 1.0)).near_perfect                     # App. B's bar still holds
+    assert config((0.99, None)).near_perfect      # more than two classes: accuracy alone
+
+
 def test_gracr_audit_runs_a_compiled_rule_through_the_checks() -> None:
     data = _red_blue_graphs(40, 3, planted=False)
     rule = gracr.parse("colors red, blue\nclassify exists (red & <1> blue)")
@@ -503,3 +524,60 @@ def test_the_other_architectures_train(architecture: str) -> None:
     run = train(data, TrainSettings(architecture=architecture, layers=2, hidden=8, epochs=3), 0)
     assert 0.0 <= run.test_accuracy <= 1.0
     assert [a.shape for a in run.model.predict(data.graphs[:2])] == [(1,), (1,)]
+
+
+# ---------------------------------------------------------------- the tissue dataset
+
+
+def test_the_tissue_dataset_is_audited_with_its_ground_truth_and_rule() -> None:
+    from gracr.audit.tissue import tissue_data
+    from gracr.domains.tissue.dataset import graph_json
+    from gracr.domains.tissue.generator import TissueSettings, generate_dataset
+    from gracr.domains.tissue.radius import recompute_label, roles
+
+    data, rule = tissue_data(samples=8, cells=60, seed=3)
+    # The same fields, generated from the same seed as the tissue study's data phase does.
+    tables, theta = generate_dataset(np.random.default_rng([3, 0x7155]),
+                                     TissueSettings.for_cells(60), 8)
+    assert data.kind == "graph" and len(data.graphs) == 8
+    positives = 0
+    for table, graph, label, motif in zip(tables, data.graphs, data.labels, data.motif_nodes):
+        assert graph.num_nodes == table.num_cells
+        assert graph.to_json()["edges"] == graph_json(table, theta, 1.0)["edges"]
+        expected = recompute_label(table, theta)   # the cell table's label, not the rule's
+        assert label.tolist() == [int(expected)]
+        if expected:
+            positives += 1
+            truth = gracr.ground_truth(rule, graph, over="nodes")
+            assert truth.node_mask is not None and np.array_equal(truth.node_mask, motif)
+            engaged = roles(table)[0]
+            assert engaged.any() and not (engaged & ~motif).any()
+        else:
+            assert not motif.any()
+    assert 0 < positives < 8
+    report = audit(data, AuditSettings(train=False, folds=2, perturb_limit=None), rule=rule)
+    assert report.compiled is not None
+    assert report.compiled.accuracy == 1.0
+    assert report.compiled.perturbation.instances == positives
+    assert report.compiled.perturbation.flipped == 0
+
+
+def test_gracrc_audit_names_tissue_and_wombat_in_its_error() -> None:
+    import io
+
+    err = io.StringIO()
+    assert main(["audit", "tisue", "--probes-only"], io.StringIO(), err) == 2
+    assert "nor a WOMBAT pattern (P01 to P14), nor 'tissue'" in err.getvalue()
+
+
+def test_gracrc_audit_of_a_wombat_pattern_without_rdkit_says_so_in_one_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    monkeypatch.setitem(sys.modules, "gracr.domains.chem.wombat", None)   # import fails
+    err = io.StringIO()
+    assert main(["audit", "P03", "--probes-only"], io.StringIO(), err) == 2
+    message = err.getvalue()
+    assert "a WOMBAT pattern's dataset needs RDKit" in message and "Traceback" not in message
+    assert message.count("\n") == 1

@@ -189,3 +189,56 @@ def test_pna_counts_the_in_degrees_of_the_training_data() -> None:
     assert training_degrees(data, whole, np.asarray([1])).tolist() == [3, 1, 1, 1]
     assert degree_histogram(training_degrees(data, whole, np.asarray([0, 1]))).tolist() == \
         [0, 5, 1, 1]
+
+
+# ---------------------------------------------------------------- WOMBAT's datasets
+
+# WOMBAT P12, `[!#1][CH]=O`: an aldehyde whose carbon has a heavy neighbour. By hand: the
+# positives and the atoms of their one match (heavy neighbour, CH, O), in SMILES order.
+# Formaldehyde (no heavy neighbour), acetone and propanoic acid (no H on the C=O carbon)
+# and the rest are negatives.
+ALDEHYDES = {"CCC=O": {1, 2, 3}, "O=Cc1ccccc1": {0, 1, 2}, "CC(C)C=O": {1, 3, 4}}
+NOT_ALDEHYDES = ("C=O", "CC(C)=O", "OC(=O)CC", "CCO", "Cc1ccccc1")
+
+
+def test_a_wombat_pattern_is_audited_with_its_ground_truth_and_rule() -> None:
+    import gracr
+    from gracr.audit.wombat import pattern_named, wombat_data
+    from gracr.domains.chem import read_smiles
+    from gracr.domains.chem.datasets import DatasetSizes
+    from gracr.domains.chem.ground_truth import wombat_ground_truth
+
+    pattern = pattern_named("P12")
+    pool = [read_smiles(s) for s in (*ALDEHYDES, *NOT_ALDEHYDES)]
+    data, rule = wombat_data(pattern, pool, DatasetSizes(10, 10, 5), seed=0, min_positives=0)
+    assert (data.name, data.kind, len(data.graphs)) == ("WOMBAT P12", "graph", 8)
+    by_graph = {Chem.MolToSmiles(m.mol): m.graph for m in pool}
+    canonical = {Chem.MolToSmiles(parse_smiles(s)): s for s in (*ALDEHYDES, *NOT_ALDEHYDES)}
+    seen = set()
+    for graph, label, motif, edges in zip(data.graphs, data.labels, data.motif_nodes,
+                                          data.motif_edges):
+        smiles = next(canonical[c] for c, g in by_graph.items() if g is graph)
+        seen.add(smiles)
+        assert label.tolist() == [int(smiles in ALDEHYDES)]
+        assert set(np.flatnonzero(motif).tolist()) == ALDEHYDES.get(smiles, set())
+        assert not edges.any()
+        if smiles in ALDEHYDES:   # the ground truth's own functions agree with the hand's
+            truth = gracr.ground_truth(rule, graph, over="nodes")
+            assert truth.node_mask is not None
+            assert np.array_equal(truth.node_mask, motif)
+            assert np.array_equal(wombat_ground_truth(parse_smiles(smiles), pattern.relaxed),
+                                  motif)
+    assert seen == {*ALDEHYDES, *NOT_ALDEHYDES}
+    report = audit(data, RULE_ONLY, rule=rule)
+    assert report.compiled is not None
+    assert report.compiled.accuracy == 1.0
+    assert (report.compiled.perturbation.instances, report.compiled.perturbation.flipped) \
+        == (3, 0)
+
+
+def test_wombat_pattern_names() -> None:
+    from gracr.audit.wombat import is_pattern_name, pattern_named
+
+    assert all(is_pattern_name(n) for n in ("P01", "p14", "WOMBAT-P03", "wombat-p03"))
+    assert not any(is_pattern_name(n) for n in ("P00", "P15", "P3", "BAShapes", "P03.gml"))
+    assert pattern_named("wombat-p03").relaxed.startswith("[CHD3]C(=O)[N;H1,H2]")

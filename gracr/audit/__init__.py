@@ -14,7 +14,9 @@ right without the motif? (`gracrc audit DATA`, `gracr.audit(DATA)`.)
 - `run`: `audit(...)`, the whole audit as an `AuditReport`; `report` and `figures` write it;
 - `published`: the paper's numbers (App. B: Tables 4–5, BAShapes and BAMultiShapes) the
   reports are read beside;
-- `tasks`: GracrBench tasks as audit data, with their rule.
+- `tasks`: GracrBench tasks as audit data, with their rule; `wombat`: a WOMBAT pattern's
+  dataset (the node UPI the motif, the pattern's `.gml` the rule); `tissue`: generated
+  tissue fields (the node UPI of each positive the motif, the note's rule).
 
 The package is callable: `gracr.audit(source, settings)` is `gracr.audit.run.audit`, so
 that the public name and the package can be one (importing a submodule binds the package

@@ -39,6 +39,7 @@ from torch_geometric.nn import (GATConv, GCNConv, GINConv, PNAConv, SAGEConv, gl
 
 from gracr.audit.data import AuditData, TaskKind
 from gracr.audit.features import Vocabulary, node_inputs, vocabulary_of
+from gracr.audit.probes import NEAR_PERFECT
 from gracr.data.graph import Graph
 from gracr.errors import GracrError
 from gracr.stats import Stat
@@ -305,8 +306,14 @@ class ConfigResult:
 
     @property
     def near_perfect(self) -> bool:
-        """Whether every seed reaches the near-perfect bar (≥ 0.99), App. B's test."""
-        return all(run.test_accuracy >= 0.99 for run in self.runs)
+        """Whether every seed reaches the near-perfect bar: test accuracy ≥ 0.99 (App. B's
+        test) and, for two classes 0 and 1, test F1 of class 1 ≥ 0.99 as well. The F1 bar
+        is ours, not App. B's: where positives are rare, answering "negative" everywhere
+        clears the accuracy bar (FluorideCarbonyl: 13 positives in 4990, accuracy 0.996,
+        F1 0) without learning anything."""
+        return all(run.test_accuracy >= NEAR_PERFECT
+                   and (run.test_f1 is None or run.test_f1 >= NEAR_PERFECT)
+                   for run in self.runs)
 
 
 def train_grid(data: AuditData, grid: Sequence[TrainSettings], seeds: Sequence[int],

