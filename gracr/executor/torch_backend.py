@@ -19,13 +19,12 @@ once (`TargetConeBatch`).
 
 Its size (900–1000 lines) is the torch backend whole: the whole-graph, target-cone, batched
 and fused modules share `CompiledLayer` and its hooks, which keeps one torch copy of the
-layer equation (the fused module's sparse blocks are its inference-only form, of one
-network or of several at once).
+layer equation (the fused module's blocks are its inference-only form, of one network or
+of several at once).
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -766,81 +765,53 @@ def _distinct_rows(states: Tensor) -> tuple[Tensor, Tensor]:
     return torch.as_tensor(first), torch.as_tensor(inverse.reshape(-1))
 
 
-def _adjacency(edge_index: Tensor, nodes: int) -> Tensor:
-    """The `[nodes, nodes]` CSR matrix whose entry (t, s) counts the edges s -> t (a
-    multi-edge counts its copies): `M @ X` sums each node's in-messages."""
-    pairs, counts = torch.unique(edge_index[1] * nodes + edge_index[0], sorted=True,
-                                 return_counts=True)
-    rows = torch.zeros(nodes + 1, dtype=torch.long)
-    rows[1:] = torch.cumsum(torch.bincount(pairs // nodes, minlength=nodes), 0)
-    with warnings.catch_warnings():
-        # PyTorch calls its sparse CSR support beta; the product used here is long stable.
-        warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
-        # Checked (O(edges)): an edge index out of range is an error, not a memory fault.
-        return torch.sparse_csr_tensor(rows, pairs % nodes, counts.to(torch.float32),
-                                       (nodes, nodes), check_invariants=True)
-
-
-def _sparse_columns(rows: np.ndarray[Any, Any], block: np.ndarray[Any, Any], width: int
-                    ) -> Tensor:
-    """`block` (`[len(rows), w]`, its rows at the state columns `rows`) transposed into a
-    sparse `[w, width]` COO matrix: the product with the column-major state `[width, N]`
-    touches only the non-zero entries (a fused block reads 2-3 columns per column: 4-5x
-    faster than the dense product on molecules)."""
-    columns, entries = np.nonzero(block.T)
-    return torch.sparse_coo_tensor(
-        torch.as_tensor(np.stack([columns, rows[entries]]), dtype=torch.long),
-        torch.as_tensor(block.T[columns, entries], dtype=torch.float32),
-        (block.shape[1], width), check_invariants=True).coalesce()
-
-
 class _FusedLayer(nn.Module):
     """One `SettledBlock` of a `FusedPlan`: the fused columns `[start, end)`.
 
-    The state is column by column (`[width, N]`): a column's values are contiguous, so
-    the products read the few columns a block needs as whole rows (read node by node,
-    622 columns wide, each node's few scattered values made the gathers the pass's
-    largest cost). The settled columns `[0, start)` are carried unchanged (they are
-    already in [0, 1]) and the later ones are not read. Each channel aggregates on
-    whichever side of its `A` is narrower, since Σ_s (h_s A) = (Σ_s h_s) A, over the
-    edges it admits, as one product with their sparse adjacency matrix (`_adjacency`).
+    The settled columns `[0, start)` are carried unchanged (they are already in [0, 1])
+    and the later ones are still 0 and never read. Each channel aggregates on whichever
+    side of its `A` is narrower, since Σ_s (h_s A) = (Σ_s h_s) A, over the edges it admits.
     """
 
+    c_rows: Tensor
+    C_block: Tensor
     b_block: Tensor
 
     def __init__(self, block: SettledBlock) -> None:
         super().__init__()
         self.start, self.end = block.start, block.end
-        self.C_T = _sparse_columns(block.c_rows, block.C, block.start)
-        self.register_buffer("b_block", torch.as_tensor(block.b, dtype=torch.float32)[:, None])
+        self.register_buffer("c_rows", torch.as_tensor(block.c_rows, dtype=torch.long))
+        self.register_buffer("C_block", torch.as_tensor(block.C, dtype=torch.float32))
+        self.register_buffer("b_block", torch.as_tensor(block.b, dtype=torch.float32))
         self.relations: list[EdgeTypes] = []
         self.aggregate_first: list[bool] = []
-        self.gathered: list[Tensor] = []
-        self.A_T: list[Tensor] = []
-        for relation, a_rows, A in block.channels:
-            first = len(a_rows) <= block.end - block.start
+        self.num_channels = len(block.channels)
+        for number, (relation, a_rows, A) in enumerate(block.channels):
             self.relations.append(relation)
-            self.aggregate_first.append(first)
-            # Aggregate first: the rows `a_rows` of the state, then `A` on their sums;
-            # else `A` on the state, then the sums of its product.
-            self.gathered.append(torch.as_tensor(a_rows, dtype=torch.long))
-            self.A_T.append(_sparse_columns(np.arange(len(a_rows)), A, len(a_rows)) if first
-                            else _sparse_columns(a_rows, A, block.start))
+            self.aggregate_first.append(len(a_rows) <= block.end - block.start)
+            self.register_buffer(f"a_rows{number}", torch.as_tensor(a_rows, dtype=torch.long))
+            self.register_buffer(f"A_block{number}", torch.as_tensor(A, dtype=torch.float32))
 
-    def forward(self, state: Tensor, adjacency: dict[EdgeTypes, Tensor]) -> None:
-        settled = state[:self.start]
-        z = torch.sparse.mm(self.C_T, settled) if self.C_T._nnz() else None
-        for relation, first, rows, A_T in zip(self.relations, self.aggregate_first,
-                                              self.gathered, self.A_T):
-            if first:
-                summed = torch.sparse.mm(adjacency[relation], state.index_select(0, rows).t())
-                part = torch.sparse.mm(A_T, summed.t().contiguous())
+    def forward(self, H: Tensor, edges: dict[EdgeTypes, tuple[Tensor, Tensor]]) -> None:
+        # `index_select` rather than `H[:, rows]`: the same gather, but torch's generic
+        # advanced-indexing kernel made up ~40% of SubgraphX's time on batched graphs.
+        z = self.b_block.expand(H.shape[0], -1)
+        if len(self.c_rows):
+            z = z + H.index_select(1, self.c_rows) @ self.C_block
+        for number in range(self.num_channels):
+            sources, targets = edges[self.relations[number]]
+            a_rows: Tensor = getattr(self, f"a_rows{number}")
+            A_block: Tensor = getattr(self, f"A_block{number}")
+            inputs = H.index_select(1, a_rows)
+            if self.aggregate_first[number]:
+                summed = torch.zeros_like(inputs).index_add_(
+                    0, targets, inputs.index_select(0, sources))
+                z = z + summed @ A_block
             else:
-                part = torch.sparse.mm(adjacency[relation],
-                                       torch.sparse.mm(A_T, settled).t()).t()
-            z = part if z is None else z + part
-        assert z is not None, "a fused column reads some column"
-        state[self.start:self.end] = (z + self.b_block).clamp_(0.0, 1.0)
+                messages = inputs @ A_block
+                z = z + torch.zeros_like(messages).index_add_(
+                    0, targets, messages.index_select(0, sources))
+        H[:, self.start:self.end] = z.clamp(0.0, 1.0)
 
 
 class _FusedReadout(nn.Module):
@@ -863,9 +834,8 @@ class _FusedReadout(nn.Module):
                        for dense in compiled.readout]
         self.output_column = compiled.output_column
 
-    def forward(self, state: Tensor, batch: Tensor | None) -> Tensor:
-        """`state`: the fused state column by column, `[width, N]`."""
-        r = pool(self.kind, state.index_select(0, self.read).t().contiguous(), batch)
+    def forward(self, H: Tensor, batch: Tensor | None) -> Tensor:
+        r = pool(self.kind, H.index_select(1, self.read), batch)
         for W, b in zip(self.weights, self.biases):
             r = (r @ W + b).clamp(0.0, 1.0)
         return r[:, self.output_column:self.output_column + 1]
@@ -930,24 +900,20 @@ class FusedCompiledModule(nn.Module):
         _check_edge_type(self.declared_relations, edge_type, edge_index)
         h0: Tensor = (x.index_select(1, self.input_features) @ self.input_matrix
                       + self.input_bias).clamp(0.0, 1.0)
-        # Column by column (`_FusedLayer`); uninitialised: every column is written (h0,
-        # then each layer's block) before a later layer reads it.
-        state = torch.empty(self.width, x.shape[0], dtype=h0.dtype)
-        state[:self.settled_at_input] = h0.t()
-        if len(self.layers):
-            # Per relation set, the sparse matrix of the edges it admits: a layer's sums
-            # are one product with it.
-            adjacency: dict[EdgeTypes, Tensor] = {}
-            for relations in self.relations:
-                chosen = edge_index
-                if relations is not None:
-                    if edge_type is None:
-                        raise ValueError("this model declares relations: forward needs "
-                                         "edge_type")
-                    chosen = edge_index[:, torch.isin(edge_type, torch.as_tensor(relations))]
-                adjacency[relations] = _adjacency(chosen, x.shape[0])
+        if len(self.layers) == 0:
+            H = h0
+        else:
+            H = torch.zeros(x.shape[0], self.width, dtype=h0.dtype)
+            H[:, :self.settled_at_input] = h0
+            edges: dict[EdgeTypes, tuple[Tensor, Tensor]] = {None: (edge_index[0], edge_index[1])}
+            for relations in self.relations - {None}:
+                if edge_type is None:
+                    raise ValueError("this model declares relations: forward needs edge_type")
+                assert relations is not None
+                chosen = edge_index[:, torch.isin(edge_type, torch.as_tensor(relations))]
+                edges[relations] = (chosen[0], chosen[1])
             for layer in self.layers:
-                layer(state, adjacency)
+                layer(H, edges)
         if self.kind is Kind.NODE:
-            return state.index_select(0, self.outputs).t().contiguous()
-        return torch.cat([readout(state, batch) for readout in self.readouts], dim=1)
+            return H.index_select(1, self.outputs)
+        return torch.cat([readout(H, batch) for readout in self.readouts], dim=1)
