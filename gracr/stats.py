@@ -145,10 +145,12 @@ def bootstrap_interval(values: Sequence[float] | npt.NDArray[np.float64],
 
     Every resample's statistic is computed, and the interval is their (1 − confidence)/2
     and (1 + confidence)/2 quantiles (numpy's linear interpolation). Equal values give a
-    zero-width interval: resampling cannot show what the sample never varied in.
+    zero-width interval: resampling cannot show what the sample never varied in. `None` when
+    a group (or, without groups, the sample) has fewer than two values: one value resampled
+    is itself, and its zero-width interval would claim a certainty nothing measured.
     """
     array = np.asarray(values, dtype=np.float64).reshape(-1)
-    if array.size == 0:
+    if array.size < 2:
         return None
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"a confidence must lie strictly between 0 and 1, not {confidence!r}")
@@ -160,6 +162,8 @@ def bootstrap_interval(values: Sequence[float] | npt.NDArray[np.float64],
     members: dict[Hashable, npt.NDArray[np.int64]] = {}
     for label in dict.fromkeys(labels):
         members[label] = np.flatnonzero(np.array([other == label for other in labels]))
+        if members[label].size < 2:
+            return None
     if weights is None:
         shares = {label: index.size / array.size for label, index in members.items()}
     else:

@@ -50,10 +50,13 @@ def test_groups_are_resampled_apart_and_weighted() -> None:
     assert pooled is not None and pooled.low < 1.8 < 2.2 < pooled.high
 
 
-def test_equal_values_and_no_values() -> None:
+def test_equal_values_one_value_and_no_values() -> None:
     interval = bootstrap_interval([0.25] * 7)
     assert interval is not None and (interval.low, interval.high) == (0.25, 0.25)
     assert bootstrap_interval([]) is None
+    # One value (or a group of one) has nothing to resample: no interval, not [x, x].
+    assert bootstrap_interval([0.25]) is None
+    assert bootstrap_interval([1.0, 2.0, 3.0], ["a", "a", "b"]) is None
 
 
 def test_the_same_seed_gives_the_same_interval() -> None:
@@ -65,9 +68,9 @@ def test_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError):
         bootstrap_interval([1.0, 2.0], ["a"])
     with pytest.raises(ValueError):
-        bootstrap_interval([1.0, 2.0], ["a", "b"], {"a": 1.0})
+        bootstrap_interval([1.0, 2.0, 3.0, 4.0], ["a", "a", "b", "b"], {"a": 1.0})
     with pytest.raises(ValueError):
-        bootstrap_interval([1.0], confidence=1.0)
+        bootstrap_interval([1.0, 2.0], confidence=1.0)
 
 
 def test_all_successes_lower_bound_by_hand() -> None:
