@@ -34,9 +34,9 @@ Every function here is pure (the bootstrap draws from its own seeded generator).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Hashable
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -104,6 +104,9 @@ class Moments:
         return Stat(self.mean, std, self.n, ddof)
 
 
+# A group's label (a model, seed, pattern or class).
+Group = TypeVar("Group", bound=Hashable)
+
 # The bootstrap's defaults: a 95 % interval from 2 000 resamples (the percentiles move by
 # less than the tables' third decimal between seeds at the sample sizes the studies run),
 # drawn from a fixed seed so that a report rewritten from the same records is the same.
@@ -130,7 +133,7 @@ class Interval:
 
 def bootstrap_interval(values: Sequence[float] | npt.NDArray[np.float64],
                        groups: Sequence[Hashable] | None = None,
-                       weights: dict[Hashable, float] | None = None, *,
+                       weights: Mapping[Any, float] | None = None, *,
                        confidence: float = BOOTSTRAP_CONFIDENCE,
                        resamples: int = BOOTSTRAP_RESAMPLES,
                        seed: int = BOOTSTRAP_SEED) -> Interval | None:
@@ -185,6 +188,27 @@ def bootstrap_interval(values: Sequence[float] | npt.NDArray[np.float64],
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(statistics, [tail, 1.0 - tail])
     return Interval(float(low), float(high), confidence)
+
+
+def mean_of_means(per_group: Mapping[Group, Sequence[float | None]]
+                  ) -> tuple[float, Interval | None] | None:
+    """The mean over groups of each group's mean (`None` values left out, groups left
+    empty dropped), every group weighted alike, with its `bootstrap_interval` (each group's
+    values resampled on their own): a mean over models, seeds or patterns of a mean over
+    samples or molecules. `None` when no group has a value."""
+    values: list[float] = []
+    labels: list[Group] = []
+    for group, members in per_group.items():
+        known = [float(v) for v in members if v is not None]
+        values += known
+        labels += [group] * len(known)
+    if not values:
+        return None
+    groups = list(dict.fromkeys(labels))
+    means = [float(np.mean([v for v, g in zip(values, labels) if g == group]))
+             for group in groups]
+    return (float(np.mean(means)),
+            bootstrap_interval(values, labels, {group: 1.0 for group in groups}))
 
 
 def all_successes_lower_bound(n: int, confidence: float = BOOTSTRAP_CONFIDENCE) -> float:

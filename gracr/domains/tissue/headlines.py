@@ -26,7 +26,7 @@ from gracr.domains.tissue.baselines import MARKER, RANDOM, T_DENSITY
 from gracr.domains.tissue.phases import COMPILED, ROLLOUT, ModelFile, control_of
 from gracr.domains.tissue.published import HEADLINES, Finding
 from gracr.explainers.metric import between_class_share
-from gracr.stats import Interval, bootstrap_interval
+from gracr.stats import Interval, mean_of_means
 
 REPRODUCED, DIFFERS, NOT_RUN = "reproduced", "not reproduced", "not run"
 UNTESTED = "untested"
@@ -93,20 +93,10 @@ class Estimate:
 
 def estimate(per_model: Mapping[str, Sequence[float | None]]) -> Estimate | None:
     """The mean over models of each model's mean over its samples (`None` values left out),
-    with the bootstrap interval that resamples the samples within each model."""
-    values: list[float] = []
-    labels: list[str] = []
-    for model, samples in per_model.items():
-        known = [float(v) for v in samples if v is not None]
-        values += known
-        labels += [model] * len(known)
-    if not values:
-        return None
-    models = list(dict.fromkeys(labels))
-    weights: dict[Any, float] = {model: 1.0 for model in models}
-    means = [sum(v for v, m in zip(values, labels) if m == model) / labels.count(model)
-             for model in models]
-    return Estimate(sum(means) / len(means), bootstrap_interval(values, labels, weights))
+    with the bootstrap interval that resamples the samples within each model
+    (`gracr.stats.mean_of_means`)."""
+    found = mean_of_means(per_model)
+    return None if found is None else Estimate(*found)
 
 
 def metric(evidence: Evidence, models: Sequence[str], explainer: str, name: str = "AP",
