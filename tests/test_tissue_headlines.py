@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from gracr.domains.tissue.headlines import (DIFFERS, NOT_RUN, REPRODUCED, Evidence, estimate,
-                                            headline_rows)
+from gracr.domains.headlines import DIFFERS, NOT_RUN, REPRODUCED
+from gracr.domains.tissue.headlines import Evidence, estimate, headline_rows
 from gracr.domains.tissue.phases import COMPILED, ModelFile
 from gracr.domains.tissue.published import HEADLINES
 

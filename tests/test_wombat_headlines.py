@@ -3,8 +3,8 @@ whose verdicts are known by hand."""
 
 from __future__ import annotations
 
-from gracr.domains.chem.headlines import (DIFFERS, NOT_RUN, REPRODUCED, Cell, Evidence,
-                                          compatible, headline_rows)
+from gracr.domains.chem.headlines import Cell, Evidence, compatible, headline_rows
+from gracr.domains.headlines import DIFFERS, NOT_RUN, REPRODUCED
 from gracr.domains.chem.published import HEADLINES
 
 

@@ -18,16 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from gracr.domains.headlines import (DIFFERS, REPRODUCED, UNTESTED, Finding, Headlines,
+                                     Outcome)
 from gracr.bench.report import TABLE
 from gracr.domains.chem.published import (HEADLINES, TABLE_S1_EXPLAINERS, TABLE_S1_READOUT,
-                                          WOMBAT_EXPLAINERS, WOMBAT_READOUTS, Finding,
+                                          WOMBAT_EXPLAINERS, WOMBAT_READOUTS,
                                           published_perfect_count)
 from gracr.stats import Interval, all_successes_lower_bound, bootstrap_interval, mean_of_means
 
-REPRODUCED, DIFFERS, NOT_RUN = "reproduced", "not reproduced", "not run"
-UNTESTED = "untested"
-HEADERS = ("finding (where in WOMBAT)", "WOMBAT", "we get (95 % CI)", "verdict",
-           "why, where it differs", "is the why tested")
 GRADIENTS = ("IG", "InputXGradient", "Saliency", "ShapleySampling")
 PERTURBATION = ("GNNExplainer", "PGExplainer")
 # "Near random": a mean AUROC within this of 0.5 (WOMBAT's collapsed explainers: 0.534).
@@ -61,12 +59,6 @@ class Cell:
 
 # (pattern, readout, explainer) -> the cell.
 Evidence = Mapping[tuple[int, str, str], Cell]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    we_get: str
-    verdict: str
 
 
 def _cells(evidence: Evidence, explainer: str, readout: str) -> dict[int, Cell]:
@@ -271,19 +263,19 @@ WHY_DIFFERS: dict[str, tuple[str, str]] = {
         "penalty outweighs the prediction term, driving the masks down fastest where the "
         "last layer is non-zero, at the motif (AUROC below 0.5)", UNTESTED),
     "perfect-is-rare": (_SAMPLE + "; and for SHAP sampling, our players are whole atoms "
-                        "(see below)", "untested (a sample-size reading: a larger run tests it)"),
+                        "(see below)", "untested: a sample-size reading, which a larger run tests"),
     "saliency-collapses-r2": (
         "WOMBAT's Eq. 4 puts a ReLU at its kink (ReLU(1 − p) with p = 1 at a match), whose "
         "derivative PyTorch takes as 0, so no gradient reaches any atom; our soft-or has no "
         "ReLU and passes the gradient to a lone matched atom (none once two atoms match: "
         "the patterns that lose their ✔ under r2 are those with multi-root molecules)",
-        f"tested on hand-built readouts ({_MECHANISMS})"),
+        f"tested on hand-built readouts, {_MECHANISMS}"),
     "ig-r2-perfect": ("IG's signal dies through deep compiled ANDs (see P03)",
-                      f"tested on a hand-built AND tree ({_MECHANISMS})"),
+                      f"tested on a hand-built AND tree, {_MECHANISMS}"),
     "ig-p03": ("a compiled AND is σ(a + b − 1): on IG's straight path from the all-deleted "
                "baseline P03's 79 layers output 0 for every α below Captum's last quadrature "
                "node, so every sampled gradient is 0; WOMBAT's ANDs are products, α^k > 0",
-               f"tested on a hand-built AND tree ({_MECHANISMS})"),
+               f"tested on a hand-built AND tree, {_MECHANISMS}"),
     "svs-perfect-p12-p14": (
         "the players differ: WOMBAT's are feature columns (a zeroed column leaves an atom "
         "neither present nor gone), ours whole atoms deleted by the presence bit, the game "
@@ -309,27 +301,11 @@ WHY_NOT_RUN: dict[str, str] = {
 }
 
 
+WOMBAT_HEADLINES = Headlines("WOMBAT", HEADLINES, MEASURES, WHY_DIFFERS, WHY_NOT_RUN)
+
+
 def headline_rows(evidence: Evidence,
                   findings: Sequence[Finding] = HEADLINES) -> list[list[str]]:
-    """One row per finding (`HEADERS`): measured where the records allow, "not run" with
-    the reason otherwise."""
-    rows = []
-    for finding in findings:
-        claim = f"{finding.claim} ({finding.where})"
-        measure = MEASURES.get(finding.key)
-        outcome = None if measure is None else measure(evidence)
-        if outcome is None:
-            why = WHY_NOT_RUN.get(finding.key, "these records hold nothing for it")
-            rows.append([claim, finding.value, TABLE.missing, NOT_RUN, why, "–"])
-            continue
-        why, tested = WHY_DIFFERS.get(finding.key, ("not known", UNTESTED))
-        differs = outcome.verdict == DIFFERS
-        rows.append([claim, finding.value, outcome.we_get, outcome.verdict,
-                     why if differs else "–", tested if differs else "–"])
-    return rows
-
-
-def counted(rows: Sequence[Sequence[str]]) -> str:
-    """'k reproduced, m not reproduced, n not run' of the headline rows."""
-    verdicts = [row[3] for row in rows]
-    return ", ".join(f"{verdicts.count(v)} {v}" for v in (REPRODUCED, DIFFERS, NOT_RUN))
+    """One row per finding (WOMBAT_HEADLINES.headers): measured where the records allow, "not run"
+    with the reason otherwise."""
+    return Headlines(WOMBAT_HEADLINES.paper, findings, MEASURES, WHY_DIFFERS, WHY_NOT_RUN).rows(evidence)

@@ -13,8 +13,7 @@ share of motif atoms).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from gracr.domains.headlines import Finding
 from gracr.errors import GracrError
 
 WOMBAT_EXPLAINERS: tuple[str, ...] = ("GNNExplainer", "InputXGradient", "IG", "PGExplainer",
@@ -158,18 +157,6 @@ def published_perfect_count(pattern: int, explainer: str) -> tuple[int, int]:
     row = _TABLE_S1[_pattern(pattern)]
     start = 2 * TABLE_S1_EXPLAINERS.index(explainer)
     return row[start], row[start + 1]
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One of WOMBAT's headline findings: a short `key` (what the report's code measures it
-    by, `gracr.domains.chem.headlines`), the `claim` in a few words, WOMBAT's `value` and
-    where in the paper it stands."""
-
-    key: str
-    claim: str
-    value: str
-    where: str
 
 
 # WOMBAT's headline findings (§4.1, §4.2, App. D–F), each a line of the study's headline

@@ -46,9 +46,8 @@ from gracr.bench.runner import Job, plan_jobs, run
 from gracr.bench.study import Execution, Phase, Say, Study, explained
 from gracr.bench.report.tables import render_table
 from gracr.bench.tasks import task_names
-from gracr.domains.chem.headlines import HEADERS as HEADLINE_HEADERS
-from gracr.domains.chem.headlines import Cell, Evidence, compatible, headline_rows
-from gracr.domains.chem.headlines import counted as verdict_counts
+from gracr.domains.chem.headlines import WOMBAT_HEADLINES, Cell, Evidence, compatible
+from gracr.domains.headlines import counted as verdict_counts
 from gracr.domains.chem.published import (TABLE_S1_EXPLAINERS, TABLE_S1_READOUT,
                                           WOMBAT_EXPLAINERS, WOMBAT_READOUTS, published_auroc,
                                           published_average_precision,
@@ -234,12 +233,16 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
             explainers: list[str], evidence: Evidence) -> str:
     out = []
     # The headline findings, each measured on these records.
-    headlines = headline_rows({key: cell for key, cell in evidence.items()
-                               if key[0] in numbers and key[2] in explainers})
+    headlines = WOMBAT_HEADLINES.rows({key: cell for key, cell in evidence.items()
+                                       if key[0] in numbers and key[2] in explainers})
     out.append(f"## WOMBAT's headline findings against this run ({verdict_counts(headlines)})\n\n"
                "Means are means over patterns of means over molecules [95 % bootstrap "
                "interval, molecules resampled within each pattern].\n\n"
-               + render_table(list(HEADLINE_HEADERS), headlines) + "\n")
+               + render_table(list(WOMBAT_HEADLINES.headers), headlines) + "\n")
+
+    def beside(*keys: str) -> str:
+        """The verdict lines of the findings a table shows, under it."""
+        return "\nBeside WOMBAT:\n\n" + WOMBAT_HEADLINES.lines(headlines, keys) + "\n"
 
     def cell_of(number: int, readout: str, explainer: str) -> Cell:
         return evidence.get((number, readout, explainer), Cell((), ()))
@@ -300,7 +303,9 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
                f"WOMBAT's value inside our interval; {neither} are neither, a difference the "
                f"noise of our molecules does not explain (a cell whose molecules all score "
                f"the same has a zero-width interval, a single molecule none).\n\n"
-               + render_table(headers, table) + "\n")
+               + render_table(headers, table) + "\n"
+               + beside("gradients-beat-perturbation", "perturbation-near-random",
+                        "saliency-collapses-r2"))
 
     # The "Mean" rows of S7 and S8, over the patterns run here (WOMBAT's over the same).
     headers = ["explainer", "readout", "patterns", "mean AUROC ours", "mean AUROC WOMBAT",
@@ -341,7 +346,9 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
                "patterns are perfect (Table 2)\n\n"
                "Ours: the mean of the per-pattern means [95 % bootstrap interval, molecules "
                "resampled within each pattern]; perfect molecules: AUROC = 1, over every "
-               "pattern.\n\n" + render_table(headers, table) + "\n")
+               "pattern.\n\n" + render_table(headers, table) + "\n"
+               + beside("gradients-beat-perturbation", "perturbation-near-random",
+                        "perfect-is-rare"))
 
     # Table 2: perfect (every defined AUROC = 1). A cell holds ours under r1, r2 and the
     # threshold readout, then WOMBAT's under r1 and r2 ("·": not run here).
@@ -378,7 +385,9 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
                f"n of n perfect bounds the per-molecule rate only from below (95 %: {bounds}), "
                "so a ✔ of ours beside a ✗ of WOMBAT's is a difference only where WOMBAT's "
                "rate lies below that bound (Table S1 below, for SHAP sampling and IG).\n\n"
-               + render_table(headers, table) + "\n")
+               + render_table(headers, table) + "\n"
+               + beside("perfect-is-rare", "ig-r2-perfect", "ig-p03", "svs-perfect-p12-p14",
+                        "pgexplainer-never-perfect"))
 
     # Table S1: molecules with AUROC = 1 under r2, ours beside WOMBAT's.
     headers = ["pattern", "explainer", "perfect ours", "rate ours [95 %]", "perfect WOMBAT",
@@ -406,7 +415,7 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
                    "Our rate's interval: the bootstrap over molecules, or, when every molecule "
                    "is perfect (nothing to resample), the 95 % lower bound on the rate. "
                    "\"Fits\": WOMBAT's rate inside that interval or above that bound.\n\n"
-                   + render_table(headers, table) + "\n")
+                   + render_table(headers, table) + "\n" + beside("table-s1", "ig-p04"))
 
     # The IQR test on negatives, pooled over the patterns.
     headers = ["explainer", "readout", "negatives", "IQR success", "patterns with a failure"]
@@ -424,6 +433,6 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
                           ", ".join(failing) or "none"])
     out.append("## IQR test on negatives (WOMBAT §3.3; WOMBAT: every explainer passes on every "
                "negative except PGExplainer, 1 of 140 000)\n\n" + render_table(headers, table)
-               + "\n")
+               + "\n" + beside("negatives-uniform"))
     return "\n".join(out)
 

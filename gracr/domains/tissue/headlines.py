@@ -16,22 +16,19 @@ compiled model's records.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gracr.domains.headlines import (DIFFERS, REPRODUCED, UNTESTED, Finding, Headlines,
+                                     Outcome)
 from gracr.bench.report import DASH, TABLE, NumberFormat
 from gracr.domains.tissue.baselines import MARKER, RANDOM, T_DENSITY
 from gracr.domains.tissue.phases import COMPILED, ROLLOUT, ModelFile, control_of
-from gracr.domains.tissue.published import HEADLINES, Finding
+from gracr.domains.tissue.published import HEADLINES
 from gracr.explainers.metric import between_class_share
 from gracr.stats import Interval, mean_of_means
 
-REPRODUCED, DIFFERS, NOT_RUN = "reproduced", "not reproduced", "not run"
-UNTESTED = "untested"
-HEADERS = ("finding (the note's section)", "the note", "we get (95 % CI)", "verdict",
-           "why, where it differs", "is the why tested")
 # The learned explainers the note compares ("graph methods"); the baselines are model-free.
 GRAPH_METHODS = ("IG", "GNNExplainer", "Saliency", "GraphSVX", ROLLOUT)
 # A mean randomisation correlation at or above this is "barely changes" (the note's 0.957).
@@ -104,12 +101,6 @@ def metric(evidence: Evidence, models: Sequence[str], explainer: str, name: str 
     """`estimate` of one metric of `explainer` over `models` (one class, or both)."""
     return estimate({model: [r[name] for r in evidence.rows.get((model, explainer), [])
                              if sample_class in (None, r["class"])] for model in models})
-
-
-@dataclass(frozen=True)
-class Outcome:
-    we_get: str
-    verdict: str
 
 
 Measure = Callable[[Evidence], Outcome | None]
@@ -496,29 +487,11 @@ WHY_NOT_RUN: dict[str, str] = {
 }
 
 
+NOTE_HEADLINES = Headlines("note", HEADLINES, MEASURES, WHY_DIFFERS, WHY_NOT_RUN)
+
+
 def headline_rows(evidence: Evidence,
                   findings: Sequence[Finding] = HEADLINES) -> list[list[str]]:
-    """One row per finding (`HEADERS`): measured where the study holds what it needs, "not
-    run" with the reason otherwise."""
-    rows = []
-    for finding in findings:
-        claim = f"{finding.claim} ({finding.where})"
-        measure = MEASURES.get(finding.key)
-        outcome = None if measure is None else measure(evidence)
-        if outcome is None:
-            why = WHY_NOT_RUN.get(finding.key, "this study's folder holds no records for it")
-            rows.append([claim, finding.value, TABLE.missing, NOT_RUN, why, "–"])
-            continue
-        why, tested = WHY_DIFFERS.get(finding.key, ("not known", UNTESTED))
-        differs = outcome.verdict == DIFFERS
-        rows.append([claim, finding.value, outcome.we_get, outcome.verdict,
-                     why if differs else "–", tested if differs else "–"])
-    return rows
-
-
-def counted(rows: Sequence[Sequence[str]]) -> str:
-    """'k reproduced, m not reproduced, n not run' of the headline rows."""
-    verdicts: dict[str, int] = defaultdict(int)
-    for row in rows:
-        verdicts[row[3]] += 1
-    return ", ".join(f"{verdicts[v]} {v}" for v in (REPRODUCED, DIFFERS, NOT_RUN))
+    """One row per finding (NOTE_HEADLINES.headers): measured where the records allow, "not run"
+    with the reason otherwise."""
+    return Headlines(NOTE_HEADLINES.paper, findings, MEASURES, WHY_DIFFERS, WHY_NOT_RUN).rows(evidence)

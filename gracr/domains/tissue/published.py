@@ -7,7 +7,7 @@ because the note gives some as ranges ("0.37 to 0.86") and some as bounds ("up t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from gracr.domains.headlines import Finding
 
 # Average precision against the counterfactual set, pooled over both classes ("Results").
 AP_POOLED: dict[str, str] = {
@@ -47,18 +47,6 @@ SHUFFLED_LABEL_AP = "up to 0.343 (above every correctly trained model)"
 TEST_AUC = "≈ 0.999 (GIN and GATv2, every radius ratio)"
 PROBE_AUC_RANDOM_INIT = "1.000 (the driver property, random weights, ratio 1)"
 SEED_SPREAD = "IG 0.135 to 0.283 over 3 training seeds"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One of the note's headline findings: a short `key` (what the report's code measures
-    it by, `gracr.domains.tissue.headlines`), the `claim` in a few words, the note's
-    `value` and the section of the note it comes from."""
-
-    key: str
-    claim: str
-    value: str
-    where: str
 
 
 # The note's headline findings, in the note's order; every one gets a line in the tissue

@@ -63,10 +63,10 @@ from gracr.bench.record import Record, latest_records, read_records
 from gracr.bench.report import DASH, TABLE, NumberFormat, render_table, write_table
 
 from gracr.data.graph import Graph
-from gracr.files import atomic_writer
+from gracr.files import atomic_writer, write_text
 from gracr.domains.tissue.baselines import BASELINE_NAMES
-from gracr.domains.tissue.headlines import HEADERS as HEADLINE_HEADERS
-from gracr.domains.tissue.headlines import Evidence, counted, headline_rows
+from gracr.domains.headlines import counted
+from gracr.domains.tissue.headlines import NOTE_HEADLINES, Evidence
 from gracr.domains.tissue.phases import (COMPILED, ModelFile, StudyData, StudySettings,
                                  control_of, explained_positions, latest_by_model, read_jsonl,
                                  read_truth, trained_name)
@@ -86,6 +86,21 @@ ABOUT = {"AP": "against the counterfactual set",
                          "lower is better",
          "insertion AUC": f"{CURVE_STEPS} steps, on the logit or the compiled "
                           "pre-activation; higher is better"}
+# The note's findings (`published.HEADLINES` keys) each table shows: the table carries a
+# verdict line for each, under it.
+TABLE_FINDINGS: dict[str, tuple[str, ...]] = {
+    "metric-ap": ("gnnexplainer-below-random", "rollout-above-random", "ig-best-graph-method",
+                  "marker-above-graph-methods", "shuffled-controls-high", "untrained-better",
+                  "ig-baselines"),
+    "metric-decoy-mass": ("tdensity-on-decoys", "decoys-near-chance", "cnn-baseline"),
+    "seeds": ("seed-ordering", "gnnexplainer-gatv2-never-above-random"),
+    "randomisation": ("rollout-randomisation", "gnnexplainer-randomisation", "ig-only-survives",
+                      "randomisation-grid"),
+    "epochs": ("gnnexplainer-budgets-below-random", "gnnexplainer-budget-slope"),
+    "between_class": ("class-split-reverses", "between-class-share"),
+    "training": ("test-auc",),
+    "probes": ("probe-random-init",),
+}
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
 
@@ -277,10 +292,12 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     share = data.positive_share
     tables = root / "tables"
 
+    # Every table waits for the headline verdicts, which read what the tables measured,
+    # then is printed and written with the verdict lines of the findings it shows.
+    pending: list[tuple[str, str, Sequence[str], list[list[str]]]] = []
+
     def emit(name: str, title: str, headers: Sequence[str], body: list[list[str]]) -> None:
-        say(f"\n{title}\n\n{render_table(headers, body)}")
-        for suffix in ("md", "csv"):
-            write_table(str(tables / f"{name}.{suffix}"), headers, body)
+        pending.append((name, title, headers, body))
 
     # -- metrics by model and explainer, stratified
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -450,11 +467,20 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
         models, groups, budgets, budget_rho, full_randomisation,
         {t["model"]: t.get("test_auc") for t in training},
         {p["model"]: p.get("random_init") for p in probes})
-    headlines = headline_rows(evidence)
+    headlines = NOTE_HEADLINES.rows(evidence)
     emit("headlines", f"The note's headline findings against this study ({counted(headlines)}; "
          "means of per-model means over samples [95 % bootstrap interval]; trained = the "
          "ratio-1 GIN and GATv2 models of every training seed, no controls)",
-         HEADLINE_HEADERS, headlines)
+         NOTE_HEADLINES.headers, headlines)
+    tables.mkdir(parents=True, exist_ok=True)
+    for table_name, table_title, table_headers, table_body in pending:
+        text = render_table(table_headers, table_body)
+        findings = TABLE_FINDINGS.get(table_name, ())
+        verdicts = ("\n\nBeside the note:\n\n" + NOTE_HEADLINES.lines(headlines, findings)
+                    if findings else "")
+        say(f"\n{table_title}\n\n{text}{verdicts}")
+        write_text(tables / f"{table_name}.md", f"{text}{verdicts}\n")
+        write_table(str(tables / f"{table_name}.csv"), table_headers, table_body)
     if failed:
         say(f"\n{len(failed)} explanations did not finish (error or out of time), e.g. "
             f"{failed[0].variant} {failed[0].explainer}: {failed[0].error or failed[0].status}")
