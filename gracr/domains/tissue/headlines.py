@@ -454,7 +454,9 @@ WHY_DIFFERS: dict[str, tuple[str, str]] = {
     "class-split-reverses": ("the marker heuristic ranks tumour cells first, and our positive "
                              "counterfactual set is mostly tumour cells (every engaged one), so "
                              "the heuristic is strong on our positives where the note's "
-                             "driver-centred set left it at a third of chance", UNTESTED),
+                             "driver-centred set left it at a third of chance",
+                             "tested on a hand-built positive, "
+                             "tests/test_difference_mechanisms.py"),
     "between-class-share": ("as for the class split: our positives and negatives pose less "
                             "different targets to the heuristic", UNTESTED),
     "tdensity-on-decoys": ("not known", UNTESTED),
