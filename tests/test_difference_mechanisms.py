@@ -18,6 +18,10 @@ non-zero where it says zero, or the reverse.
   not show in our study (`docs/results/tissue/README.md`): our ground truth on a positive
   holds every engaged tumour cell, which the marker heuristic ranks first; against a
   driver-only target, as the note's, it is near chance.
+- IG with the exact derivative scores every cell 0 on the compiled tissue model: its
+  threshold units are steep, and a cell's attribution needs a point of IG's path where
+  every unit between it and the output is inside its ramp at once; staggered ramps never
+  are, at any number of steps.
 """
 
 from __future__ import annotations
@@ -163,3 +167,43 @@ def test_our_positive_counterfactual_set_is_mostly_tumour_cells_so_the_marker_le
     # AP = 1/5, near chance (1/6).
     assert ours == pytest.approx(4 / 9 + 1 / 5)
     assert drivers.average_precision == pytest.approx(1 / 5)
+
+
+class StaggeredRamps(torch.nn.Module):
+    """Two steep threshold units in a chain (the compiled tissue model's units have margin
+    δ = 1e-3): u1 = σ((a − 0.5)/δ) reads input a, u2 = σ((u1 + 0.625·b − 1.5)/δ) reads u1
+    and input b. On IG's path (a, b) = (α, α) from 0, u1 ramps on α ∈ [0.5, 0.501] and u2
+    on α ∈ [0.8, 0.8016], where u1 is already saturated at 1."""
+
+    def __init__(self, surrogate: bool, delta: float = 1e-3) -> None:
+        super().__init__()
+        self.activation = TruncatedReLU(surrogate)
+        self.delta = delta
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        u1 = self.activation((x[:, 0] - 0.5) / self.delta)
+        u2: torch.Tensor = self.activation((u1 + 0.625 * x[:, 1] - 1.5) / self.delta)
+        return u2
+
+
+def ramps_ig(surrogate: bool, steps: int, method: str = "gausslegendre") -> list[float]:
+    x = torch.ones(1, 2)
+    attribution = IntegratedGradients(StaggeredRamps(surrogate)).attribute(
+        x, baselines=torch.zeros_like(x), n_steps=steps, method=method)
+    return [float(v) for v in attribution.reshape(-1)]
+
+
+def test_staggered_steep_ramps_give_exact_ig_nothing_at_any_step_count() -> None:
+    # The tissue report's reading of the compiled model's all-zero IG: with the exact
+    # derivative a cell's attribution needs a point of the path where every unit between
+    # it and the output is inside its ramp at once. Input a reaches the output through u1
+    # (ramp near α = 0.5) and u2 (ramp near α = 0.8): never both, so its IG is exactly 0
+    # however many steps IG takes: Captum's 50 Gauss–Legendre nodes, or 10 000 evenly
+    # spaced ones, 10 of which fall inside each ramp (input b then scores, a does not) ...
+    assert StaggeredRamps(surrogate=False)(torch.ones(1, 2)).item() == 1.0
+    assert ramps_ig(surrogate=False, steps=50)[0] == 0.0
+    dense = ramps_ig(surrogate=False, steps=10_000, method="riemann_trapezoid")
+    assert dense[0] == 0.0 and dense[1] > 0.0
+    # ... while the surrogate derivative (Eq. 9: 1 wherever z > 0) passes u2's gradient to
+    # u1 past its ramp, and input a scores.
+    assert ramps_ig(surrogate=True, steps=50)[0] != 0.0
