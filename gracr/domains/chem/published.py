@@ -8,7 +8,10 @@ SHAP Sampl. → `ShapleySampling`, Saliency → `Saliency`, SubgraphX → `Subgr
 Table 2 marks an explainer perfect on a pattern when every positive molecule has
 AUROC = 1; Table S7 is the mean AUROC and S8 the mean average precision over positive
 molecules (S8's first column is the baseline: the AP of uninformative scores, the mean
-share of motif atoms).
+share of motif atoms). Table S1 counts the molecules with AUROC = 1 of SHAP sampling and IG
+under r2 (`published_perfect_count`). `HEADLINES` lists WOMBAT's headline findings, each with
+its value and place in the paper, for the study's headline table
+(`gracr.domains.chem.headlines`).
 """
 
 from __future__ import annotations

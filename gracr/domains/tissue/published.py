@@ -1,7 +1,9 @@
 """The tissue benchmark note's published numbers, which the tissue study prints beside its
 own (one place for every number we compare against; the note's sections in brackets).
 
-Each entry is (what, the note's value as text, where in the note). Values are text
+Each entry is (what, the note's value as text, where in the note). `HEADLINES` lists the
+note's headline findings in its order, each with the note's value, for the report's
+headline table (`gracr.domains.tissue.headlines`). Values are text
 because the note gives some as ranges ("0.37 to 0.86") and some as bounds ("up to 0.343").
 """
 
