@@ -25,7 +25,7 @@ from gracr.domains.headlines import (DIFFERS, REPRODUCED, UNTESTED, Finding, Hea
 from gracr.bench.report import DASH, TABLE, NumberFormat
 from gracr.domains.tissue.baselines import MARKER, RANDOM, T_DENSITY
 from gracr.domains.tissue.phases import COMPILED, ROLLOUT, ModelFile, control_of
-from gracr.domains.tissue.published import HEADLINES
+from gracr.domains.tissue.published import GNNEXPLAINER_RANDOMISATION_BAND, HEADLINES
 from gracr.explainers.metric import between_class_share
 from gracr.stats import Interval, mean_of_means
 
@@ -33,8 +33,6 @@ from gracr.stats import Interval, mean_of_means
 GRAPH_METHODS = ("IG", "GNNExplainer", "Saliency", "GraphSVX", ROLLOUT)
 # A mean randomisation correlation at or above this is "barely changes" (the note's 0.957).
 UNCHANGED_RHO = 0.9
-# The note's GNNExplainer randomisation band (0.37 to 0.86).
-GNNEXPLAINER_BAND = (0.37, 0.86)
 # IG "survives cleanly": its correlation with the fully randomised model's is below this.
 SURVIVES_RHO = 0.3
 PERCENT = NumberFormat(0, DASH)
@@ -287,7 +285,7 @@ def gnnexplainer_randomisation(evidence: Evidence) -> Outcome | None:
     found = _full_randomisation(evidence, "GNNExplainer")
     if not found:
         return None
-    low, high = GNNEXPLAINER_BAND
+    low, high = GNNEXPLAINER_RANDOMISATION_BAND
     return Outcome(f"ρ {_listed(found)} (cascading, every layer, default budget)",
                    REPRODUCED if all(low <= v.mean <= high for v in found.values())
                    else DIFFERS)
