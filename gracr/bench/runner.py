@@ -90,7 +90,8 @@ from gracr.compiler.compile import readout_refusal
 from gracr.bench.instances import (ExplainedInstance, compile_variant, explained_instances,
                                    ground_truth, subject_for, variant_named)
 from gracr.errors import GracrError
-from gracr.files import output_target, write_json
+from gracr.bench.scores_log import SCORES_FILE, scores_line
+from gracr.files import line_log, output_target, write_json
 
 if TYPE_CHECKING:
     from gracr.explainers.base import ExplainerSpec
@@ -264,7 +265,8 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
                        config=job.settings, config_hash=job.settings_hash, seed=job.seed,
                        instance=instance.index, graph=instance.graph, target=instance.target,
                        upi_edges=int(instance.upi.sum()), edges=graph.num_edges,
-                       extra={**extra, **kept}, level=job.level, sample=job.sample))
+                       extra={**extra, **kept}, level=job.level, sample=job.sample,
+                       keep_scores=job.scored))
         sent += 1
     return sent
 
@@ -411,6 +413,7 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
         # A run that failed before its first record leaves nothing behind.
         if fresh and not any(True for _ in record_objects(results)):
             results.unlink(missing_ok=True)
+            (folder / SCORES_FILE).unlink(missing_ok=True)
             if unbound:
                 binding.unlink(missing_ok=True)
             remove_empty(created)
@@ -479,8 +482,13 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
     total = sum(len(left) for _, _, left in pending)
     bar = tqdm(total=total, desc="explaining", unit="instance", disable=not progress,
                dynamic_ncols=True)
-    with open(results, "a", encoding="utf-8") as sink:
+    with open(results, "a", encoding="utf-8") as sink, \
+            line_log(results.parent / SCORES_FILE) as log_scores:
         def write(record: Record) -> None:
+            # The scores first: a record whose line is written has its scores but for a kill
+            # between the two lines (the report then draws it uncoloured).
+            if record.kept_scores is not None:
+                log_scores(scores_line(record, record.kept_scores))
             write_record(sink, record)
             bar.update()
             if record.status != "ok":
