@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
 from typing import TextIO
 
 import numpy as np
@@ -17,6 +18,7 @@ from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_dataset_o
                                  add_dataset_size_options, add_plugin_option,
                                  add_settings_options, parse_overrides, parse_seeds,
                                  seed_number)
+from gracr.bench.report.html import DEFAULT_INSTANCES, HTML_FILE, PAGES_FOLDER
 from gracr.errors import GracrError
 
 
@@ -70,10 +72,35 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 
     # Records name their task only: a task defined in a file is read from `--tasks`.
     tasks = args.task_files.split(",") if args.task_files else ()
+    if args.html:
+        return _html_report(args, tasks, out)
     settings = BenchmarkSettings(tasks=tasks, datasets=args.datasets, graphs=args.graphs,
                                  targets=args.targets, budget=args.budget, plugins=args.plugin)
     print(paper_tables(args.dirs, settings, out=args.out,
                        instance_figures=not args.no_instance_figures), end="", file=out)
+    return 0
+
+
+def _html_report(args: argparse.Namespace, tasks: Sequence[str], out: TextIO) -> int:
+    import datetime
+    import shlex
+
+    from gracr.bench.report.html import HtmlSource, write_html_report
+    from gracr.bench.report.instance_figure import DatasetSource
+    from gracr.bench.tasks import task_named
+    from gracr.explainers import load_plugins
+
+    if args.html_instances < 0:
+        raise GracrError(f"--html-instances must be 0 or more, got {args.html_instances}")
+    load_plugins(args.plugin)
+    for task in tasks:   # records name their task only: a task file must be read
+        task_named(task)
+    source = HtmlSource(DatasetSource(args.datasets, args.graphs, args.targets, args.budget),
+                        args.html_instances)
+    command = shlex.join(["gracrc", "report", "--html", *args.dirs]
+                         + ([] if args.out is None else ["--out", args.out]))
+    print(write_html_report(args.dirs, args.out, source, command,
+                            datetime.date.today().isoformat()), end="", file=out)
     return 0
 
 
@@ -149,6 +176,15 @@ def _declare_report(parser: argparse.ArgumentParser) -> None:
                                     f"explainer (default {DEFAULT_BUDGET:g})")
     figures.add_argument("--no-instance-figures", action="store_true",
                          help="draw no instance figures")
+    html = parser.add_argument_group(
+        "HTML report", "a browsable report instead of the tables: a sortable leaderboard per "
+                       "task and a page per instance (drawn from the dataset store)")
+    html.add_argument("--html", action="store_true",
+                      help=f"write REPORT_DIR/{HTML_FILE} and its instance pages "
+                           f"(REPORT_DIR/{PAGES_FOLDER}/) and print its path")
+    html.add_argument("--html-instances", type=int, default=DEFAULT_INSTANCES, metavar="N",
+                      help="instance pages for the first N positive instances of each task, "
+                           f"variant and seed (default {DEFAULT_INSTANCES})")
     add_plugin_option(parser)
 
 

@@ -1,0 +1,255 @@
+"""The HTML report's drawings of one instance, as inline SVG text.
+
+`Drawing` is what one drawing shows: the drawn nodes (a graph task's whole graph, a node
+task's receptive field of the target, as `gracr.bench.report.instance_figure` draws it)
+and edges, the UPI (edges at edge level, nodes at node level), and optionally an
+explainer's scores (one per drawn edge, or per drawn node) with the best-F1 threshold.
+
+- `graph_svg` draws any graph with the layout and colours of
+  `gracr.bench.report.drawing` (stored positions, e.g. the tissue's cells, else a spring
+  layout): each directed edge its own arc, curving to its right (the two directions of an
+  undirected edge are two arcs); UPI edges on an orange halo, UPI nodes ringed orange, the
+  target ringed thick; edge scores shade and widen the edges (solid at or above the
+  threshold, dashed below), node scores fill the nodes.
+- `molecule_svg` draws a molecule of `gracr.domains.chem.schema.MOLECULE_SCHEMA` as a
+  chemist does: RDKit's 2D depiction (`rdDepictor.Compute2DCoords`, `MolDraw2DSVG`), atoms
+  and bonds highlighted light yellow to red by score, the UPI ringed (atoms) or
+  underlined (bonds) in orange.
+
+Every element carries a `<title>` (a tooltip: the node or edge and its score).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+from gracr.bench.report.drawing import (UPI_HALO, is_dark, node_fill, node_positions,
+                                        score_range, score_shade, score_share)
+from gracr.data.graph import Graph
+
+SIZE = 420           # a drawing's side, in CSS pixels
+LABELLED_NODES = 60  # beyond this many nodes, ids would only hide the drawing
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """What one drawing of an instance shows (see the module docstring)."""
+
+    graph: Graph
+    target: int | None
+    nodes: tuple[int, ...]
+    edges: tuple[int, ...]                # positions in the graph's edge list
+    fills: tuple[str, ...]                # each drawn node's fill, `#rrggbb`
+    colours: tuple[str | None, ...]       # each drawn node's first colour, for tooltips
+    upi_edges: tuple[bool, ...]           # per drawn edge
+    upi_nodes: tuple[bool, ...] = ()      # per drawn node (node level)
+    edge_scores: tuple[float, ...] | None = None
+    node_scores: tuple[float, ...] | None = None
+    threshold: float | None = None
+
+
+def _number(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _arc(start: tuple[float, float], end: tuple[float, float]) -> str:
+    """A quadratic arc from `start` to `end` bending to its right by 0.12 of its length
+    (matplotlib's `arc3,rad=0.12`, as the PNG figure draws)."""
+    (x0, y0), (x1, y1) = start, end
+    mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+    dx, dy = x1 - x0, y1 - y0
+    cx, cy = mx + 0.12 * dy, my - 0.12 * dx
+    return f"M{x0:.1f},{y0:.1f} Q{cx:.1f},{cy:.1f} {x1:.1f},{y1:.1f}"
+
+
+def _placed(drawing: Drawing) -> dict[int, tuple[float, float]]:
+    """Each drawn node's point in the SVG's pixels (y down; stored positions have y up)."""
+    ends = [(int(drawing.graph.sources[e]), int(drawing.graph.targets[e]))
+            for e in drawing.edges]
+    stored = drawing.graph.pos
+    raw = node_positions(drawing.nodes, ends, stored)
+    if not raw:
+        return {}
+    xs = [x for x, _ in raw.values()]
+    ys = [y for _, y in raw.values()]
+    span = max(max(xs) - min(xs), max(ys) - min(ys)) or 1.0
+    margin = 24.0
+    scale = (SIZE - 2 * margin) / span
+    return {v: (margin + (x - min(xs)) * scale, SIZE - margin - (y - min(ys)) * scale)
+            for v, (x, y) in raw.items()}
+
+
+def graph_svg(drawing: Drawing, label: str) -> str:
+    """The SVG of `drawing`; `label` names it for screen readers and tests."""
+    placed = _placed(drawing)
+    graph = drawing.graph
+    many = len(drawing.nodes) > LABELLED_NODES
+    radius = 4.0 if many else 8.0
+    parts = [f'<svg class="graph" role="img" aria-label="{escape(label)}" '
+             f'viewBox="0 0 {SIZE} {SIZE}" width="{SIZE}" height="{SIZE}" '
+             'xmlns="http://www.w3.org/2000/svg">']
+    edge_span = score_range(drawing.edge_scores) if drawing.edge_scores is not None else None
+    halo, lines = [], []
+    for position, edge in enumerate(drawing.edges):
+        source, target = int(graph.sources[edge]), int(graph.targets[edge])
+        path = _arc(placed[source], placed[target])
+        name = f"edge {edge}: {source} → {target}"
+        if drawing.upi_edges and drawing.upi_edges[position]:
+            halo.append(f'<path d="{path}" class="upi-halo" stroke="{UPI_HALO}" '
+                        'stroke-opacity="0.5" stroke-width="7" fill="none"/>')
+        if drawing.edge_scores is not None and edge_span is not None:
+            score = drawing.edge_scores[position]
+            share = score_share(score, edge_span)
+            dashed = drawing.threshold is not None and score < drawing.threshold
+            lines.append(
+                f'<path d="{path}" stroke="{score_shade(score, edge_span)}" '
+                f'stroke-width="{0.6 + 3.4 * share:.2f}" fill="none"'
+                + (' stroke-dasharray="4 3"' if dashed else "")
+                + f'><title>{escape(name)}, score {_number(score)}</title></path>')
+        else:
+            lines.append(f'<path d="{path}" stroke="#696969" stroke-width="1" fill="none">'
+                         f'<title>{escape(name)}</title></path>')
+    parts += halo + lines
+    node_span = score_range(drawing.node_scores) if drawing.node_scores is not None else None
+    for position, node in enumerate(drawing.nodes):
+        x, y = placed[node]
+        fill = drawing.fills[position]
+        tip = f"node {node}" + (f" ({drawing.colours[position]})"
+                                if drawing.colours[position] else "")
+        if drawing.node_scores is not None and node_span is not None:
+            score = drawing.node_scores[position]
+            fill = score_shade(score, node_span)
+            tip += f", score {_number(score)}"
+        in_upi = bool(drawing.upi_nodes) and drawing.upi_nodes[position]
+        if in_upi:
+            tip += ", in the UPI"
+        stroke, width = ((UPI_HALO, 3.0) if node == drawing.target or in_upi
+                         else ("#000000", 0.8))
+        r = radius * (1.6 if node == drawing.target else 1.0)
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="{fill}" '
+                     f'stroke="{stroke}" stroke-width="{width}"'
+                     + (' class="upi-node"' if in_upi else "")
+                     + f'><title>{escape(tip)}</title></circle>')
+        if not many:
+            parts.append(f'<text x="{x:.1f}" y="{y + 3:.1f}" font-size="8" '
+                         f'text-anchor="middle" fill="{"#ffffff" if is_dark(fill) else "#000000"}"'
+                         f' pointer-events="none">{node}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def drawn_fills(graph: Graph, nodes: Sequence[int], palette: Sequence[str]
+                ) -> tuple[tuple[str | None, ...], tuple[str, ...]]:
+    """Each node's first colour of `palette` and its fill."""
+    colours = tuple(next((c for c in palette if c in graph.node_colors(v)), None)
+                    for v in nodes)
+    fills = tuple(node_fill(c, list(palette).index(c) if c is not None else 0)
+                  for c in colours)
+    return colours, fills
+
+
+# ---------------------------------------------------------------- molecules
+
+
+def is_molecule(graph: Graph) -> bool:
+    """Whether `graph` is a molecule of `MOLECULE_SCHEMA` (its four atom families, bond
+    relations)."""
+    from gracr.domains.chem.schema import BOND_RELATIONS
+
+    families = ("element", "hydrogens", "charge", "aromatic")
+    return all(name in graph.attributes for name in families) and \
+        graph.relations is not None and set(graph.relations) <= set(BOND_RELATIONS)
+
+
+def _heat(share: float) -> tuple[float, float, float]:
+    """Light yellow (low) to red (high): seen under RDKit's black bonds and atom labels."""
+    return (1.0, 0.95 - 0.75 * share, 0.6 - 0.6 * share)
+
+
+def _molecule(graph: Graph) -> Any:
+    from rdkit import Chem
+
+    types = {"single": Chem.BondType.SINGLE, "double": Chem.BondType.DOUBLE,
+             "triple": Chem.BondType.TRIPLE, "aromatic": Chem.BondType.AROMATIC}
+    mol = Chem.RWMol()
+    for v in range(graph.num_nodes):
+        atom = Chem.Atom(graph.attributes["element"][v])
+        charge = graph.attributes["charge"][v]
+        atom.SetFormalCharge(0 if charge == "zero" else
+                             (1 if charge.startswith("pos") else -1) * int(charge[-1]))
+        atom.SetNumExplicitHs(int(graph.attributes["hydrogens"][v][1:]))
+        atom.SetNoImplicit(True)
+        atom.SetIsAromatic(graph.attributes["aromatic"][v] == "yes")
+        mol.AddAtom(atom)
+    assert graph.relations is not None
+    for edge in range(graph.num_edges):
+        source, target = int(graph.sources[edge]), int(graph.targets[edge])
+        if mol.GetBondBetweenAtoms(source, target) is None:
+            mol.AddBond(source, target, types[graph.relations[edge]])
+            if graph.relations[edge] == "aromatic":
+                mol.GetBondBetweenAtoms(source, target).SetIsAromatic(True)
+    built = mol.GetMol()
+    try:
+        Chem.SanitizeMol(built)
+    except Exception:   # RDKit raises several types; drawn unsanitised then
+        built.UpdatePropertyCache(strict=False)
+    return built
+
+
+def molecule_svg(drawing: Drawing, label: str) -> str:
+    """The SVG of a molecule (`is_molecule`) with its scores and UPI (module docstring)."""
+    from rdkit.Chem import rdDepictor
+    from rdkit.Chem.Draw import rdMolDraw2D
+
+    graph = drawing.graph
+    mol = _molecule(graph)
+    rdDepictor.Compute2DCoords(mol)
+    drawer = rdMolDraw2D.MolDraw2DSVG(SIZE, SIZE)
+    atoms: dict[int, tuple[float, float, float]] = {}
+    bonds: dict[int, tuple[float, float, float]] = {}
+    tips: list[str] = []
+    if drawing.node_scores is not None:
+        span = score_range(drawing.node_scores)
+        for node, score in zip(drawing.nodes, drawing.node_scores):
+            atoms[node] = _heat(score_share(score, span))
+            tips.append(f"atom {node}: score {_number(score)}")
+    if drawing.edge_scores is not None:
+        span = score_range(drawing.edge_scores)
+        best: dict[int, float] = {}
+        for edge, score in zip(drawing.edges, drawing.edge_scores):
+            bond = mol.GetBondBetweenAtoms(int(graph.sources[edge]), int(graph.targets[edge]))
+            index = bond.GetIdx()
+            best[index] = max(best.get(index, -math.inf), score)
+        for index, score in best.items():
+            bonds[index] = _heat(score_share(score, span))
+            tips.append(f"bond {index}: score {_number(score)} (the higher of its two "
+                        "directions)")
+    drawer.DrawMolecule(mol, highlightAtoms=list(atoms), highlightAtomColors=atoms,
+                        highlightBonds=list(bonds), highlightBondColors=bonds)
+    marks = []
+    for position, node in enumerate(drawing.nodes):
+        if drawing.upi_nodes and drawing.upi_nodes[position]:
+            point = drawer.GetDrawCoords(node)
+            marks.append(f'<circle class="upi-node" cx="{point.x:.1f}" cy="{point.y:.1f}" '
+                         f'r="13" fill="none" stroke="{UPI_HALO}" stroke-width="3">'
+                         f'<title>atom {node}, in the UPI</title></circle>')
+    for position, edge in enumerate(drawing.edges):
+        if drawing.upi_edges and drawing.upi_edges[position]:
+            a = drawer.GetDrawCoords(int(graph.sources[edge]))
+            b = drawer.GetDrawCoords(int(graph.targets[edge]))
+            marks.append(f'<line class="upi-halo" x1="{a.x:.1f}" y1="{a.y:.1f}" '
+                         f'x2="{b.x:.1f}" y2="{b.y:.1f}" stroke="{UPI_HALO}" '
+                         'stroke-opacity="0.45" stroke-width="7"/>')
+    drawer.FinishDrawing()
+    text: str = drawer.GetDrawingText()
+    body = text[text.index("<svg"):]
+    opening = body.index(">") + 1
+    title = f"<title>{escape(label)}" + ("; " + "; ".join(tips) if tips else "") + "</title>"
+    body = (body[:opening].replace("<svg", f'<svg class="molecule" role="img" '
+                                   f'aria-label="{escape(label)}"', 1)
+            + title + body[opening:])
+    return body.replace("</svg>", "".join(marks) + "</svg>")
