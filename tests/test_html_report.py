@@ -221,3 +221,53 @@ def test_a_damaged_scores_file_fails_the_report_naming_it(bench: Path, store: Pa
     lines = (damaged / SCORES_FILE).read_text().count("\n")
     assert code != 0
     assert err.strip() == f"gracrc: error: {damaged / SCORES_FILE}:{lines}: not a JSON object"
+
+
+# ---------------------------------------------------------------- molecules
+
+
+@pytest.fixture(scope="module")
+def molecule_task(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """WOMBAT's pattern 12 ([!#1][CH]=O) on a handful of small molecules."""
+    from gracr.domains.chem import read_smiles
+    from gracr.domains.chem.datasets import DatasetSizes, wombat_dataset, write_dataset
+    from gracr.domains.chem.wombat import WOMBAT_PATTERNS
+
+    pattern = WOMBAT_PATTERNS[11]
+    dataset = wombat_dataset(pattern, [read_smiles(s) for s in ("CCC=O", "OCC=O", "NCC=O")],
+                             [read_smiles(s) for s in ("CCO", "CCCC", "c1ccccc1O")],
+                             DatasetSizes(3, 3, 1))
+    return write_dataset(tmp_path_factory.mktemp("molecules") / "P12", pattern, dataset)
+
+
+@pytest.mark.parametrize("level", ["node", "edge"])
+def test_molecules_are_drawn_by_rdkit_with_their_ground_truth(molecule_task: Path,
+                                                              tmp_path: Path,
+                                                              level: str) -> None:
+    # As a WOMBAT study lays its folder out: its store inside, its task files named by its
+    # settings, which the report reads (at node level; at edge level they are passed).
+    bench, out = tmp_path / "bench", tmp_path / "report"
+    store = bench / "datasets"
+    code, _, err = run("bench", "--tasks", str(molecule_task), "--explainers", "Saliency",
+                       "--variant", "max", "--level", level, "--seeds", "0", "--limit", "1",
+                       "--datasets", str(store), "--out", str(bench), "--quiet", "--no-report")
+    assert code == 0, err
+    if level == "node":
+        (bench / "settings.json").write_text(json.dumps(
+            {"wombat": str(molecule_task.parent.parent), "patterns": [12]}))
+        code, _, err = run("report", "--html", str(bench), "--out", str(out))
+    else:
+        code, _, err = run("report", "--html", str(bench), "--tasks", str(molecule_task),
+                           "--datasets", str(store), "--out", str(out))
+    assert (code, err) == (0, "")
+    [record] = records_of(bench)
+    suffix = "max_node" if level == "node" else "max"
+    text = (out / "instances" / f"WOMBAT-P12--{suffix}--s0--i0.html").read_text(
+        encoding="utf-8")
+    page = Page(text)
+    assert text.count('<svg class="molecule"') == 2 and not page.notes
+    if level == "edge":   # each UPI edge underlined, in both drawings
+        assert page.halos == 2 * record.upi_edges
+    else:                 # the node UPI's atoms ringed: [!#1][CH]=O's three atoms at least
+        rings = text.count('class="upi-node"')
+        assert rings % 2 == 0 and rings // 2 >= 3

@@ -85,7 +85,7 @@ def _html_report(args: argparse.Namespace, tasks: Sequence[str], out: TextIO) ->
     import datetime
     import shlex
 
-    from gracr.bench.report.html import HtmlSource, write_html_report
+    from gracr.bench.report.html import HtmlSource, study_inputs, write_html_report
     from gracr.bench.report.instance_figure import DatasetSource
     from gracr.bench.tasks import task_named
     from gracr.explainers import load_plugins
@@ -93,9 +93,12 @@ def _html_report(args: argparse.Namespace, tasks: Sequence[str], out: TextIO) ->
     if args.html_instances < 0:
         raise GracrError(f"--html-instances must be 0 or more, got {args.html_instances}")
     load_plugins(args.plugin)
-    for task in tasks:   # records name their task only: a task file must be read
-        task_named(task)
-    source = HtmlSource(DatasetSource(args.datasets, args.graphs, args.targets, args.budget),
+    # A study's folder names its own task files and store (the command line's come first).
+    studies = [study_inputs(folder) for folder in args.dirs if os.path.isdir(folder)]
+    datasets = args.datasets or next((s.datasets for s in studies if s.datasets), None)
+    for task in [*tasks, *(file for s in studies for file in s.task_files)]:
+        task_named(task)   # records name their task only: a task file must be read
+    source = HtmlSource(DatasetSource(datasets, args.graphs, args.targets, args.budget),
                         args.html_instances)
     command = shlex.join(["gracrc", "report", "--html", *args.dirs]
                          + ([] if args.out is None else ["--out", args.out]))

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -363,6 +364,49 @@ def _instance_page(group: InstanceGroup, dataset: Dataset, datasets: str | None,
             + (f'<p class="note">{escape(note)}</p>' if note else "")
             + _numbers(r) + f"<h3>settings</h3><pre>{escape(settings)}</pre></div>")
     return _page(title, "\n".join(parts))
+
+
+# ---------------------------------------------------------------- study folders
+
+
+@dataclass(frozen=True)
+class StudyInputs:
+    """What a study's folder says of where its instances are: the task files its records
+    name, and its dataset store (None: the command line's)."""
+
+    task_files: tuple[str, ...] = ()
+    datasets: str | None = None
+
+
+def study_inputs(folder: str) -> StudyInputs:
+    """The task files and store of a WOMBAT study's folder (`gracrc wombat-study`: its
+    `settings.json` names the patterns' task files; its store is `datasets` in the folder
+    unless the settings name one); nothing for any other folder."""
+    from gracr.bench.study import SETTINGS_FILE
+    from gracr.domains.chem.study import WombatSettings
+
+    path = Path(folder) / SETTINGS_FILE
+    if not path.is_file():
+        return StudyInputs()
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        raise GracrError(f"{path}: not the JSON settings a study writes") from None
+    if not isinstance(settings, dict) or "wombat" not in settings:
+        return StudyInputs()
+    wombat, patterns = settings.get("wombat"), settings.get("patterns")
+    if not isinstance(wombat, str) or not isinstance(patterns, list) or \
+            not all(isinstance(n, int) for n in patterns):
+        raise GracrError(f"{path}: 'wombat' should be a folder and 'patterns' a list of "
+                         "pattern numbers")
+    files = WombatSettings(wombat=wombat, patterns=tuple(patterns)).task_files()
+    missing = [str(file) for file in files if not file.is_file()]
+    if missing:
+        raise GracrError(f"{path}: its task files are missing ({', '.join(missing)}); the "
+                         "report names its instances by them")
+    store = settings.get("datasets")
+    return StudyInputs(tuple(str(file) for file in files),
+                       store if isinstance(store, str) else str(Path(folder) / "datasets"))
 
 
 # ---------------------------------------------------------------- the report
