@@ -271,3 +271,61 @@ def test_molecules_are_drawn_by_rdkit_with_their_ground_truth(molecule_task: Pat
     else:                 # the node UPI's atoms ringed: [!#1][CH]=O's three atoms at least
         rings = text.count('class="upi-node"')
         assert rings % 2 == 0 and rings // 2 >= 3
+
+
+# ---------------------------------------------------------------- the tissue study
+
+TISSUE = Path(__file__).resolve().parent / "fixtures" / "tissue"
+
+
+@pytest.fixture
+def tissue_study(tmp_path: Path) -> Path:
+    """The committed tiny tissue study, with the metrics its report writes."""
+    folder = tmp_path / "study"
+    shutil.copytree(TISSUE / "study", folder)
+    shutil.copy(TISSUE / "expected" / "metrics.jsonl", folder / "metrics.jsonl")
+    return folder
+
+
+def test_a_tissue_study_reports_its_metrics_and_draws_its_cells(tissue_study: Path,
+                                                                tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    code, printed, err = run("report", "--html", str(tissue_study), "--out", str(out))
+    assert (code, err) == (0, "")
+    assert printed.splitlines()[-1] == str((out / "report.html").resolve())
+    metrics = [json.loads(line) for line in
+               (tissue_study / "metrics.jsonl").read_text(encoding="utf-8").splitlines()]
+    page = Page((out / "report.html").read_text(encoding="utf-8"))
+    [board] = page.table("leaderboard")
+    header, *rows = board
+    ap = header.index("AP")
+    shown = {(row[0], row[1], row[2]): row[ap] for row in rows}
+    expected: dict[tuple[str, str, str], list[float]] = {}
+    for line in metrics:
+        if not line["randomised"]:
+            expected.setdefault((line["model"], line["explainer"], line["config"]), []).append(
+                line["AP"])
+    assert set(shown) == set(expected)      # the randomised models are left out
+    for key, values in expected.items():
+        present = [v for v in values if v is not None]
+        assert shown[key] == (f"{np.mean(present):.2f} ± {np.std(present):.2f}" if present
+                              else "-")
+    # A sample's page: its cells at their positions, the counterfactual set ringed in each
+    # drawing, one drawing per explanation of a model that is not randomised.
+    truth = {line["sample"]: line for line in
+             map(json.loads, (tissue_study / "truth.jsonl").read_text().splitlines())}
+    records = [r for r in read_records(tissue_study / "attributions" / "results.jsonl")
+               if r.graph == 0 and "~" not in r.variant]
+    text = (out / "instances" / "tissue--sample0.html").read_text(encoding="utf-8")
+    sample = Page(text)
+    assert len(sample.svgs) == 1 + len({r.key for r in records})
+    assert text.count('class="upi-node"') == len(sample.svgs) * sum(truth[0]["counterfactual"])
+
+
+def test_a_tissue_study_without_metrics_says_so(tissue_study: Path, tmp_path: Path) -> None:
+    (tissue_study / "metrics.jsonl").unlink()
+    code, printed, err = run("report", "--html", str(tissue_study), "--out",
+                             str(tmp_path / "report"))
+    assert (code, err) == (0, "")
+    assert f"{tissue_study / 'metrics.jsonl'} is missing (the study's report writes it)" \
+        in printed

@@ -88,11 +88,22 @@ def _html_report(args: argparse.Namespace, tasks: Sequence[str], out: TextIO) ->
     from gracr.bench.report.html import HtmlSource, study_inputs, write_html_report
     from gracr.bench.report.instance_figure import DatasetSource
     from gracr.bench.tasks import task_named
+    from gracr.domains.tissue.study_html import is_tissue_study, write_tissue_html
     from gracr.explainers import load_plugins
 
     if args.html_instances < 0:
         raise GracrError(f"--html-instances must be 0 or more, got {args.html_instances}")
     load_plugins(args.plugin)
+    command = shlex.join(["gracrc", "report", "--html", *args.dirs]
+                         + ([] if args.out is None else ["--out", args.out]))
+    date = datetime.date.today().isoformat()
+    tissue = [folder for folder in args.dirs if is_tissue_study(folder)]
+    if tissue:
+        if len(args.dirs) > 1:
+            raise GracrError(f"{tissue[0]}: a tissue study's folder is reported alone")
+        print(write_tissue_html(tissue[0], args.out, args.html_instances, command, date),
+              end="", file=out)
+        return 0
     # A study's folder names its own task files and store (the command line's come first).
     studies = [study_inputs(folder) for folder in args.dirs if os.path.isdir(folder)]
     datasets = args.datasets or next((s.datasets for s in studies if s.datasets), None)
@@ -100,10 +111,7 @@ def _html_report(args: argparse.Namespace, tasks: Sequence[str], out: TextIO) ->
         task_named(task)   # records name their task only: a task file must be read
     source = HtmlSource(DatasetSource(datasets, args.graphs, args.targets, args.budget),
                         args.html_instances)
-    command = shlex.join(["gracrc", "report", "--html", *args.dirs]
-                         + ([] if args.out is None else ["--out", args.out]))
-    print(write_html_report(args.dirs, args.out, source, command,
-                            datetime.date.today().isoformat()), end="", file=out)
+    print(write_html_report(args.dirs, args.out, source, command, date), end="", file=out)
     return 0
 
 

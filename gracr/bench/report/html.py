@@ -59,7 +59,7 @@ HTML_FILE = "report.html"
 PAGES_FOLDER = "instances"
 DEFAULT_INSTANCES = 10
 
-_STYLE = """
+STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:80em}
 table{border-collapse:collapse;margin:.5em 0 1.5em}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;white-space:nowrap}
@@ -75,7 +75,7 @@ pre{background:#f7f7f7;padding:.4em;max-width:36em;white-space:pre-wrap}
 svg{background:#fff;border:1px solid #eee}
 """
 
-_SORT_SCRIPT = """
+SORT_SCRIPT = """
 document.querySelectorAll("table.sortable").forEach(function (table) {
   table.querySelectorAll("th").forEach(function (header, column) {
     header.addEventListener("click", function () {
@@ -113,23 +113,23 @@ class HtmlSource:
     instances: int = DEFAULT_INSTANCES
 
 
-def _page(title: str, body: str, script: str = "") -> str:
+def page(title: str, body: str, script: str = "") -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>\n{body}\n"
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>\n{body}\n"
             + (f"<script>{script}</script>" if script else "") + "</body></html>\n")
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", text)
 
 
-def _stat_cell(stat: Stat | None, number: Any = PAPER) -> str:
+def stat_cell(stat: Stat | None, number: Any = PAPER) -> str:
     if stat is None:
         return f'<td data-sort="">{MISSING}</td>'
     return f'<td data-sort="{stat.mean!r}">{escape(number.stat(stat))}</td>'
 
 
-def _value(value: float | None, digits: int = 3) -> str:
+def number_text(value: float | None, digits: int = 3) -> str:
     return MISSING if value is None else f"{value:.{digits}f}"
 
 
@@ -148,7 +148,7 @@ class InstanceGroup:
 
     @property
     def page(self) -> str:
-        return (f"{PAGES_FOLDER}/{_slug(self.task)}--{_slug(self.variant)}--s{self.seed}"
+        return (f"{PAGES_FOLDER}/{slug(self.task)}--{slug(self.variant)}--s{self.seed}"
                 f"--i{self.instance}.html")
 
     @property
@@ -210,12 +210,12 @@ def _leaderboard(task: str, cells: Sequence[Cell],
             f'<td class="text">{escape(cell.variant)}</td>'
             f'<td class="text explainer">{escape(cell.explainer)}</td>'
             f'<td class="text" title="{escape(settings)}">{escape(cell.config_hash)}</td>'
-            + _stat_cell(cell.precision) + _stat_cell(cell.recall) + _stat_cell(cell.f1)
-            + _stat_cell(ap) + _stat_cell(auroc)
-            + _stat_cell(None if time is None else time.cpu_seconds, TIMES)
+            + stat_cell(cell.precision) + stat_cell(cell.recall) + stat_cell(cell.f1)
+            + stat_cell(ap) + stat_cell(auroc)
+            + stat_cell(None if time is None else time.cpu_seconds, TIMES)
             + f"<td>{cell.seeds}</td><td>{cell.instances}</td><td>{cell.errors}</td>"
             f"<td>{cell.oot_seeds}</td></tr>")
-    return (f'<table class="sortable leaderboard" id="board-{_slug(task)}">'
+    return (f'<table class="sortable leaderboard" id="board-{slug(task)}">'
             f"<thead><tr>{heads}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
@@ -224,7 +224,7 @@ def _f1_cell(record: Record | None) -> str:
         return f'<td data-sort="">{MISSING}</td>'
     if record.status != "ok" or record.f1 is None:
         return f'<td data-sort="">{escape(record.status)}</td>'
-    return f'<td data-sort="{record.f1!r}">{_value(record.f1)}</td>'
+    return f'<td data-sort="{record.f1!r}">{number_text(record.f1)}</td>'
 
 
 def _instance_table(groups: Sequence[InstanceGroup], linked: set[str]) -> str:
@@ -316,19 +316,19 @@ def _scored(base: Drawing, record: Record, scores: npt.NDArray[np.float64] | Non
 
 def _numbers(record: Record) -> str:
     rows = [("status", record.status + (f" ({record.error})" if record.error else "")),
-            ("precision", _value(record.precision)), ("recall", _value(record.recall)),
-            ("F1", _value(record.f1)), ("AP", _value(record.average_precision)),
-            ("AUROC", _value(record.auroc)),
+            ("precision", number_text(record.precision)), ("recall", number_text(record.recall)),
+            ("F1", number_text(record.f1)), ("AP", number_text(record.average_precision)),
+            ("AUROC", number_text(record.auroc)),
             ("threshold", MISSING if record.threshold is None else f"{record.threshold:.4g}"),
             ("CPU seconds", f"{record.cpu_seconds:.3f}"),
             ("wall seconds", f"{record.wall_seconds:.3f}")]
     body = "".join(f'<tr><th class="text" scope="row">{name}</th>'
-                   f'<td class="{_slug(name)}">{escape(value)}</td></tr>'
+                   f'<td class="{slug(name)}">{escape(value)}</td></tr>'
                    for name, value in rows)
     return f'<table class="numbers">{body}</table>'
 
 
-def _instance_page(group: InstanceGroup, dataset: Dataset, datasets: str | None,
+def _instancepage(group: InstanceGroup, dataset: Dataset, datasets: str | None,
                    scores: Mapping[RecordKey, npt.NDArray[np.float64]], index: str,
                    previous: str | None, following: str | None) -> str:
     record = group.first
@@ -358,12 +358,12 @@ def _instance_page(group: InstanceGroup, dataset: Dataset, datasets: str | None,
             base, f"no explanation ({r.status})")
         settings = json.dumps(dict(r.config), indent=1, sort_keys=True)
         parts.append(
-            f'<div class="explanation" id="{_slug(r.explainer)}-{escape(r.config_hash)}">'
+            f'<div class="explanation" id="{slug(r.explainer)}-{escape(r.config_hash)}">'
             f"<h2>{escape(r.explainer)} <small>[{escape(r.config_hash)}]</small></h2>"
             + _drawing_svg(drawing, f"{title}: {r.explainer}'s scores")
             + (f'<p class="note">{escape(note)}</p>' if note else "")
             + _numbers(r) + f"<h3>settings</h3><pre>{escape(settings)}</pre></div>")
-    return _page(title, "\n".join(parts))
+    return page(title, "\n".join(parts))
 
 
 # ---------------------------------------------------------------- study folders
@@ -470,7 +470,7 @@ def write_html_report(folders: Sequence[str], out: str | None, source: HtmlSourc
         previous = pages[position - 1][0].page if position else None
         following = pages[position + 1][0].page if position + 1 < len(pages) else None
         try:
-            text = _instance_page(group, dataset, source.datasets.datasets, scores, HTML_FILE,
+            text = _instancepage(group, dataset, source.datasets.datasets, scores, HTML_FILE,
                                   previous, following)
         except GracrError as error:
             missing[group.task].append(str(error))
@@ -482,13 +482,13 @@ def write_html_report(folders: Sequence[str], out: str | None, source: HtmlSourc
     tasks = sorted({c.task for c in cells} | {g.task for g in groups}, key=task_rank)
     body = [f"<h1>GracrBench report</h1><p>{escape(command)} · {escape(date)} · "
             f"{len(records)} records from {escape(', '.join(loaded.files))}</p>",
-            "<nav><ul>" + "".join(f'<li><a href="#task-{_slug(t)}">{escape(t)}</a></li>'
+            "<nav><ul>" + "".join(f'<li><a href="#task-{slug(t)}">{escape(t)}</a></li>'
                                   for t in tasks) + "</ul></nav>"]
     body += [f'<p class="note">{escape(note)}</p>' for note in notes]
     for task in tasks:
         task_cells = [c for c in cells if c.task == task]
         task_groups = [g for g in groups if g.task == task]
-        body.append(f'<section id="task-{_slug(task)}"><h2>{escape(task)}</h2>')
+        body.append(f'<section id="task-{slug(task)}"><h2>{escape(task)}</h2>')
         body.append("<p>Scores are mean ± std over seeds (precision, recall, F1) or over "
                     "instances (AP, AUROC, CPU seconds); click a column header to sort.</p>")
         body.append(_leaderboard(task, task_cells, times, ranks, configs))
@@ -500,7 +500,7 @@ def write_html_report(folders: Sequence[str], out: str | None, source: HtmlSourc
             body.append(_instance_table(task_groups, linked))
         body.append("</section>")
     write_text(os.path.join(out, HTML_FILE),
-               _page("GracrBench report", "\n".join(body), _SORT_SCRIPT))
+               page("GracrBench report", "\n".join(body), SORT_SCRIPT))
     path = os.path.abspath(os.path.join(out, HTML_FILE))
     lines = [f"note: no drill-down for {task}: {why}" for task, whys in missing.items()
              for why in whys]

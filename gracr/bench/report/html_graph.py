@@ -127,13 +127,14 @@ def graph_svg(drawing: Drawing, label: str) -> str:
         in_upi = bool(drawing.upi_nodes) and drawing.upi_nodes[position]
         if in_upi:
             tip += ", in the UPI"
-        stroke, width = ((UPI_HALO, 3.0) if node == drawing.target or in_upi
-                         else ("#000000", 0.8))
         r = radius * (1.6 if node == drawing.target else 1.0)
+        if node == drawing.target or in_upi:   # a ring round the node, its fill left seen
+            parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r + 2.5:.1f}" fill="none" '
+                         f'stroke="{UPI_HALO}" stroke-width="2.5"'
+                         + (' class="upi-node"' if in_upi else "") + "/>")
         parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="{fill}" '
-                     f'stroke="{stroke}" stroke-width="{width}"'
-                     + (' class="upi-node"' if in_upi else "")
-                     + f'><title>{escape(tip)}</title></circle>')
+                     'stroke="#000000" stroke-width="0.8">'
+                     f'<title>{escape(tip)}</title></circle>')
         if not many:
             parts.append(f'<text x="{x:.1f}" y="{y + 3:.1f}" font-size="8" '
                          f'text-anchor="middle" fill="{"#ffffff" if is_dark(fill) else "#000000"}"'
