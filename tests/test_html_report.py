@@ -211,6 +211,30 @@ def test_a_folder_without_stored_scores_draws_uncoloured(bench: Path, store: Pat
     assert len(page.notes) == 2 and all("no scores stored" in n for n in page.notes)
 
 
+def test_a_resumed_run_stores_scores_for_its_new_instances_and_mends_a_cut_line(
+        bench: Path, store: Path, tmp_path: Path) -> None:
+    older = tmp_path / "older"
+    shutil.copytree(bench, older)
+    # As a folder of an older gracr (no scores file), then as one a kill cut mid-line.
+    (older / SCORES_FILE).unlink()
+    (older / SCORES_FILE).write_text('{"key":["RedBlue')
+    code, out, err = report(older, store, tmp_path / "report")
+    assert (code, err) == (0, "")
+    assert f"{older / SCORES_FILE}:1: the last line is cut" in out
+    code, _, err = run("bench", "--tasks", GRAPH_TASK, "--explainers", "Saliency", "--seeds",
+                       "0", "--limit", "3", "--graphs", str(GRAPHS), "--datasets", str(store),
+                       "--out", str(older), "--quiet", "--no-report")
+    assert code == 0, err
+    scores, note = read_scores(older)
+    assert note is None
+    assert [key[2:] for key in scores] == [("Saliency", "920a3853", "edge", "positive", 0, 2)]
+    code, _, err = report(older, store, tmp_path / "report")
+    assert (code, err) == (0, "")
+    pages = tmp_path / "report" / "instances"
+    assert len(Page((pages / f"{GRAPH_TASK}--main--s0--i0.html").read_text()).notes) == 2
+    assert not Page((pages / f"{GRAPH_TASK}--main--s0--i2.html").read_text()).notes
+
+
 def test_a_damaged_scores_file_fails_the_report_naming_it(bench: Path, store: Path,
                                                           tmp_path: Path) -> None:
     damaged = tmp_path / "damaged"
@@ -250,7 +274,8 @@ def test_molecules_are_drawn_by_rdkit_with_their_ground_truth(molecule_task: Pat
     store = bench / "datasets"
     code, _, err = run("bench", "--tasks", str(molecule_task), "--explainers", "Saliency",
                        "--variant", "max", "--level", level, "--seeds", "0", "--limit", "1",
-                       "--datasets", str(store), "--out", str(bench), "--quiet", "--no-report")
+                       "--negatives", "2", "--datasets", str(store), "--out", str(bench),
+                       "--quiet", "--no-report")
     assert code == 0, err
     if level == "node":
         (bench / "settings.json").write_text(json.dumps(
@@ -260,7 +285,13 @@ def test_molecules_are_drawn_by_rdkit_with_their_ground_truth(molecule_task: Pat
         code, _, err = run("report", "--html", str(bench), "--tasks", str(molecule_task),
                            "--datasets", str(store), "--out", str(out))
     assert (code, err) == (0, "")
-    [record] = records_of(bench)
+    [record, *negatives] = sorted(records_of(bench), key=lambda r: r.sample != "positive")
+    # WOMBAT's IQR test on the negatives, beside the scores of the positives.
+    [board] = Page((out / "report.html").read_text(encoding="utf-8")).table("leaderboard")
+    passed = [bool(r.uniform) for r in negatives]
+    assert len(passed) == 2
+    assert board[1][board[0].index("IQR pass (negatives)")] == \
+        f"{sum(passed) / 2:.0%} of 2"
     suffix = "max_node" if level == "node" else "max"
     text = (out / "instances" / f"WOMBAT-P12--{suffix}--s0--i0.html").read_text(
         encoding="utf-8")

@@ -68,7 +68,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from collections import OrderedDict
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from multiprocessing import resource_tracker
 from pathlib import Path
@@ -482,8 +482,10 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
     total = sum(len(left) for _, _, left in pending)
     bar = tqdm(total=total, desc="explaining", unit="instance", disable=not progress,
                dynamic_ncols=True)
-    with open(results, "a", encoding="utf-8") as sink, \
-            line_log(results.parent / SCORES_FILE) as log_scores:
+    # Unscored jobs (a study's) keep their scores in their records: no scores file then.
+    scores_log = (line_log(results.parent / SCORES_FILE) if any(job.scored for job in jobs)
+                  else nullcontext(_no_line))
+    with open(results, "a", encoding="utf-8") as sink, scores_log as log_scores:
         def write(record: Record) -> None:
             # The scores first: a record whose line is written has its scores but for a kill
             # between the two lines (the report then draws it uncoloured).
@@ -508,6 +510,10 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
             _run_in_pool(plan_chunks(pending, datasets, workers), write, workers,
                          worker_plugins, {key: datasets[key] for key in used})
     bar.close()
+
+
+def _no_line(line: str) -> None:
+    """Where an unscored run's scores lines would go: nowhere (it makes none)."""
 
 
 class Pending(NamedTuple):

@@ -196,7 +196,11 @@ _BOARD_HEADERS = (("variant", True), ("explainer", True), ("settings", True),
 def _leaderboard(task: str, cells: Sequence[Cell],
                  times: Mapping[tuple[str, str, str, str], TimeCell],
                  ranks: Mapping[tuple[str, str, str, str], tuple[Stat | None, Stat | None]],
-                 configs: Mapping[str, Mapping[str, Any]]) -> str:
+                 configs: Mapping[str, Mapping[str, Any]],
+                 negatives: Mapping[tuple[str, str, str, str], list[bool]] | None = None
+                 ) -> str:
+    """The task's leaderboard; with `negatives` (WOMBAT's negative instances were
+    explained), a column of the share that passed the IQR test."""
     heads = "".join(f'<th scope="col"{" class=text" if text else ""}>{name}</th>'
                     for name, text in _BOARD_HEADERS)
     rows = []
@@ -214,9 +218,30 @@ def _leaderboard(task: str, cells: Sequence[Cell],
             + stat_cell(ap) + stat_cell(auroc)
             + stat_cell(None if time is None else time.cpu_seconds, TIMES)
             + f"<td>{cell.seeds}</td><td>{cell.instances}</td><td>{cell.errors}</td>"
-            f"<td>{cell.oot_seeds}</td></tr>")
+            f"<td>{cell.oot_seeds}</td>"
+            + ("" if negatives is None else _share_cell(negatives.get(key))) + "</tr>")
+    if negatives is not None:
+        heads += ('<th scope="col" title="negative instances whose scores pass WOMBAT\'s '
+                  'IQR test (uniform)">IQR pass (negatives)</th>')
     return (f'<table class="sortable leaderboard" id="board-{slug(task)}">'
             f"<thead><tr>{heads}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def _share_cell(passed: list[bool] | None) -> str:
+    if not passed:
+        return f'<td data-sort="">{MISSING}</td>'
+    share = sum(passed) / len(passed)
+    return f'<td data-sort="{share!r}">{share:.0%} of {len(passed)}</td>'
+
+
+def iqr_results(records: Iterable[Record]) -> dict[tuple[str, str, str, str], list[bool]]:
+    """Per cell key, whether each explained negative instance passed the IQR test."""
+    found: dict[tuple[str, str, str, str], list[bool]] = defaultdict(list)
+    for r in records:
+        if r.sample == "negative" and r.status == "ok" and r.uniform is not None:
+            found[(r.task, scored_variant(r.variant, r.level), r.explainer,
+                   r.config_hash)].append(r.uniform)
+    return found
 
 
 def _f1_cell(record: Record | None) -> str:
@@ -423,6 +448,7 @@ def write_html_report(folders: Sequence[str], out: str | None, source: HtmlSourc
              for t in aggregate_seed_times(loaded.seeds)}
     records = list(loaded.raw)
     ranks = _rank_stats(records)
+    negatives = iqr_results(records)
     configs = {r.config_hash: r.config for r in records}
     notes: list[str] = []
     scores: dict[RecordKey, npt.NDArray[np.float64]] = {}
@@ -491,7 +517,8 @@ def write_html_report(folders: Sequence[str], out: str | None, source: HtmlSourc
         body.append(f'<section id="task-{slug(task)}"><h2>{escape(task)}</h2>')
         body.append("<p>Scores are mean ± std over seeds (precision, recall, F1) or over "
                     "instances (AP, AUROC, CPU seconds); click a column header to sort.</p>")
-        body.append(_leaderboard(task, task_cells, times, ranks, configs))
+        body.append(_leaderboard(task, task_cells, times, ranks, configs,
+                                 negatives if any(k[0] == task for k in negatives) else None))
         for why in missing.get(task, []):
             body.append(f'<p class="note missing-store">No drill-down: {escape(why)}.</p>')
         if task_groups:
