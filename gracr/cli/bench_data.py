@@ -93,7 +93,8 @@ def _html_report(args: argparse.Namespace, tasks: Sequence[str], out: TextIO) ->
 
     if args.html_instances < 0:
         raise GracrError(f"--html-instances must be 0 or more, got {args.html_instances}")
-    load_plugins(args.plugin)
+    if args.plugin:   # nothing is re-run: explainers are only names here
+        load_plugins(args.plugin)
     command = shlex.join(["gracrc", "report", "--html", *args.dirs]
                          + ([] if args.out is None else ["--out", args.out]))
     date = datetime.date.today().isoformat()

@@ -16,6 +16,7 @@ matplotlib and networkx are imported where they are used.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ UPI_HALO = "#f5a623"
 # The score ramp's ends, as shares of matplotlib's Greys colormap: 0.3 is a light grey
 # still seen on white, 1.0 black.
 SHADE_RANGE = (0.3, 1.0)
+SHADES = 256
 
 
 def node_fill(name: str | None, palette_index: int) -> str:
@@ -51,14 +53,19 @@ def score_share(value: float, span: tuple[float, float]) -> float:
     return float(np.clip((value - low) / (high - low), 0.0, 1.0))
 
 
-def score_shade(value: float, span: tuple[float, float]) -> str:
-    """The shade of a score, `#rrggbb`: light grey at the span's low end, black at its
-    high end."""
+@functools.lru_cache(maxsize=1)
+def _shades() -> tuple[str, ...]:
+    """The score ramp as `SHADES` colours, `#rrggbb` (the PNG figure's colormap)."""
     from matplotlib import colormaps
     from matplotlib.colors import to_hex
 
-    start, end = SHADE_RANGE
-    return to_hex(colormaps["Greys"](start + (end - start) * score_share(value, span)))
+    return tuple(to_hex(c) for c in colormaps["Greys"](np.linspace(*SHADE_RANGE, SHADES)))
+
+
+def score_shade(value: float, span: tuple[float, float]) -> str:
+    """The shade of a score, `#rrggbb`: light grey at the span's low end, black at its
+    high end."""
+    return _shades()[min(SHADES - 1, int(score_share(value, span) * SHADES))]
 
 
 def is_dark(colour: str) -> bool:

@@ -47,7 +47,7 @@ from gracr.bench.report.aggregation import (Cell, TimeCell, aggregate_seed_times
                                             task_rank, variant_rank)
 from gracr.bench.report.formatting import MISSING, PAPER, TIMES
 from gracr.bench.report.html_graph import (Drawing, drawn_fills, graph_svg, is_molecule,
-                                           molecule_svg)
+                                           molecule_svg, placed)
 from gracr.bench.report.inputs import is_seeds_file, load_inputs, results_file
 from gracr.bench.report.instance_figure import DatasetSource, stored_dataset
 from gracr.bench.scores_log import read_scores
@@ -315,8 +315,10 @@ def _base_drawing(dataset: Dataset, group: InstanceGroup, datasets: str | None
             what += f"; {sum(upi_nodes)} nodes in the node UPI (ringed)"
         else:
             what += "; the node UPI is not stored with the dataset (not ringed)"
-    return Drawing(graph, view.target, view.nodes, view.edges, fills, colours,
-                   view.upi if record.level == "edge" else (), upi_nodes), what
+    drawing = Drawing(graph, view.target, view.nodes, view.edges, fills, colours,
+                      view.upi if record.level == "edge" else (), upi_nodes)
+    # Laid out once: every drawing of the instance is the same picture.
+    return replace(drawing, points=placed(drawing)), what
 
 
 def _scored(base: Drawing, record: Record, scores: npt.NDArray[np.float64] | None

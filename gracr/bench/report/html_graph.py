@@ -22,7 +22,7 @@ Every element carries a `<title>` (a tooltip: the node or edge and its score).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -50,6 +50,8 @@ class Drawing:
     edge_scores: tuple[float, ...] | None = None
     node_scores: tuple[float, ...] | None = None
     threshold: float | None = None
+    # The nodes' points in the SVG (`placed`), computed once for an instance's drawings.
+    points: Mapping[int, tuple[float, float]] | None = None
 
 
 def _number(value: float) -> str:
@@ -66,8 +68,11 @@ def _arc(start: tuple[float, float], end: tuple[float, float]) -> str:
     return f"M{x0:.1f},{y0:.1f} Q{cx:.1f},{cy:.1f} {x1:.1f},{y1:.1f}"
 
 
-def _placed(drawing: Drawing) -> dict[int, tuple[float, float]]:
-    """Each drawn node's point in the SVG's pixels (y down; stored positions have y up)."""
+def placed(drawing: Drawing) -> Mapping[int, tuple[float, float]]:
+    """Each drawn node's point in the SVG's pixels (y down; stored positions have y up):
+    `drawing.points` if given, else laid out now."""
+    if drawing.points is not None:
+        return drawing.points
     ends = [(int(drawing.graph.sources[e]), int(drawing.graph.targets[e]))
             for e in drawing.edges]
     stored = drawing.graph.pos
@@ -85,7 +90,7 @@ def _placed(drawing: Drawing) -> dict[int, tuple[float, float]]:
 
 def graph_svg(drawing: Drawing, label: str) -> str:
     """The SVG of `drawing`; `label` names it for screen readers and tests."""
-    placed = _placed(drawing)
+    points = placed(drawing)
     graph = drawing.graph
     many = len(drawing.nodes) > LABELLED_NODES
     radius = 4.0 if many else 8.0
@@ -96,7 +101,7 @@ def graph_svg(drawing: Drawing, label: str) -> str:
     halo, lines = [], []
     for position, edge in enumerate(drawing.edges):
         source, target = int(graph.sources[edge]), int(graph.targets[edge])
-        path = _arc(placed[source], placed[target])
+        path = _arc(points[source], points[target])
         name = f"edge {edge}: {source} → {target}"
         if drawing.upi_edges and drawing.upi_edges[position]:
             halo.append(f'<path d="{path}" class="upi-halo" stroke="{UPI_HALO}" '
@@ -116,7 +121,7 @@ def graph_svg(drawing: Drawing, label: str) -> str:
     parts += halo + lines
     node_span = score_range(drawing.node_scores) if drawing.node_scores is not None else None
     for position, node in enumerate(drawing.nodes):
-        x, y = placed[node]
+        x, y = points[node]
         fill = drawing.fills[position]
         tip = f"node {node}" + (f" ({drawing.colours[position]})"
                                 if drawing.colours[position] else "")

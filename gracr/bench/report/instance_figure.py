@@ -47,7 +47,7 @@ from gracr.bench.instances import (ExplainedInstance, compile_variant, positive_
 from gracr.explainers.metric import Plausibility
 from gracr.bench.record import Record
 from gracr.bench.report.aggregation import task_rank, variant_rank
-from gracr.bench.report.drawing import (SHADE_RANGE, UPI_HALO, is_dark, node_fill,
+from gracr.bench.report.drawing import (SHADE_RANGE, SHADES, UPI_HALO, is_dark, node_fill,
                                         node_positions, score_range)
 from gracr.bench.report.formatting import PAPER
 from gracr.bench.tuning import HELD_OUT_SEED, ready_explainer
@@ -211,7 +211,7 @@ def draw_instance(view: InstanceView, path: str) -> None:
         assert view.point is not None
         norm = Normalize(*score_range(view.scores))
         # Light grey (lowest score) to black: apart from every node colour and the halo.
-        cmap = ListedColormap(colormaps["Greys"](np.linspace(*SHADE_RANGE, 256)))
+        cmap = ListedColormap(colormaps["Greys"](np.linspace(*SHADE_RANGE, SHADES)))
         for selected, style in ((True, "solid"), (False, "dashed")):
             chosen = [i for i, s in enumerate(view.scores)
                       if (s >= view.point.threshold) == selected]

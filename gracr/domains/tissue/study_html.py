@@ -22,6 +22,7 @@ import json
 import os
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from gracr.bench.report.aggregation import explainer_rank
 from gracr.bench.report.formatting import TIMES
 from gracr.bench.report.html import (HTML_FILE, PAGES_FOLDER, SORT_SCRIPT, number_text, page,
                                      slug, stat_cell)
-from gracr.bench.report.html_graph import Drawing, graph_svg
+from gracr.bench.report.html_graph import Drawing, graph_svg, placed
 from gracr.bench.study import SETTINGS_FILE
 from gracr.data.graph import Graph
 from gracr.domains.tissue.study_names import METRICS
@@ -164,6 +165,7 @@ def _sample_page(sample: int, records: Sequence[Record], truth: Mapping[str, Any
               else ())
     nodes = tuple(range(graph.num_nodes))
     base = Drawing(graph, None, nodes, tuple(range(graph.num_edges)), fills, kinds, (), ringed)
+    base = replace(base, points=placed(base))
     label = "positive" if first.sample == "positive" else "negative"
     title = f"tissue test sample {sample} ({label})"
     what = (f"{graph.num_nodes} cells at their positions, {graph.num_edges} edges of the "
@@ -185,8 +187,7 @@ def _sample_page(sample: int, records: Sequence[Record], truth: Mapping[str, Any
         elif len(scores) != graph.num_nodes or len(score_graph) <= sample:
             note = f"{len(scores)} scores for {graph.num_nodes} cells: drawn uncoloured"
         else:
-            drawn = Drawing(graph, None, nodes, (), fills, kinds, (), ringed,
-                            node_scores=tuple(float(v) for v in scores))
+            drawn = replace(base, edges=(), node_scores=tuple(float(v) for v in scores))
         numbers = [("status", record.status), *((name, number_text(
             None if row.get(name) is None else float(row[name]))) for name in METRIC_NAMES),
             ("CPU seconds", f"{record.cpu_seconds:.3f}")]
