@@ -341,6 +341,24 @@ def _scored(base: Drawing, record: Record, scores: npt.NDArray[np.float64] | Non
                    threshold=record.threshold), None
 
 
+def _legend(base: Drawing, level: str) -> str:
+    """How to read an instance's drawings."""
+    if is_molecule(base.graph):
+        return ("The molecule as RDKit depicts it; the UPI in orange (ringed atoms at node "
+                "level, underlined bonds at edge level); scores highlight the "
+                + ("atoms" if level == "node" else "bonds (the higher of a bond's two "
+                   "directions)") + " light yellow (the drawing's lowest) to red (its "
+                "highest).")
+    text = ("Each directed edge is an arc curving to its right (the two directions of an "
+            "undirected edge are two arcs); the target, if any, is the large ringed node. ")
+    if level == "node":
+        return text + ("The node UPI is ringed orange; scores fill the nodes, light grey "
+                       "(the drawing's lowest) to black (its highest).")
+    return text + ("UPI edges lie on an orange halo; scores shade and widen the edges, light "
+                   "grey (the drawing's lowest) to black (its highest), those below the "
+                   "best-F1 threshold dashed.")
+
+
 def _numbers(record: Record) -> str:
     rows = [("status", record.status + (f" ({record.error})" if record.error else "")),
             ("precision", number_text(record.precision)), ("recall", number_text(record.recall)),
@@ -370,12 +388,7 @@ def _instancepage(group: InstanceGroup, dataset: Dataset, datasets: str | None,
         links.append(f'<a href="../{escape(following)}">next instance</a>')
     parts = [f"<nav>{' · '.join(links)}</nav>",
              f"<h1>{escape(title)}</h1>",
-             f"<p>{escape(where)}: {escape(what)}. Edges are drawn as arcs, each direction its "
-             "own, curving to its right; the UPI is orange (a halo under its edges, a ring "
-             "round its nodes); the target, if any, is the large ringed node. Scores go "
-             "from light grey (the drawing's lowest) to black (its highest); edges below "
-             "the best-F1 threshold are dashed. Molecules are RDKit's depiction, "
-             "highlighted light yellow to red by score.</p>",
+             f"<p>{escape(where)}: {escape(what)}. {escape(_legend(base, record.level))}</p>",
              '<div class="explanation ground-truth"><h2>ground truth</h2>'
              + _drawing_svg(base, f"{title}: the ground truth") + "</div>"]
     for r in group.records:
