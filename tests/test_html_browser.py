@@ -13,6 +13,7 @@ them after the run), else into the test's temporary folder.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import os
 import shutil
@@ -34,9 +35,7 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 
 def _missing() -> str | None:
     """Why the browser cannot run here (None: it can)."""
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("selenium") is None:
         return "selenium is not installed (pip install -e '.[test]')"
     for path in (CHROMIUM, DRIVER):
         if not os.access(path, os.X_OK):

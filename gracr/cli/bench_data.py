@@ -193,7 +193,8 @@ def _declare_report(parser: argparse.ArgumentParser) -> None:
                        "task and a page per instance (drawn from the dataset store)")
     html.add_argument("--html", action="store_true",
                       help=f"write REPORT_DIR/{HTML_FILE} and its instance pages "
-                           f"(REPORT_DIR/{PAGES_FOLDER}/) and print its path")
+                           f"(REPORT_DIR/{PAGES_FOLDER}/) and print its path; DIR may also "
+                           "be a `gracrc wombat-study` or `gracrc tissue-study` folder")
     html.add_argument("--html-instances", type=int, default=DEFAULT_INSTANCES, metavar="N",
                       help="instance pages for the first N positive instances of each task, "
                            f"variant and seed (default {DEFAULT_INSTANCES})")
