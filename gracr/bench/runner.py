@@ -397,8 +397,10 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
     binding = folder / DATASETS_FILE
     wanted = bound_datasets(binding, jobs)
     created = missing_folders(folder)
+    scores = output_target(folder / SCORES_FILE)   # refused now if not a regular file
     fresh = not results.exists()
     unbound = not binding.exists()
+    unscored = not scores.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         start_results(results)
@@ -413,7 +415,8 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
         # A run that failed before its first record leaves nothing behind.
         if fresh and not any(True for _ in record_objects(results)):
             results.unlink(missing_ok=True)
-            (folder / SCORES_FILE).unlink(missing_ok=True)
+            if unscored:
+                scores.unlink(missing_ok=True)
             if unbound:
                 binding.unlink(missing_ok=True)
             remove_empty(created)
