@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
@@ -18,8 +18,11 @@ from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_dataset_o
                                  add_dataset_size_options, add_plugin_option,
                                  add_settings_options, parse_overrides, parse_seeds,
                                  seed_number)
-from gracr.bench.report.html import DEFAULT_INSTANCES, HTML_FILE, PAGES_FOLDER
+from gracr.bench.report.html_page import DEFAULT_INSTANCES, HTML_FILE, PAGES_FOLDER
 from gracr.errors import GracrError
+
+if TYPE_CHECKING:
+    from gracr.bench.report.html_graph import Depiction
 
 
 def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
@@ -85,7 +88,7 @@ def _html_report(args: argparse.Namespace, tasks: Sequence[str], out: TextIO) ->
     import datetime
     import shlex
 
-    from gracr.bench.report.html import HtmlSource, study_inputs, write_html_report
+    from gracr.bench.report.html import HtmlSource, write_html_report
     from gracr.bench.report.instance_figure import DatasetSource
     from gracr.bench.tasks import task_named
     from gracr.domains.tissue.study_html import is_tissue_study, write_tissue_html
@@ -105,15 +108,35 @@ def _html_report(args: argparse.Namespace, tasks: Sequence[str], out: TextIO) ->
         print(write_tissue_html(tissue[0], args.out, args.html_instances, command, date),
               end="", file=out)
         return 0
-    # A study's folder names its own task files and store (the command line's come first).
-    studies = [study_inputs(folder) for folder in args.dirs if os.path.isdir(folder)]
-    datasets = args.datasets or next((s.datasets for s in studies if s.datasets), None)
-    for task in [*tasks, *(file for s in studies for file in s.task_files)]:
+    # A WOMBAT study's folder names its task files and store (the command line's first).
+    studies = [found for found in map(_wombat_inputs, args.dirs) if found is not None]
+    datasets = args.datasets or next((store for _, store in studies), None)
+    for task in [*tasks, *(file for files, _ in studies for file in files)]:
         task_named(task)   # records name their task only: a task file must be read
     source = HtmlSource(DatasetSource(datasets, args.graphs, args.targets, args.budget),
-                        args.html_instances)
+                        args.html_instances, _depictions())
     print(write_html_report(args.dirs, args.out, source, command, date), end="", file=out)
     return 0
+
+
+def _wombat_inputs(folder: str) -> tuple[list[str], str] | None:
+    """A WOMBAT study's task files and store, if `folder` is one's (its settings say so)."""
+    if not os.path.isfile(os.path.join(folder, "settings.json")):
+        return None
+    try:
+        from gracr.domains.chem.study import report_inputs
+    except ImportError:   # no RDKit (the chem extra): no WOMBAT study was run with it
+        return None
+    return report_inputs(folder)
+
+
+def _depictions() -> tuple[Depiction, ...]:
+    """The domains' own drawings for the HTML report: molecules, where RDKit is there."""
+    try:
+        from gracr.domains.chem.depiction import MOLECULES
+    except ImportError:   # the chem extra is not installed: molecules drawn as graphs
+        return ()
+    return (MOLECULES,)
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:

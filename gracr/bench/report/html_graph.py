@@ -11,21 +11,18 @@ explainer's scores (one per drawn edge, or per drawn node) with the best-F1 thre
   undirected edge are two arcs); UPI edges on an orange halo, UPI nodes ringed orange, the
   target ringed thick; edge scores shade and widen the edges (solid at or above the
   threshold, dashed below), node scores fill the nodes.
-- `molecule_svg` draws a molecule of `gracr.domains.chem.schema.MOLECULE_SCHEMA` as a
-  chemist does: RDKit's 2D depiction (`rdDepictor.Compute2DCoords`, `MolDraw2DSVG`), atoms
-  and bonds highlighted light yellow to red by score, the UPI ringed (atoms) or
-  underlined (bonds) in orange.
+- A domain may draw its own graphs (`Depiction`): molecules as chemists draw them
+  (`gracr.domains.chem.depiction`).
 
 Every element carries a `<title>` (a tooltip: the node or edge and its score).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import Protocol
 
 from gracr.bench.report.drawing import (UPI_HALO, is_dark, node_fill, node_positions,
                                         score_range, score_shade, score_share)
@@ -54,7 +51,8 @@ class Drawing:
     points: Mapping[int, tuple[float, float]] | None = None
 
 
-def _number(value: float) -> str:
+def score_text(value: float) -> str:
+    """A score as a tooltip writes it."""
     return f"{value:.4g}"
 
 
@@ -114,7 +112,7 @@ def graph_svg(drawing: Drawing, label: str) -> str:
                 f'<path d="{path}" stroke="{score_shade(score, edge_span)}" '
                 f'stroke-width="{0.6 + 3.4 * share:.2f}" fill="none"'
                 + (' stroke-dasharray="4 3"' if dashed else "")
-                + f'><title>{escape(name)}, score {_number(score)}</title></path>')
+                + f'><title>{escape(name)}, score {score_text(score)}</title></path>')
         else:
             lines.append(f'<path d="{path}" stroke="#696969" stroke-width="1" fill="none">'
                          f'<title>{escape(name)}</title></path>')
@@ -128,7 +126,7 @@ def graph_svg(drawing: Drawing, label: str) -> str:
         if drawing.node_scores is not None and node_span is not None:
             score = drawing.node_scores[position]
             fill = score_shade(score, node_span)
-            tip += f", score {_number(score)}"
+            tip += f", score {score_text(score)}"
         in_upi = bool(drawing.upi_nodes) and drawing.upi_nodes[position]
         if in_upi:
             tip += ", in the UPI"
@@ -158,104 +156,26 @@ def drawn_fills(graph: Graph, nodes: Sequence[int], palette: Sequence[str]
     return colours, fills
 
 
-# ---------------------------------------------------------------- molecules
+class Depiction(Protocol):
+    """A domain's own drawing of the graphs it knows (molecules as chemists draw them:
+    `gracr.domains.chem.depiction`), used instead of `graph_svg` where it `draws` the graph;
+    the report is handed the depictions (`gracr.bench.report.html.HtmlSource`), so this
+    layer never imports a domain."""
+
+    def draws(self, graph: Graph) -> bool:
+        """Whether this depiction draws `graph`."""
+
+    def svg(self, drawing: Drawing, label: str) -> str:
+        """The SVG of `drawing` (its scores and UPI shown), `label` naming it."""
+
+    def legend(self, level: str) -> str:
+        """How to read its drawings of scores at `level`."""
 
 
-def is_molecule(graph: Graph) -> bool:
-    """Whether `graph` is a molecule of `MOLECULE_SCHEMA` (its four atom families, bond
-    relations)."""
-    from gracr.domains.chem.schema import BOND_RELATIONS
-
-    families = ("element", "hydrogens", "charge", "aromatic")
-    return all(name in graph.attributes for name in families) and \
-        graph.relations is not None and set(graph.relations) <= set(BOND_RELATIONS)
-
-
-def _heat(share: float) -> tuple[float, float, float]:
-    """Light yellow (low) to red (high): seen under RDKit's black bonds and atom labels."""
-    return (1.0, 0.95 - 0.75 * share, 0.6 - 0.6 * share)
-
-
-def _molecule(graph: Graph) -> Any:
-    from rdkit import Chem
-
-    types = {"single": Chem.BondType.SINGLE, "double": Chem.BondType.DOUBLE,
-             "triple": Chem.BondType.TRIPLE, "aromatic": Chem.BondType.AROMATIC}
-    mol = Chem.RWMol()
-    for v in range(graph.num_nodes):
-        atom = Chem.Atom(graph.attributes["element"][v])
-        charge = graph.attributes["charge"][v]
-        atom.SetFormalCharge(0 if charge == "zero" else
-                             (1 if charge.startswith("pos") else -1) * int(charge[-1]))
-        atom.SetNumExplicitHs(int(graph.attributes["hydrogens"][v][1:]))
-        atom.SetNoImplicit(True)
-        atom.SetIsAromatic(graph.attributes["aromatic"][v] == "yes")
-        mol.AddAtom(atom)
-    assert graph.relations is not None
-    for edge in range(graph.num_edges):
-        source, target = int(graph.sources[edge]), int(graph.targets[edge])
-        if mol.GetBondBetweenAtoms(source, target) is None:
-            mol.AddBond(source, target, types[graph.relations[edge]])
-            if graph.relations[edge] == "aromatic":
-                mol.GetBondBetweenAtoms(source, target).SetIsAromatic(True)
-    built = mol.GetMol()
-    try:
-        Chem.SanitizeMol(built)
-    except Exception:   # RDKit raises several types; drawn unsanitised then
-        built.UpdatePropertyCache(strict=False)
-    return built
-
-
-def molecule_svg(drawing: Drawing, label: str) -> str:
-    """The SVG of a molecule (`is_molecule`) with its scores and UPI (module docstring)."""
-    from rdkit.Chem import rdDepictor
-    from rdkit.Chem.Draw import rdMolDraw2D
-
-    graph = drawing.graph
-    mol = _molecule(graph)
-    rdDepictor.Compute2DCoords(mol)
-    drawer = rdMolDraw2D.MolDraw2DSVG(SIZE, SIZE)
-    atoms: dict[int, tuple[float, float, float]] = {}
-    bonds: dict[int, tuple[float, float, float]] = {}
-    tips: list[str] = []
-    if drawing.node_scores is not None:
-        span = score_range(drawing.node_scores)
-        for node, score in zip(drawing.nodes, drawing.node_scores):
-            atoms[node] = _heat(score_share(score, span))
-            tips.append(f"atom {node}: score {_number(score)}")
-    if drawing.edge_scores is not None:
-        span = score_range(drawing.edge_scores)
-        best: dict[int, float] = {}
-        for edge, score in zip(drawing.edges, drawing.edge_scores):
-            bond = mol.GetBondBetweenAtoms(int(graph.sources[edge]), int(graph.targets[edge]))
-            index = bond.GetIdx()
-            best[index] = max(best.get(index, -math.inf), score)
-        for index, score in best.items():
-            bonds[index] = _heat(score_share(score, span))
-            tips.append(f"bond {index}: score {_number(score)} (the higher of its two "
-                        "directions)")
-    drawer.DrawMolecule(mol, highlightAtoms=list(atoms), highlightAtomColors=atoms,
-                        highlightBonds=list(bonds), highlightBondColors=bonds)
-    marks = []
-    for position, node in enumerate(drawing.nodes):
-        if drawing.upi_nodes and drawing.upi_nodes[position]:
-            point = drawer.GetDrawCoords(node)
-            marks.append(f'<circle class="upi-node" cx="{point.x:.1f}" cy="{point.y:.1f}" '
-                         f'r="13" fill="none" stroke="{UPI_HALO}" stroke-width="3">'
-                         f'<title>atom {node}, in the UPI</title></circle>')
-    for position, edge in enumerate(drawing.edges):
-        if drawing.upi_edges and drawing.upi_edges[position]:
-            a = drawer.GetDrawCoords(int(graph.sources[edge]))
-            b = drawer.GetDrawCoords(int(graph.targets[edge]))
-            marks.append(f'<line class="upi-halo" x1="{a.x:.1f}" y1="{a.y:.1f}" '
-                         f'x2="{b.x:.1f}" y2="{b.y:.1f}" stroke="{UPI_HALO}" '
-                         'stroke-opacity="0.45" stroke-width="7"/>')
-    drawer.FinishDrawing()
-    text: str = drawer.GetDrawingText()
-    body = text[text.index("<svg"):]
-    opening = body.index(">") + 1
-    title = f"<title>{escape(label)}" + ("; " + "; ".join(tips) if tips else "") + "</title>"
-    body = (body[:opening].replace("<svg", f'<svg class="molecule" role="img" '
-                                   f'aria-label="{escape(label)}"', 1)
-            + title + body[opening:])
-    return body.replace("</svg>", "".join(marks) + "</svg>")
+def drawing_svg(drawing: Drawing, label: str, depictions: Sequence[Depiction] = ()) -> str:
+    """The SVG of `drawing`: by the first of `depictions` that draws its graph, else
+    `graph_svg`."""
+    for depiction in depictions:
+        if depiction.draws(drawing.graph):
+            return depiction.svg(drawing, label)
+    return graph_svg(drawing, label)

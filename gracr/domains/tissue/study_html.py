@@ -10,7 +10,7 @@ test sample (the first `instances`) has a page: its cells at their positions (tu
 red, dark where engaged; T cells blue; others grey) with the radius graph and the
 ground truth's counterfactual set ringed, then each explanation's cells shaded by score
 (`gracr.bench.report.html_graph`), with its metrics and settings. The pages and styles are
-`gracr.bench.report.html`'s.
+`gracr.bench.report.html_page`'s.
 
 Everything is read, nothing computed: without `metrics.jsonl` (a study stopped before its
 report) the leaderboard says so and shows the records' times only.
@@ -29,8 +29,8 @@ from typing import Any
 from gracr.bench.record import RESULTS_FILE, Record, latest_records, read_records
 from gracr.bench.report.aggregation import explainer_rank
 from gracr.bench.report.formatting import TIMES
-from gracr.bench.report.html import (HTML_FILE, PAGES_FOLDER, SORT_SCRIPT, number_text, page,
-                                     slug, stat_cell)
+from gracr.bench.report.html_page import (HTML_FILE, PAGES_FOLDER, SORT_SCRIPT, number_text,
+                                          page, slug, stat_cell)
 from gracr.bench.report.html_graph import Drawing, graph_svg, placed
 from gracr.bench.study import SETTINGS_FILE
 from gracr.data.graph import Graph
