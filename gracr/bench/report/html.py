@@ -46,7 +46,8 @@ from gracr.bench.report.aggregation import (Cell, TimeCell, aggregate_seed_times
                                             task_rank)
 from gracr.bench.report.formatting import MISSING, TIMES
 from gracr.bench.report.html_graph import Depiction
-from gracr.bench.report.html_instance import InstanceGroup, instance_groups, instance_page
+from gracr.bench.report.html_instance import (InstanceGroup, instance_groups, instance_page,
+                                              stored_instance)
 from gracr.bench.report.html_page import (DEFAULT_INSTANCES, HTML_FILE, PAGES_FOLDER,
                                           SORT_SCRIPT, number_text, page, slug, stat_cell)
 from gracr.bench.report.inputs import is_seeds_file, load_inputs, results_file
@@ -228,6 +229,11 @@ def write_html_report(folders: Sequence[str], out: str | None, source: HtmlSourc
     pages: list[tuple[InstanceGroup, Dataset]] = []
     for group in chosen:
         dataset = datasets[(group.task, group.seed)]
+        if not isinstance(dataset, str):
+            try:
+                stored_instance(dataset, group.first)
+            except GracrError as error:   # said once: the dataset's other instances are out
+                dataset = datasets[(group.task, group.seed)] = str(error)
         if isinstance(dataset, str):
             if dataset not in missing[group.task]:
                 missing[group.task].append(dataset)
@@ -236,12 +242,8 @@ def write_html_report(folders: Sequence[str], out: str | None, source: HtmlSourc
     for position, (group, dataset) in enumerate(pages):
         previous = pages[position - 1][0].page if position else None
         following = pages[position + 1][0].page if position + 1 < len(pages) else None
-        try:
-            text = instance_page(group, dataset, source.datasets.datasets, scores, HTML_FILE,
-                                 previous, following, source.depictions)
-        except GracrError as error:
-            missing[group.task].append(str(error))
-            continue
+        text = instance_page(group, dataset, source.datasets.datasets, scores, HTML_FILE,
+                             previous, following, source.depictions)
         write_text(os.path.join(out, group.page), text)
         written.append(group)
     linked = {group.page for group in written}

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gracr.bench.datasets import Dataset
+from gracr.bench.instances import ExplainedInstance
 from gracr.bench.record import Record, RecordKey
 from gracr.bench.report.aggregation import (explainer_rank, scored_variant, task_rank,
                                             variant_rank)
@@ -60,15 +61,11 @@ def instance_groups(records: Iterable[Record]) -> list[InstanceGroup]:
         explainer_rank(r.explainer), r.config_hash)))) for key in ordered]
 
 
-def _base_drawing(dataset: Dataset, group: InstanceGroup, datasets: str | None
-                  ) -> tuple[Drawing, str]:
-    """The instance's drawing with its ground truth and no scores, and a line saying what
-    is drawn; `GracrError` if the store's instance is not the records'."""
-    from gracr.bench.instances import positive_instances, stored_node_upi
-    from gracr.bench.report.instance_figure import instance_view
-    from gracr.bench.tasks import task_named
+def stored_instance(dataset: Dataset, record: Record) -> ExplainedInstance:
+    """The positive instance `record` explained, as `dataset` holds it; `GracrError` if the
+    dataset's instance is not the record's (another size or generator than the run's)."""
+    from gracr.bench.instances import positive_instances
 
-    record = group.first
     instance = next((i for i in positive_instances(dataset) if i.index == record.instance),
                     None)
     graph = None if instance is None else dataset.instances[instance.graph].graph
@@ -78,6 +75,20 @@ def _base_drawing(dataset: Dataset, group: InstanceGroup, datasets: str | None
         raise GracrError(f"the stored dataset {record.task} seed {record.seed} does not hold "
                          f"the instance of {record.place}: pass the --datasets, --graphs and "
                          "--targets of the bench run")
+    return instance
+
+
+def _base_drawing(dataset: Dataset, group: InstanceGroup, datasets: str | None
+                  ) -> tuple[Drawing, str]:
+    """The instance's drawing with its ground truth and no scores, and a line saying what
+    is drawn; `GracrError` if the store's instance is not the records'."""
+    from gracr.bench.instances import stored_node_upi
+    from gracr.bench.report.instance_figure import instance_view
+    from gracr.bench.tasks import task_named
+
+    record = group.first
+    instance = stored_instance(dataset, record)
+    graph = dataset.instances[instance.graph].graph
     view = instance_view(dataset, record.instance, record.variant)
     palette = task_named(dataset.task).program().schema.palette
     colours, fills = drawn_fills(graph, view.nodes, palette)
