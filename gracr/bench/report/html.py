@@ -158,7 +158,7 @@ def _instance_table(groups: Sequence[InstanceGroup], linked: set[str]) -> str:
     explainers = sorted({(r.explainer, r.config_hash) for g in groups for r in g.records},
                         key=lambda e: (explainer_rank(e[0]), e[1]))
     heads = ('<th class="text">variant</th><th>seed</th><th>instance</th><th>graph</th>'
-             "<th>target</th><th>UPI</th>"
+             "<th>target</th><th>UPI edges</th>"
              + "".join(f"<th>F1 {escape(name)}</th>" for name, _ in explainers))
     rows = []
     for group in groups:

@@ -20,7 +20,7 @@ PAGES_FOLDER = "instances"
 DEFAULT_INSTANCES = 10
 
 STYLE = """
-body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:80em}
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;white-space:nowrap}
 th{background:#f3f3f3}
