@@ -50,6 +50,8 @@ record is an error counts as not done, so a rerun retries it (`keep_errors=True`
 instead); readers take each key's last record. Only the parent writes the file. Keys do
 not name the dataset, so `<out>/datasets.json` binds the folder to its tasks' datasets
 (`bound_datasets`): a rerun on other datasets (another size, an edited task file) is refused.
+Each scored record's explainer scores go to `<out>/scores.jsonl` just before it
+(`gracr.bench.scores_log`), for the HTML report.
 
 Its size (800–900 lines) is one run's life: planning the jobs and their chunks, binding
 the folder to its datasets, the process pool with its workers' lifetime and signals, and
@@ -490,8 +492,8 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
                   else nullcontext(_no_line))
     with open(results, "a", encoding="utf-8") as sink, scores_log as log_scores:
         def write(record: Record) -> None:
-            # The scores first: a record whose line is written has its scores but for a kill
-            # between the two lines (the report then draws it uncoloured).
+            # The scores first, so every record written has them (a kill between the two
+            # lines leaves a scores line whose instance is explained again).
             if record.kept_scores is not None:
                 log_scores(scores_line(record, record.kept_scores))
             write_record(sink, record)
