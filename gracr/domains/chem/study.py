@@ -33,6 +33,7 @@ IQR success rate on negatives per explainer and readout.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -436,3 +437,33 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
                + "\n" + beside("negatives-uniform"))
     return "\n".join(out)
 
+
+def report_inputs(folder: str | Path) -> tuple[list[str], str] | None:
+    """What `gracrc report --html` needs of a WOMBAT study's folder, from its settings
+    (`settings.json`): the patterns' task files (its records name their tasks only) and its
+    dataset store (`datasets` in the folder unless the settings name one); None for a
+    folder that holds no WOMBAT study's settings."""
+    from gracr.bench.study import SETTINGS_FILE
+
+    path = Path(folder) / SETTINGS_FILE
+    if not path.is_file():
+        return None
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        raise GracrError(f"{path}: not the JSON settings a study writes") from None
+    if not isinstance(settings, dict) or "wombat" not in settings:
+        return None
+    wombat, patterns = settings.get("wombat"), settings.get("patterns")
+    if not isinstance(wombat, str) or not isinstance(patterns, list) or \
+            not all(isinstance(n, int) and not isinstance(n, bool) for n in patterns):
+        raise GracrError(f"{path}: 'wombat' should be a folder and 'patterns' a list of "
+                         "pattern numbers")
+    files = WombatSettings(wombat=wombat, patterns=tuple(patterns)).task_files()
+    missing = [str(file) for file in files if not file.is_file()]
+    if missing:
+        raise GracrError(f"{path}: its task files are missing ({', '.join(missing)}); the "
+                         "report names its instances by them")
+    store = settings.get("datasets")
+    return ([str(file) for file in files],
+            store if isinstance(store, str) else str(Path(folder) / "datasets"))
