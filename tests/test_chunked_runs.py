@@ -47,13 +47,26 @@ def test_chunks_cover_each_instance_left_once_in_order(tmp_path: Path) -> None:
     assert limit >= 6
     pending = _pending(tmp_path, ["Saliency"], limit, done=frozenset({1, 4}))
     chunks = plan_chunks(pending, datasets, workers=2)
-    assert 2 <= len(chunks) <= 2 * CHUNKS_PER_WORKER
+    assert 2 <= len(chunks) <= 2 * CHUNKS_PER_WORKER + len(pending)
     covered = [i for chunk in chunks for i in range(chunk.job.start, chunk.job.limit)
                if i not in chunk.done]
     assert covered == [i for i in range(limit) if i not in {1, 4}]
     for chunk in chunks:
         assert chunk.done == {1, 4} & set(range(chunk.job.start, chunk.job.limit))
         assert chunk.job.start not in {1, 4}   # a chunk starts at an instance left
+
+
+def test_chunks_shrink_along_the_run_and_it_ends_on_single_instances(tmp_path: Path) -> None:
+    # Guided self-scheduling: each chunk closes at the estimated work left over twice the
+    # workers, so a long job's first chunk holds several instances and its last one.
+    datasets = _datasets(tmp_path)
+    positives = sum(1 for _ in positive_instances(next(iter(datasets.values()))))
+    limit = min(positives, 8)
+    assert limit >= 6
+    chunks = plan_chunks(_pending(tmp_path, ["SubgraphX"], limit), datasets, workers=2)
+    sizes = [chunk.job.limit - chunk.job.start for chunk in chunks]
+    assert sum(sizes) == limit
+    assert sizes[0] >= 2 and sizes[-1] == 1 and sizes[0] > sizes[-1], sizes
 
 
 def test_one_worker_is_one_chunk_per_short_job_and_longer_jobs_come_first(

@@ -10,10 +10,10 @@ of the task's held-out tuning seed (`HELD_OUT_SEED`), explained by the job's mod
 
 Jobs run in chunks (`plan_chunks`): consecutive instances of one job that one worker
 explains in one go, loading the job's dataset and model once for them (and keeping them,
-`_job_context`, for its next chunk of the job). A job is cut into chunks so that every
-worker has about `CHUNKS_PER_WORKER` chunks' worth of the run's work, and the chunks are
-handed out longest first (by `estimated_cost`), so that no worker is left alone with one
-long job at the end. The datasets are read once, by the run, and sent once to each worker
+`_job_context`, for its next chunk of the job). A job is cut into chunks that shrink along the run
+(each the estimated work left over twice the workers, `SHRINK`), the longest jobs first
+(by `estimated_cost`), and every process takes the next chunk when it is free, so that
+the run ends on short chunks and no worker is left alone with a long one. The datasets are read once, by the run, and sent once to each worker
 (the pool's initializer; on Ray, put once in the object store, which workers map). How
 the work is cut and ordered changes no record: each instance's explainer seed is its own
 (`explainer_seed`), and a trained explainer is trained from the job's seed in each worker
@@ -53,7 +53,7 @@ not name the dataset, so `<out>/datasets.json` binds the folder to its tasks' da
 Each scored record's explainer scores go to `<out>/scores.jsonl` just before it
 (`gracr.bench.scores_log`), for the HTML report.
 
-Its size (800–900 lines) is one run's life: planning the jobs and their chunks, binding
+Its size (900–1000 lines) is one run's life: planning the jobs and their chunks, binding
 the folder to its datasets, the process pool with its workers' lifetime and signals, and
 the Ray engine's hand-off; splitting them would pass the run's state between modules.
 """
@@ -547,11 +547,15 @@ class Chunk:
 # (`_init_worker`). macOS and Windows spawn (fork is unsafe or absent there).
 START_METHOD = "fork" if sys.platform == "linux" else "spawn"
 
-# Each worker's share of the run is cut into about this many chunks: enough that the
-# last chunks to finish are short beside the run (so the workers end together), few
-# enough that a worker sets up each job it touches (dataset, model, a trained
-# explainer) for several instances.
-CHUNKS_PER_WORKER = 4
+# Chunks shrink along the run's order (guided self-scheduling): each closes once it
+# reaches the estimated cost left in the run (its own included) over `SHRINK` x workers,
+# so the first ones are long (a worker sets up each job it touches, dataset, model, a
+# trained explainer, for many instances) and the last ones short (the workers end
+# together: equal chunks of a quarter of a worker's share left one worker idle for up to
+# a chunk at the end, a tenth of a 2-worker run). None closes below the run's cost over
+# `CHUNKS_PER_WORKER` x workers, which bounds their number.
+SHRINK = 2
+CHUNKS_PER_WORKER = 16
 
 # The estimate's relative cost of one instance of an explainer, per edge of its graph:
 # the official run's CPU milliseconds per Redundancy instance (the task whose instances
@@ -577,11 +581,12 @@ def estimated_cost(explainer: str, edges: int) -> float:
 def plan_chunks(pending: Sequence[Pending], datasets: Mapping[tuple[Any, ...], Dataset],
                 workers: int) -> list[Chunk]:
     """`pending`'s instances cut into chunks: each job's instances left, in order, closed
-    into a chunk once they reach the run's estimated cost over `workers` x
-    `CHUNKS_PER_WORKER` (a job estimated below that is one chunk). The jobs come longest
-    (by estimate) first, so that the short ones fill the workers' ends; a job's chunks in
-    the order of its instances, so that an instance out of time (App. H: the rest of the
-    job is skipped) finds most of the job's later chunks not yet started."""
+    into a chunk once they reach the estimated cost left in the run over `SHRINK` x
+    `workers`, and at least the run's over `CHUNKS_PER_WORKER` x `workers` (a job's last
+    chunk may be smaller). The jobs come longest (by estimate) first, so that the short
+    ones and the short chunks fill the workers' ends; a job's chunks in the order of its
+    instances, so that an instance out of time (App. H: the rest of the job is skipped)
+    finds most of the job's later chunks not yet started."""
     from gracr.bdd.upi import receptive_field
 
     fields: dict[tuple[Any, ...], int] = {}   # by dataset, sample and instance
@@ -597,16 +602,19 @@ def plan_chunks(pending: Sequence[Pending], datasets: Mapping[tuple[Any, ...], D
         costs.append([estimated_cost(job.explainer,
                                      fields[(_dataset_key(job), job.sample, index)])
                       for index in left])
-    share = sum(map(sum, costs)) / (max(1, workers) * CHUNKS_PER_WORKER)
+    remaining = sum(map(sum, costs))
+    smallest = remaining / (max(1, workers) * CHUNKS_PER_WORKER)
     chunks: list[Chunk] = []
     for (job, done, left), cost in sorted(zip(pending, costs), key=lambda p: -sum(p[1])):
         first, total = 0, 0.0
         for position, index in enumerate(left):
             total += cost[position]
-            if total >= share or position == len(left) - 1:
+            if total >= max(smallest, remaining / (SHRINK * max(1, workers))) \
+                    or position == len(left) - 1:
                 narrowed = replace(job, start=left[first], limit=index + 1)
                 chunks.append(Chunk(narrowed, frozenset(
                     i for i in done if narrowed.start <= i < narrowed.limit)))
+                remaining -= total
                 first, total = position + 1, 0.0
     return chunks
 
@@ -618,8 +626,9 @@ def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: 
     pool of `workers - 1`, each sent `datasets` once. The chunks wait in the run's order
     until a process is free: the pool is given one chunk per worker and topped up as its
     chunks end (`give`), never a queue of them, so that no chunk waits behind a long one
-    in a busy worker while another process has nothing to do; this process takes the
-    last job's first chunk left (`claim`), the pool from the start of the order. A
+    in a busy worker while another process has nothing to do; this process too takes
+    the next chunk of the order when it is free (`claim`), so that the run ends on its
+    shortest chunks (`plan_chunks`). A
     spawned worker (`START_METHOD`) first imports torch, PyG and the explainers (seconds,
     more than many chunks take), and even a forked one starts after this process has
     begun: this process explains from the first moment. Its records are held until a
@@ -699,15 +708,11 @@ def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: 
             busy += 1
 
     def claim() -> Chunk | None:
-        """The next chunk to run here: the last job's first chunk left; None when none
-        is left or a worker failed."""
+        """The next chunk to run here; None when none is left or a worker failed."""
         with lock:
             if broken() or not order:
                 return None
-            last = job_key(order[-1].job)
-            chunk = next(c for c in order if job_key(c.job) == last)
-            order.remove(chunk)
-            return chunk
+            return order.pop(0)
 
     stop = threading.Event()
 

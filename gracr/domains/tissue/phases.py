@@ -28,7 +28,7 @@ said and made again).
    metrics, class-stratified, beside the note's numbers; tables in `DIR/tables/`,
    figures in `DIR/figures/`.
 
-Its size (500–600 lines) is the four phases and the checks that let each resume from what
+Its size (600–700 lines) is the four phases and the checks that let each resume from what
 is complete (whole files validated on read, logs whose cut last line is dropped).
 """
 

@@ -33,6 +33,10 @@ Tables (`DIR/tables/`, Markdown and CSV, each printed):
   property on frozen node embeddings, trained against random-init (the compiled model:
   its last hidden state against its fully randomised copy).
 
+Its size (500–600 lines) is the scoring of each record and the tables above, each with
+the note's numbers beside it where the note has them; the headline verdicts themselves
+are `gracr.domains.tissue.headlines`.
+
 Every mean over samples carries its 95 % bootstrap interval in brackets
 (`gracr.stats.bootstrap_interval`: the samples resampled, within each class for the
 balanced mean and within each model seed for a mean over seeds). A column of the note's

@@ -36,7 +36,6 @@ from typing import Any, Sequence, cast
 import numpy as np
 import numpy.typing as npt
 import torch
-from sklearn.metrics import roc_auc_score
 from torch import Tensor
 from torch_geometric.data import Batch, Data
 from torch_geometric.loader import DataLoader
@@ -277,6 +276,10 @@ def predict(model: TissueModel, graphs: Sequence[Data], batch_size: int = 64
 
 def auc(scores: npt.ArrayLike, labels: npt.ArrayLike) -> float:
     """scikit-learn's ROC AUC; nan when `labels` hold one class only."""
+    # Imported here: this module is loaded with the tissue baselines' explainer entry
+    # point by every bench worker, and scikit-learn takes most of a second to import.
+    from sklearn.metrics import roc_auc_score
+
     truth = np.asarray(labels).astype(bool)
     if truth.all() or not truth.any():
         return math.nan
