@@ -1,4 +1,4 @@
-"""pyproject.toml keeps ranges a user's environment may take (the README's Setup), and
+"""pyproject.toml keeps ranges a user's environment may take (the site's Install page), and
 the chem extra keeps datamol 0.13's heavy dependencies (gcsfs, s3fs, JupyterLab) out."""
 
 from __future__ import annotations
