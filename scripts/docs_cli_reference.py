@@ -9,8 +9,7 @@ names every command and option the parser has).
 from __future__ import annotations
 
 import argparse
-import functools
-from typing import Any
+from typing import Any, cast
 
 PAGE = "reference/cli.md"
 # Help text wrapped at a width that reads in the site's code blocks and is the same on
@@ -35,8 +34,13 @@ def _help_lines(parser: argparse.ArgumentParser) -> dict[str, str]:
 
 
 def _fixed_width(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = functools.partial(  # type: ignore[assignment]
-        parser.formatter_class, width=HELP_WIDTH)
+    # gracr's parsers use HelpFormatter or RawDescriptionHelpFormatter, which take a width.
+    base = cast(type[argparse.HelpFormatter], parser.formatter_class)
+
+    def formatter(prog: str) -> argparse.HelpFormatter:
+        return base(prog, width=HELP_WIDTH)
+
+    parser.formatter_class = formatter
 
 
 def cli_reference_markdown() -> str:

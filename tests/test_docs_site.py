@@ -16,7 +16,7 @@ from pathlib import Path
 
 import griffe
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]
 
 from gracr.cli import COMMANDS, build_parser
 
