@@ -622,7 +622,7 @@ def test_records_carry_their_level_and_old_records_read_as_edge_level(tmp_path: 
 # ------------------------------------------------------------------ the site's example
 
 
-def _readme_example() -> tuple[dict[str, str], list[str]]:
+def _documented_example() -> tuple[dict[str, str], list[str]]:
     """The files and commands of the site's "Benchmark your own explainer" page
     (docs/benchmarking/plugins.md): each python block is a file named by its first line
     (`# NAME.py`), each bash line a command."""
@@ -639,8 +639,8 @@ def _readme_example() -> tuple[dict[str, str], list[str]]:
 
 
 @pytest.mark.big
-def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
-    files, commands = _readme_example()
+def test_the_documented_example_runs_as_written(tmp_path: Path) -> None:
+    files, commands = _documented_example()
     assert list(files) == ["my_explainer.py"] and len(commands) == 2
     for name, body in files.items():
         (tmp_path / name).write_text(body)
