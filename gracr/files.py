@@ -24,7 +24,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -128,6 +128,23 @@ def write_json(path: PathLike, value: Any) -> None:
     write_text(path, json.dumps(value, indent=1) + "\n")
 
 
+def _cut_torn_line(handle: IO[bytes], path: PathLike) -> None:
+    """Cut a last line without its newline (a crash mid-append) off the log open in
+    `handle` (binary, readable and writable), so that a new line never runs on from it."""
+    size = handle.seek(0, os.SEEK_END)
+    if size:
+        handle.seek(max(0, size - 65536))
+        tail = handle.read()
+        if not tail.endswith(b"\n"):
+            cut = tail.rfind(b"\n")
+            keep = size - len(tail) + cut + 1 if cut >= 0 else (0 if size <= 65536 else None)
+            if keep is None:
+                raise GracrError(f"{path}: its last line is cut and longer than 64 KiB; "
+                                 "the file is damaged")
+            handle.truncate(keep)
+            handle.seek(keep)
+
+
 def append_lines(path: PathLike, lines: Iterable[str]) -> None:
     """Append whole lines (each given without its newline) to `path` and `fsync` them.
 
@@ -138,22 +155,40 @@ def append_lines(path: PathLike, lines: Iterable[str]) -> None:
     text = "".join(f"{line}\n" for line in lines)
     try:
         with open(target, "a+b") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            if size:
-                handle.seek(max(0, size - 65536))
-                tail = handle.read()
-                if not tail.endswith(b"\n"):
-                    cut = tail.rfind(b"\n")
-                    keep = size - len(tail) + cut + 1 if cut >= 0 else (0 if size <= 65536 else None)
-                    if keep is None:
-                        raise GracrError(f"{path}: its last line is cut and longer than 64 KiB; "
-                                         "the file is damaged")
-                    handle.truncate(keep)
+            _cut_torn_line(handle, path)
             handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
     except OSError as error:
         raise GracrError(os_error_message(error, str(path))) from None
+
+
+@contextlib.contextmanager
+def line_log(path: PathLike) -> Iterator[Callable[[str], None]]:
+    """A log of `append_lines`' kind kept open for many lines, one at a time: yields a
+    function that appends one whole line (given without its newline) with one `write`, so
+    that a kill leaves it whole or cut at the end of the file, where `read_json_lines`
+    drops it and the next `line_log` or `append_lines` cuts it off. Not `fsync`ed line by
+    line (a run appends one per explained instance); flushed to the system as written."""
+    target = output_target(path)
+    try:
+        handle = open(target, "a+b", buffering=0)
+        _cut_torn_line(handle, path)
+    except OSError as error:
+        raise GracrError(os_error_message(error, str(path))) from None
+
+    def append(line: str) -> None:
+        data = (line + "\n").encode("utf-8")
+        try:
+            written = os.write(handle.fileno(), data)
+        except OSError as error:
+            raise GracrError(os_error_message(error, str(path))) from None
+        if written != len(data):
+            raise GracrError(f"{path}: only {written} of the {len(data)} bytes of a line were "
+                             "written (is the disk full?)")
+
+    with handle:
+        yield append
 
 
 def read_json_lines(path: PathLike) -> tuple[list[Any], str | None]:

@@ -49,3 +49,7 @@ echo "== a small GracrBench run (seed 0, first 5 positive instances per task, li
 .venv/bin/gracrc bench --tasks all --explainers Saliency,IG,Deconv,GuidedBP,GNNExplainer,Rnd \
     --seeds 0 --limit 5 --graphs 20 --targets 50 --datasets "$out/datasets" \
     --out "$out/bench" --jobs 2
+echo
+echo "== the small run as a browsable HTML report (opens from file://; its path is printed)"
+.venv/bin/gracrc report --html "$out/bench" --datasets "$out/datasets" --graphs 20 --targets 50 \
+    --out "$out/bench-html" | tail -2

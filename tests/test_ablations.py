@@ -22,6 +22,7 @@ from gracr.domains.paper.ablations.declare import Check, Side
 from gracr.domains.paper.ablations.fig4 import checked_upi, recolour_order, recolourable, recoloured
 from gracr.domains.paper.ablations.render import Shape, direction_text, render_table_ablation, shape_line
 from gracr.domains.paper.ablations.run_table import reuse_records
+from gracr.bench.scores_log import read_scores
 from gracr.bench.datasets import load_or_build
 from gracr.domains.paper.published import (TABLE2, TABLE3, TABLE8, TABLE9, TABLE10, TABLE11, paper_ablation, paper_explainers)
 from gracr.bench.record import read_records, record_objects
@@ -303,6 +304,10 @@ def test_table10_end_to_end_with_reuse(tmp_path: Path, datasets: str) -> None:
     ours = [obj for _, obj in record_objects(out / "results.jsonl")]
     # The 2 copied Saliency/main lines first, then Saliency/flat 2, Deconv 2 + 2, IG 2 + 2.
     assert ours[:2] == official_lines and len(ours) == 2 + 2 + 4 + 4
+    # Their explainer scores come with them (the HTML report colours its drawings with them).
+    theirs, copied = read_scores(official)[0], read_scores(out)[0]
+    assert len(theirs) == 2
+    assert all(copied[key].tolist() == theirs[key].tolist() for key in theirs)
     assert sum(obj["explainer"] == "Saliency" for obj in ours) == 4
     assert {p.name for p in out.iterdir()} >= {"table10.md", "table10.csv",
                                                 "table10_checks.csv", "results.jsonl"}

@@ -313,6 +313,20 @@ def test_between_class_share_by_hand() -> None:
     assert between_class_share([0, 2, 4, 6], both) == pytest.approx(0.8)
 
 
+def test_between_class_share_with_unequal_classes_by_hand() -> None:
+    # Positives [2, 4, 6] (mean 4), negatives [10] (mean 10); grand mean 22/4 = 5.5.
+    # Total: 3.5² + 1.5² + 0.5² + 4.5² = 12.25 + 2.25 + 0.25 + 20.25 = 35.
+    # Between: 3 · 1.5² + 1 · 4.5² = 6.75 + 20.25 = 27; share 27/35.
+    mixed: list[Sample] = ["positive", "positive", "positive", "negative"]
+    assert between_class_share([2, 4, 6, 10], mixed) == pytest.approx(27 / 35)
+    # A paired difference of +0.3 on positives and −0.2 on negatives, with within-class
+    # noise ±0.05: class means +0.3 and −0.2, grand mean +0.05; between 4 · 0.25² = 0.25,
+    # within 4 · 0.05² = 0.01, share 0.25 / 0.26.
+    split = [0.35, 0.25, -0.15, -0.25]
+    assert between_class_share(split, ["positive", "positive", "negative", "negative"]) \
+        == pytest.approx(0.25 / 0.26)
+
+
 def test_between_class_share_leaves_out_undefined_values() -> None:
     assert between_class_share([1, None, 1, 3, 3], classes(3, 2)) == pytest.approx(1.0)
     assert between_class_share([2, 2, 2], ["positive", "negative", "negative"]) is None

@@ -127,10 +127,12 @@ def test_dataset_table_to_a_fifo_is_refused(store: Path, tmp_path: Path) -> None
     assert stat.S_ISFIFO(os.lstat(place).st_mode)
 
 
-def test_bench_results_file_that_is_a_fifo_is_refused(store: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["results.jsonl", "scores.jsonl"])
+def test_bench_results_file_that_is_a_fifo_is_refused(store: Path, tmp_path: Path,
+                                                      name: str) -> None:
     out = tmp_path / "bench"
     out.mkdir()
-    place = _fifo(out / "results.jsonl")
+    place = _fifo(out / name)
     done = _gracrc("bench", "--tasks", "Redundancy", "--explainers", "Rnd", "--seeds", "0",
                    "--limit", "1", "--graphs", "4", "--datasets", str(store), "--out", str(out),
                    "--quiet", "--no-report", cwd=tmp_path)

@@ -43,11 +43,13 @@ def _study(folder: Path, settings: BenchmarkSettings) -> PaperStudy:
 
 def test_a_folder_made_without_a_settings_file_resumes_and_grows(tmp_path: Path) -> None:
     datasets, folder = tmp_path / "datasets", tmp_path / "out"
-    # A folder as the runner made it before the study: records and datasets.json only.
+    # A folder as the runner made it before the study: records (with the explainers' scores
+    # beside them) and datasets.json only.
     run(plan_jobs(["Redundancy"], ["main"], ["Rnd"], [0], 1, 180.0, {"Redundancy": GRAPHS},
                   str(datasets), settings="default"), str(folder), progress=False)
     before = _records(folder)
-    assert sorted(p.name for p in folder.iterdir()) == ["datasets.json", "results.jsonl"]
+    assert sorted(p.name for p in folder.iterdir()) == ["datasets.json", "results.jsonl",
+                                                        "scores.jsonl"]
 
     _study(folder, _settings(datasets, limit=2)).run()
     assert _records(folder)[:1] == before

@@ -20,6 +20,7 @@ from gracr.bench.datasets import load_or_build
 from gracr.bench.record import TORN_SUFFIX, read_records, record_objects, start_results
 from gracr.bench.report.inputs import load_results
 from gracr.bench.runner import plan_jobs, run
+from gracr.bench.scores_log import read_scores
 
 ROOT = Path(__file__).resolve().parent.parent
 TASK, GRAPHS, LIMIT, EXPLAINERS = "Redundancy", 24, 8, ["Rnd", "Saliency"]
@@ -136,6 +137,12 @@ def test_a_run_killed_at_a_random_moment_resumes_to_the_same_records(
     assert process.returncode == -signal.SIGKILL            # it was killed, not finished
     run(_jobs(datasets), str(out), progress=False)
     assert _scores(out) == _scores(whole)
+    # The explainers' scores beside the records: written before each record, so every
+    # record has them, and they are the uninterrupted run's.
+    stored, theirs = read_scores(out)[0], read_scores(whole)[0]
+    assert {record.key for record in read_records(results)} <= set(stored)
+    assert {key: values.tolist() for key, values in stored.items()} == \
+        {key: values.tolist() for key, values in theirs.items()}
 
 
 def test_a_run_whose_last_line_was_cut_resumes_to_the_same_records(

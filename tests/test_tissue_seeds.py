@@ -113,3 +113,23 @@ def test_a_cut_settings_file_is_named(tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
     code = main(["tissue-seeds", str(folder), "--out", str(tmp_path / "out")], out=out, err=err)
     assert code == 2 and f"{settings}: damaged" in err.getvalue(), err.getvalue()
+
+
+def test_the_interval_weighs_samples_as_the_mean_does(tmp_path: Path) -> None:
+    # Every model's samples agree within the model, so resampling them cannot move the
+    # mean: the interval is the single point of the pooled mean, whose weights it must use.
+    # Study a: seed means 0.4 and 0.6 (study mean 0.5); study b: a third sample on seed 0
+    # (seed means 0.2 and 0.3, study mean 0.25). Pooled: (0.5 + 0.25) / 2 = 0.375, where a
+    # plain mean of the nine values would give (2.0 + 1.2) / 9 ≈ 0.356.
+    a = write_study(tmp_path / "a", 0, [
+        row("GIN-r1-s0", "IG", 0, "positive", 0.4), row("GIN-r1-s0", "IG", 1, "negative", 0.4),
+        row("GIN-r1-s1", "IG", 0, "positive", 0.6), row("GIN-r1-s1", "IG", 1, "negative", 0.6)])
+    b = write_study(tmp_path / "b", 1, [
+        row("GIN-r1-s0", "IG", 0, "positive", 0.2), row("GIN-r1-s0", "IG", 1, "negative", 0.2),
+        row("GIN-r1-s0", "IG", 2, "negative", 0.2),
+        row("GIN-r1-s1", "IG", 0, "positive", 0.3), row("GIN-r1-s1", "IG", 1, "negative", 0.3)])
+    spread = seed_spreads([read_study(a), read_study(b)])[0]
+    assert spread.pooled == pytest.approx(0.375)
+    pooled = spread.intervals[2]
+    assert pooled is not None
+    assert (pooled.low, pooled.high) == (pytest.approx(0.375), pytest.approx(0.375))

@@ -64,7 +64,8 @@ def test_every_phase_writes_its_output(study: Path) -> None:
     assert any(name.startswith("GIN-r1-s0~independent~") for name in randomised)
     for table in ("metric-ap", "metric-auroc", "metric-spearman-shapley", "metric-spearman-banzhaf",
                   "metric-decoy-mass", "metric-deletion", "metric-insertion", "seeds",
-                  "randomisation", "epochs", "between_class", "training", "probes"):
+                  "randomisation", "epochs", "between_class", "training", "probes",
+                  "headlines"):
         assert (study / "tables" / f"{table}.md").exists(), table
         assert (study / "tables" / f"{table}.csv").exists(), table
 

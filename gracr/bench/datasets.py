@@ -157,7 +157,8 @@ class _FastPredicate:
     @classmethod
     def of(cls, program: Program) -> _FastPredicate:
         model = compile_program(program, disjunction="flat", comparison="direct")
-        return cls(program, sparse_program(model), model.output_column)
+        sparse = sparse_program(model)
+        return cls(program, sparse, int(sparse.columns[0][model.output_column]))
 
     def __call__(self, graph: Graph) -> BoolArray:
         schema = self.program.schema

@@ -218,6 +218,20 @@ def ground_truth(dataset: Dataset, instances: Iterable[ExplainedInstance], level
     return found
 
 
+def stored_node_upi(dataset: Dataset, instance: ExplainedInstance, datasets: str | None
+                    ) -> BoolArray | None:
+    """The node UPI of a positive instance as the dataset's store holds it (`ground_truth`
+    adds it there when a run scores at node level), or None where it is not stored; never
+    computed here."""
+    task = task_named(dataset.task)
+    folder = dataset_folder(default_datasets() if datasets is None else datasets, task,
+                            dataset.seed, int(dataset.meta.get("size", task.default_size)))
+    line = _read_node_upis(folder / NODE_UPI_FILE).get(instance.index)
+    if line is None or (line["graph"], line["target"]) != (instance.graph, instance.target):
+        return None
+    return np.asarray(line["node_upi"], dtype=np.bool_)
+
+
 def _read_node_upis(path: Path) -> dict[int, dict[str, Any]]:
     # A cut last line (a run killed while writing) is dropped and its instance recomputed.
     lines, note = read_json_lines(path)

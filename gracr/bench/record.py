@@ -88,6 +88,9 @@ class Record:
     auroc: float | None = None
     average_precision: float | None = None
     uniform: bool | None = None
+    # A scored record's explainer scores, carried from the worker that made it to the run,
+    # which stores them beside the record (`gracr.bench.scores_log`); never in its line.
+    kept_scores: tuple[float, ...] | None = field(default=None, compare=False, repr=False)
 
     @property
     def scored(self) -> bool:
@@ -106,8 +109,9 @@ class Record:
            config: Mapping[str, Any], config_hash: str, seed: int, instance: int, graph: int,
            target: int | None, upi_edges: int, edges: int,
            extra: Mapping[str, Any] | None = None, level: Level = "edge",
-           sample: Sample = "positive") -> Record:
-        """The record of one `Outcome` of the per-instance loop."""
+           sample: Sample = "positive", keep_scores: bool = False) -> Record:
+        """The record of one `Outcome` of the per-instance loop (with `keep_scores`, carrying
+        its scores in `kept_scores`)."""
         from gracr.version import __version__
 
         return cls(task, variant, explainer, dict(config), config_hash, seed, instance, graph,
@@ -115,7 +119,9 @@ class Record:
                    outcome.f1, outcome.threshold, upi_edges, edges, outcome.cpu_seconds,
                    outcome.wall_seconds, __version__, dict(extra or {}), level=level,
                    sample=sample, auroc=outcome.auroc,
-                   average_precision=outcome.average_precision, uniform=outcome.uniform)
+                   average_precision=outcome.average_precision, uniform=outcome.uniform,
+                   kept_scores=None if not keep_scores or outcome.scores is None else
+                   tuple(float(v) for v in outcome.scores))
 
     def to_json(self) -> dict[str, Any]:
         obj = {name: getattr(self, name) for name in FIELDS}

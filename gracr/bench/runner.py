@@ -50,6 +50,8 @@ record is an error counts as not done, so a rerun retries it (`keep_errors=True`
 instead); readers take each key's last record. Only the parent writes the file. Keys do
 not name the dataset, so `<out>/datasets.json` binds the folder to its tasks' datasets
 (`bound_datasets`): a rerun on other datasets (another size, an edited task file) is refused.
+Each scored record's explainer scores go to `<out>/scores.jsonl` just before it
+(`gracr.bench.scores_log`), for the HTML report.
 
 Its size (800–900 lines) is one run's life: planning the jobs and their chunks, binding
 the folder to its datasets, the process pool with its workers' lifetime and signals, and
@@ -68,7 +70,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from collections import OrderedDict
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from multiprocessing import resource_tracker
 from pathlib import Path
@@ -90,7 +92,8 @@ from gracr.compiler.compile import readout_refusal
 from gracr.bench.instances import (ExplainedInstance, compile_variant, explained_instances,
                                    ground_truth, subject_for, variant_named)
 from gracr.errors import GracrError
-from gracr.files import output_target, write_json
+from gracr.bench.scores_log import SCORES_FILE, scores_line
+from gracr.files import line_log, output_target, write_json
 
 if TYPE_CHECKING:
     from gracr.explainers.base import ExplainerSpec
@@ -264,7 +267,8 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
                        config=job.settings, config_hash=job.settings_hash, seed=job.seed,
                        instance=instance.index, graph=instance.graph, target=instance.target,
                        upi_edges=int(instance.upi.sum()), edges=graph.num_edges,
-                       extra={**extra, **kept}, level=job.level, sample=job.sample))
+                       extra={**extra, **kept}, level=job.level, sample=job.sample,
+                       keep_scores=job.scored))
         sent += 1
     return sent
 
@@ -395,8 +399,10 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
     binding = folder / DATASETS_FILE
     wanted = bound_datasets(binding, jobs)
     created = missing_folders(folder)
+    scores = output_target(folder / SCORES_FILE)   # refused now if not a regular file
     fresh = not results.exists()
     unbound = not binding.exists()
+    unscored = not scores.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         start_results(results)
@@ -411,6 +417,8 @@ def run(jobs: list[Job], out: str, workers: int = 1, progress: bool = True,
         # A run that failed before its first record leaves nothing behind.
         if fresh and not any(True for _ in record_objects(results)):
             results.unlink(missing_ok=True)
+            if unscored:
+                scores.unlink(missing_ok=True)
             if unbound:
                 binding.unlink(missing_ok=True)
             remove_empty(created)
@@ -479,8 +487,15 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
     total = sum(len(left) for _, _, left in pending)
     bar = tqdm(total=total, desc="explaining", unit="instance", disable=not progress,
                dynamic_ncols=True)
-    with open(results, "a", encoding="utf-8") as sink:
+    # Unscored jobs (a study's) keep their scores in their records: no scores file then.
+    scores_log = (line_log(results.parent / SCORES_FILE) if any(job.scored for job in jobs)
+                  else nullcontext(_no_line))
+    with open(results, "a", encoding="utf-8") as sink, scores_log as log_scores:
         def write(record: Record) -> None:
+            # The scores first, so every record written has them (a kill between the two
+            # lines leaves a scores line whose instance is explained again).
+            if record.kept_scores is not None:
+                log_scores(scores_line(record, record.kept_scores))
             write_record(sink, record)
             bar.update()
             if record.status != "ok":
@@ -500,6 +515,10 @@ def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_erro
             _run_in_pool(plan_chunks(pending, datasets, workers), write, workers,
                          worker_plugins, {key: datasets[key] for key in used})
     bar.close()
+
+
+def _no_line(line: str) -> None:
+    """Where an unscored run's scores lines would go: nowhere (it makes none)."""
 
 
 class Pending(NamedTuple):

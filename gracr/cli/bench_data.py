@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TextIO
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
@@ -17,7 +18,11 @@ from gracr.bench.options import (DATASETS_HELP, add_budget_option, add_dataset_o
                                  add_dataset_size_options, add_plugin_option,
                                  add_settings_options, parse_overrides, parse_seeds,
                                  seed_number)
+from gracr.bench.report.html_page import DEFAULT_INSTANCES, HTML_FILE, PAGES_FOLDER
 from gracr.errors import GracrError
+
+if TYPE_CHECKING:
+    from gracr.bench.report.html_graph import Depiction
 
 
 def cmd_dataset(args: argparse.Namespace, out: TextIO) -> int:
@@ -70,11 +75,68 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 
     # Records name their task only: a task defined in a file is read from `--tasks`.
     tasks = args.task_files.split(",") if args.task_files else ()
+    if args.html:
+        return _html_report(args, tasks, out)
     settings = BenchmarkSettings(tasks=tasks, datasets=args.datasets, graphs=args.graphs,
                                  targets=args.targets, budget=args.budget, plugins=args.plugin)
     print(paper_tables(args.dirs, settings, out=args.out,
                        instance_figures=not args.no_instance_figures), end="", file=out)
     return 0
+
+
+def _html_report(args: argparse.Namespace, tasks: Sequence[str], out: TextIO) -> int:
+    import datetime
+    import shlex
+
+    from gracr.bench.report.html import HtmlSource, write_html_report
+    from gracr.bench.report.instance_figure import DatasetSource
+    from gracr.bench.tasks import task_named
+    from gracr.domains.tissue.study_html import is_tissue_study, write_tissue_html
+    from gracr.explainers import load_plugins
+
+    if args.html_instances < 0:
+        raise GracrError(f"--html-instances must be 0 or more, got {args.html_instances}")
+    if args.plugin:   # nothing is re-run: explainers are only names here
+        load_plugins(args.plugin)
+    command = shlex.join(["gracrc", "report", "--html", *args.dirs]
+                         + ([] if args.out is None else ["--out", args.out]))
+    date = datetime.date.today().isoformat()
+    tissue = [folder for folder in args.dirs if is_tissue_study(folder)]
+    if tissue:
+        if len(args.dirs) > 1:
+            raise GracrError(f"{tissue[0]}: a tissue study's folder is reported alone")
+        print(write_tissue_html(tissue[0], args.out, args.html_instances, command, date),
+              end="", file=out)
+        return 0
+    # A WOMBAT study's folder names its task files and store (the command line's first).
+    studies = [found for found in map(_wombat_inputs, args.dirs) if found is not None]
+    datasets = args.datasets or next((store for _, store in studies), None)
+    for task in [*tasks, *(file for files, _ in studies for file in files)]:
+        task_named(task)   # records name their task only: a task file must be read
+    source = HtmlSource(DatasetSource(datasets, args.graphs, args.targets, args.budget),
+                        args.html_instances, _depictions())
+    print(write_html_report(args.dirs, args.out, source, command, date), end="", file=out)
+    return 0
+
+
+def _wombat_inputs(folder: str) -> tuple[list[str], str] | None:
+    """A WOMBAT study's task files and store, if `folder` is one's (its settings say so)."""
+    if not os.path.isfile(os.path.join(folder, "settings.json")):
+        return None
+    try:
+        from gracr.domains.chem.study import report_inputs
+    except ImportError:   # no RDKit (the chem extra): no WOMBAT study was run with it
+        return None
+    return report_inputs(folder)
+
+
+def _depictions() -> tuple[Depiction, ...]:
+    """The domains' own drawings for the HTML report: molecules, where RDKit is there."""
+    try:
+        from gracr.domains.chem.depiction import MOLECULES
+    except ImportError:   # the chem extra is not installed: molecules drawn as graphs
+        return ()
+    return (MOLECULES,)
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
@@ -149,6 +211,16 @@ def _declare_report(parser: argparse.ArgumentParser) -> None:
                                     f"explainer (default {DEFAULT_BUDGET:g})")
     figures.add_argument("--no-instance-figures", action="store_true",
                          help="draw no instance figures")
+    html = parser.add_argument_group(
+        "HTML report", "a browsable report instead of the tables: a sortable leaderboard per "
+                       "task and a page per instance (drawn from the dataset store)")
+    html.add_argument("--html", action="store_true",
+                      help=f"write REPORT_DIR/{HTML_FILE} and its instance pages "
+                           f"(REPORT_DIR/{PAGES_FOLDER}/) and print its path; DIR may also "
+                           "be a `gracrc wombat-study` or `gracrc tissue-study` folder")
+    html.add_argument("--html-instances", type=int, default=DEFAULT_INSTANCES, metavar="N",
+                      help="instance pages for the first N positive instances of each task, "
+                           f"variant and seed (default {DEFAULT_INSTANCES})")
     add_plugin_option(parser)
 
 

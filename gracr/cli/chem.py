@@ -209,8 +209,8 @@ def eval_molecules(args: argparse.Namespace, out: TextIO) -> int:
         print(f"gracrc: {text}", file=args.err)
 
     say(f"{args.molecules}: {read} molecules read, {skipped} skipped")
-    executor = ("the fused torch module (float32; exact on molecules, whose features are "
-                "one-hot)" if args.executor == "fused" else "the float64 numpy reference")
+    executor = ("the patterns' fused plan on the numba kernel (float64)"
+                if args.executor == "fused" else "the float64 numpy reference")
     say(f"gnn: {executor}, on every molecule; formula: the reference evaluator vectorised "
         f"over each chunk, " + ("on every molecule" if args.formula_rate >= 1 else
                                  f"sampled at rate {args.formula_rate:g}: {evaluated} of "

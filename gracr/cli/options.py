@@ -203,9 +203,9 @@ def add_screen_options(parser: argparse.ArgumentParser, formula: bool = True) ->
                             "folders of them; one column each in the output")
     add_jobs_option(group, help="worker processes, each screening chunks of molecules")
     group.add_argument("--executor", choices=("fused", "numpy"), default="fused",
-                       help="the network's executor: the fused torch module (default, exact "
-                            "on molecules: their features are one-hot) or the float64 "
-                            "numpy reference")
+                       help="the network's executor: the patterns' fused plan on the numba "
+                            "kernel (default; float64, only the non-zero weights) or the "
+                            "float64 numpy reference, one pattern at a time")
     if formula:
         group.add_argument("--formula-rate", type=_rate, default=1.0, metavar="R",
                            help="evaluate the formula (the reference semantics, vectorised "

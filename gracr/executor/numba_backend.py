@@ -1,16 +1,19 @@
-"""The numba backend of the executor: compiled classifiers over graphs in CSR form.
+"""The numba backend of the executor: compiled classifiers, one or several at once,
+with only their non-zero weights.
 
-The dataset builder evaluates a formula on thousands of candidate graphs during
-rejection sampling. This kernel runs the compiled network's layers with only their
-non-zero weights, node by node over in-neighbour lists, writing each layer's new
-columns in place (layer ℓ reads only columns of depth < ℓ, see
-`gracr.executor.plan`). It computes exactly what the numpy backend computes; a
-property test checks it against the reference evaluator.
+Two callers need it fast. The dataset builder evaluates a formula on thousands of
+candidate graphs during rejection sampling; a molecule screen runs every pattern on
+each chunk of molecules (`gracr.domains.chem.stream`). The kernel runs a `FusedPlan`
+(`gracr.executor.plan.fused_plan`; one network is a plan of one): each settled block
+writes its new fused columns in place, reading only columns settled before it. It
+computes exactly what the numpy backend computes (float64); property tests check it
+against the reference evaluator.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -18,24 +21,30 @@ import numpy.typing as npt
 from gracr.compiler.network import Network
 from gracr.data.graph import IntArray
 from gracr.data.kernels import kernel
-from gracr.executor.plan import layer_plans
+from gracr.executor.plan import EdgeTypes, FusedPlan, fused_plan
 
 Floats = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
 class SparseProgram:
-    """The non-zero weights of a compiled model's message-passing layers, flattened.
+    """The non-zero weights of a `FusedPlan`, flattened for the kernel.
 
-    Layer `l` writes columns `[starts[l], ends[l])`; its combine entries are
-    `c_*[c_ptr[l]:c_ptr[l+1]]` (row, column, weight), its aggregate entries
-    `a_*[a_ptr[l]:a_ptr[l+1]]`. The distinct rows the layer aggregates are
-    `summed_rows[s_ptr[l]:s_ptr[l+1]]`, and aggregate entry `e` reads the neighbour
-    sum of slot `a_slots[e]` among them: each sum is computed once per node. Slot j
-    sums the in-edges of relation `summed_relations[j]` (−1: every in-edge).
+    Fused column `g` of the state holds one function of the graph; `columns[k][i]` is the
+    fused column of column `i` of network `k`. The input map settles `[0, settled_at_input)`
+    from the features `input_features`. Block `l` writes columns `[starts[l], ends[l])`;
+    its combine entries are `c_*[c_ptr[l]:c_ptr[l+1]]` (row read, column written, weight),
+    its aggregate entries `a_*[a_ptr[l]:a_ptr[l+1]]`. The neighbour sums the block reads
+    are slots `s_ptr[l]:s_ptr[l+1]`: slot j sums column `summed_rows[j]` over the in-edges
+    whose relation r has bit r set in `summed_masks[j]` (-1: every in-edge), each sum
+    computed once per node; aggregate entry e of block l reads slot `s_ptr[l] + a_slots[e]`.
+    `bias[g]` is
+    column g's bias in the block that writes it.
     """
 
     width: int
+    columns: tuple[IntArray, ...]
+    input_features: IntArray
     input_matrix: Floats
     input_bias: Floats
     starts: IntArray
@@ -45,67 +54,79 @@ class SparseProgram:
     c_cols: IntArray
     c_weights: Floats
     a_ptr: IntArray
-    a_rows: IntArray
     a_cols: IntArray
     a_weights: Floats
     a_slots: IntArray
     s_ptr: IntArray
     summed_rows: IntArray
-    summed_relations: IntArray
-    bias: Floats  # [layers, width]
+    summed_masks: IntArray
+    bias: Floats
+
+    @property
+    def settled_at_input(self) -> int:
+        return int(self.input_bias.shape[0])
 
 
-def sparse_program(model: Network) -> SparseProgram:
-    """Flatten `model`'s layer plans into the arrays `evaluate_columns` reads."""
-    starts, ends = [], []
-    c_ptr, a_ptr = [0], [0]
+def sparse_program(networks: Network | Sequence[Network]) -> SparseProgram:
+    """The kernel's program of one network or of several over one input layout (those
+    `fused_plan` accepts: the compiled layout)."""
+    return program_of_plan(fused_plan([networks] if isinstance(networks, Network)
+                                      else list(networks)))
+
+
+def _relation_mask(relations: EdgeTypes) -> int:
+    if relations is None:
+        return -1
+    if max(relations) >= 63:
+        raise ValueError("the numba executor reads at most 63 relations")
+    return sum(1 << r for r in set(relations))
+
+
+def program_of_plan(plan: FusedPlan) -> SparseProgram:
+    """Flatten `plan`'s blocks into the arrays the kernel reads."""
+    starts: list[int] = []
+    ends: list[int] = []
+    c_ptr, a_ptr, s_ptr = [0], [0], [0]
     c_rows: list[int] = []
     c_cols: list[int] = []
     c_weights: list[float] = []
-    a_rows: list[int] = []
     a_cols: list[int] = []
     a_weights: list[float] = []
     a_slots: list[int] = []
-    s_ptr = [0]
     summed_rows: list[int] = []
-    summed_relations: list[int] = []
-    plans = [plan for plan in layer_plans(model) if plan.settles is not None]
-    bias = np.zeros((max(1, len(plans)), model.width))
-    for number, plan in enumerate(plans):
-        assert plan.settles is not None
-        start, end = plan.settles
-        starts.append(start)
-        ends.append(end)
-        block_rows, block_cols = np.nonzero(plan.C[:, start:end])
-        c_rows.extend(int(r) for r in block_rows)
-        c_cols.extend(int(c) + start for c in block_cols)
-        c_weights.extend(float(plan.C[r, c + start]) for r, c in zip(block_rows, block_cols))
+    summed_masks: list[int] = []
+    bias = np.zeros(plan.width)
+    for block in plan.layers:
+        starts.append(block.start)
+        ends.append(block.end)
+        rows, cols = np.nonzero(block.C)
+        c_rows += block.c_rows[rows].tolist()
+        c_cols += (cols + block.start).tolist()
+        c_weights += block.C[rows, cols].tolist()
         c_ptr.append(len(c_rows))
-        slots: list[tuple[int, int]] = []
-        for channel in plan.channels:
-            relation = -1 if channel.relation is None else channel.relation
-            block_rows, block_cols = np.nonzero(channel.A[:, start:end])
-            for r, c in zip(block_rows, block_cols):
-                a_rows.append(int(r))
-                a_cols.append(int(c) + start)
-                a_weights.append(float(channel.A[r, c + start]))
-                if (relation, int(r)) not in slots:
-                    slots.append((relation, int(r)))
-                a_slots.append(slots.index((relation, int(r))))
-        a_ptr.append(len(a_rows))
-        summed_relations.extend(relation for relation, _ in slots)
-        summed_rows.extend(row for _, row in slots)
+        slots: dict[tuple[int, int], int] = {}
+        for relations, a_rows, A in block.channels:
+            mask = _relation_mask(relations)
+            rows, cols = np.nonzero(A)
+            for row, col, weight in zip(a_rows[rows].tolist(), cols.tolist(),
+                                        A[rows, cols].tolist()):
+                a_slots.append(slots.setdefault((mask, row), len(slots)))
+                a_cols.append(col + block.start)
+                a_weights.append(weight)
+        a_ptr.append(len(a_cols))
+        summed_masks += [mask for mask, _ in slots]
+        summed_rows += [row for _, row in slots]
         s_ptr.append(len(summed_rows))
-        bias[number] = plan.b
+        bias[block.start:block.end] = block.b
     return SparseProgram(
-        model.width, model.input_matrix.astype(np.float64), model.input_bias.astype(np.float64),
-        _as_int(starts), _as_int(ends), _as_int(c_ptr), _as_int(c_rows), _as_int(c_cols),
-        np.asarray(c_weights), _as_int(a_ptr), _as_int(a_rows), _as_int(a_cols),
-        np.asarray(a_weights), _as_int(a_slots), _as_int(s_ptr), _as_int(summed_rows),
-        _as_int(summed_relations), bias)
+        plan.width, plan.columns, plan.input_features, plan.input_matrix.astype(np.float64),
+        plan.input_bias.astype(np.float64), _ints(starts), _ints(ends), _ints(c_ptr),
+        _ints(c_rows), _ints(c_cols), np.asarray(c_weights, dtype=np.float64), _ints(a_ptr),
+        _ints(a_cols), np.asarray(a_weights, dtype=np.float64), _ints(a_slots), _ints(s_ptr),
+        _ints(summed_rows), _ints(summed_masks), bias)
 
 
-def _as_int(values: list[int]) -> IntArray:
+def _ints(values: list[int]) -> IntArray:
     return np.asarray(values, dtype=np.int64)
 
 
@@ -126,49 +147,58 @@ def in_neighbour_csr(edge_index: IntArray, num_nodes: int, edge_type: IntArray |
 
 
 @kernel
-def _run_layers(H: Floats, indptr: IntArray, sources: IntArray, types: IntArray,
-                starts: IntArray,
-                ends: IntArray, c_ptr: IntArray, c_rows: IntArray, c_cols: IntArray,
-                c_weights: Floats, a_ptr: IntArray, a_cols: IntArray, a_weights: Floats,
-                a_slots: IntArray, s_ptr: IntArray, summed_rows: IntArray,
-                summed_relations: IntArray, bias: Floats) -> None:
-    num_nodes = H.shape[0]
+def _run_blocks(state: Floats, indptr: IntArray, sources: IntArray, types: IntArray,
+                starts: IntArray, ends: IntArray, c_ptr: IntArray, c_rows: IntArray,
+                c_cols: IntArray, c_weights: Floats, a_ptr: IntArray, a_cols: IntArray,
+                a_weights: Floats, a_slots: IntArray, s_ptr: IntArray, summed_rows: IntArray,
+                summed_masks: IntArray, bias: Floats) -> None:
+    num_nodes = state.shape[1]
+    sums = np.empty((max(1, int(np.max(np.diff(s_ptr)))), num_nodes))
     for level in range(starts.shape[0]):
         start, end = starts[level], ends[level]
-        first_row, last_row = s_ptr[level], s_ptr[level + 1]
-        z = np.empty(end - start)
-        sums = np.empty(last_row - first_row)
-        for t in range(num_nodes):
-            for i in range(start, end):
-                z[i - start] = bias[level, i]
-            for e in range(c_ptr[level], c_ptr[level + 1]):
-                z[c_cols[e] - start] += c_weights[e] * H[t, c_rows[e]]
-            for j in range(first_row, last_row):
-                total = 0.0
-                relation = summed_relations[j]
+        first_slot = s_ptr[level]
+        for i in range(start, end):
+            state[i, :] = bias[i]
+        for e in range(c_ptr[level], c_ptr[level + 1]):
+            written, read, weight = state[c_cols[e]], state[c_rows[e]], c_weights[e]
+            for t in range(num_nodes):
+                written[t] += weight * read[t]
+        for j in range(first_slot, s_ptr[level + 1]):
+            mask, read, total = summed_masks[j], state[summed_rows[j]], sums[j - first_slot]
+            for t in range(num_nodes):
+                value = 0.0
                 for p in range(indptr[t], indptr[t + 1]):
-                    if relation < 0 or types[p] == relation:
-                        total += H[sources[p], summed_rows[j]]
-                sums[j - first_row] = total
-            for e in range(a_ptr[level], a_ptr[level + 1]):
-                z[a_cols[e] - start] += a_weights[e] * sums[a_slots[e]]
-            for i in range(start, end):
-                value = z[i - start]
-                H[t, i] = 0.0 if value < 0.0 else (1.0 if value > 1.0 else value)
+                    if (mask >> types[p]) & 1:
+                        value += read[sources[p]]
+                total[t] = value
+        for e in range(a_ptr[level], a_ptr[level + 1]):
+            written, total, weight = state[a_cols[e]], sums[a_slots[e]], a_weights[e]
+            for t in range(num_nodes):
+                written[t] += weight * total[t]
+        for i in range(start, end):
+            written = state[i]
+            for t in range(num_nodes):
+                value = written[t]
+                written[t] = 0.0 if value < 0.0 else (1.0 if value > 1.0 else value)
 
 
 def evaluate_columns(program: SparseProgram, features: Floats, indptr: IntArray,
                      sources: IntArray, types: IntArray | None = None) -> Floats:
-    """Every hidden column of the last layer, `[N, width]` (0/1 on Boolean features)."""
-    h0 = np.clip(features @ program.input_matrix + program.input_bias, 0.0, 1.0)
-    if program.starts.shape[0] == 0:
-        return h0
-    H = h0.copy()
-    depth0 = int(program.starts[0])
-    H[:, depth0:] = 0.0
-    edge_types = np.zeros_like(sources) if types is None else types
-    _run_layers(H, indptr, sources, edge_types, program.starts, program.ends, program.c_ptr,
-                program.c_rows, program.c_cols, program.c_weights, program.a_ptr,
-                program.a_cols, program.a_weights, program.a_slots, program.s_ptr,
-                program.summed_rows, program.summed_relations, program.bias)
-    return H
+    """The fused state after the last block, `[N, program.width]` (network k's column i
+    at `program.columns[k][i]`; 0/1 on Boolean features). It is the transpose of the
+    kernel's state, a view: the kernel keeps each column contiguous, so that a weight
+    entry is one pass over a run of memory for all the nodes (the nodes are its inner
+    loop, which the compiler vectorises) and a block touches only the columns it reads
+    and writes."""
+    state = np.empty((program.width, features.shape[0]))
+    state[:program.settled_at_input] = np.clip(
+        features[:, program.input_features] @ program.input_matrix + program.input_bias,
+        0.0, 1.0).T
+    if program.starts.shape[0] > 0:
+        edge_types = np.zeros_like(sources) if types is None else types
+        _run_blocks(state, indptr, sources, edge_types, program.starts, program.ends,
+                    program.c_ptr, program.c_rows, program.c_cols, program.c_weights,
+                    program.a_ptr, program.a_cols, program.a_weights, program.a_slots,
+                    program.s_ptr, program.summed_rows, program.summed_masks, program.bias)
+    transposed: Floats = state.T
+    return transposed

@@ -128,17 +128,37 @@ def pooled(network: Network, h: Array, batch: npt.ArrayLike | None = None) -> Ar
     `batch` (the graph of each node; None: one graph) by the network's readout (`pool`)."""
     graph_of_node = (np.zeros(h.shape[0], dtype=np.int64) if batch is None
                      else np.asarray(batch, dtype=np.int64))
-    num_graphs = int(graph_of_node.max()) + 1 if graph_of_node.size else 1
-    return pool(network.options.readout, h, graph_of_node, num_graphs)
+    return pool(network.options.readout, h, graph_of_node, _graph_count(h, batch))
+
+
+def _graph_count(h: Array, batch: npt.ArrayLike | None) -> int:
+    graph_of_node = np.asarray(batch if batch is not None else [], dtype=np.int64)
+    return int(graph_of_node.max()) + 1 if graph_of_node.size else 1
 
 
 def classifier_output(network: Network, h: Array, batch: npt.ArrayLike | None = None) -> Array:
     """The classifier's output from the last hidden states `h` (`[N, width]`): the output
     column per node (node classifier), or per graph of `batch` through the readout."""
+    return output_of_read(network, h[:, read_columns(network)], batch)
+
+
+def read_columns(network: Network) -> IntArray:
+    """The hidden columns the classifier's output reads: the output column of a node
+    classifier; the columns a graph classifier's readout weighs (not 0). The others meet
+    zero weights, and a network's width is mostly columns its readout never reads."""
     if network.kind is Kind.NODE:
-        node_output: Array = h[:, network.output_column]
+        return np.array([network.output_column], dtype=np.int64)
+    return np.flatnonzero(np.any(network.readout[0].W != 0, axis=1))
+
+
+def output_of_read(network: Network, read: Array, batch: npt.ArrayLike | None = None) -> Array:
+    """`classifier_output` from the hidden states of the columns `read_columns` only."""
+    if network.kind is Kind.NODE:
+        node_output: Array = read[:, 0]
         return node_output
-    states, _ = readout(network, pooled(network, h, batch))
+    vectors = np.zeros((_graph_count(read, batch), network.width))
+    vectors[:, read_columns(network)] = pooled(network, read, batch)
+    states, _ = readout(network, vectors)
     graph_output: Array = states[-1][:, network.output_column]
     return graph_output
 
@@ -156,17 +176,29 @@ def pool(kind: Readout, h: Array, graph_of_node: IntArray, num_graphs: int) -> A
     over a node's d features, so the product runs over one column. On Boolean states
     all three agree on "some node satisfies f" (r_g ≥ 1 iff r_g > 0 iff max = 1)."""
     if kind == "threshold":
-        summed = np.zeros((num_graphs, h.shape[1]))
-        np.add.at(summed, graph_of_node, h)
-        return summed
+        return _reduced(np.add, h, graph_of_node, num_graphs, 0.0)
     if kind == "max":
-        largest = np.zeros((num_graphs, h.shape[1]))
-        np.maximum.at(largest, graph_of_node, h)
-        return largest
-    product = np.ones((num_graphs, h.shape[1]))
-    np.multiply.at(product, graph_of_node, 1.0 - h)
-    soft_or: Array = 1.0 - product
+        return _reduced(np.maximum, h, graph_of_node, num_graphs, 0.0)
+    soft_or: Array = 1.0 - _reduced(np.multiply, 1.0 - h, graph_of_node, num_graphs, 1.0)
     return soft_or
+
+
+def _reduced(operation: np.ufunc, values: Array, graph_of_node: IntArray, num_graphs: int,
+             identity: float) -> Array:
+    """`operation` over the rows of each graph (`identity` for a graph of no node). The
+    nodes of a batch are usually in graph order (a disjoint union): each graph's rows
+    are then one run, reduced with `reduceat` (`ufunc.at` is an order of magnitude
+    slower); in any other order, with `ufunc.at`."""
+    result = np.full((num_graphs, values.shape[1]), identity)
+    if graph_of_node.size == 0:
+        return result
+    if np.all(graph_of_node[1:] >= graph_of_node[:-1]):
+        present = np.flatnonzero(np.bincount(graph_of_node, minlength=num_graphs))
+        starts = np.searchsorted(graph_of_node, present)
+        result[present] = operation.reduceat(values, starts, axis=0)
+    else:
+        operation.at(result, graph_of_node, values)
+    return result
 
 
 def readout(network: Network, pooled: Array) -> tuple[tuple[Array, ...], tuple[Array, ...]]:

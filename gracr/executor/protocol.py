@@ -342,8 +342,9 @@ class NumbaExecutor:
         check_runs(self, network, batch)
         indptr, sources, types = in_neighbour_csr(batch.edge_index, batch.x.shape[0],
                                                   batch.edge_type)
-        h = evaluate_columns(sparse_program(network), batch.x.astype(np.float64), indptr,
-                             sources, types)
+        program = sparse_program(network)
+        fused = evaluate_columns(program, batch.x.astype(np.float64), indptr, sources, types)
+        h = fused[:, program.columns[0]]
         return numpy_backend.classifier_output(network, h, batch.graph_of_node)
 
 

@@ -25,6 +25,16 @@ MISSING = "-"     # no result (the GracrBench tables)
 DASH = "–"        # no value (WOMBAT's and the tissue study's tables)
 
 
+class Bounds(Protocol):
+    """A confidence interval: a `gracr.stats.Interval`."""
+
+    @property
+    def low(self) -> float: ...
+
+    @property
+    def high(self) -> float: ...
+
+
 class MeanAndStd(Protocol):
     """A mean ± std: a `gracr.stats.Stat`, or a published one."""
 
@@ -69,6 +79,15 @@ class NumberFormat:
     def stat(self, stat: MeanAndStd | None, mark: str | None = None) -> str:
         """`mean_pm` of a mean ± std."""
         return self.missing if stat is None else self.mean_pm(stat.mean, stat.std, mark)
+
+    def interval(self, bounds: Bounds | None) -> str:
+        """A confidence interval as `[low, high]` (nothing without one)."""
+        return "" if bounds is None else f"[{self.number(bounds.low)}, {self.number(bounds.high)}]"
+
+    def with_interval(self, text: str, bounds: Bounds | None) -> str:
+        """A cell (a mean, or a mean ± std) followed by its interval, when it has one."""
+        return text if bounds is None or text == self.missing else \
+            f"{text} {self.interval(bounds)}"
 
 
 PAPER = NumberFormat(2, MISSING)

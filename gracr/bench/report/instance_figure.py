@@ -8,7 +8,8 @@ instance, and returns an `InstanceView`: everything the figure shows, and nothin
 receptive field of the target (the edges whose removal can change its value) and the nodes
 they join — the UPI lies inside it. The metric still scores the whole graph.
 
-In the picture (networkx layout, fixed seed): each node in its first colour, the target
+In the picture (the layout and colours of `gracr.bench.report.drawing`, which the HTML
+report shares): each node in its first colour, the target
 ringed; each directed edge its own arc (the two directions of an undirected edge are two
 arcs); UPI edges on an orange halo; with an explainer, an edge's width and colour grow with
 its score (light grey to black), and the edges selected at the best-F1 threshold are solid,
@@ -46,13 +47,12 @@ from gracr.bench.instances import (ExplainedInstance, compile_variant, positive_
 from gracr.explainers.metric import Plausibility
 from gracr.bench.record import Record
 from gracr.bench.report.aggregation import task_rank, variant_rank
+from gracr.bench.report.drawing import (SHADE_RANGE, SHADES, UPI_HALO, is_dark, node_fill,
+                                        node_positions, score_range)
 from gracr.bench.report.formatting import PAPER
 from gracr.bench.tuning import HELD_OUT_SEED, ready_explainer
 from gracr.errors import GracrError
 from gracr.files import atomic_writer
-
-_UPI_HALO = "#f5a623"
-
 
 def _scores_text(point: Plausibility) -> str:
     return (f"precision {PAPER.number(point.precision)}, recall {PAPER.number(point.recall)}, "
@@ -176,30 +176,20 @@ def explained_view(dataset: Dataset, index: int, variant: str = "main",
 # ---------------------------------------------------------------- the picture
 
 
-def _node_colour(name: str | None, palette_index: int) -> Any:
-    from matplotlib import colormaps
-    from matplotlib.colors import is_color_like
-
-    if name is None:
-        return "white"
-    # The paper's colour names are matplotlib's; a task's own names may not be.
-    return name if is_color_like(name) else colormaps["tab10"](palette_index % 10)
-
-
 def draw_instance(view: InstanceView, path: str) -> None:
     """Draw `view` into the image file `path` (its format from the extension)."""
     import networkx as nx
     from matplotlib import colormaps
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.cm import ScalarMappable
-    from matplotlib.colors import ListedColormap, Normalize, to_rgba
+    from matplotlib.colors import ListedColormap, Normalize
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
     layout_graph = nx.Graph()
     layout_graph.add_nodes_from(view.nodes)
     layout_graph.add_edges_from(view.ends)
-    positions = nx.spring_layout(layout_graph, seed=0)
+    positions = node_positions(view.nodes, view.ends)
     figure = Figure(figsize=(8.0, 7.0), layout="constrained")
     FigureCanvasAgg(figure)
     ax = figure.subplots()
@@ -212,17 +202,16 @@ def draw_instance(view: InstanceView, path: str) -> None:
             "node_size": sizes, "connectionstyle": "arc3,rad=0.12", "ax": ax}
     upi_ends = [ends for ends, in_upi in zip(view.ends, view.upi) if in_upi]
     nx.draw_networkx_edges(layout_graph, positions, edgelist=upi_ends, width=7.0,
-                           edge_color=_UPI_HALO, alpha=0.5, **{**arcs, "arrowstyle": "-"})
-    legend = [Line2D([], [], color=_UPI_HALO, alpha=0.5, linewidth=7, label="UPI edge")]
+                           edge_color=UPI_HALO, alpha=0.5, **{**arcs, "arrowstyle": "-"})
+    legend = [Line2D([], [], color=UPI_HALO, alpha=0.5, linewidth=7, label="UPI edge")]
     if view.scores is None:
         nx.draw_networkx_edges(layout_graph, positions, edgelist=list(view.ends), width=1.0,
                                edge_color="dimgrey", **arcs)
     else:
         assert view.point is not None
-        low, high = min(view.scores, default=0.0), max(view.scores, default=0.0)
-        norm = Normalize(low, high if high > low else low + 1.0)
+        norm = Normalize(*score_range(view.scores))
         # Light grey (lowest score) to black: apart from every node colour and the halo.
-        cmap = ListedColormap(colormaps["Greys"](np.linspace(0.3, 1.0, 256)))
+        cmap = ListedColormap(colormaps["Greys"](np.linspace(*SHADE_RANGE, SHADES)))
         for selected, style in ((True, "solid"), (False, "dashed")):
             chosen = [i for i, s in enumerate(view.scores)
                       if (s >= view.point.threshold) == selected]
@@ -235,24 +224,22 @@ def draw_instance(view: InstanceView, path: str) -> None:
         legend += [Line2D([], [], color="black", label="selected at the best-F1 threshold"),
                    Line2D([], [], color="black", linestyle="dashed", label="not selected")]
     shown = [c for c in view.palette if c in view.colours]
-    fill = [_node_colour(c, view.palette.index(c) if c is not None else 0)
+    fill = [node_fill(c, view.palette.index(c) if c is not None else 0)
             for c in view.colours]
-    rims = [_UPI_HALO if v == view.target else "black" for v in view.nodes]
+    rims = [UPI_HALO if v == view.target else "black" for v in view.nodes]
     widths = [3.0 if v == view.target else 0.6 for v in view.nodes]
     nx.draw_networkx_nodes(layout_graph, positions, nodelist=list(view.nodes), node_color=fill,
                            node_size=sizes, edgecolors=rims, linewidths=widths, ax=ax)
     if labelled:
         for node, colour in zip(view.nodes, fill):
-            red, green, blue, _ = to_rgba(colour)
-            dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
             ax.annotate(str(node), positions[node], ha="center", va="center", fontsize=5,
-                        color="white" if dark else "black")
+                        color="white" if is_dark(colour) else "black")
     legend += [Line2D([], [], linestyle="none", marker="o",
-                      markerfacecolor=_node_colour(c, view.palette.index(c)),
+                      markerfacecolor=node_fill(c, view.palette.index(c)),
                       markeredgecolor="black", label=c) for c in shown]
     if view.target is not None:
         legend.append(Line2D([], [], linestyle="none", marker="o", markersize=10,
-                             markerfacecolor="white", markeredgecolor=_UPI_HALO,
+                             markerfacecolor="white", markeredgecolor=UPI_HALO,
                              markeredgewidth=3, label="target"))
     ax.legend(handles=legend, loc="lower left", fontsize="small", framealpha=0.8)
     title = (f"{view.task} ({view.variant}), seed {view.seed}, instance {view.instance}: graph "
@@ -298,20 +285,31 @@ def figure_name(explainer: str) -> str:
     return "instance_" + re.sub(r"[^A-Za-z0-9._-]", "_", explainer) + ".png"
 
 
-def _recorded_view(record: Record, source: DatasetSource) -> InstanceView:
-    if record.task not in TASKS:
-        raise GracrError(f"the task {record.task} is not one of gracr's: pass its task file "
+def stored_dataset(task_name: str, seed: int, source: DatasetSource) -> Dataset:
+    """The dataset of `task_name` and `seed` in `source`'s store, which must hold it already:
+    `GracrError` saying which dataset is missing where (a report never builds one: at the
+    paper's sizes that could take an hour)."""
+    if task_name not in TASKS:
+        raise GracrError(f"the task {task_name} is not one of gracr's: pass its task file "
                          "with --tasks")
-    task = task_named(record.task)
+    task = task_named(task_name)
+    size = task.size_of(source.graphs, source.targets) or task.default_size
+    store = source.datasets or default_datasets()
+    stored = dataset_folder(store, task, seed, size) / "dataset.jsonl"
+    if not stored.exists():
+        raise GracrError(f"the dataset {task_name} seed {seed} ({size} {task.unit}) under "
+                         f"{store} is not stored: pass the --datasets, --graphs and --targets "
+                         "of the bench run")
+    return load_or_build(task_name, seed, size, source.datasets, progress=False)
+
+
+def _recorded_view(record: Record, source: DatasetSource) -> InstanceView:
+    task = task_named(record.task) if record.task in TASKS else None
+    dataset = stored_dataset(record.task, record.seed, source)
+    assert task is not None
     size = task.size_of(source.graphs, source.targets) or task.default_size
     store = source.datasets or default_datasets()
     which = f"the dataset {record.task} seed {record.seed} ({size} {task.unit}) under {store}"
-    stored = dataset_folder(store, task, record.seed, size) / "dataset.jsonl"
-    if not stored.exists():
-        # Building it here could take an hour at the paper's sizes: the report never does.
-        raise GracrError(f"{which} is not stored: pass the --datasets, --graphs and --targets "
-                         "of the bench run")
-    dataset = load_or_build(record.task, record.seed, size, source.datasets, progress=False)
     instance = next((i for i in positive_instances(dataset) if i.index == record.instance), None)
     graph = None if instance is None else dataset.instances[instance.graph].graph
     if instance is None or graph is None or (instance.graph, instance.target, graph.num_edges,

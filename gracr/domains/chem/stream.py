@@ -3,10 +3,10 @@
 The file is read in chunks of records (`iter_records`, text only, in this process); each
 chunk is parsed by RDKit and encoded as arrays (`codes_of`), laid out as one disjoint
 union (node ids offset, a batch vector), and the patterns' compiled networks run on it,
-on the fastest executor exact for them: the fused torch module, one forward pass for all
-the patterns of one input layout and kind (float32 is exact here: a molecule's features
-are one-hot, and every unit is a clamp of a small integer combination of them), or, when
-asked (`executor="numpy"`), the float64 reference, one pass per pattern.
+on the fastest executor exact for them: the numba kernel over the patterns' fused plan,
+one pass for all the patterns of one input layout and kind (float64, only the non-zero
+weights; `gracr.executor.numba_backend`), or, when asked (`executor="numpy"`), the
+float64 reference, one pass per pattern.
 Chunks go to worker processes (`jobs`) and come back in file order; at most two chunks
 per worker are in flight, so memory does not grow with the file.
 
@@ -25,6 +25,7 @@ from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import islice
 from typing import Any, Iterator, Literal, Sequence
 
@@ -43,6 +44,9 @@ from gracr.dsl.ir import Kind
 from gracr.dsl.program import Program
 from gracr.errors import GracrError, GraphError
 from gracr.executor.model import CompiledGNN, compile_program
+from gracr.executor.numba_backend import (SparseProgram, evaluate_columns, in_neighbour_csr,
+                                          sparse_program)
+from gracr.executor.numpy_backend import output_of_read, read_columns
 from gracr.executor.plan import keeps_compiled_layout
 
 Executor = Literal["fused", "numpy"]
@@ -50,8 +54,9 @@ Answer = bool | tuple[bool, ...]
 """A graph classifier's answer on a molecule, or a node classifier's per atom."""
 
 # Nodes per forward pass: a chunk's union is cut into parts of about this many atoms, so
-# a chunk of large molecules takes no more memory than one of small ones.
-CHUNK_NODES = 20_000
+# a chunk of large molecules takes no more memory than one of small ones. The state of a
+# part (14 WOMBAT patterns: 622 float64 columns) then fits the processor's cache better.
+CHUNK_NODES = 5_000
 CHUNK_RECORDS = 1_000
 
 
@@ -67,7 +72,7 @@ class Pattern:
     model: CompiledGNN | None = None
     compile_options: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def needs_degree_bound(self) -> bool:
         return (self.model is None and self.compile_options.get("comparison") == "expanded"
                 and self.compile_options.get("max_degree") is None
@@ -126,14 +131,14 @@ def screen(path: str, patterns: Sequence[Pattern], settings: ScreenSettings = Sc
     tasks = _tasks(iter_records(path, smiles_column), settings.chunk)
     if settings.jobs == 1:
         worker = _Worker(tuple(patterns), settings)
-        with _single_threaded():
+        with _single_threaded(_needs_torch(patterns)):
             for records, first in tasks:
                 yield worker.chunk(records, first)
         return
-    # Forked workers start at once with this process's imports (torch and RDKit took
-    # ~4 s a worker to import, as long as a 20 000-molecule screen on one core); as
-    # PyTorch's own DataLoader workers, they run torch single-threaded. Spawned where
-    # fork is unavailable.
+    # Forked workers start at once with this process's imports (RDKit, and torch where a
+    # pattern needs it, took ~4 s a worker to import, as long as a 20 000-molecule screen
+    # on one core); as PyTorch's own DataLoader workers, they run single-threaded.
+    # Spawned where fork is unavailable.
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with ProcessPoolExecutor(max_workers=settings.jobs, mp_context=context,
@@ -160,12 +165,24 @@ def _tasks(records: Iterator[Record | Skipped], size: int
         first += len(chunk)
 
 
+def _needs_torch(patterns: Sequence[Pattern]) -> bool:
+    """Whether a pattern runs on the torch module: a given model without the compiled
+    layout (the others run on the numba kernel or the numpy reference)."""
+    return any(p.model is not None and not keeps_compiled_layout(p.model) for p in patterns)
+
+
 @contextmanager
-def _single_threaded() -> Iterator[None]:
-    """One thread for torch and BLAS: the products are narrow (a model's width), and
-    threads only add synchronisation (fifty times slower on a loaded machine)."""
-    import torch
+def _single_threaded(torch_too: bool) -> Iterator[None]:
+    """One thread for BLAS (and torch, where a pattern runs on it): the products are
+    narrow (a model's width), and threads only add synchronisation (fifty times slower
+    on a loaded machine)."""
     from threadpoolctl import threadpool_limits
+
+    if not torch_too:
+        with threadpool_limits(limits=1, user_api="blas"):
+            yield
+        return
+    import torch
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -181,10 +198,12 @@ _worker: _Worker | None = None
 
 def _init_worker(patterns: tuple[Pattern, ...], settings: ScreenSettings) -> None:
     global _worker
-    import torch
     from threadpoolctl import threadpool_limits
 
-    torch.set_num_threads(1)
+    if _needs_torch(patterns):
+        import torch
+
+        torch.set_num_threads(1)
     threadpool_limits(limits=1, user_api="blas")
     _worker = _Worker(patterns, settings)
 
@@ -251,9 +270,9 @@ class _Encoding:
         result: npt.NDArray[np.bool_] = refused
         return result
 
-    def features(self, union: MoleculeUnion) -> npt.NDArray[np.float32]:
+    def features(self, union: MoleculeUnion) -> npt.NDArray[np.float64]:
         """`CompiledGNN.features` of every molecule of `union`, stacked."""
-        x = np.zeros((union.codes.num_atoms, self.width), dtype=np.float32)
+        x = np.zeros((union.codes.num_atoms, self.width))
         rows = np.arange(union.codes.num_atoms)
         for k, column in self.columns:
             x[rows, column[union.codes.atoms[:, k]]] = 1.0
@@ -274,30 +293,40 @@ class _Worker:
 
     The patterns that read one input layout (schema and presence bit) and are of one
     kind form a group, whose molecules are refused, cut into parts and encoded once.
-    On the fused executor a group runs as one `FusedCompiledModule` over its networks:
-    each layer aggregates once for all of them, and the columns they share (an atom
-    pattern, `<1>{single} ...`) are computed once (the 14 WOMBAT patterns: 50 layers
-    of 622 columns, where they ran 274 layers of 911 columns alone). The module is exact
-    for every network in it (`gracr.executor.plan.fused_plan`). A given model without
-    the compiled layout (a randomisation control) runs alone, on the full module."""
+    On the fused executor a group runs as one fused plan over its networks
+    (`gracr.executor.plan.fused_plan`, exact for every network in it) on the numba
+    kernel: each layer aggregates once for all of them, and the columns they share (an
+    atom pattern, `<1>{single} ...`) are computed once (the 14 WOMBAT patterns: 50
+    layers of 622 columns, where they ran 274 layers of 911 columns alone). A given model
+    without the compiled layout (a randomisation control) runs alone, on the full torch
+    module."""
 
     def __init__(self, patterns: tuple[Pattern, ...], settings: ScreenSettings) -> None:
         self.patterns = patterns
         self.settings = settings
         self.models: dict[tuple[int, int | None], CompiledGNN] = {}
-        self.modules: dict[tuple[tuple[int, int | None], ...], Any] = {}
+        self.programs: dict[tuple[tuple[int, int | None], ...], SparseProgram] = {}
+        self.modules: dict[tuple[int, int | None], Any] = {}
         self.encodings = [_Encoding(p.program.schema, p.model.presence if p.model is not None
                                     else bool(p.compile_options.get("presence", False)))
                           for p in patterns]
+        # Whether each pattern's model has the compiled layout (checking it reads every
+        # weight: once, not per part).
+        self.compiled_layout = [p.model is None or keeps_compiled_layout(p.model)
+                                for p in patterns]
+        # The degree bound the models are compiled at: the largest in-degree seen so far.
+        # A network compiled at bound D is exact on every graph of in-degree <= D, so a
+        # part of smaller degrees reuses it, and a worker compiles once per new maximum.
+        self.bound = 0
         groups: dict[tuple[Any, ...], list[int]] = {}
         for index, (pattern, encoding) in enumerate(zip(patterns, self.encodings)):
-            alone = pattern.model is not None and not keeps_compiled_layout(pattern.model)
+            alone = not self.compiled_layout[index]
             key = (encoding.schema, encoding.presence, pattern.program.kind,
                    index if alone else None)
             groups.setdefault(key, []).append(index)
         self.groups = [tuple(members) for members in groups.values()]
         # The features of the part last run, per (schema, presence).
-        self.features: dict[tuple[Schema, bool], tuple[MoleculeUnion, npt.NDArray[np.float32]]] = {}
+        self.features: dict[tuple[Schema, bool], tuple[MoleculeUnion, npt.NDArray[np.float64]]] = {}
 
     def key(self, index: int, bound: int | None) -> tuple[int, int | None]:
         return (index, bound if self.patterns[index].needs_degree_bound else None)
@@ -316,15 +345,18 @@ class _Worker:
             self.models[key] = model
         return self.models[key]
 
-    def module(self, members: tuple[int, ...], bound: int | None) -> Any:
-        """The torch module that runs the group `members` at `bound`, `[·, len(members)]`."""
+    def program(self, members: tuple[int, ...], bound: int | None) -> SparseProgram:
+        """The numba program of the group `members` at `bound` (their fused plan)."""
         key = tuple(self.key(index, bound) for index in members)
-        if key not in self.modules:
-            from gracr.executor.torch_backend import FusedCompiledModule
+        if key not in self.programs:
+            self.programs[key] = sparse_program([self.model(index, bound) for index in members])
+        return self.programs[key]
 
-            models = [self.model(index, bound) for index in members]
-            self.modules[key] = (FusedCompiledModule(models) if keeps_compiled_layout(models[0])
-                                 else models[0].to_pyg(fused=True))
+    def module(self, index: int, bound: int | None) -> Any:
+        """The torch module of a pattern whose model lacks the compiled layout."""
+        key = self.key(index, bound)
+        if key not in self.modules:
+            self.modules[key] = self.model(index, bound).to_pyg(fused=True)
         return self.modules[key]
 
     def chunk(self, records: list[Record | Skipped], first: int) -> ChunkResult:
@@ -408,11 +440,10 @@ class _Worker:
 
     def run(self, members: tuple[int, ...], encoding: _Encoding, part: MoleculeUnion
             ) -> list[list[Answer]]:
-        """Each pattern's network's answers on the molecules of `part` (one forward pass
-        for the group on the fused executor, one per pattern on the numpy one)."""
-        import torch
-
-        bound = int(np.bincount(part.codes.targets).max()) if part.codes.targets.size else 0
+        """Each pattern's network's answers on the molecules of `part` (one pass for the
+        group on the fused executor, one per pattern on the numpy one)."""
+        degree = int(np.bincount(part.codes.targets).max()) if part.codes.targets.size else 0
+        self.bound = bound = max(self.bound, degree)
         models = [self.model(index, bound) for index in members]
         key = (encoding.schema, encoding.presence)
         cached = self.features.get(key)
@@ -425,9 +456,18 @@ class _Worker:
         if self.settings.executor == "numpy":
             output = np.concatenate([model.forward(x, edge_index, part.batch, edge_type=edge_type)
                                      for model in models], axis=1)
+        elif self.compiled_layout[members[0]]:
+            program = self.program(members, bound)
+            state = evaluate_columns(program, x, *in_neighbour_csr(edge_index, len(x), edge_type))
+            output = np.stack([output_of_read(model, state[:, columns[read_columns(model)]],
+                                              part.batch)
+                               for model, columns in zip(models, program.columns)], axis=1)
         else:
-            output = self.module(members, bound)(
-                torch.as_tensor(x), torch.as_tensor(edge_index), torch.as_tensor(part.batch),
+            import torch
+
+            output = self.module(members[0], bound)(
+                torch.as_tensor(x, dtype=torch.float32), torch.as_tensor(edge_index),
+                torch.as_tensor(part.batch),
                 edge_type=None if edge_type is None else torch.as_tensor(edge_type)).numpy()
         decided = output > 0.5
         if models[0].kind is Kind.NODE:

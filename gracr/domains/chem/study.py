@@ -19,32 +19,45 @@ former), and the report. Only the budget decides the folder's results: other pat
 explainers or limits add records (the runner resumes), and the tables are drawn from
 everything in the folder, each explainer's first instances up to this run's limits.
 
-The report (printed, and written to `markdown` when given): per pattern and explainer, our
-mean AUROC and AP beside WOMBAT's (S7, S8) for r1 and r2; Table 2's check marks ours /
-WOMBAT's; and the IQR success rate on negatives per explainer and readout.
+The report (printed, and written to `markdown` when given) opens with WOMBAT's headline
+findings (`published.HEADLINES`), each measured on these records and marked reproduced / not
+reproduced / not run, with the most likely reason where it differs and whether that reason
+is tested (`gracr.domains.chem.headlines`). Then: per pattern and explainer, our mean AUROC
+and AP beside WOMBAT's (S7, S8) for r1 and r2, each mean with its 95 % bootstrap interval
+over molecules (`gracr.stats.bootstrap_interval`), and how many of those cells agree
+(within 0.05, or WOMBAT's value inside our interval); the means over patterns; Table 2's
+check marks ours / WOMBAT's, with what a ✔ on n molecules can claim; Table S1's
+per-molecule perfect counts of SHAP sampling and IG under r2, ours beside WOMBAT's; and the
+IQR success rate on negatives per explainer and readout.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from gracr.bench.record import RESULTS_FILE, Record, read_records
+from gracr.bench.report.aggregation import scored_variant
 from gracr.bench.report.formatting import TABLE, NumberFormat
 from gracr.bench.report.ranking import WOMBAT_DDOF, RankingRow, ranking_rows
 from gracr.bench.runner import Job, plan_jobs, run
 from gracr.bench.study import Execution, Phase, Say, Study, explained
 from gracr.bench.report.tables import render_table
 from gracr.bench.tasks import task_names
-from gracr.domains.chem.published import (WOMBAT_EXPLAINERS, WOMBAT_READOUTS, published_auroc,
+from gracr.domains.chem.headlines import WOMBAT_HEADLINES, Cell, Evidence, compatible
+from gracr.domains.headlines import counted as verdict_counts
+from gracr.domains.chem.published import (TABLE_S1_EXPLAINERS, TABLE_S1_READOUT,
+                                          WOMBAT_EXPLAINERS, WOMBAT_READOUTS, published_auroc,
                                           published_average_precision,
                                           published_baseline_average_precision,
-                                          published_perfect)
+                                          published_perfect, published_perfect_count)
 from gracr.errors import GracrError
 from gracr.files import write_text
-from gracr.stats import Stat
+from gracr.stats import (Interval, Stat, all_successes_lower_bound, bootstrap_interval,
+                         mean_of_means)
 
 VARIANTS = ("max", "soft-or", "main")
 SLOW = ("ShapleySampling", "SubgraphX")
@@ -159,6 +172,13 @@ class WombatStudy(Study[WombatSettings]):
 
 # The IQR test's success rate, to the precision that shows one failure in 10 000.
 SHARE = NumberFormat(4, TABLE.missing)
+# Two means "agree" within this (the issue's reading of S7 and S8 beside ours), or when
+# WOMBAT's lies inside our 95 % interval.
+AGREEMENT = 0.05
+
+
+def _interval(found: tuple[float, Interval | None] | None) -> Interval | None:
+    return None if found is None else found[1]
 
 
 def _mean(values: list[float]) -> float:
@@ -173,7 +193,36 @@ def wombat_tables(records: list[Record], settings: WombatSettings) -> str:
     numbers = list(settings.patterns)
     explainers = list(settings.explainers)
     rows = {(r.task, r.variant, r.explainer): r for r in ranking_rows(records)}
-    return _tables(rows, numbers, explainers)
+    return _tables(rows, numbers, explainers, cells_of(records))
+
+
+def cells_of(records: list[Record]) -> Evidence:
+    """Each (pattern, readout, explainer)'s per-molecule AUROC and AP and IQR outcomes: what
+    the intervals and the headline verdicts read (`ranking_rows` keeps only means)."""
+    auroc: dict[tuple[int, str, str], list[float]] = {}
+    precision: dict[tuple[int, str, str], list[float]] = {}
+    negatives: dict[tuple[int, str, str], list[bool]] = {}
+    for r in records:
+        if r.status != "ok" or not r.scored or not r.task.startswith("WOMBAT-P"):
+            continue
+        key = (int(r.task.removeprefix("WOMBAT-P")),
+               scored_variant(r.variant, r.level).removesuffix("@node"), r.explainer)
+        auroc.setdefault(key, [])
+        precision.setdefault(key, [])
+        negatives.setdefault(key, [])
+        if r.sample == "negative":
+            negatives[key].append(bool(r.uniform))
+        elif r.auroc is not None:
+            auroc[key].append(float(r.auroc))
+            if r.average_precision is not None:
+                precision[key].append(float(r.average_precision))
+    return {key: Cell(tuple(auroc[key]), tuple(precision[key]), len(negatives[key]),
+                      sum(negatives[key])) for key in auroc}
+
+
+def _with_interval(value: float | None, values: tuple[float, ...]) -> str:
+    """Our mean and its bootstrap interval over molecules."""
+    return TABLE.with_interval(TABLE.number(value), bootstrap_interval(values))
 
 
 def _row(rows: dict[tuple[str, str, str], RankingRow], number: int, variant: str,
@@ -182,8 +231,26 @@ def _row(rows: dict[tuple[str, str, str], RankingRow], number: int, variant: str
 
 
 def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
-            explainers: list[str]) -> str:
+            explainers: list[str], evidence: Evidence) -> str:
     out = []
+    # The headline findings, each measured on these records.
+    headlines = WOMBAT_HEADLINES.rows({key: cell for key, cell in evidence.items()
+                                       if key[0] in numbers and key[2] in explainers})
+    out.append(f"## WOMBAT's headline findings against this run ({verdict_counts(headlines)})\n\n"
+               "Means are means over patterns of means over molecules [95 % bootstrap "
+               "interval, molecules resampled within each pattern].\n\n"
+               + render_table(list(WOMBAT_HEADLINES.headers), headlines) + "\n")
+
+    def beside(*keys: str) -> str:
+        """The verdict lines of the findings a table shows, under it."""
+        return "\nBeside WOMBAT:\n\n" + WOMBAT_HEADLINES.lines(headlines, keys) + "\n"
+
+    def cell_of(number: int, readout: str, explainer: str) -> Cell:
+        return evidence.get((number, readout, explainer), Cell((), ()))
+
+    # Agreement of the per-pattern cells: |ours − WOMBAT's| ≤ AGREEMENT, or WOMBAT's mean
+    # inside our interval (the sampling noise of our molecules).
+    compared = close = inside = neither = 0
     # S7 / S8 beside ours.
     headers = ["pattern", "explainer"]
     for readout, label in zip(WOMBAT_READOUTS, ("r1", "r2")):
@@ -197,13 +264,31 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
             for readout in WOMBAT_READOUTS:
                 row = _row(rows, number, readout, explainer)
                 published = explainer in WOMBAT_EXPLAINERS
-                cells += [TABLE.number(row.auroc if row else None),
+                per_molecule = cell_of(number, readout, explainer)
+                cells += [_with_interval(row.auroc if row else None, per_molecule.auroc),
                           TABLE.number(published_auroc(number, explainer, readout))
                           if published else "–",
-                          TABLE.number(row.average_precision if row else None),
+                          _with_interval(row.average_precision if row else None,
+                                         per_molecule.average_precision),
                           TABLE.number(published_average_precision(number, explainer, readout))
                           if published else
                           TABLE.number(published_baseline_average_precision(number)) + " (baseline)"]
+                if published and row is not None:
+                    for mine, wombat, values in (
+                            (row.auroc, published_auroc(number, explainer, readout),
+                             per_molecule.auroc),
+                            (row.average_precision,
+                             published_average_precision(number, explainer, readout),
+                             per_molecule.average_precision)):
+                        if mine is None:
+                            continue
+                        interval = bootstrap_interval(values)
+                        near = abs(mine - wombat) <= AGREEMENT
+                        held = interval is not None and interval.holds(wombat)
+                        compared += 1
+                        close += near
+                        inside += held
+                        neither += not (near or held)
             own = _row(rows, number, "main", explainer)
             first = _row(rows, number, WOMBAT_READOUTS[0], explainer)
             cells += [TABLE.number(own.auroc if own else None),
@@ -211,12 +296,22 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
                       f"{first.positives} ({first.undefined})" if first else "–"]
             table.append(cells)
     out.append("## Mean AUROC and AP on positives, ours beside WOMBAT's Tables S7 and S8\n\n"
-               + render_table(headers, table) + "\n")
+               "Ours: mean over positive molecules [95 % bootstrap interval over them; none "
+               "for a single molecule]. WOMBAT's columns are filled only for the explainers it "
+               "ran (Rnd: its AP baseline, the mean share of motif atoms).\n\n"
+               f"Of {compared} cells where WOMBAT published a value (pattern × explainer × "
+               f"r1/r2 × AUROC/AP), {close} lie within {AGREEMENT} of it and {inside} hold "
+               f"WOMBAT's value inside our interval; {neither} are neither, a difference the "
+               f"noise of our molecules does not explain (a cell whose molecules all score "
+               f"the same has a zero-width interval, a single molecule none).\n\n"
+               + render_table(headers, table) + "\n"
+               + beside("gradients-beat-perturbation", "perturbation-near-random",
+                        "saliency-collapses-r2"))
 
     # The "Mean" rows of S7 and S8, over the patterns run here (WOMBAT's over the same).
     headers = ["explainer", "readout", "patterns", "mean AUROC ours", "mean AUROC WOMBAT",
                "mean AP ours", "mean AP WOMBAT", "perfect patterns ours",
-               "perfect patterns WOMBAT"]
+               "perfect patterns WOMBAT", "perfect molecules ours"]
     table = []
     for explainer in explainers:
         for readout in (*WOMBAT_READOUTS, "main"):
@@ -228,27 +323,51 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
             published = explainer in WOMBAT_EXPLAINERS and readout != "main"
             ours_auroc = _mean([r.auroc or 0.0 for _, r in found])
             ours_ap = _mean([r.average_precision or 0.0 for _, r in found])
+            per_pattern = {n: cell_of(n, readout, explainer) for n, _ in found}
+            auroc_interval = _interval(mean_of_means(
+                {n: c.auroc for n, c in per_pattern.items()}))
+            ap_interval = _interval(mean_of_means(
+                {n: c.average_precision for n, c in per_pattern.items()}))
+            perfect_molecules = sum(c.perfect_count for c in per_pattern.values())
+            molecules = sum(len(c.auroc) for c in per_pattern.values())
             table.append([
                 explainer, readout if readout != "main" else "threshold (ours)",
-                str(len(found)), TABLE.number(ours_auroc),
+                str(len(found)), TABLE.with_interval(TABLE.number(ours_auroc), auroc_interval),
                 TABLE.number(_mean([published_auroc(n, explainer, readout) for n, _ in found]))
                 if published else TABLE.missing,
-                TABLE.number(ours_ap),
+                TABLE.with_interval(TABLE.number(ours_ap), ap_interval),
                 TABLE.number(_mean([published_average_precision(n, explainer, readout)
                                     for n, _ in found]))
                 if published else TABLE.missing,
                 str(sum(r.perfect for _, r in found)),
                 str(sum(published_perfect(n, explainer, readout) for n, _ in found))
-                if published else "–"])
+                if published else "–",
+                f"{perfect_molecules}/{molecules}"])
     out.append("## Means over the patterns (the 'Mean' rows of S7 and S8), and how many "
-               "patterns are perfect (Table 2)\n\n" + render_table(headers, table) + "\n")
+               "patterns are perfect (Table 2)\n\n"
+               "Ours: the mean of the per-pattern means [95 % bootstrap interval, molecules "
+               "resampled within each pattern]; perfect molecules: AUROC = 1, over every "
+               "pattern.\n\n" + render_table(headers, table) + "\n"
+               + beside("gradients-beat-perturbation", "perturbation-near-random",
+                        "perfect-is-rare"))
 
     # Table 2: perfect (every defined AUROC = 1). A cell holds ours under r1, r2 and the
     # threshold readout, then WOMBAT's under r1 and r2 ("·": not run here).
     headers = ["pattern", *explainers]
     table = []
+    alone = 0   # ✔ ours under r1 or r2 where WOMBAT's is ✗
     for number in numbers:
-        cells = [f"P{number:02d}"]
+        for explainer in explainers:
+            for readout in WOMBAT_READOUTS:
+                row = _row(rows, number, readout, explainer)
+                alone += (explainer in WOMBAT_EXPLAINERS and row is not None and row.perfect
+                          and not published_perfect(number, explainer, readout))
+    sizes = sorted({len(c.auroc) for (n, r, e), c in evidence.items()
+                    if n in numbers and e in explainers and r in WOMBAT_READOUTS and c.auroc})
+    bounds = ", ".join(f"{n} molecules: ≥ {TABLE.number(all_successes_lower_bound(n))}"
+                       for n in sizes)
+    for number in numbers:
+        cells_row = [f"P{number:02d}"]
         for explainer in explainers:
             ours = ""
             for readout in (*WOMBAT_READOUTS, "main"):
@@ -257,11 +376,47 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
             theirs = "".join("✔" if published_perfect(number, explainer, readout) else "✗"
                              for readout in WOMBAT_READOUTS) \
                 if explainer in WOMBAT_EXPLAINERS else ""
-            cells.append(ours + (f" / {theirs}" if theirs else ""))
-        table.append(cells)
+            cells_row.append(ours + (f" / {theirs}" if theirs else ""))
+        table.append(cells_row)
     out.append("## Perfect explanations (AUROC = 1 on every positive), Table 2\n\n"
                "Each cell: ours under r1, r2 and our threshold readout / WOMBAT's under r1 "
-               "and r2 (· not run).\n\n" + render_table(headers, table) + "\n")
+               "and r2 (· not run). "
+               f"{alone} of our ✔ under r1 or r2 are ours alone (WOMBAT ✗). A ✔ here is "
+               "AUROC = 1 on every one of this run's molecules, WOMBAT's on up to 10 000: "
+               f"n of n perfect bounds the per-molecule rate only from below (95 %: {bounds}), "
+               "so a ✔ of ours beside a ✗ of WOMBAT's is a difference only where WOMBAT's "
+               "rate lies below that bound (Table S1 below, for SHAP sampling and IG).\n\n"
+               + render_table(headers, table) + "\n"
+               + beside("perfect-is-rare", "ig-r2-perfect", "ig-p03", "svs-perfect-p12-p14",
+                        "pgexplainer-never-perfect"))
+
+    # Table S1: molecules with AUROC = 1 under r2, ours beside WOMBAT's.
+    headers = ["pattern", "explainer", "perfect ours", "rate ours [95 %]", "perfect WOMBAT",
+               "rate WOMBAT", "WOMBAT's rate fits ours"]
+    table = []
+    for explainer in TABLE_S1_EXPLAINERS:
+        if explainer not in explainers:
+            continue
+        for number in numbers:
+            cell = cell_of(number, TABLE_S1_READOUT, explainer)
+            perfect, total = published_perfect_count(number, explainer)
+            n = len(cell.auroc)
+            if not n:
+                continue
+            rate = cell.perfect_count / n
+            spread = (f"≥ {TABLE.number(all_successes_lower_bound(n))}"
+                      if cell.perfect_count == n else TABLE.interval(
+                          bootstrap_interval([1.0 if v == 1.0 else 0.0 for v in cell.auroc])))
+            table.append([f"P{number:02d}", explainer, f"{cell.perfect_count}/{n}",
+                          f"{TABLE.number(rate)} {spread}".strip(), f"{perfect}/{total}",
+                          TABLE.number(perfect / total),
+                          "yes" if compatible(cell, perfect / total) else "no"])
+    if table:
+        out.append("## Perfect molecules under r2, ours beside WOMBAT's Table S1\n\n"
+                   "Our rate's interval: the bootstrap over molecules, or, when every molecule "
+                   "is perfect (nothing to resample), the 95 % lower bound on the rate. "
+                   "\"Fits\": WOMBAT's rate inside that interval or above that bound.\n\n"
+                   + render_table(headers, table) + "\n" + beside("table-s1", "ig-p04"))
 
     # The IQR test on negatives, pooled over the patterns.
     headers = ["explainer", "readout", "negatives", "IQR success", "patterns with a failure"]
@@ -279,6 +434,36 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
                           ", ".join(failing) or "none"])
     out.append("## IQR test on negatives (WOMBAT §3.3; WOMBAT: every explainer passes on every "
                "negative except PGExplainer, 1 of 140 000)\n\n" + render_table(headers, table)
-               + "\n")
+               + "\n" + beside("negatives-uniform"))
     return "\n".join(out)
 
+
+def report_inputs(folder: str | Path) -> tuple[list[str], str] | None:
+    """What `gracrc report --html` needs of a WOMBAT study's folder, from its settings
+    (`settings.json`): the patterns' task files (its records name their tasks only) and its
+    dataset store (`datasets` in the folder unless the settings name one); None for a
+    folder that holds no WOMBAT study's settings."""
+    from gracr.bench.study import SETTINGS_FILE
+
+    path = Path(folder) / SETTINGS_FILE
+    if not path.is_file():
+        return None
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        raise GracrError(f"{path}: not the JSON settings a study writes") from None
+    if not isinstance(settings, dict) or "wombat" not in settings:
+        return None
+    wombat, patterns = settings.get("wombat"), settings.get("patterns")
+    if not isinstance(wombat, str) or not isinstance(patterns, list) or \
+            not all(isinstance(n, int) and not isinstance(n, bool) for n in patterns):
+        raise GracrError(f"{path}: 'wombat' should be a folder and 'patterns' a list of "
+                         "pattern numbers")
+    files = WombatSettings(wombat=wombat, patterns=tuple(patterns)).task_files()
+    missing = [str(file) for file in files if not file.is_file()]
+    if missing:
+        raise GracrError(f"{path}: its task files are missing ({', '.join(missing)}); the "
+                         "report names its instances by them")
+    store = settings.get("datasets")
+    return ([str(file) for file in files],
+            store if isinstance(store, str) else str(Path(folder) / "datasets"))

@@ -133,6 +133,13 @@ def model_family(name: str) -> tuple[str, int | None]:
             int(match["seed"]))
 
 
+def control_of(name: str) -> str | None:
+    """What kind of model `name` is: "" a trained model, "shuffled" or "untrained" one of
+    its controls, `None` a model `trained_name` did not make (the compiled one)."""
+    match = _TRAINED_NAME.match(name)
+    return None if match is None else (match["control"] or "")
+
+
 def randomised_name(base: str, variant: str, mode: str) -> str:
     """`GIN-r1-s0~cascading~top-2`: a randomised copy of `base`."""
     return f"{base}~{mode}~{variant}"

@@ -10,11 +10,15 @@ the compiled readout unit's pre-activation `z`) for the induced subgraph of the 
 
 Tables (`DIR/tables/`, Markdown and CSV, each printed):
 
+- `headlines`: each of the note's headline findings (`published.HEADLINES`), what this
+  study measured for it, reproduced / not reproduced / not run, and the most likely reason
+  where it differs, marked tested or untested (`gracr.domains.tissue.headlines`);
 - `metric-ap`, `metric-auroc`, `metric-spearman-shapley`, `metric-spearman-banzhaf`, `metric-decoy-mass`,
   `metric-deletion`, `metric-insertion`: per model (not randomised) and explainer at its
   default settings, the metric for positives, negatives, pooled and balanced (weighted to the test split's share of
   positives), mean ± std over samples, with the note's pooled number of that explainer
-  beside where it gives one (the note's models were trained GIN/GATv2);
+  beside it only on the rows the note ran (trained GIN and GATv2, no controls, and the
+  model-free baselines);
 - `seeds`: the ratio-1 models' AP by class, mean ± std over model seeds (the dataset seed
   is one per study: run the study per dataset seed, then `gracr.domains.tissue.study_seeds`,
   `gracrc tissue-seeds`, for that spread);
@@ -28,6 +32,12 @@ Tables (`DIR/tables/`, Markdown and CSV, each printed):
 - `training` and `probes`: test AUC per trained model; the linear probe of the engaged
   property on frozen node embeddings, trained against random-init (the compiled model:
   its last hidden state against its fully randomised copy).
+
+Every mean over samples carries its 95 % bootstrap interval in brackets
+(`gracr.stats.bootstrap_interval`: the samples resampled, within each class for the
+balanced mean and within each model seed for a mean over seeds). A column of the note's
+values is filled only on rows of models the note ran; the randomisation and budget notes
+only on trained models.
 
 Every record's metrics also go to `DIR/metrics.jsonl` (one JSON line each, no scores).
 
@@ -53,12 +63,15 @@ from gracr.bench.record import Record, latest_records, read_records
 from gracr.bench.report import DASH, TABLE, NumberFormat, render_table, write_table
 
 from gracr.data.graph import Graph
-from gracr.files import atomic_writer
+from gracr.files import atomic_writer, write_text
+from gracr.domains.tissue.baselines import BASELINE_NAMES
+from gracr.domains.headlines import counted
+from gracr.domains.tissue.headlines import NOTE_HEADLINES, Evidence
 from gracr.domains.tissue.phases import (COMPILED, ModelFile, StudyData, StudySettings,
-                                 explained_positions, latest_by_model, read_jsonl,
+                                 control_of, explained_positions, latest_by_model, read_jsonl,
                                  read_truth, trained_name)
 from gracr.domains.tissue.study_names import METRICS
-from gracr.stats import Stat
+from gracr.stats import Interval, Stat, bootstrap_interval
 
 CURVE_STEPS = 20
 METRICS_FILE = "metrics.jsonl"
@@ -73,6 +86,21 @@ ABOUT = {"AP": "against the counterfactual set",
                          "lower is better",
          "insertion AUC": f"{CURVE_STEPS} steps, on the logit or the compiled "
                           "pre-activation; higher is better"}
+# The note's findings (`published.HEADLINES` keys) each table shows: the table carries a
+# verdict line for each, under it.
+TABLE_FINDINGS: dict[str, tuple[str, ...]] = {
+    "metric-ap": ("gnnexplainer-below-random", "rollout-above-random", "ig-best-graph-method",
+                  "marker-above-graph-methods", "shuffled-controls-high", "untrained-better",
+                  "ig-baselines"),
+    "metric-decoy-mass": ("tdensity-on-decoys", "decoys-near-chance", "cnn-baseline"),
+    "seeds": ("seed-ordering", "gnnexplainer-gatv2-never-above-random"),
+    "randomisation": ("rollout-randomisation", "gnnexplainer-randomisation", "ig-only-survives",
+                      "randomisation-grid"),
+    "epochs": ("gnnexplainer-budgets-below-random", "gnnexplainer-budget-slope"),
+    "between_class": ("class-split-reverses", "between-class-share"),
+    "training": ("test-auc",),
+    "probes": ("probe-random-init",),
+}
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
 
@@ -83,15 +111,57 @@ SEED_DDOF = 1
 _PERCENT = NumberFormat(0, DASH)
 
 
+def _stratified_cells(values: Sequence[float | None], classes: Sequence[Sample],
+                      share: float, balanced: bool = True) -> list[str]:
+    """`values` (one per sample) as table cells: positives, negatives, pooled and (when
+    `balanced`) weighted to `share` positives (`metric.stratified`), each mean ± std over
+    samples followed by its bootstrap interval (the balanced one resamples each class
+    apart)."""
+    parts = stratified(values, classes, share)
+    known = [(float(v), c) for v, c in zip(values, classes) if v is not None]
+    by_class = {label: [v for v, c in known if c == label] for label in ("positive", "negative")}
+    intervals: list[Interval | None] = [bootstrap_interval(by_class["positive"]),
+                                        bootstrap_interval(by_class["negative"]),
+                                        bootstrap_interval([v for v, _ in known])]
+    stats = [parts.positive, parts.negative, parts.pooled]
+    if balanced:
+        stats.append(parts.balanced)
+        intervals.append(None if parts.balanced is None else bootstrap_interval(
+            [v for v, _ in known], [c for _, c in known],
+            {"positive": share, "negative": 1.0 - share}))
+    return [TABLE.with_interval(TABLE.stat(stat), interval)
+            for stat, interval in zip(stats, intervals)]
+
+
 def _class_cells(values: Sequence[float | None], classes: Sequence[Sample]) -> list[str]:
-    """`values` (one per sample) as table cells for `CLASS_PARTS` (`metric.stratified`)."""
-    parts = stratified(values, classes, 0.5)   # the share weighs `balanced` only, unused here
-    return [TABLE.stat(part) for part in (parts.positive, parts.negative, parts.pooled)]
+    """`values` (one per sample) as table cells for `CLASS_PARTS`, with intervals."""
+    return _stratified_cells(values, classes, 0.5, balanced=False)
+
+
+def _note_ran(model: str, explainer: str) -> bool:
+    """Whether the note ran this row: a trained GIN or GATv2 (any ratio, no shuffled-label
+    or untrained control), or a model-free baseline (scored here on the compiled model's
+    records, in the note on its own)."""
+    return explainer in BASELINE_NAMES or control_of(model) == ""
+
+
+def _fully_randomised(models: Sequence[ModelFile], base: str) -> ModelFile | None:
+    """The cascading copy of `base` that randomises every layer (the highest top-k)."""
+    return max((m for m in models if m.base == base and m.mode == "cascading"),
+               key=lambda m: int(str(m.variant).split("-")[-1]), default=None)
 
 
 def _mean_std(values: Sequence[float | None]) -> str:
     """mean ± std over model seeds (`SEED_DDOF`), the known values only."""
     return TABLE.stat(Stat.of([v for v in values if v is not None], SEED_DDOF))
+
+
+def _seed_interval(samples: Sequence[tuple[float, int]]) -> Interval | None:
+    """The interval of the mean of the seeds' means of (value, seed) pairs: the samples
+    resampled within each seed, every seed weighted alike."""
+    seeds = {seed for _, seed in samples}
+    return bootstrap_interval([v for v, _ in samples], [seed for _, seed in samples],
+                              {seed: 1.0 for seed in seeds})
 
 
 class Outputs:
@@ -222,10 +292,12 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     share = data.positive_share
     tables = root / "tables"
 
+    # Every table waits for the headline verdicts, which read what the tables measured,
+    # then is printed and written with the verdict lines of the findings it shows.
+    pending: list[tuple[str, str, Sequence[str], list[list[str]]]] = []
+
     def emit(name: str, title: str, headers: Sequence[str], body: list[list[str]]) -> None:
-        say(f"\n{title}\n\n{render_table(headers, body)}")
-        for suffix in ("md", "csv"):
-            write_table(str(tables / f"{name}.{suffix}"), headers, body)
+        pending.append((name, title, headers, body))
 
     # -- metrics by model and explainer, stratified
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -238,22 +310,25 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
         body = []
         for (name, explainer), group in sorted(groups.items()):
             classes = [r["class"] for r in group]
-            s = stratified([r[metric] for r in group], classes, share)
             body.append([name, _shown(explainer, group[0]["epochs"]),
                          str(classes.count("positive")),
                          str(classes.count("negative"))]
-                        + [TABLE.stat(part)
-                           for part in (s.positive, s.negative, s.pooled, s.balanced)]
-                        + ([NOTED[metric].get(explainer, "")] if metric in NOTED else []))
+                        + _stratified_cells([r[metric] for r in group], classes, share)
+                        + ([NOTED[metric].get(explainer, "") if _note_ran(name, explainer)
+                            else ""] if metric in NOTED else []))
         emit(f"metric-{SLUGS[metric]}", f"{metric} by class (test split: {_PERCENT.percent(share)} "
-             f"positive; balanced = weighted to it; mean ± std over samples; {ABOUT[metric]})",
-             headers, body)
+             f"positive; balanced = weighted to it; mean ± std over samples [95 % bootstrap "
+             f"interval]; {ABOUT[metric]}; the note's value only on the rows it ran: trained "
+             f"models and the model-free baselines)", headers, body)
 
     # -- model seeds (ratio 1)
     seed_rows = []
     for architecture in ("GIN", "GATv2"):
         for explainer in sorted({r["explainer"] for r in rows}):
             per_seed: list[list[float | None]] = []   # [positives, negatives, pooled]
+            # Each class's (and both classes') AP per sample, labelled by seed: the interval
+            # of the mean of the seeds' means resamples the samples within each seed.
+            samples: list[list[tuple[float, int]]] = [[], [], []]
             for seed in settings.model_seeds:
                 group = groups.get((trained_name(architecture, 1.0, seed), explainer), [])
                 if any(r["AP"] is not None for r in group):
@@ -261,13 +336,20 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
                                        share)
                     per_seed.append([None if part is None else part.mean
                                      for part in (parts.positive, parts.negative, parts.pooled)])
+                    for r in group:
+                        if r["AP"] is not None:
+                            samples[0 if r["class"] == "positive" else 1].append((r["AP"], seed))
+                            samples[2].append((r["AP"], seed))
             if per_seed:
                 seed_rows.append([architecture, explainer, str(len(per_seed))]
-                                 + [_mean_std([means[k] for means in per_seed])
+                                 + [TABLE.with_interval(
+                                     _mean_std([means[k] for means in per_seed]),
+                                     _seed_interval(samples[k]))
                                     for k in range(len(CLASS_PARTS))]
                                  + [note.SEED_SPREAD if explainer == "IG" else ""])
-    emit("seeds", "AP over model seeds at ratio 1 (mean ± std of the seeds' means; the "
-         "dataset seeds' spread: gracrc tissue-seeds)",
+    emit("seeds", "AP over model seeds at ratio 1 (mean ± std of the seeds' means [95 % "
+         "bootstrap interval of that mean, samples resampled within each seed]; trained "
+         "models only; the dataset seeds' spread: gracrc tissue-seeds)",
          ["model", "explainer", "seeds", *CLASS_PARTS, "note"], seed_rows)
 
     # -- randomisation
@@ -278,9 +360,12 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     for (name, explainer, config, sample), scores in keyed.items():
         by_sample[(name, explainer, config)][sample] = scores
     random_rows = []
+    full_randomisation: dict[tuple[str, str], list[float | None]] = {}
     for model in models:
         if model.base is None:
             continue
+        top = _fully_randomised(models, model.base)
+        fully = top is not None and model.name == top.name
         for explainer in sorted({r["explainer"] for r in rows if r["model"] == model.name}):
             config = defaults[explainer]
             original = by_sample.get((model.base, explainer, config), {})
@@ -291,25 +376,31 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
             # ρ is undefined when the randomised model's scores are constant; whether they
             # moved at all is still the control's question.
             changed = sum(not np.array_equal(original[s], randomised[s]) for s in paired)
+            if fully:
+                full_randomisation[(model.base, explainer)] = list(correlations)
+            # The note randomised trained models by cascading; its values go on those rows.
+            noted = model.mode == "cascading" and control_of(model.base) == ""
             random_rows.append([model.base, model.mode or "", model.variant or "",
                                 _shown(explainer, epochs_default),
                                 str(len(paired)), f"{changed}/{len(paired)}"]
                                + _class_cells(correlations, [sample_class[s] for s in paired])
-                               + [note.RANDOMISATION.get(explainer, "")
-                                  if model.mode == "cascading" else ""])
+                               + [note.RANDOMISATION.get(explainer, "") if noted else ""])
     emit("randomisation", "Spearman of attributions on a model and on its randomised copy "
-         "by class (mean ± std over samples; changed: samples whose attributions differ at "
-         "all)", ["model", "mode", "randomised", "explainer", "n", "changed",
-                  *(f"ρ {part}" for part in CLASS_PARTS), "note (cascading)"], random_rows)
+         "by class (mean ± std over samples [95 % bootstrap interval]; changed: samples "
+         "whose attributions differ at all; the note's values on trained models' cascading "
+         "rows only)", ["model", "mode", "randomised", "explainer", "n", "changed",
+                        *(f"ρ {part}" for part in CLASS_PARTS), "note (cascading)"],
+         random_rows)
 
     # -- GNNExplainer's budget
     epoch_rows = []
+    budgets: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    budget_rho: dict[tuple[str, int], list[float | None]] = {}
     for model in models:
         if model.base is not None or model.ratio != 1.0 or model.name.endswith(
                 ("-shuffled", "-untrained")):
             continue
-        top = max((m for m in models if m.base == model.name and m.mode == "cascading"),
-                  key=lambda m: int(str(m.variant).split("-")[-1]), default=None)
+        top = _fully_randomised(models, model.name)
         for epochs in settings.epochs:
             group = [r for r in rows if r["model"] == model.name
                      and r["explainer"] == "GNNExplainer" and r["epochs"] == epochs]
@@ -322,12 +413,16 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
                 rhos.append(None if other is None
                             else randomisation_correlation(r["scores"], other))
             classes = [r["class"] for r in group]
+            budgets[(model.name, epochs)] = group
+            budget_rho[(model.name, epochs)] = rhos
             epoch_rows.append([model.name, str(epochs), str(len(group))]
                               + _class_cells([r["AP"] for r in group], classes)
                               + _class_cells(rhos, classes)
-                              + [note.GNNEXPLAINER_EPOCHS.get(epochs, "")])
+                              + [note.GNNEXPLAINER_EPOCHS.get(epochs, "")
+                                 if control_of(model.name) == "" else ""])
     emit("epochs", "GNNExplainer's budget: AP and Spearman against the fully randomised "
-         "model (cascading, every layer), by class",
+         "model (cascading, every layer), by class (mean ± std over samples [95 % bootstrap "
+         "interval]; the note's values on trained models only)",
          ["model", "epochs", "n", *(f"AP {part}" for part in CLASS_PARTS),
           *(f"ρ {part}" for part in CLASS_PARTS), "note ρ (pooled)"], epoch_rows)
 
@@ -342,13 +437,14 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
             continue
         differences: list[float | None] = [ig[s]["AP"] - marker[s]["AP"] for s in both]
         classes = [ig[s]["class"] for s in both]
-        s = stratified(differences, classes, share)
+        positives, negatives, _, balanced = _stratified_cells(differences, classes, share)
         between = between_class_share(differences, classes)
-        between_rows.append([model.name, str(len(both)),
-                             TABLE.stat(s.positive), TABLE.stat(s.negative),
-                             TABLE.stat(s.balanced), _PERCENT.percent(between)])
-    emit("between_class", "IG − Marker AP per sample (note: +0.302 positives, −0.237 "
-         f"negatives, +0.018 balanced; {note.BETWEEN_CLASS_VARIANCE} between the classes)",
+        between_rows.append([model.name, str(len(both)), positives, negatives, balanced,
+                             _PERCENT.percent(between)])
+    emit("between_class", "IG − Marker AP per sample (mean ± std [95 % bootstrap interval]; "
+         f"note, on trained models: {note.IG_MINUS_MARKER['positive']} positives, "
+         f"{note.IG_MINUS_MARKER['negative']} negatives, {note.IG_MINUS_MARKER['balanced']}; "
+         f"{note.BETWEEN_CLASS_VARIANCE} between the classes)",
          ["model", "samples", "positives", "negatives", "balanced", "variance between"],
          between_rows)
 
@@ -365,6 +461,26 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
          f"fully randomised copy; note: random init {note.PROBE_AUC_RANDOM_INIT})",
          ["model", "probe AUC trained", "probe AUC random init"],
          [[p["model"], _fmt(p["trained"]), _fmt(p["random_init"])] for p in probes])
+
+    # -- the note's headline findings, each against what the tables above measured
+    evidence = Evidence(
+        models, groups, budgets, budget_rho, full_randomisation,
+        {t["model"]: t.get("test_auc") for t in training},
+        {p["model"]: p.get("random_init") for p in probes})
+    headlines = NOTE_HEADLINES.rows(evidence)
+    emit("headlines", f"The note's headline findings against this study ({counted(headlines)}; "
+         "means of per-model means over samples [95 % bootstrap interval]; trained = the "
+         "ratio-1 GIN and GATv2 models of every training seed, no controls)",
+         NOTE_HEADLINES.headers, headlines)
+    tables.mkdir(parents=True, exist_ok=True)
+    for table_name, table_title, table_headers, table_body in pending:
+        text = render_table(table_headers, table_body)
+        findings = TABLE_FINDINGS.get(table_name, ())
+        verdicts = ("\n\nBeside the note:\n\n" + NOTE_HEADLINES.lines(headlines, findings)
+                    if findings else "")
+        say(f"\n{table_title}\n\n{text}{verdicts}")
+        write_text(tables / f"{table_name}.md", f"{text}{verdicts}\n")
+        write_table(str(tables / f"{table_name}.csv"), table_headers, table_body)
     if failed:
         say(f"\n{len(failed)} explanations did not finish (error or out of time), e.g. "
             f"{failed[0].variant} {failed[0].explainer}: {failed[0].error or failed[0].status}")

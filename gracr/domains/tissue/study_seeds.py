@@ -14,7 +14,10 @@ and reports both spreads, separately, as the tissue issue asks:
 - "± model seeds": the standard deviation (ddof 1, `gracr.stats`) over a family's training
   seeds within a study, averaged over the studies (– with one training seed);
 - "± dataset seeds": the standard deviation (ddof 1) over the studies of each study's
-  mean over the family's training seeds (– with one study).
+  mean over the family's training seeds (– with one study);
+- each mean's 95 % bootstrap interval in brackets (`gracr.stats.bootstrap_interval`): the
+  samples resampled within each study and model seed, weighted as the mean weighs them,
+  so it is the sampling noise of the explained samples; the seed spreads stand beside it.
 
 Studies must agree on everything but the dataset seed, the radius ratios, GNNExplainer's
 epoch budgets and the test limit (those only add models, records or samples; the
@@ -38,7 +41,7 @@ from gracr.domains.tissue.phases import model_family
 from gracr.domains.tissue.study import TissueStudy
 from gracr.domains.tissue.study_names import METRICS
 from gracr.domains.tissue.study_report import METRICS_FILE, SEED_DDOF, SLUGS
-from gracr.stats import Stat
+from gracr.stats import Interval, Stat, bootstrap_interval
 
 # Settings that may differ between the studies combined (all others must agree).
 FREE_SETTINGS = ("seed", "ratios", "epochs", "test_limit")
@@ -111,6 +114,8 @@ class Spread:
     pooled: float
     across_model_seeds: float | None
     across_dataset_seeds: float | None
+    # The bootstrap intervals of `positives`, `negatives` and `pooled`.
+    intervals: tuple[Interval | None, Interval | None, Interval | None] = (None, None, None)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -144,6 +149,24 @@ def seed_spreads(studies: Sequence[Study], metric: str = "AP") -> list[Spread]:
         study_means, model_stds, counts = [], [], set()
         by_class: dict[str, list[float]] = defaultdict(list)
         samples = []
+        # Every sample's value with its (study, model seed) group, for the intervals: the
+        # pooled mean weighs a group 1 / (studies x its study's model seeds), a class mean
+        # every group holding that class alike.
+        grouped_values: dict[str, list[tuple[float, tuple[int, int | None]]]] = \
+            defaultdict(list)
+        weights: dict[Any, float] = {}
+        for index, by_seed in by_study.items():
+            for model_seed, rows in by_seed.items():
+                weights[(index, model_seed)] = 1.0 / (len(by_study) * len(by_seed))
+                for r in rows:
+                    for part in ("pooled", r["class"]):
+                        grouped_values[part].append((float(r[metric]), (index, model_seed)))
+        intervals = tuple(
+            bootstrap_interval([v for v, _ in grouped_values[part]],
+                               [g for _, g in grouped_values[part]],
+                               weights if part == "pooled" else
+                               {g: 1.0 for _, g in grouped_values[part]})
+            for part in ("positive", "negative", "pooled"))
         for by_seed in by_study.values():
             samples.append(len({r["sample"] for rows in by_seed.values() for r in rows}))
             model_means = []
@@ -161,7 +184,7 @@ def seed_spreads(studies: Sequence[Study], metric: str = "AP") -> list[Spread]:
         spreads.append(Spread(family, explainer, len(by_study), max(counts), tuple(samples),
                               _mean(by_class["positive"]), _mean(by_class["negative"]),
                               float(np.mean(study_means)), _mean(model_stds),
-                              _std(study_means)))
+                              _std(study_means), (intervals[0], intervals[1], intervals[2])))
     return spreads
 
 
@@ -178,17 +201,25 @@ def write_seed_spreads(folders: Sequence[str | Path], out: str | Path, metric: s
                "negatives", "pooled", "± model seeds", "± dataset seeds", "note"]
 
     cell = TABLE.number
+
+    def mean(value: float | None, interval: Interval | None) -> str:
+        return TABLE.with_interval(cell(value), interval)
+
+    # The note's seed spread is of trained models' IG: only on rows of several training
+    # seeds (controls and the compiled model have one).
     body = [[s.family, s.explainer, str(s.studies), str(s.model_seeds),
              "/".join(str(n) for n in s.samples),
-             cell(s.positives), cell(s.negatives), cell(s.pooled), cell(s.across_model_seeds),
+             mean(s.positives, s.intervals[0]), mean(s.negatives, s.intervals[1]),
+             mean(s.pooled, s.intervals[2]), cell(s.across_model_seeds),
              cell(s.across_dataset_seeds),
              note.SEED_SPREAD if s.explainer == "IG" and s.model_seeds > 1 else ""]
             for s in spreads]
     seeds = ", ".join(f"{s.seed} ({s.folder}, test limit {s.settings.get('test_limit')})"
                       for s in studies)
     title = (f"{metric} over dataset seeds {seeds}: means over every study, model seed and "
-             f"explained sample; the spreads separately (std over model seeds within a "
-             f"study, averaged; std over dataset seeds of the model-seed means)")
+             f"explained sample [95 % bootstrap interval over the samples]; the spreads "
+             f"separately (std over model seeds within a study, averaged; std over dataset "
+             f"seeds of the model-seed means); the note's value on trained models only")
     say(f"\n{title}\n\n{render_table(headers, body)}")
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)

@@ -30,10 +30,12 @@ from gracr.bench.options import parse_names, parse_overrides, parse_seeds
 from gracr.bench.record import RESULTS_FILE, Record, read_records, record_objects, start_results
 from gracr.bench.report import Provenance, aggregate, load_results
 from gracr.bench.runner import Job, job_key
+from gracr.bench.scores_log import SCORES_FILE, read_scores, scores_line
 from gracr.bench.report.tables import write_table
 from gracr.bench.study import Execution
 from gracr.bench.tasks import TASKS
 from gracr.errors import GracrError
+from gracr.files import append_lines
 
 
 def explainer_list(text: str | None, ablation: TableAblation) -> list[str]:
@@ -107,6 +109,7 @@ def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reu
 
     A record is copied only if it describes the same instance of our dataset (its graph,
     target and number of UPI edges): a folder run on datasets of another size is not reused.
+    Its explainer scores (`gracr.bench.scores_log`) go with it where the source keeps them.
     """
     planned = {job_key(job): job for job in jobs}
     target = out / RESULTS_FILE
@@ -118,6 +121,7 @@ def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reu
     copied = mismatched = 0
     used: list[str] = []
     lines: list[str] = []
+    scores: list[str] = []
     for source in sources:
         folder = Path(source)
         path = folder if folder.is_file() else folder / RESULTS_FILE
@@ -126,8 +130,10 @@ def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reu
         if path.resolve() == target.resolve():
             continue
         used.append(str(path))
+        stored, _ = read_scores(path)
         for place, obj in record_objects(path):
-            key = Record.from_json(obj, place).key
+            record = Record.from_json(obj, place)
+            key = record.key
             job = planned.get(key[:-1])
             if job is None or key in have or int(obj["instance"]) >= job.limit:
                 continue
@@ -144,10 +150,14 @@ def reuse_records(sources: Sequence[str], jobs: Sequence[Job], out: Path) -> Reu
                 continue
             have.add(key)
             lines.append(json.dumps(obj, separators=(",", ":")) + "\n")
+            if key in stored:
+                scores.append(scores_line(record, stored[key]))
             copied += 1
     if lines:
         try:
             out.mkdir(parents=True, exist_ok=True)
+            if scores:   # before the records, as the runner writes them
+                append_lines(out / SCORES_FILE, scores)
             start_results(target)
             with open(target, "a", encoding="utf-8") as handle:
                 handle.writelines(lines)

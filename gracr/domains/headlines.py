@@ -1,0 +1,102 @@
+"""A peer study's headline table, the one way both peer studies (WOMBAT's,
+`gracr.domains.chem.headlines`; the tissue note's, `gracr.domains.tissue.headlines`) set a
+paper's headline findings beside what gracr measured.
+
+Each `Finding` (in the study's `published` module: what the paper claims, its value, where)
+is measured by the study's code into an `Outcome` (what we get, and a verdict by a rule
+stated in that code), or is not run. A row reads: finding | the paper | we get | verdict |
+why, where it differs | is the why tested. The reasons are the study's, written once, and
+are printed only beside a difference (or a finding not run), so that a rerun whose verdict
+flips does not carry a reason for a difference it no longer shows. `verdict_lines` gives
+the short "reproduced / not reproduced — why" lines each table of a study carries for the
+findings it shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from gracr.bench.report.formatting import DASH
+
+REPRODUCED, DIFFERS, NOT_RUN = "reproduced", "not reproduced", "not run"
+UNTESTED = "untested"
+NOT_KNOWN = "not known"
+
+Evidence = TypeVar("Evidence")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One of a paper's headline findings: a short `key` (what the study's code measures it
+    by), the `claim` in a few words, the paper's `value` and where in the paper it stands."""
+
+    key: str
+    claim: str
+    value: str
+    where: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the study measured for a finding, and the verdict of the study's rule."""
+
+    we_get: str
+    verdict: str
+
+
+@dataclass(frozen=True)
+class Headlines(Generic[Evidence]):
+    """A study's findings and how it reads them: `measures[key]` (`None` from a measure:
+    the records hold nothing for it), `why_differs[key]` = (reason, how it is tested), and
+    `why_not_run[key]` for findings no code measures."""
+
+    paper: str
+    findings: Sequence[Finding]
+    measures: Mapping[str, Callable[[Evidence], Outcome | None]]
+    why_differs: Mapping[str, tuple[str, str]]
+    why_not_run: Mapping[str, str]
+
+    @property
+    def headers(self) -> tuple[str, ...]:
+        return (f"finding (where in the {self.paper})", f"the {self.paper}",
+                "we get (95 % CI)", "verdict", "why, where it differs", "is the why tested")
+
+    def rows(self, evidence: Evidence) -> list[list[str]]:
+        """One row per finding, in the paper's order (see the module docstring)."""
+        rows = []
+        for finding in self.findings:
+            claim = f"{finding.claim} ({finding.where})"
+            measure = self.measures.get(finding.key)
+            outcome = None if measure is None else measure(evidence)
+            if outcome is None:
+                why = self.why_not_run.get(finding.key,
+                                           "this run's records hold nothing for it")
+                rows.append([claim, finding.value, DASH, NOT_RUN, why, DASH])
+                continue
+            why, tested = self.why_differs.get(finding.key, (NOT_KNOWN, UNTESTED))
+            differs = outcome.verdict == DIFFERS
+            rows.append([claim, finding.value, outcome.we_get, outcome.verdict,
+                         why if differs else DASH, tested if differs else DASH])
+        return rows
+
+    def lines(self, rows: Sequence[Sequence[str]], keys: Sequence[str]) -> str:
+        """The short lines a table carries for the findings `keys` it shows: the claim, the
+        verdict and, where it differs or was not run, why (and whether that is tested)."""
+        by_key = {finding.key: row for finding, row in zip(self.findings, rows)}
+        out = []
+        for key in keys:
+            row = by_key[key]
+            finding = next(f for f in self.findings if f.key == key)
+            text = f"- *{finding.claim}* ({self.paper}: {finding.value}): {row[3]}"
+            if row[4] != DASH:
+                text += f" — {row[4]}" + (f"; {row[5]}" if row[5] != DASH else "")
+            out.append(text + ".")
+        return "\n".join(out)
+
+
+def counted(rows: Sequence[Sequence[str]]) -> str:
+    """'k reproduced, m not reproduced, n not run' of a study's headline rows."""
+    verdicts = [row[3] for row in rows]
+    return ", ".join(f"{verdicts.count(v)} {v}" for v in (REPRODUCED, DIFFERS, NOT_RUN))
