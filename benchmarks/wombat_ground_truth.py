@@ -95,7 +95,7 @@ def main() -> int:
                       f"UPI only {np.flatnonzero(mask & ~wombat).tolist()}, "
                       f"WOMBAT only {np.flatnonzero(wombat & ~mask).tolist()}", file=sys.stderr)
         seconds = time.perf_counter() - start
-        rows.append([pattern.name, pattern.relaxed, str(len(positives)), str(len(grafted)),
+        rows.append([pattern.name, f"`{pattern.relaxed}`", str(len(positives)), str(len(grafted)),
                      *(str(counts[kind]) for kind in AGREEMENTS),
                      str(counts["relaxed"]), str(counts["uniquify"])])
         print(f"{pattern.name}: {len(positives)} positives in {seconds:.1f} s, "

@@ -37,11 +37,14 @@ class Benchmark(BenchmarkSettings):
     Its fields, and their defaults (`gracrc bench`'s), are those of
     `gracr.bench.benchmark.BenchmarkSettings`.
 
+    ```pycon
     >>> import gracr
     >>> bench = gracr.Benchmark(tasks=["Redundancy"], explainers=["Rnd"], seeds=[0],
     ...                         limit=2, graphs=20)
     >>> [(job.task, job.explainer, job.seed) for job in bench.jobs()]
     [('Redundancy', 'Rnd', 0)]
+
+    ```
 
     `bench.run("out/mine", jobs=2)` then runs it (resumable: a rerun skips what is
     recorded) and `bench.report("out/mine")` writes the report's tables beside it.

@@ -348,8 +348,8 @@ def test_a_formula_file_given_as_a_task_says_what_a_task_is(command: list[str],
     code, _, err = run(*argv, "gracr/formulas/Majority1Hop.gml")
     assert code == 2
     assert err.startswith("gracrc: error: gracr/formulas/Majority1Hop.gml: a formula file, "
-                          "not a task file; a task is a .toml file (see the README's "
-                          "'Benchmark your own rule') or a task name: RedBlueLeaf, "), err
+                          "not a task file; a task is a .toml file (see 'Benchmark your own rule' "
+                          "in the documentation) or a task name: RedBlueLeaf, "), err
     assert err.endswith("; did you mean the task 'Majority1Hop'?\n") and "TOML" not in err
     code, _, err = run("dataset", str(tmp_path / "mine.gml"))
     assert code == 2 and "mine.gml: a formula file, not a task file" in err
@@ -442,7 +442,7 @@ def test_any_command_stopped_by_a_signal_says_so_in_one_line(
 def test_a_bundled_formula_is_named_by_name(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """`gracrc compile Redundancy` reads gracr/formulas/Redundancy.gml from the package
-    (the README's commands work from a wheel, in any folder); a file of that name in the
+    (the documented commands work from a wheel, in any folder); a file of that name in the
     working folder is the user's and wins; an unknown name lists the bundled ones."""
     monkeypatch.chdir(tmp_path)
     code, out, err = run("compile", "Redundancy", "-o", "m.npz")

@@ -1,4 +1,5 @@
-"""The README's PyG example runs (small: 2 instances, 20 epochs) and shows what the README says:
+"""The PyG example of the site's "Use with PyG" page runs (small: 2 instances, 20 epochs) and shows
+what the page says:
 PyG's default GNNExplainer finds nothing on a compiled model, the paper's initialisation finds
 the UPI, and the example's GracrBench row is the benchmark's GNNExplainer."""
 

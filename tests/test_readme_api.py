@@ -1,11 +1,14 @@
 """The Python examples of the README and the docs run as written and import gracr only
-through its fronts; those of the README's Python API section use only `import gracr`,
-then `gracr.X`.
+through its fronts; those of the site's Python API page (docs/reference/python-api.md) use
+only `import gracr`, then `gracr.X`.
 
 Every ```python block of README.md and docs/**/*.md is extracted and run as a script of its own, in a
 child process (a block may register explainers: the registry is process-wide) and in a
 temporary folder (examples write files such as `m.npz` and `out/...`). A block is left
-out only with its reason in `NOT_RUN` below.
+out only with its reason in `NOT_RUN` below, or when another test runs it: the Getting
+started pages and the README's example run in tests/test_docs_getting_started.py, page by
+page in order (their blocks read the files the page saved before them) with what they print
+checked.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+PYTHON_API = ROOT / "docs" / "reference" / "python-api.md"
+# Run, with their output checked, by tests/test_docs_getting_started.py.
+RUN_ELSEWHERE = ("README.md:", "docs/getting-started/")
 
 NOT_RUN = {
     # a line of the block -> why it does not run as a script
@@ -33,12 +39,6 @@ def python_blocks(text: str) -> list[tuple[int, str]]:
             for m in re.finditer(r"^```python\n(.*?)^```", text, flags=re.S | re.M)]
 
 
-def section(title: str) -> str:
-    start = README.index(f"## {title}\n")
-    end = README.find("\n## ", start + 1)
-    return README[start:end if end > 0 else None]
-
-
 def not_run(body: str) -> str | None:
     return next((why for line, why in NOT_RUN.items() if line in body), None)
 
@@ -49,13 +49,18 @@ BLOCKS = [(f"{path.relative_to(ROOT)}:{line}", body) for path in DOCUMENTS
           for line, body in python_blocks(path.read_text(encoding="utf-8"))]
 
 
-def test_the_readme_has_its_python_examples() -> None:
-    assert len([where for where, _ in BLOCKS if where.startswith("README.md:")]) >= 7
+RUN_HERE = [(where, body) for where, body in BLOCKS if not where.startswith(RUN_ELSEWHERE)]
+
+
+def test_the_readme_and_the_docs_have_their_python_examples() -> None:
+    assert len([where for where, _ in BLOCKS if where.startswith("README.md:")]) == 1
     assert any(where.startswith("docs/architecture.md:") for where, _ in BLOCKS)
-    assert len(python_blocks(section("Python API"))) == 3
+    assert len([where for where, _ in BLOCKS if where.startswith("docs/getting-started/")]) >= 4
+    assert len(RUN_HERE) >= 8
+    assert len(python_blocks(PYTHON_API.read_text(encoding="utf-8"))) == 3
 
 
-@pytest.mark.parametrize("where,body", BLOCKS, ids=[where for where, _ in BLOCKS])
+@pytest.mark.parametrize("where,body", RUN_HERE, ids=[where for where, _ in RUN_HERE])
 def test_a_python_example_runs(where: str, body: str, tmp_path: Path) -> None:
     why = not_run(body)
     if why:
@@ -69,20 +74,21 @@ def test_a_python_example_runs(where: str, body: str, tmp_path: Path) -> None:
     assert done.returncode == 0, f"{where}:\n{done.stderr}"
 
 
-@pytest.mark.parametrize("line,body", python_blocks(section("Python API")))
+@pytest.mark.parametrize("line,body", python_blocks(PYTHON_API.read_text(encoding="utf-8")))
 def test_the_python_api_examples_use_only_the_public_api(line: int, body: str) -> None:
+    where = f"{PYTHON_API.relative_to(ROOT)}:{line}"
     imports = [statement for statement in body.splitlines()
                if re.match(r"\s*(import|from)\s", statement)]
-    assert imports == ["import gracr"], f"README.md:{line}: {imports}"
+    assert imports == ["import gracr"], f"{where}: {imports}"
     import gracr
 
     used = set(re.findall(r"\bgracr\.(\w+)", body))
-    assert used <= set(gracr.__all__), f"README.md:{line}: {used - set(gracr.__all__)}"
+    assert used <= set(gracr.__all__), f"{where}: {used - set(gracr.__all__)}"
 
 
 
-# The package fronts a README example may import from besides `gracr` itself: each package's
-# `__init__` names what it offers; its modules are not the API.
+# The package fronts an example of the README or the docs may import from besides `gracr`
+# itself: each package's `__init__` names what it offers; its modules are not the API.
 FRONTS = {"gracr", "gracr.explainers", "gracr.bench", "gracr.fuzz", "gracr.domains.chem",
           "gracr.domains.tissue"}
 

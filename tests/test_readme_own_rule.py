@@ -1,5 +1,6 @@
-"""The README's "Benchmark your own rule" section is a copy-paste example: the files it
-shows are the files in `examples/tasks/`, and its commands run as written."""
+"""The site's "Benchmark your own rule" page (docs/benchmarking/task-files.md) is a
+copy-paste example: the files it shows are the files in `examples/tasks/`, and its commands
+run as written."""
 
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ from gracr.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def section(title: str) -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index(f"## {title}\n")
-    end = text.find("\n## ", start + 1)
-    return text[start:end if end > 0 else None]
+PAGE = ROOT / "docs" / "benchmarking" / "task-files.md"
+
+
+def page() -> str:
+    text = PAGE.read_text(encoding="utf-8")
+    assert text.startswith("# Benchmark your own rule\n")
+    return text
 
 
 def blocks(text: str) -> list[tuple[str, str, str]]:
@@ -31,7 +34,7 @@ def blocks(text: str) -> list[tuple[str, str, str]]:
 
 def test_the_files_shown_are_the_example_files() -> None:
     shown = {}
-    for language, body, after in blocks(section("Benchmark your own rule")):
+    for language, body, after in blocks(page()):
         first, _, rest = body.partition("\n")
         named = re.fullmatch(r"# (examples/tasks/\S+)", first)
         if named:
@@ -49,7 +52,7 @@ def test_the_files_shown_are_the_example_files() -> None:
 def test_the_commands_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shutil.copytree(ROOT / "examples" / "tasks", tmp_path / "examples" / "tasks")
     monkeypatch.chdir(tmp_path)
-    commands = [body for language, body, _ in blocks(section("Benchmark your own rule"))
+    commands = [body for language, body, _ in blocks(page())
                 if language == "bash"]
     assert len(commands) == 1
     outputs = []

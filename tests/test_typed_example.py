@@ -1,4 +1,5 @@
-"""The README's typed-graph example runs and says what the README says it says."""
+"""The typed-graph example of the site's "Typed graphs" page runs and says what the page says
+it says."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What an audit reads: graphs with their class labels and the assumed ground truth.
 
 A graph file (one JSON object, a list of them, or JSON Lines) whose graph objects carry,
-besides the README's graph keys,
+besides the documented graph keys,
 
 - `"label"`: the graph's class (a graph task), or `"node_labels"`: one class per node
   (a node task); classes are integers 0, 1, ...; every graph of a file is of one kind;

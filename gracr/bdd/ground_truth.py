@@ -100,6 +100,7 @@ def ground_truth(program: Program, graph: Graph, *, target: int | None = None,
     most `max_stderr`); past `max_players` players, or a diagram over a budget, both
     indices are sampled (`gracr.bdd.relevance.relevance`).
 
+    ```pycon
     >>> import gracr
     >>> program = gracr.parse("colors red, blue\\nclassify <1> red")
     >>> graph = gracr.Graph.from_json({"num_nodes": 3, "colors": [["red"], ["red"], ["blue"]],
@@ -107,6 +108,8 @@ def ground_truth(program: Program, graph: Graph, *, target: int | None = None,
     >>> truth = gracr.ground_truth(program, graph, over="both", signed=True)
     >>> truth.label, truth.edge_mask.tolist(), truth.node_mask.tolist(), truth.min_flip
     (1, [True, True], [True, True, False], 2)
+
+    ```
     """
     node = resolve_target(program, graph, target)
     report = upi_report(program, graph, node, over, backend=backend, max_nodes=max_nodes,

@@ -12,7 +12,7 @@ graphs and the same UPI, and an edited task file never reuses a stale dataset. O
                                                  and dataset.jsonl's line count and SHA-256
     <store>/<task>/seed<S>-<graphs|targets><N>-gen<V>-<key>/.lock           held by a build
 
-Each line is the README's graph object (`Graph.from_json`) plus, for graph tasks,
+Each line is the documented graph object (`Graph.from_json`) plus, for graph tasks,
 `"label"` (0/1) and `"upi"` (0/1 per edge: the UPI of the graph's label), and for node tasks
 `"node_labels"` (0/1 per node), `"targets"` (the positive nodes) and `"upi"` (one
 0/1-per-edge list per target, aligned with `"targets"`). `--export` writes the

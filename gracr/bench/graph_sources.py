@@ -2,7 +2,8 @@
 generator, or a graph file (the `[graphs]` and `[[plant]]` tables of a task file; the
 format is described in `gracr.bench.tasks`).
 
-Where the format could be read two ways, our choices (also in the README):
+Where the format could be read two ways, our choices (also in
+docs/benchmarking/task-files.md):
 
 - `colors` gives each node one colour, drawn from the stated probabilities; when they sum
   below 1 the rest is "no colour". Without `colors` every palette colour is equally

@@ -642,8 +642,8 @@ def task_named(spec: str) -> Task:
         stem = Path(spec).stem
         hint = f"; did you mean the task '{stem}'?" if stem in TASKS else ""
         raise GracrError(f"{spec}: a formula file, not a task file; a task is a .toml file "
-                         f"(see the README's 'Benchmark your own rule') or a task name: "
-                         f"{', '.join(TASKS)}{hint}")
+                         f"(see 'Benchmark your own rule' in the documentation) or a task "
+                         f"name: {', '.join(TASKS)}{hint}")
     if is_task_file(spec):
         path = Path(spec).resolve()
         try:

@@ -164,6 +164,6 @@ COMMANDS = (
     Command("eval", "evaluate the formula and the compiled GNN on graphs (one JSON line each)",
             _declare_eval, cmd_eval),
     Command("smarts", "translate an acyclic SMARTS into a .gml classifier over molecules (the "
-                      "relaxed semantics of the README's Molecules section)",
+                      "relaxed semantics of the documentation's Molecules page)",
             _declare_smarts, cmd_smarts),
 )

@@ -144,7 +144,7 @@ def is_model_file(path: str) -> bool:
 
 def bundled_formula(name: str) -> Path | None:
     """The package's formula named `name` (a task's or variant's: `Redundancy`,
-    `RedBlueLeaf-or`), as tasks are named, when no file `name` exists: the README's
+    `RedBlueLeaf-or`), as tasks are named, when no file `name` exists: the documented
     commands work from an installed wheel too."""
     if os.path.lexists(name) or not _could_be_a_name(name):
         return None

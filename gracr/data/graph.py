@@ -351,7 +351,7 @@ class Graph:
 
     @classmethod
     def from_json(cls, obj: Any, where: str = "graph", schema: Schema | None = None) -> Graph:
-        """Read the graph object of the README; raise `GraphError` naming what is wrong.
+        """Read the documented graph object; raise `GraphError` naming what is wrong.
 
         Every key and every list length is checked before any array is built. With a
         `schema`, the graph must also carry what it declares (`check_schema`).

@@ -230,12 +230,15 @@ def evaluate_program(program: Program, graph: Graph, *,
     one bool for a graph classifier. A graph on which the evaluation would exceed
     `max_bytes` is refused (`GraphError`).
 
+    ```pycon
     >>> import gracr
     >>> program = gracr.parse("colors red, blue\\nclassify <1> red")
     >>> graph = gracr.Graph.from_json({"num_nodes": 3, "colors": [["red"], ["red"], ["blue"]],
     ...                                "edges": [[0, 2], [1, 2]]})
     >>> gracr.evaluate(program, graph).tolist()
     [False, False, True]
+
+    ```
     """
     # One bool per node for each distinct subformula (the memo), and the int64 counts
     # and weights a modality builds per node and per edge.

@@ -776,9 +776,12 @@ def parse(source: str | os.PathLike[str], *, filename: str | None = None) -> Pro
     unless `filename` is given. Raises `GmlError` listing every problem found, each as
     `file:line:col: message`, and `GracrError` naming the file it cannot read.
 
+    ```pycon
     >>> import gracr
     >>> gracr.parse("colors red, blue\\nclassify <1> red").kind.value
     'node'
+
+    ```
     """
     if isinstance(source, str):
         text, name = source, "<string>" if filename is None else filename

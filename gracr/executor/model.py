@@ -140,12 +140,15 @@ def compile_program(program: Program, *, disjunction: Disjunction = "demorgan",
     (WOMBAT's Eq. 3) or `"soft-or"` (Eq. 4, 1 − Π_v (1 − h_v)). `delta` is the margin δ
     of threshold atoms over numeric features: σ((a·x − b)/δ) is exact outside it.
 
+    ```pycon
     >>> import gracr
     >>> model = gracr.compile(gracr.parse("colors red, blue\\nclassify <1> red"), max_degree=4)
     >>> graph = gracr.Graph.from_json({"num_nodes": 2, "colors": [["red"], ["blue"]],
     ...                                "edges": [[0, 1]]})
     >>> model.predict(graph).tolist()
     [False, True]
+
+    ```
     """
     return CompiledGNN.of(compile_network(program, disjunction, comparison, max_degree,
                                           presence, max_weights_bytes, readout, delta))
@@ -155,10 +158,13 @@ def load(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> CompiledGNN:
     """Read a model file (`Network.save`, `gracr.load`); never unpickles anything, and
     refuses one whose arrays would exceed `max_bytes` before reading them.
 
+    ```pycon
     >>> import gracr, os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "m.npz")
     >>> gracr.compile(gracr.parse("colors red\\nclassify <1> red")).save(path)
     >>> gracr.load(path).formula
     '<1> red'
+
+    ```
     """
     return CompiledGNN.of(load_network(path, max_bytes))

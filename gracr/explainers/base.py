@@ -22,7 +22,7 @@ tuner call once on the held-out seed's instances (`trained`).
 
 Explainers register under the names the paper's Tables 2 and 3 give them (our
 variants, such as `GraphMask-clean`, under names of their own); `register` is also how a user
-plugs in an explainer of their own (see the README), and `library.register_algorithm`
+plugs in an explainer of their own (see 'Benchmark your own explainer' in the documentation), and `library.register_algorithm`
 registers any PyG `ExplainerAlgorithm`.
 
 The subject is a compiled model or a trained one (`TrainedModel`): explainers that read

@@ -2,7 +2,7 @@
 
 The paper ran Captum's LRP through PyG (App. H.1, ε rule on every layer); Captum's LRP
 does not run on our message-passing layers (no rule for the sum aggregation; with rules
-forced, relevance is not conserved — the README says more), so this is our
+forced, relevance is not conserved — the Explainers page of the documentation says more), so this is our
 own, clean-room from Bach et al., in numpy on the compiled weights.
 
 Forward (Eq. 2 with typed edges): `z⁽ℓ⁾_v = h_v C + Σ_c Σ_{(s,v) ∈ E_c} h_s A_c + b`,

@@ -7,8 +7,8 @@ RDKit (`Chem.MolFromSmarts`), each query atom and bond is tested by RDKit itself
 (`QueryAtom.Match`, `QueryBond.Match`: the primitives exactly as `HasSubstructMatch`
 reads them), and the tree is rooted at its centre, found here by its own walk.
 
-The relaxed semantics, as the README states it: atom v matches SMARTS atom a coming
-from parent p when a's query matches v and the branches of a — each child c (over the
+The relaxed semantics, as docs/domains/molecules.md states it: atom v matches SMARTS atom
+a coming from parent p when a's query matches v and the branches of a — each child c (over the
 query bond a–c, a neighbour matching c coming from a) and, below the root, the parent
 (over the bond p–a, a neighbour that p's query atom matches) — can be given distinct
 neighbours of v. That is a bipartite matching, decided here by augmenting paths (not
