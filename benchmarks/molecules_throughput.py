@@ -9,9 +9,9 @@ repeated if needed), which both sides then read from text:
 
 - RDKit: `MolFromSmiles`, then `HasSubstructMatch` on the relaxed SMARTS of each pattern
   (one pattern, or all 14 on each molecule parsed once);
-- gracr: `gracr.domains.chem.stream.screen` (parse with RDKit, array encoding, one fused
-  forward pass for all the patterns on each chunk's disjoint union; the formula not
-  evaluated), with `--jobs` workers.
+- gracr: `gracr.domains.chem.stream.screen` (parse with RDKit, array encoding, one pass of
+  the numba kernel over all the patterns' fused plan on each part of a chunk's disjoint
+  union; the formula not evaluated), with `--jobs` workers.
 
 The ratio is gracr's molecules per second over RDKit's (wall clock); the goals are 0.5
 for one pattern and 1 for all 14 (RDKit's rate for 14 matches a molecule). "ratio per
