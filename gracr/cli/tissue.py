@@ -72,8 +72,14 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
     check_dataset_options(args.cells, args.seed, samples=args.samples)
     if args.max_epochs < 0:
         raise GracrError(f"--max-epochs must be at least 0, got {args.max_epochs}")
+    if args.patience < 1 or not args.min_delta >= 0:
+        raise GracrError(f"--patience must be at least 1 and --min-delta at least 0, got "
+                         f"{args.patience} and {args.min_delta}")
     if args.address is not None and args.engine != "ray":
         raise GracrError("--address needs --engine ray")
+    # The tissue domain's own explainers (IG-mean) are registered when their module is
+    # imported: before the names are checked.
+    import gracr.domains.tissue.explainers  # noqa: F401
     explainers = tuple(parse_explainers(args.explainers))
     settings = StudySettings(
         samples=args.samples, cells=args.cells, seed=args.seed,
@@ -81,7 +87,8 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
         model_seeds=integers(args.model_seeds, "--model-seeds"),
         test_limit=args.test_limit, explainers=explainers,
         epochs=integers(args.epochs, "--epochs"), budget=args.budget,
-        training=replace(TrainingSettings(), max_epochs=args.max_epochs))
+        training=replace(TrainingSettings(), max_epochs=args.max_epochs,
+                         patience=args.patience, min_delta=args.min_delta))
     folder = TissueStudy(args.out, settings, Execution(
         workers=args.jobs, engine=args.engine, address=args.address,
         ray_timeout=args.ray_timeout, progress=not args.quiet)).run()
@@ -127,8 +134,8 @@ def _declare_study(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ratios", default="1,1.5,2,3", metavar="R,...",
                         help="graph radius / label radius (default 1,1.5,2,3)")
     parser.add_argument("--model-seeds", default="0,1,2", metavar="S,...",
-                        help="training seeds at ratio 1; the other ratios take the first "
-                             "(default 0,1,2)")
+                        help="training seeds, each at every ratio; the controls take the "
+                             "first (default 0,1,2)")
     parser.add_argument("--test-limit", type=int, default=10, metavar="N",
                         help="test samples explained per class (default 10)")
     parser.add_argument("--explainers", default=",".join(STUDY_EXPLAINERS),
@@ -138,6 +145,12 @@ def _declare_study(parser: argparse.ArgumentParser) -> None:
                         help="GNNExplainer's budgets for the epoch curve")
     parser.add_argument("--max-epochs", type=int, default=300, metavar="N",
                         help="training epochs at most (early stopping on validation AUC)")
+    parser.add_argument("--patience", type=int, default=40, metavar="N",
+                        help="stop training after N epochs without a better validation "
+                             "epoch (default 40)")
+    parser.add_argument("--min-delta", type=float, default=0.0, metavar="D",
+                        help="an epoch of equal validation AUC is better only when its "
+                             "validation loss is lower by more than D (default 0)")
     add_budget_option(parser)
     add_jobs_option(parser)
     add_engine_options(parser)

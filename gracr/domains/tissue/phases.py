@@ -12,16 +12,19 @@ said and made again).
    diagram is built, sampled and marked where it is refused). The rule reads `near`
    edges only, so the ground truth is the same at every ratio.
 3. **models** (`DIR/models/`): the compiled rule (presence bit: a zeroed cell is deleted)
-   and GIN and GATv2 (`gracr.domains.tissue.trained`) at ratio 1 for each of `model_seeds` and at
-   the other ratios for the first seed; the first seed's shuffled-label and untrained
-   (random-init) controls; the randomised copies of the compiled model and of the
-   first-seed ratio-1 models (`gracr.explainers.randomisation`, cascading and independent).
+   and GIN and GATv2 (`gracr.domains.tissue.trained`) at every ratio for each of
+   `model_seeds`; the first seed's shuffled-label and untrained (random-init) controls
+   at ratio 1; the randomised copies of the compiled model and of the first-seed ratio-1
+   models at every step (`gracr.explainers.randomisation`, cascading and independent),
+   and the fully randomised cascading copy of every other trained model (the grid over
+   seeds × ratios).
    Training records and linear probes go to `training.jsonl` and `probes.jsonl` (the
    compiled model's probe reads its last hidden state, beside its fully randomised copy).
 4. **explain** (`DIR/attributions/results.jsonl`): every job goes through
    `gracr.bench.runner.run` (process pool or Ray), unscored (`Job.scored=False`: the
    records keep the raw node scores; explained whatever the model predicts, both
-   classes): the explainers on every model, AttentionRollout on the GATv2 models, the six
+   classes): the explainers on every model (IG-mean on the trained ones only),
+   AttentionRollout on the GATv2 models, the six
    model-free baselines once (on the compiled model's subject; they read no model), and
    GNNExplainer at each epoch budget on the models and their fully randomised copies.
 5. **report** (`gracr.domains.tissue.study_report.write_report`, every run): the
@@ -61,6 +64,7 @@ from gracr.domains.tissue.table import CellTable
 from gracr.domains.tissue.trained import TrainingSettings
 
 ROLLOUT = "AttentionRollout"
+IG_MEAN = "IG-mean"
 ARCHITECTURES: tuple[str, ...] = ("GIN", "GATv2")
 COMPILED = "compiled"
 MODES: tuple[Literal["cascading", "independent"], ...] = ("cascading", "independent")
@@ -70,7 +74,7 @@ SPLIT = (0.6, 0.2)   # train, validation; the rest is the test split
 @dataclass(frozen=True)
 class StudySettings:
     """What one study runs: the dataset (`samples` of ≈ `cells` cells, `seed`), the
-    trained models (`model_seeds` at ratio 1, the first at the other `ratios`), the
+    trained models (`model_seeds` at every one of the `ratios`), the
     explained test samples (`test_limit` per class), the explainers and GNNExplainer's
     epoch budgets, the CPU budget per explanation and the training settings."""
 
@@ -305,24 +309,42 @@ class ModelFile:
 
 def trained_models(settings: StudySettings) -> list[tuple[str, float, int, str]]:
     """The trained models, in the order they are made: (architecture, ratio, training
-    seed, control) — each seed at ratio 1, the first seed at the other ratios, and the
-    first seed's shuffled-label and untrained controls."""
+    seed, control) — every seed at ratio 1, then every seed at each other ratio (every
+    ratio has as many training seeds), then the first seed's shuffled-label and untrained
+    controls (ratio 1)."""
     first = settings.model_seeds[0]
     wanted: list[tuple[str, float, int, str]] = []
     for architecture in ARCHITECTURES:
-        wanted += [(architecture, 1.0, seed, "") for seed in settings.model_seeds]
-        wanted += [(architecture, ratio, first, "") for ratio in settings.ratios
-                   if ratio != 1.0]
+        wanted += [(architecture, ratio, seed, "")
+                   for ratio in sorted(settings.ratios, key=lambda r: (r != 1.0, r))
+                   for seed in settings.model_seeds]
         wanted += [(architecture, 1.0, first, "shuffled"), (architecture, 1.0, first,
                                                            "untrained")]
     return wanted
 
 
 def randomised_bases(settings: StudySettings) -> tuple[str, ...]:
-    """The models whose randomised copies are explained: the compiled one and the first
-    seed's ratio-1 trained ones."""
+    """The models whose randomised copies are explained at every step (`MODES`, each
+    layer): the compiled one and the first seed's ratio-1 trained ones."""
     first = settings.model_seeds[0]
     return (COMPILED, *(trained_name(a, 1.0, first) for a in ARCHITECTURES))
+
+
+def randomisation_grid(settings: StudySettings) -> tuple[str, ...]:
+    """The other trained models (every training seed at every ratio, controls aside): of
+    each, only the fully randomised cascading copy is made and explained, the control the
+    note reports over architectures, radii and seeds."""
+    ladders = set(randomised_bases(settings))
+    return tuple(name for name in (trained_name(a, r, s) for a, r, s, c
+                                   in trained_models(settings) if c == "")
+                 if name not in ladders)
+
+
+def randomised_sets(settings: StudySettings) -> list[tuple[str, str]]:
+    """(base, mode) of every names file phase 3 writes: both modes of the ladders
+    (`randomised_bases`), the cascading mode of the grid (`randomisation_grid`)."""
+    return ([(base, mode) for base in randomised_bases(settings) for mode in MODES]
+            + [(base, "cascading") for base in randomisation_grid(settings)])
 
 
 def model_files(folder: Path, settings: StudySettings) -> list[ModelFile]:
@@ -356,7 +378,7 @@ def models_complete(folder: Path, settings: StudySettings) -> bool:
             for a, r, s, c in trained_models(settings)):
         return False
     if not all((models / "randomised" / f"{base}~{mode}.names").exists()
-               for base in randomised_bases(settings) for mode in MODES):
+               for base, mode in randomised_sets(settings)):
         return False
     for file in model_files(folder, settings):
         try:
@@ -432,23 +454,25 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
 
     random_folder = models / "randomised"
     random_folder.mkdir(exist_ok=True)
-    for base in randomised_bases(settings):
-        for mode in MODES:
-            names = random_folder / f"{base}~{mode}.names"
-            if names.exists() and _copies_load(folder, base, mode):
-                continue
-            progress(f"randomising {base} ({mode})")
-            source: Any = (load(str(compiled_path)) if base == COMPILED
-                           else load_model(models / f"{base}.json"))
-            variants = randomisation_variants(source, mode, settings.seed)
-            for variant, copy in variants:
-                path = random_folder / randomised_name(base, variant, mode)
-                if base == COMPILED:
-                    copy.save(f"{path}.npz")
-                else:
-                    save_model(copy, path)
-            # Written last: a names file says every copy it lists is on disk.
-            write_text(names, "".join(f"{v}\n" for v, _ in variants))
+    ladders = set(randomised_bases(settings))
+    for base, mode in randomised_sets(settings):
+        names = random_folder / f"{base}~{mode}.names"
+        if names.exists() and _copies_load(folder, base, mode):
+            continue
+        progress(f"randomising {base} ({mode})")
+        source: Any = (load(str(compiled_path)) if base == COMPILED
+                       else load_model(models / f"{base}.json"))
+        variants = randomisation_variants(source, mode, settings.seed)
+        if base not in ladders:
+            variants = variants[-1:]   # the grid: the fully randomised copy only
+        for variant, copy in variants:
+            path = random_folder / randomised_name(base, variant, mode)
+            if base == COMPILED:
+                copy.save(f"{path}.npz")
+            else:
+                save_model(copy, path)
+        # Written last: a names file says every copy it lists is on disk.
+        write_text(names, "".join(f"{v}\n" for v, _ in variants))
     if COMPILED not in probed:
         progress("probing the compiled model")
         probe = _compiled_probe(folder, data, compiled_path)
@@ -544,10 +568,13 @@ def _randomised_files(folder: Path) -> list[ModelFile]:
     for names in sorted(random_folder.glob("*.names")):
         base, mode = names.stem.split("~")
         architecture = COMPILED if base == COMPILED else base.split("-")[0]
+        # A copy reads the graphs its base reads: the base's radius ratio.
+        match = _TRAINED_NAME.match(base)
+        ratio = 1.0 if match is None else float(match["ratio"])
         for variant in _variant_names(folder, base, mode):
             name = randomised_name(base, variant, mode)
             path = random_folder / (f"{name}.npz" if base == COMPILED else f"{name}.json")
-            files.append(ModelFile(name, path, 1.0, base, mode, variant, architecture))
+            files.append(ModelFile(name, path, ratio, base, mode, variant, architecture))
     return files
 
 
@@ -576,7 +603,10 @@ def study_jobs(settings: StudySettings, data: StudyData, models: Sequence[ModelF
     epochs_default = settings_for(explainer_named("GNNExplainer"), None)["epochs"]
     for model in models:
         for explainer in settings.explainers:
-            add(model, explainer)
+            # IG-mean's baseline is a marker vector: a compiled model also reads a
+            # presence bit, whose IG baseline (0: the cell deleted) is IG's own.
+            if not (explainer == IG_MEAN and model.architecture == COMPILED):
+                add(model, explainer)
         if model.architecture == "GATv2":
             add(model, ROLLOUT)
         fully_randomised = model.mode == "cascading" and model.variant == _top(models, model)

@@ -237,10 +237,13 @@ class TrainingSettings:
     seed: int = 0
     shuffle_labels: bool = False
     keep: str = "best"
+    min_delta: float = 0.0
 
     def __post_init__(self) -> None:
         if self.max_epochs < 0 or self.patience < 1 or self.batch_size < 1:
             raise ValueError("max_epochs must be >= 0, patience and batch_size >= 1")
+        if not (math.isfinite(self.min_delta) and self.min_delta >= 0):
+            raise ValueError(f"min_delta must be a number >= 0, got {self.min_delta}")
         if self.keep not in ("best", "last"):
             raise ValueError(f"keep must be 'best' or 'last', got {self.keep!r}")
 
@@ -248,7 +251,9 @@ class TrainingSettings:
 @dataclass(frozen=True)
 class TrainingRecord:
     """`epochs` run; the best epoch (1-based; 0: the initial weights were never beaten),
-    its validation AUC and the test AUC of the model returned (nan: one class only)."""
+    its validation AUC and the test AUC of the model returned (nan: one class only); per
+    epoch, the mean training loss and the validation loss and AUC (the curve that shows
+    whether training had converged when it stopped)."""
 
     architecture: str
     seed: int
@@ -258,6 +263,9 @@ class TrainingRecord:
     best_validation_auc: float
     test_auc: float
     seconds: float
+    train_loss: tuple[float, ...] = ()
+    validation_loss: tuple[float, ...] = ()
+    validation_auc: tuple[float, ...] = ()
 
 
 @torch.no_grad()
@@ -294,7 +302,9 @@ def train_model(model_settings: ModelSettings, splits: Splits,
     best validation epoch (AUC, ties to the lower validation loss; a validation split of
     one class falls back to the loss; the initial weights are never chosen, so a trained
     model, and the shuffled-label control, has always been trained) and the record. Stops
-    after `patience` epochs without a better one, or at `max_epochs`. `shuffle_labels`:
+    after `patience` epochs without a better one, or at `max_epochs`; an epoch of the same
+    validation AUC is better only when its loss is lower by more than `min_delta` (0: any
+    lower loss), so that a loss creeping down by rounding does not keep training going. `shuffle_labels`:
     train and choose the epoch on `splits.with_shuffled_labels(settings.seed)`; the test
     split keeps its labels. `keep="last"` returns the last epoch's weights instead (the
     record's test AUC is always that of the model returned)."""
@@ -316,18 +326,30 @@ def train_model(model_settings: ModelSettings, splits: Splits,
         value = auc(logits, labels)
         return (-1.0 if math.isnan(value) else value), -loss
 
+    def better(current: tuple[float, float], best: tuple[float, float] | None) -> bool:
+        return best is None or current[0] > best[0] or (
+            current[0] == best[0] and current[1] > best[1] + settings.min_delta)
+
     best: tuple[float, float] | None = None
     best_state, best_epoch, epoch = copy.deepcopy(model.state_dict()), 0, 0
+    curve: tuple[list[float], list[float], list[float]] = ([], [], [])
     while epoch < settings.max_epochs and epoch - best_epoch < settings.patience:
         epoch += 1
         model.train()
+        losses = []
         for batch in loader:
             optimiser.zero_grad()
             logits = model(batch.x, batch.edge_index, batch.edge_attr, batch.batch)
-            loss_fn(logits.reshape(-1), batch.y.reshape(-1)).backward()
+            loss = loss_fn(logits.reshape(-1), batch.y.reshape(-1))
+            loss.backward()
             optimiser.step()
+            losses.append(float(loss.detach()))
         current = score()
-        if best is None or current > best:
+        for values, value in zip(curve, (float(np.mean(losses)) if losses else math.nan,
+                                         -current[1], current[0] if current[0] >= 0
+                                         else math.nan)):
+            values.append(value)
+        if better(current, best):
             best, best_state, best_epoch = current, copy.deepcopy(model.state_dict()), epoch
     if settings.keep == "best":
         model.load_state_dict(best_state)
@@ -335,7 +357,8 @@ def train_model(model_settings: ModelSettings, splits: Splits,
     best_auc = math.nan if best is None or best[0] < 0 else best[0]
     return model, TrainingRecord(model_settings.architecture, settings.seed,
                                  settings.shuffle_labels, epoch, best_epoch, best_auc,
-                                 model_auc(model, splits.test), time.perf_counter() - start)
+                                 model_auc(model, splits.test), time.perf_counter() - start,
+                                 *(tuple(values) for values in curve))
 
 
 def explained(model: TissueModel, name: str) -> TrainedModel:

@@ -1,0 +1,129 @@
+"""The tissue study at scale, its new parts: every radius ratio trains as many seeds, the
+randomisation grid over seeds × ratios (each copy read at its base's ratio), IG from the
+mean marker vector beside IG from zero, and early stopping that ignores a loss creeping
+down (with the curve recorded)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import gracr
+from gracr.explainers.base import Subject
+from gracr.domains.tissue import TissueSettings, generate_sample, graph_json, tissue_program
+from gracr.domains.tissue.phases import (StudySettings, randomisation_grid, randomised_bases,
+                                         randomised_sets, trained_models, trained_name)
+
+
+SETTINGS = StudySettings(samples=20, cells=60, ratios=(1.0, 1.5, 3.0), model_seeds=(4, 7))
+
+
+def test_every_ratio_trains_every_seed_and_the_controls_stay_at_the_first() -> None:
+    wanted = trained_models(SETTINGS)
+    for architecture in ("GIN", "GATv2"):
+        for ratio in (1.0, 1.5, 3.0):
+            seeds = {s for a, r, s, c in wanted if a == architecture and r == ratio and c == ""}
+            assert seeds == {4, 7}, (architecture, ratio)
+        controls = {(r, s, c) for a, r, s, c in wanted if a == architecture and c}
+        assert controls == {(1.0, 4, "shuffled"), (1.0, 4, "untrained")}
+    assert len(wanted) == len(set(wanted)) == 2 * (3 * 2 + 2)
+
+
+def test_the_grid_randomises_every_other_trained_model_cascading_only() -> None:
+    grid = set(randomisation_grid(SETTINGS))
+    ladders = set(randomised_bases(SETTINGS))
+    assert ladders == {"compiled", "GIN-r1-s4", "GATv2-r1-s4"}
+    assert grid == {trained_name(a, r, s) for a in ("GIN", "GATv2") for r in (1.0, 1.5, 3.0)
+                    for s in (4, 7)} - ladders
+    sets = randomised_sets(SETTINGS)
+    assert {(base, "cascading") for base in grid} <= set(sets)
+    assert not any(base in grid and mode == "independent" for base, mode in sets)
+
+
+def test_a_grid_copy_reads_its_bases_ratio(tmp_path: Path) -> None:
+    from gracr.domains.tissue.phases import model_files
+
+    folder = tmp_path / "models" / "randomised"
+    folder.mkdir(parents=True)
+    (folder / "GATv2-r1.5-s7~cascading.names").write_text("top-3\n")
+    (folder / "compiled~cascading.names").write_text("top-1\n")
+    copies = {m.name: m for m in model_files(tmp_path, SETTINGS) if m.base is not None}
+    assert copies["GATv2-r1.5-s7~cascading~top-3"].ratio == 1.5
+    assert copies["GATv2-r1.5-s7~cascading~top-3"].architecture == "GATv2"
+    assert copies["compiled~cascading~top-1"].ratio == 1.0
+
+
+def test_the_expected_markers_weigh_each_types_row_by_its_share() -> None:
+    from gracr.domains.tissue.explainers import expected_markers
+
+    # cd8: 0.25 tumour × 0.2 + 0.2 tcell × 1.8 + 0.55 other × 0.3; dapi 1.0 in every row.
+    mean = expected_markers()
+    assert mean[0] == pytest.approx(0.575)
+    assert mean[5] == pytest.approx(1.0)
+
+
+@pytest.fixture(scope="module")
+def subject() -> Subject:
+    from gracr.domains.tissue.trained import ModelSettings, build_model, explained
+
+    table = generate_sample(np.random.default_rng(2), TissueSettings.for_cells(60))
+    program = gracr.parse(tissue_program(0.4))
+    graph = gracr.Graph.from_json(graph_json(table, 0.4, 1.0), schema=program.schema)
+    model = build_model(ModelSettings(architecture="gin", hidden=8), seed=1)
+    return Subject.of_trained(explained(model, "GIN"), graph, level="node")
+
+
+def _attributions(name: str, subject: Subject, **settings: object) -> torch.Tensor:
+    from gracr.explainers import explainer_named, settings_for
+
+    import gracr.domains.tissue.explainers  # noqa: F401  (registers IG-mean)
+
+    spec = explainer_named(name)
+    mask = spec.run(subject, settings_for(spec, dict(settings)), 0).node_mask
+    assert mask is not None
+    return mask
+
+
+def test_ig_from_a_zero_mean_is_ig(subject: Subject) -> None:
+    zero = _attributions("IG-mean", subject, baseline=[0.0] * 6)
+    assert torch.allclose(zero, _attributions("IG", subject))
+    assert zero.abs().sum() > 0
+
+
+def test_ig_from_the_samples_own_markers_attributes_nothing(subject: Subject) -> None:
+    import dataclasses
+
+    row = subject.x[0].tolist()
+    same = dataclasses.replace(subject, x=subject.x[0].repeat(subject.num_nodes, 1))
+    assert torch.all(_attributions("IG-mean", same, baseline=row) == 0)
+    assert _attributions("IG-mean", same).abs().sum() > 0   # from the default mean
+
+
+def test_a_loss_creeping_down_does_not_keep_training_going() -> None:
+    from gracr.domains.tissue.trained import (ModelSettings, Splits, TrainingSettings,
+                                              tissue_graphs, train_model)
+
+    rng = np.random.default_rng(0)
+    settings = TissueSettings.for_cells(40)
+    tables = [generate_sample(rng, settings) for _ in range(8)]
+    graphs = tissue_graphs(tables, 0.3, 1.0)
+    positives = [g for g in graphs if g.y.item() == 1]
+    # A validation split of one class: no AUC, so only the loss can make an epoch better.
+    splits = Splits(train=graphs[:6], validation=positives[:2], test=graphs[6:])
+    model_settings = ModelSettings(hidden=8)
+    _, free = train_model(model_settings, splits,
+                          TrainingSettings(max_epochs=10, patience=10, min_delta=0.0))
+    # Without a margin, any lower loss is better: the best epoch is the curve's lowest,
+    # and here the loss falls in the first epochs.
+    assert free.epochs == 10
+    assert free.best_epoch == int(np.argmin(free.validation_loss)) + 1
+    assert min(free.validation_loss[1:4]) < free.validation_loss[0]
+    _, record = train_model(model_settings, splits,
+                            TrainingSettings(max_epochs=50, patience=3, min_delta=1e9))
+    assert (record.best_epoch, record.epochs) == (1, 4)
+    assert len(record.train_loss) == len(record.validation_loss) == record.epochs
+    assert all(math.isnan(v) for v in record.validation_auc)
