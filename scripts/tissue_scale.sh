@@ -6,12 +6,14 @@
 #
 #   scripts/tissue_scale.sh OUT [LANES]
 #
-# The work is items (dataset seed, test limit) in priority order: every seed at 10
-# samples per class first, then 25, then 50 (the test limit may grow on a resume, so
-# each item adds samples to the seed's folder). LANES (default 2) processes take items
-# one at a time; a seed's folder is held by one lane at a time (`flock`), and a seed's
-# items run in order. An item done is marked in OUT/done/; each item's wall and CPU
-# time go to OUT/cost.tsv. Every process runs at nice 19 with one torch thread.
+# The work is items (dataset seed, stage) in priority order, every seed through a stage
+# before any goes on to the next: stage 1, ratio 1 with 10 samples per class; stage 2,
+# ratio 1 with 50; stage 3, every ratio with 50 (the test limit and the ratios may grow
+# on a resume, so each stage adds samples, or models, to the seed's folder). LANES
+# (default 2) processes take items one at a time; a seed's folder is held by one lane
+# at a time (`flock`), and a seed's stages run in order. An item done is marked in
+# OUT/done/ (one that failed in OUT/failed/: the seed's later stages wait for the next
+# run, which tries it again); each item's wall and CPU time go to OUT/cost.tsv. Every process runs at nice 19 with one torch thread.
 #
 # Stop: kill the lanes' process group (`kill -- -PGID`, PGID in OUT/lanes.pgid): a study
 # resumes from its files (an explanation or a model in flight is lost, nothing else).
@@ -21,52 +23,56 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/tissue_scale.sh OUT [LANES]}
 lanes=${2:-2}
 python=${PYTHON:-.venv/bin/python}
-mkdir -p "$out/done" "$out/logs" "$out/locks"
+mkdir -p "$out/done" "$out/logs" "$out/locks" "$out/failed"
+rm -f "$out/failed/"*   # a new run tries the items that failed last time again
 ps -o pgid= $$ | tr -d ' ' > "$out/lanes.pgid"
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONUNBUFFERED=1
 [ -s "$out/cost.tsv" ] || printf 'item\tstart\twall_s\tuser_s\tsys_s\texit\n' > "$out/cost.tsv"
 
 seeds=(0 1 2)
-limits=(10 25 50)
+stages=(1 2 3)
+stage_ratios=("" 1 1 1,1.5,2,3)
+stage_limit=("" 10 50 50)
 
-study() {   # seed limit: one item, the study's own command
-  local seed=$1 limit=$2
+study() {   # seed stage: one item, the study's own command
+  local seed=$1 stage=$2
   nice -n 19 "$python" -m gracr.cli tissue-study --out "$out/seed$seed" --seed "$seed" \
-    --samples 300 --cells 300 --test-limit "$limit" --model-seeds 0,1,2 \
-    --ratios 1,1.5,2,3 --epochs 30,100,200,400 --max-epochs 300 --patience 20 \
-    --min-delta 0.001 --jobs 1
+    --samples 300 --cells 300 --test-limit "${stage_limit[$stage]}" --model-seeds 0,1,2 \
+    --ratios "${stage_ratios[$stage]}" --epochs 30,100,200,400 --max-epochs 300 \
+    --patience 20 --min-delta 0.001 --jobs 1
 }
 
-ready() {   # seed limit: the seed's earlier limits are done, this one is not
-  local seed=$1 limit=$2 before
-  [ -e "$out/done/seed$seed-limit$limit" ] && return 1
-  for before in "${limits[@]}"; do
-    [ "$before" -ge "$limit" ] && break
-    [ -e "$out/done/seed$seed-limit$before" ] || return 1
+ready() {   # seed stage: the seed's earlier stages are done, this one is not
+  local seed=$1 stage=$2 before
+  [ -e "$out/done/seed$seed-stage$stage" ] || [ -e "$out/failed/seed$seed-stage$stage" ] \
+    && return 1
+  for ((before = 1; before < stage; before++)); do
+    [ -e "$out/done/seed$seed-stage$before" ] || return 1
   done
 }
 
 lane() {
-  local number=$1 seed limit progress
+  local number=$1 seed stage progress
   while :; do
     progress=0
-    for limit in "${limits[@]}"; do
+    for stage in "${stages[@]}"; do
       for seed in "${seeds[@]}"; do
-        ready "$seed" "$limit" || continue
+        ready "$seed" "$stage" || continue
         exec {lock}>"$out/locks/seed$seed"
         if flock -n "$lock"; then
-          if ready "$seed" "$limit"; then
-            item="seed$seed-limit$limit"
+          if ready "$seed" "$stage"; then
+            item="seed$seed-stage$stage"
             start=$(date -u +%FT%TZ)
             echo "lane $number: $item from $start" >> "$out/logs/lanes.log"
             /usr/bin/time -f "%e %U %S" -o "$out/logs/$item.time" \
-              bash -c "$(declare -f study); out='$out' python='$python' study $seed $limit" \
+              bash -c "$(declare -p stage_ratios stage_limit); $(declare -f study)
+                       out='$out' python='$python' study $seed $stage" \
               >> "$out/logs/$item.log" 2>&1
             code=$?
-            read -r wall user system < "$out/logs/$item.time" || true
+            read -r wall user system < <(tail -n 1 "$out/logs/$item.time") || true
             printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$item" "$start" "${wall:-}" "${user:-}" \
               "${system:-}" "$code" >> "$out/cost.tsv"
-            [ "$code" -eq 0 ] && : > "$out/done/$item"
+            if [ "$code" -eq 0 ]; then : > "$out/done/$item"; else : > "$out/failed/$item"; fi
             progress=1
           fi
           flock -u "$lock"
@@ -77,8 +83,9 @@ lane() {
     done
     if [ "$progress" -eq 0 ]; then
       # Nothing this lane can take now: finished, or every ready seed is held.
-      remaining=$(for l in "${limits[@]}"; do for s in "${seeds[@]}"; do
-        [ -e "$out/done/seed$s-limit$l" ] || echo x; done; done | wc -l)
+      remaining=$(for t in "${stages[@]}"; do for s in "${seeds[@]}"; do
+        [ -e "$out/done/seed$s-stage$t" ] || [ -e "$out/failed/seed$s-stage$t" ] \
+          || echo x; done; done | wc -l)
       [ "$remaining" -eq 0 ] && break
       sleep 60
     fi

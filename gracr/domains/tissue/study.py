@@ -21,11 +21,13 @@ from gracr.domains.tissue.study_report import write_report
 
 class TissueStudy(Study[StudySettings]):
     """The tissue study in its folder: the phases of the module docstring, then the
-    report (`gracr.domains.tissue.study_report.write_report`). Only the test limit may
-    change on a resume: a larger one adds samples to the folder, a smaller one reports
-    the first ones."""
+    report (`gracr.domains.tissue.study_report.write_report`). Only the test limit and
+    the radius ratios may change on a resume: a larger limit adds samples to the folder,
+    more ratios add their task files, models and explanations (the data and the ground
+    truth do not depend on the ratio); fewer report the first samples, or those ratios'
+    models only."""
 
-    FREE = ("test_limit",)
+    FREE = ("test_limit", "ratios")
     REQUIRED = {"seed": int}
     OUTPUTS = ("data", "truth.jsonl", "models", "attributions", "store")
 
