@@ -30,7 +30,9 @@ def test_every_ratio_trains_every_seed_and_the_controls_stay_at_the_first() -> N
             assert seeds == {4, 7}, (architecture, ratio)
         controls = {(r, s, c) for a, r, s, c in wanted if a == architecture and c}
         assert controls == {(1.0, 4, "shuffled"), (1.0, 4, "untrained")}
-    assert len(wanted) == len(set(wanted)) == 2 * (3 * 2 + 2)
+    # The CNN: one model per training seed, on the image (no radius graph).
+    assert {(r, s, c) for a, r, s, c in wanted if a == "CNN"} == {(0.0, 4, ""), (0.0, 7, "")}
+    assert len(wanted) == len(set(wanted)) == 2 * (3 * 2 + 2) + 2
 
 
 def test_the_grid_randomises_every_other_trained_model_cascading_only() -> None:
@@ -127,3 +129,72 @@ def test_a_loss_creeping_down_does_not_keep_training_going() -> None:
     assert (record.best_epoch, record.epochs) == (1, 4)
     assert len(record.train_loss) == len(record.validation_loss) == record.epochs
     assert all(math.isnan(v) for v in record.validation_auc)
+
+
+# ---------------------------------------------------------------- the CNN baseline
+
+
+def test_a_cell_at_a_pixel_centre_fills_that_pixel_and_the_image_keeps_the_mass() -> None:
+    from gracr.domains.tissue.image import render
+
+    x = torch.tensor([[1.0, 2.0], [3.0, 5.0]])
+    # Pixels of 10 µm: the centre of pixel (row 2, column 1) is at (15, 25) µm.
+    one = render(x[:1], torch.tensor([[15.0, 25.0]]), torch.zeros(1, dtype=torch.long), 1,
+                 side_um=40.0, pixel_um=10.0)
+    assert one.shape == (1, 2, 4, 4)
+    assert one[0, :, 2, 1].tolist() == [1.0, 2.0] and float(one.sum()) == 3.0
+    spread = render(x, torch.tensor([[3.0, 37.0], [21.0, 12.5]]),
+                    torch.tensor([0, 1]), 2, side_um=40.0, pixel_um=10.0)
+    assert torch.allclose(spread.sum(dim=(2, 3)), x)
+
+
+def test_the_image_graph_keeps_the_label_and_hands_the_cnn_each_position() -> None:
+    from gracr.domains.tissue.image import cell_positions, image_graph_json
+    from gracr.executor.model import compile_program
+
+    table = generate_sample(np.random.default_rng(4), TissueSettings.for_cells(80))
+    program = gracr.parse(tissue_program(0.3))
+    plain = graph_json(table, 0.3, 1.0)
+    image = image_graph_json(plain)
+    assert len(image["edges"]) == len(plain["edges"]) + table.num_cells
+    model = compile_program(program, presence=True)
+    for theta in (0.1, 0.3, 0.6):
+        program = gracr.parse(tissue_program(theta))
+        model = compile_program(program, presence=True)
+        assert model.predict(gracr.Graph.from_json(image, schema=program.schema)) == \
+            model.predict(gracr.Graph.from_json(plain, schema=program.schema))
+    graph = gracr.Graph.from_json(image, schema=program.schema)
+    assert graph.edge_attr is not None
+    positions = cell_positions(graph.num_nodes, torch.as_tensor(graph.edge_index),
+                               torch.as_tensor(graph.edge_attr, dtype=torch.float32))
+    assert np.allclose(positions.numpy(), table.positions, atol=1e-4)
+
+
+def test_the_cnn_reads_a_batch_as_its_graphs_and_a_deleted_cell_leaves_the_image() -> None:
+    from torch_geometric.data import Batch
+
+    from gracr.domains.tissue.image import image_graphs
+    from gracr.domains.tissue.trained import ModelSettings, build_model
+
+    rng = np.random.default_rng(6)
+    tables = [generate_sample(rng, TissueSettings.for_cells(60)) for _ in range(2)]
+    graphs = image_graphs(tables, 0.3)
+    model = build_model(ModelSettings(architecture="cnn", hidden=4, layers=2,
+                                      side_um=TissueSettings.for_cells(60).side_um), seed=0)
+    batch = Batch.from_data_list(graphs)
+    together = model(batch.x, batch.edge_index, batch.edge_attr, batch.batch, 2)
+    alone = [model(g.x, g.edge_index, g.edge_attr) for g in graphs]
+    assert torch.allclose(together.reshape(-1), torch.cat(alone).reshape(-1), atol=1e-5)
+    # Zeroing a cell's markers and deleting it (its loop and edges go) are one image.
+    graph = graphs[0]
+    zeroed = graph.x.clone()
+    zeroed[0] = 0
+    kept = (graph.edge_index != 0).all(dim=0)
+    deleted = model(graph.x[1:], graph.edge_index[:, kept] - 1, graph.edge_attr[kept])
+    assert torch.allclose(model(zeroed, graph.edge_index, graph.edge_attr), deleted,
+                          atol=1e-5)
+    x = graph.x.clone().requires_grad_(True)
+    model(x, graph.edge_index, graph.edge_attr).sum().backward()
+    assert x.grad is not None and bool((x.grad.abs().sum(dim=1) > 0).all())
+    assert model.node_embeddings(graph.x, graph.edge_index, graph.edge_attr).shape == \
+        (graph.num_nodes, 4)

@@ -112,8 +112,21 @@ class StudySettings:
                 "epochs": list(self.epochs)}
 
 
+# The CNN's view of the test samples (`gracr.domains.tissue.image`), keyed beside the
+# radius ratios (which are at least 1) in `StudyData.test_tasks` and `ModelFile.ratio`.
+IMAGE = 0.0
+CNN = "CNN"
+CNN_HIDDEN, CNN_LAYERS, CNN_PIXEL_UM = 32, 2, 5.0
+
+
 def ratio_name(ratio: float) -> str:
-    return f"r{ratio:g}"
+    """`r1`, `r1.5`; `image` for the CNN's view."""
+    return "image" if ratio == IMAGE else f"r{ratio:g}"
+
+
+def views(settings: StudySettings) -> tuple[float, ...]:
+    """The test task files phase 1 writes: one per radius ratio, and the image view."""
+    return (*settings.ratios, IMAGE)
 
 
 def trained_name(architecture: str, ratio: float, seed: int, control: str = "") -> str:
@@ -121,8 +134,13 @@ def trained_name(architecture: str, ratio: float, seed: int, control: str = "") 
     return f"{architecture}-{ratio_name(ratio)}-s{seed}" + (f"-{control}" if control else "")
 
 
-_TRAINED_NAME = re.compile(r"^(?P<architecture>[A-Za-z0-9]+)-r(?P<ratio>[0-9.]+)"
+_TRAINED_NAME = re.compile(r"^(?P<architecture>[A-Za-z0-9]+)-(?P<ratio>r[0-9.]+|image)"
                           r"-s(?P<seed>[0-9]+)(?:-(?P<control>[a-z]+))?$")
+
+
+def _name_ratio(text: str) -> float:
+    """A model name's ratio part (`r1.5`, `image`) as the key `ratio_name` spells."""
+    return IMAGE if text == "image" else float(text[1:])
 
 
 def model_family(name: str) -> tuple[str, int | None]:
@@ -133,7 +151,7 @@ def model_family(name: str) -> tuple[str, int | None]:
     if match is None:
         return name, None
     control = match["control"]
-    return (f"{match['architecture']}-r{match['ratio']}" + (f"-{control}" if control else ""),
+    return (f"{match['architecture']}-{match['ratio']}" + (f"-{control}" if control else ""),
             int(match["seed"]))
 
 
@@ -192,13 +210,17 @@ def prepare_data(folder: Path, settings: StudySettings) -> StudyData:
     theta = float(split["theta"])
     test = tuple(int(i) for i in split["test"])
     tasks = {}
-    for ratio in settings.ratios:
+    for ratio in views(settings):
         task_folder = data / ratio_name(ratio)
         task_file = task_folder / TASK_FILE
         # `write_dataset` writes the task file last, each file whole.
         if not all((task_folder / name).exists() for name in DATASET_FILES):
-            write_dataset(task_folder, [tables[i] for i in test], theta, ratio,
-                          name=f"Tissue-{settings.seed}-{ratio_name(ratio)}-test")
+            from gracr.domains.tissue.image import image_graph_json
+
+            write_dataset(task_folder, [tables[i] for i in test], theta,
+                          1.0 if ratio == IMAGE else ratio,
+                          name=f"Tissue-{settings.seed}-{ratio_name(ratio)}-test",
+                          view=image_graph_json if ratio == IMAGE else None)
         tasks[ratio] = task_file
     return StudyData(tables, theta, tuple(int(i) for i in split["train"]),
                      tuple(int(i) for i in split["validation"]), test, tasks)
@@ -320,7 +342,7 @@ def trained_models(settings: StudySettings) -> list[tuple[str, float, int, str]]
                    for seed in settings.model_seeds]
         wanted += [(architecture, 1.0, first, "shuffled"), (architecture, 1.0, first,
                                                            "untrained")]
-    return wanted
+    return wanted + [(CNN, IMAGE, seed, "") for seed in settings.model_seeds]
 
 
 def randomised_bases(settings: StudySettings) -> tuple[str, ...]:
@@ -336,15 +358,18 @@ def randomisation_grid(settings: StudySettings) -> tuple[str, ...]:
     note reports over architectures, radii and seeds."""
     ladders = set(randomised_bases(settings))
     return tuple(name for name in (trained_name(a, r, s) for a, r, s, c
-                                   in trained_models(settings) if c == "")
+                                   in trained_models(settings) if c == "" and a != CNN)
                  if name not in ladders)
 
 
-def randomised_sets(settings: StudySettings) -> list[tuple[str, str]]:
+Mode = Literal["cascading", "independent"]
+
+
+def randomised_sets(settings: StudySettings) -> list[tuple[str, Mode]]:
     """(base, mode) of every names file phase 3 writes: both modes of the ladders
     (`randomised_bases`), the cascading mode of the grid (`randomisation_grid`)."""
     return ([(base, mode) for base in randomised_bases(settings) for mode in MODES]
-            + [(base, "cascading") for base in randomisation_grid(settings)])
+            + [(base, MODES[0]) for base in randomisation_grid(settings)])
 
 
 def model_files(folder: Path, settings: StudySettings) -> list[ModelFile]:
@@ -401,6 +426,7 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
     from gracr.executor.model import compile_program
     from gracr.domains.tissue.dataset import tissue_program
     from gracr.domains.tissue.probes import linear_probe
+    from gracr.domains.tissue.image import image_graphs
     from gracr.domains.tissue.trained import (ModelSettings, Splits, build_model, load_model,
                                        save_model, tissue_graphs, train_model)
 
@@ -424,14 +450,19 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
         if model is not None and (control != "" or name in probed):
             continue
         if ratio not in graphs_by_ratio:
-            graphs = tissue_graphs(data.tables, data.theta, ratio)
+            graphs = (image_graphs(data.tables, data.theta) if ratio == IMAGE
+                      else tissue_graphs(data.tables, data.theta, ratio))
             graphs_by_ratio[ratio] = Splits(
                 train=[graphs[i] for i in data.train],
                 validation=[graphs[i] for i in data.validation],
                 test=[graphs[i] for i in data.test])
         splits = graphs_by_ratio[ratio]
-        model_settings = ModelSettings(architecture=architecture.lower(),
-                                       hidden=settings.hidden, layers=settings.layers)
+        model_settings = (ModelSettings(architecture="cnn", hidden=CNN_HIDDEN,
+                                        layers=CNN_LAYERS, pixel_um=CNN_PIXEL_UM,
+                                        side_um=TissueSettings.for_cells(settings.cells).side_um)
+                          if architecture == CNN else
+                          ModelSettings(architecture=architecture.lower(),
+                                        hidden=settings.hidden, layers=settings.layers))
         if model is None:
             progress(f"training {name}")
             if control == "untrained":
@@ -570,7 +601,7 @@ def _randomised_files(folder: Path) -> list[ModelFile]:
         architecture = COMPILED if base == COMPILED else base.split("-")[0]
         # A copy reads the graphs its base reads: the base's radius ratio.
         match = _TRAINED_NAME.match(base)
-        ratio = 1.0 if match is None else float(match["ratio"])
+        ratio = 1.0 if match is None else _name_ratio(match["ratio"])
         for variant in _variant_names(folder, base, mode):
             name = randomised_name(base, variant, mode)
             path = random_folder / (f"{name}.npz" if base == COMPILED else f"{name}.json")

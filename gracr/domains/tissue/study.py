@@ -15,7 +15,7 @@ from gracr.domains.tissue.dataset import DATASET_FILES
 from gracr.domains.tissue.phases import (StudyData, StudySettings, explained_positions,
                                          model_files, models_complete, prepare_data,
                                          prepare_models, prepare_truth, ratio_name,
-                                         read_truth, study_jobs)
+                                         read_truth, study_jobs, views)
 from gracr.domains.tissue.study_report import write_report
 
 
@@ -51,7 +51,7 @@ class TissueStudy(Study[StudySettings]):
             # last; whether they are what the settings make is checked when they are read.
             return (root / "data" / "split.json").exists() and all(
                 (root / "data" / ratio_name(ratio) / name).exists()
-                for ratio in settings.ratios for name in DATASET_FILES)
+                for ratio in views(settings) for name in DATASET_FILES)
 
         def make_data(say: Say) -> None:
             data = self.data

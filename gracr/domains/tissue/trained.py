@@ -52,7 +52,7 @@ from gracr.domains.tissue.table import CHANNELS, TCELL, TUMOUR, CellTable
 
 FloatArray = npt.NDArray[np.float64]
 NODE_FLAGS: tuple[str, ...] = ("tumour", "tcell", "engaged", "driver", "decoy")
-ARCHITECTURES: tuple[str, ...] = ("gin", "gatv2")
+ARCHITECTURES: tuple[str, ...] = ("gin", "gatv2", "cnn")
 POOLINGS: tuple[str, ...] = ("mean", "sum")
 FORMAT = "gracr-tissue-model"
 
@@ -123,7 +123,9 @@ class ModelSettings:
     `hidden // heads` per head, concatenated); `pooling` "mean" or "sum";
     `distance_scale_um`: the model divides each edge length (µm) by it before its layers
     read it (the label radius: 1.0 is exactly 30 µm, a near edge one of at most 1), so the
-    graphs it reads carry lengths in µm, as the graph JSON does."""
+    graphs it reads carry lengths in µm, as the graph JSON does. "cnn"
+    (`gracr.domains.tissue.image.TissueCNN`) renders the field, a square of `side_um`,
+    in pixels of `pixel_um`; `layers` is its number of convolution blocks."""
 
     architecture: str = "gin"
     hidden: int = 64
@@ -131,6 +133,8 @@ class ModelSettings:
     heads: int = 2
     pooling: str = "mean"
     distance_scale_um: float = 30.0
+    side_um: float = 400.0
+    pixel_um: float = 5.0
 
     def __post_init__(self) -> None:
         if self.architecture not in ARCHITECTURES or self.pooling not in POOLINGS:
@@ -139,9 +143,10 @@ class ModelSettings:
         if self.hidden < 1 or self.layers < 1 or self.heads < 1 or self.hidden % self.heads:
             raise ValueError("hidden, layers and heads must be positive, hidden a multiple "
                              "of heads")
-        if not (math.isfinite(self.distance_scale_um) and self.distance_scale_um > 0):
-            raise ValueError(f"distance_scale_um must be a positive number, got "
-                             f"{self.distance_scale_um}")
+        for name in ("distance_scale_um", "side_um", "pixel_um"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a positive number, got {value}")
 
 
 class TissueModel(torch.nn.Module):
@@ -219,9 +224,12 @@ class GATv2(TissueModel):
 def build_model(settings: ModelSettings, seed: int = 0) -> TissueModel:
     """A randomly initialised model (seeded, global RNG untouched): the untrained control,
     and exactly the starting point of `train_model` with the same seed."""
+    from gracr.domains.tissue.image import TissueCNN
+
+    kinds: dict[str, type[TissueModel]] = {"gin": GIN, "gatv2": GATv2, "cnn": TissueCNN}
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        model: TissueModel = GIN(settings) if settings.architecture == "gin" else GATv2(settings)
+        model = kinds[settings.architecture](settings)
     return model.eval()
 
 
