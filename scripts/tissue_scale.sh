@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The tissue study at scale (docs/results/tissue/README.md): three dataset seeds, each
 # 300 samples of ~300 cells, up to 50 positive and 50 negative test samples explained,
-# every ratio with three training seeds, training to early stopping. Resumable: run it
+# every ratio with three training seeds, training to early stopping; and the
+# sparse-driver family on three dataset seeds. Resumable: run it
 # again with the same OUT and it continues where it stopped.
 #
 #   scripts/tissue_scale.sh OUT [LANES]
 #
 # The work is items (dataset seed, stage) in priority order, every seed through a stage
-# before any goes on to the next: stage 1, ratio 1 with 10 samples per class; stage 2,
-# ratio 1 with 50; stage 3, every ratio with 50 (the test limit and the ratios may grow
-# on a resume, so each stage adds samples, or models, to the seed's folder). LANES
+# before any goes on to the next: stage 1, ratio 1 (and the CNN) with 10 samples per
+# class; stage 2, the sparse-driver family (`gracrc tissue-sparse`, OUT/sparseS); stage
+# 3, ratio 1 with 50; stage 4, every ratio with 50 (the test limit and the ratios may
+# grow on a resume, so each stage adds samples, or models, to the seed's folder OUT/seedS). LANES
 # (default 2) processes take items one at a time; a seed's folder is held by one lane
 # at a time (`flock`), and a seed's stages run in order. An item done is marked in
 # OUT/done/ (one that failed in OUT/failed/: the seed's later stages wait for the next
@@ -30,12 +32,18 @@ export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONUNBUFFERED=1
 [ -s "$out/cost.tsv" ] || printf 'item\tstart\twall_s\tuser_s\tsys_s\texit\n' > "$out/cost.tsv"
 
 seeds=(0 1 2)
-stages=(1 2 3)
-stage_ratios=("" 1 1 1,1.5,2,3)
-stage_limit=("" 10 50 50)
+stages=(1 2 3 4)
+stage_ratios=("" 1 "" 1 1,1.5,2,3)
+stage_limit=("" 10 "" 50 50)
 
-study() {   # seed stage: one item, the study's own command
+study() {   # seed stage: one item, the study's own command (stage 2: the sparse family)
   local seed=$1 stage=$2
+  if [ "$stage" -eq 2 ]; then
+    nice -n 19 "$python" -m gracr.cli tissue-sparse --out "$out/sparse$seed" --seed "$seed" \
+      --samples 300 --cells 300 --model-seeds 0,1,2 --max-epochs 300 --patience 20 \
+      --min-delta 0.001
+    return
+  fi
   nice -n 19 "$python" -m gracr.cli tissue-study --out "$out/seed$seed" --seed "$seed" \
     --samples 300 --cells 300 --test-limit "${stage_limit[$stage]}" --model-seeds 0,1,2 \
     --ratios "${stage_ratios[$stage]}" --epochs 30,100,200,400 --max-epochs 300 \
@@ -99,3 +107,7 @@ done
 wait
 nice -n 19 "$python" -m gracr.cli tissue-seeds "$out/seed0" "$out/seed1" "$out/seed2" \
   --out "$out/seeds" >> "$out/logs/seeds.log" 2>&1
+for metric in AUROC "decoy mass"; do
+  nice -n 19 "$python" -m gracr.cli tissue-seeds "$out/seed0" "$out/seed1" "$out/seed2" \
+    --out "$out/seeds" --metric "$metric" >> "$out/logs/seeds.log" 2>&1
+done

@@ -15,6 +15,7 @@ import torch
 import gracr
 from gracr.explainers.base import Subject
 from gracr.domains.tissue import TissueSettings, generate_sample, graph_json, tissue_program
+from gracr.domains.tissue.table import CellTable
 from gracr.domains.tissue.phases import (StudySettings, randomisation_grid, randomised_bases,
                                          randomised_sets, trained_models, trained_name)
 
@@ -198,3 +199,51 @@ def test_the_cnn_reads_a_batch_as_its_graphs_and_a_deleted_cell_leaves_the_image
     assert x.grad is not None and bool((x.grad.abs().sum(dim=1) > 0).all())
     assert model.node_embeddings(graph.x, graph.edge_index, graph.edge_attr).shape == \
         (graph.num_nodes, 4)
+
+
+# ---------------------------------------------------------------- the sparse-driver family
+
+
+def _planted(motif: str) -> CellTable:
+    from gracr.domains.tissue.sparse import plant
+
+    settings = TissueSettings.for_cells(300)
+    table = generate_sample(np.random.default_rng(8), settings)
+    # The same generator state for both motifs: the same site and the same markers.
+    return plant(table, motif, np.random.default_rng(9), settings)
+
+
+def test_the_motif_count_separates_triangles_from_the_hexagon() -> None:
+    from gracr.domains.tissue.sparse import motif_count, sparse_label
+
+    assert motif_count(_planted("triangles")) == 2 and sparse_label(_planted("triangles"))
+    assert motif_count(_planted("hexagon")) == 0 and not sparse_label(_planted("hexagon"))
+
+
+@pytest.mark.parametrize("architecture", ["gin", "gatv2"])
+def test_no_message_passing_network_tells_the_two_motifs_apart(architecture: str) -> None:
+    from gracr.domains.tissue.trained import ModelSettings, build_model, tissue_graphs
+
+    import dataclasses
+
+    def typed(table: CellTable) -> CellTable:
+        # 1-WL's premise: cells of one type alike. The six planted cells (the last rows)
+        # take one marker row per type; drawn per cell, they differ only in distribution.
+        markers = table.markers.copy()
+        for kind in ("tumour", "tcell"):
+            rows = [i for i in range(table.num_cells - 6, table.num_cells)
+                    if table.types[i] == kind]
+            markers[rows] = markers[rows[0]]
+        return dataclasses.replace(table, markers=markers)
+
+    positive, negative = typed(_planted("triangles")), typed(_planted("hexagon"))
+    assert positive.types == negative.types
+    assert np.array_equal(positive.markers, negative.markers)
+    assert not np.array_equal(positive.positions, negative.positions)
+    a, b = tissue_graphs([positive, negative], 0.5, 1.0)
+    assert a.edge_index.shape == b.edge_index.shape   # every motif cell has two neighbours
+    for seed in range(3):
+        model = build_model(ModelSettings(architecture=architecture, hidden=16), seed)
+        with torch.no_grad():
+            assert torch.allclose(model(a.x, a.edge_index, a.edge_attr),
+                                  model(b.x, b.edge_index, b.edge_attr), atol=1e-5)

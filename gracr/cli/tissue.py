@@ -1,6 +1,6 @@
 """The tissue domain's commands: `tissue` (generate a dataset), `tissue-study` (the
-tissue note's study, resumable) and `tissue-seeds` (a metric's spread over studies of several
-dataset seeds)."""
+tissue note's study, resumable), `tissue-sparse` (its sparse-driver label family,
+resumable) and `tissue-seeds` (a metric's spread over studies of several dataset seeds)."""
 
 from __future__ import annotations
 
@@ -97,6 +97,26 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_tissue_sparse(args: argparse.Namespace, out: TextIO) -> int:
+    from dataclasses import replace
+
+    from gracr.bench.study import Execution
+    from gracr.domains.tissue.sparse import SparseSettings, SparseStudy
+    from gracr.domains.tissue.trained import TrainingSettings
+
+    try:
+        seeds = tuple(int(v) for v in args.model_seeds.split(",") if v.strip())
+        training = replace(TrainingSettings(), max_epochs=args.max_epochs,
+                           patience=args.patience, min_delta=args.min_delta)
+    except ValueError as error:
+        raise GracrError(f"tissue-sparse: {error}") from None
+    settings = SparseSettings(samples=args.samples, cells=args.cells, seed=args.seed,
+                              model_seeds=seeds, training=training)
+    folder = SparseStudy(args.out, settings, Execution(progress=not args.quiet)).run()
+    print(f"{folder}: {folder / 'tables' / 'sparse.md'}", file=out)
+    return 0
+
+
 def cmd_tissue_seeds(args: argparse.Namespace, out: TextIO) -> int:
     from gracr.domains.tissue.study_seeds import write_seed_spreads
 
@@ -143,6 +163,14 @@ def _declare_study(parser: argparse.ArgumentParser) -> None:
                                               f"(default {','.join(STUDY_EXPLAINERS)})")
     parser.add_argument("--epochs", default="30,100,200,400", metavar="E,...",
                         help="GNNExplainer's budgets for the epoch curve")
+    _add_training_options(parser)
+    add_budget_option(parser)
+    add_jobs_option(parser)
+    add_engine_options(parser)
+    add_quiet_option(parser, "no progress")
+
+
+def _add_training_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-epochs", type=int, default=300, metavar="N",
                         help="training epochs at most (early stopping on validation AUC)")
     parser.add_argument("--patience", type=int, default=40, metavar="N",
@@ -151,9 +179,15 @@ def _declare_study(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-delta", type=float, default=0.0, metavar="D",
                         help="an epoch of equal validation AUC is better only when its "
                              "validation loss is lower by more than D (default 0)")
-    add_budget_option(parser)
-    add_jobs_option(parser)
-    add_engine_options(parser)
+
+
+def _declare_sparse(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="the study's folder (data, models, tables); a rerun resumes")
+    _add_dataset_options(parser, "split 0.6/0.2/0.2 for training")
+    parser.add_argument("--model-seeds", default="0,1,2", metavar="S,...",
+                        help="training seeds of GIN and GATv2 (default 0,1,2)")
+    _add_training_options(parser)
     add_quiet_option(parser, "no progress")
 
 
@@ -173,6 +207,9 @@ COMMANDS = (
     Command("tissue-study", "the tissue note's metrics, baselines and controls on the "
                             "compiled rule beside trained GIN and GATv2 (resumable)",
             _declare_study, cmd_tissue_study),
+    Command("tissue-sparse", "the tissue note's sparse-driver label family: GIN and GATv2 "
+                             "against a count of the motif (resumable)",
+            _declare_sparse, cmd_tissue_sparse),
     Command("tissue-seeds", "a metric over several tissue studies of different dataset "
                             "seeds: the model-seed and the dataset-seed spread, separately",
             _declare_seeds, cmd_tissue_seeds),

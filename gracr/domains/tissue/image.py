@@ -133,7 +133,7 @@ class TissueCNN(TissueModel):
         grid = (positions / extent) * 2 - 1   # grid_sample's [-1, 1] over the image
         sampled = torch.nn.functional.grid_sample(h, grid.reshape(1, 1, -1, 2).to(h.dtype),
                                                   align_corners=False)
-        return cast(Tensor, sampled.reshape(h.shape[1], -1).T)
+        return sampled.reshape(h.shape[1], -1).T
 
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None,
                 batch: Tensor | None = None, num_graphs: int | None = None) -> Tensor:

@@ -31,7 +31,7 @@ import pickle
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Sequence, cast
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -226,7 +226,8 @@ def build_model(settings: ModelSettings, seed: int = 0) -> TissueModel:
     and exactly the starting point of `train_model` with the same seed."""
     from gracr.domains.tissue.image import TissueCNN
 
-    kinds: dict[str, type[TissueModel]] = {"gin": GIN, "gatv2": GATv2, "cnn": TissueCNN}
+    kinds: dict[str, Callable[[ModelSettings], TissueModel]] = {
+        "gin": GIN, "gatv2": GATv2, "cnn": TissueCNN}
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = kinds[settings.architecture](settings)
