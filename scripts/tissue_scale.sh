@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The tissue study at scale (docs/results/tissue/README.md): three dataset seeds, each
-# 300 samples of ~300 cells, up to 50 positive and 50 negative test samples explained,
+# 600 samples of ~300 cells (split 360 / 120 / 120: a test split that holds 50 samples of
+# each class), up to 50 positive and 50 negative test samples explained,
 # every ratio with three training seeds, training to early stopping; and the
 # sparse-driver family on three dataset seeds. Resumable: run it
 # again with the same OUT and it continues where it stopped.
@@ -45,7 +46,7 @@ study() {   # seed stage: one item, the study's own command (stage 2: the sparse
     return
   fi
   nice -n 19 "$python" -m gracr.cli tissue-study --out "$out/seed$seed" --seed "$seed" \
-    --samples 300 --cells 300 --test-limit "${stage_limit[$stage]}" --model-seeds 0,1,2 \
+    --samples 600 --cells 300 --test-limit "${stage_limit[$stage]}" --model-seeds 0,1,2 \
     --ratios "${stage_ratios[$stage]}" --epochs 30,100,200,400 --max-epochs 300 \
     --patience 20 --min-delta 0.001 --jobs 1
 }

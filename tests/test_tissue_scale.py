@@ -247,3 +247,25 @@ def test_no_message_passing_network_tells_the_two_motifs_apart(architecture: str
         with torch.no_grad():
             assert torch.allclose(model(a.x, a.edge_index, a.edge_attr),
                                   model(b.x, b.edge_index, b.edge_attr), atol=1e-5)
+
+
+def test_the_convergence_table_says_what_stopped_each_training(tmp_path: Path) -> None:
+    import json
+
+    from gracr.domains.tissue.study import write_convergence
+    from gracr.domains.tissue.trained import TrainingSettings
+
+    (tmp_path / "models").mkdir()
+    lines = [{"model": "GIN-r1-s0", "epochs": 9, "best_epoch": 4,
+              "validation_loss": [0.9, 0.7, 0.6, 0.5, 0.55, 0.6, 0.6, 0.7, 0.8]},
+             {"model": "GIN-r1-s1", "epochs": 10, "best_epoch": 8,
+              "validation_loss": [0.5] * 10},
+             {"model": "GIN-r1-s0-untrained", "untrained": True}]
+    (tmp_path / "models" / "training.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines))
+    settings = StudySettings(training=TrainingSettings(max_epochs=10, patience=5))
+    text = write_convergence(tmp_path, settings).read_text()
+    rows = [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in text.splitlines()[2:]]
+    assert rows == [["GIN-r1-s0", "9", "4", "patience", "0.500", "0.800", "0.500"],
+                    ["GIN-r1-s1", "10", "8", "cap", "0.500", "0.500", "0.500"]]

@@ -229,21 +229,24 @@ class SparseStudy(Study[SparseSettings]):
                       self._make_models)]
 
     def report(self, say: Say) -> None:
+        from gracr.domains.tissue import published as note
         from gracr.domains.tissue.phases import latest_by_model, read_jsonl
         from gracr.domains.tissue.trained import auc
 
         tables, split = self._tables()
         test = [tables[i] for i in split["test"]]
         labels = [sparse_label(t) for t in test]
-        rows = [[name, "model-free", "–", _auc(auc, scores, labels)] for name, scores in (
+        rows = [[name, "model-free", "–", _auc(auc, scores, labels),
+                 note.SPARSE.get(name, "")] for name, scores in (
             ("motif count", [motif_count(t) for t in test]),
             ("tcells", [int(t.mask(TCELL).sum()) for t in test]),
             ("tumour–tcell near pairs", [near_pairs(t) for t in test]))]
         for record in latest_by_model(read_jsonl(self.folder / "models" / "training.jsonl")):
             rows.append([str(record["model"]), f"{record['epochs']} epochs (best "
                          f"{record['best_epoch']})", TABLE.number(record["best_validation_auc"]),
-                         TABLE.number(record["test_auc"])])
-        headers = ["model", "training", "validation AUC", "test AUC"]
+                         TABLE.number(record["test_auc"]),
+                         note.SPARSE.get(str(record["model"]).split("-")[0], "")])
+        headers = ["model", "training", "validation AUC", "test AUC", "note: test AUC"]
         title = (f"The sparse-driver family (dataset seed {self.settings.seed}, "
                  f"{len(tables)} samples, test {len(test)}, {sum(labels)} positive)")
         say(f"\n{title}\n\n{render_table(headers, rows)}")

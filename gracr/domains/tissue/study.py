@@ -1,12 +1,14 @@
 """The tissue study (`gracrc tissue-study --out DIR`) as a `gracr.bench.study.Study`: its
 settings are written first and checked on every resume, then the phases of
 `gracr.domains.tissue.phases` (data, truth, models, explain) run unless complete, then
-the report (`gracr.domains.tissue.study_report`).
+the report (`gracr.domains.tissue.study_report`) and the training's convergence table
+(`write_convergence`).
 """
 
 from __future__ import annotations
 
 from functools import cached_property
+from pathlib import Path
 
 from gracr.bench.record import RESULTS_FILE
 from gracr.bench.runner import Job, run
@@ -82,3 +84,33 @@ class TissueStudy(Study[StudySettings]):
     def report(self, say: Say) -> None:
         write_report(self.folder, self.settings, self.data,
                      model_files(self.folder, self.settings), say)
+        write_convergence(self.folder, self.settings)
+
+
+def write_convergence(folder: Path, settings: StudySettings) -> Path:
+    """`DIR/tables/convergence.md` (and `.csv`), written silently: per trained model, the
+    epochs run, the best epoch, what stopped training (`patience` epochs without a
+    better one, or the `max_epochs` cap) and the validation loss at the best epoch and at
+    the last, from the curve each training line records (`–` for a line without one)."""
+    from gracr.bench.report import TABLE, write_table
+    from gracr.domains.tissue.phases import latest_by_model, read_jsonl
+
+    training = settings.training
+    rows = []
+    for record in latest_by_model(read_jsonl(folder / "models" / "training.jsonl")):
+        losses = record.get("validation_loss") or []
+        epochs, best = record.get("epochs"), record.get("best_epoch")
+        if record.get("untrained") or not isinstance(epochs, int) or not isinstance(best, int):
+            continue
+        stopped = ("patience" if epochs - best >= training.patience
+                   else "cap" if epochs >= training.max_epochs else "–")
+        rows.append([str(record["model"]), str(epochs), str(best), stopped,
+                     TABLE.number(losses[best - 1] if losses and best >= 1 else None),
+                     TABLE.number(losses[-1] if losses else None),
+                     TABLE.number(min(losses) if losses else None)])
+    headers = ["model", "epochs", "best epoch", "stopped by", "val loss at best",
+               "val loss last", "val loss min"]
+    path = folder / "tables" / "convergence.md"
+    for suffix in ("md", "csv"):
+        write_table(str(path.with_suffix(f".{suffix}")), headers, rows)
+    return path
