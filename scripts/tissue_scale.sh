@@ -41,14 +41,14 @@ study() {   # seed stage: one item, the study's own command (stage 2: the sparse
   local seed=$1 stage=$2
   if [ "$stage" -eq 2 ]; then
     nice -n 19 "$python" -m gracr.cli tissue-sparse --out "$out/sparse$seed" --seed "$seed" \
-      --samples 300 --cells 300 --model-seeds 0,1,2 --max-epochs 300 --patience 20 \
+      --samples 300 --cells 300 --model-seeds 0,1,2 --max-epochs 300 --patience 50 \
       --min-delta 0.001
     return
   fi
   nice -n 19 "$python" -m gracr.cli tissue-study --out "$out/seed$seed" --seed "$seed" \
     --samples 600 --cells 300 --test-limit "${stage_limit[$stage]}" --model-seeds 0,1,2 \
     --ratios "${stage_ratios[$stage]}" --epochs 30,100,200,400 --max-epochs 300 \
-    --patience 20 --min-delta 0.001 --jobs 1
+    --patience 50 --min-delta 0.001 --jobs 1
 }
 
 ready() {   # seed stage: the seed's earlier stages are done, this one is not
