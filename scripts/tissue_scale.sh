@@ -9,10 +9,11 @@
 #   scripts/tissue_scale.sh OUT [LANES]
 #
 # The work is items (dataset seed, stage) in priority order, every seed through a stage
-# before any goes on to the next: stage 1, ratio 1 (and the CNN) with 10 samples per
-# class; stage 2, the sparse-driver family (`gracrc tissue-sparse`, OUT/sparseS); stage
-# 3, ratio 1 with 50; stage 4, every ratio with 50 (the test limit and the ratios may
-# grow on a resume, so each stage adds samples, or models, to the seed's folder OUT/seedS). LANES
+# before any goes on to the next: stage 1, the sparse-driver family (`gracrc
+# tissue-sparse`, OUT/sparseS: six models, no explanations, the cheapest whole result);
+# stage 2, ratio 1 (and the CNN) with 10 samples per class; stage 3, ratio 1 with 50;
+# stage 4, every ratio with 50 (the test limit and the ratios may grow on a resume, so
+# each stage adds samples, or models, to the seed's folder OUT/seedS). LANES
 # (default 2) processes take items one at a time; a seed's folder is held by one lane
 # at a time (`flock`), and a seed's stages run in order. An item done is marked in
 # OUT/done/ (one that failed in OUT/failed/: the seed's later stages wait for the next
@@ -34,12 +35,12 @@ export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONUNBUFFERED=1
 
 seeds=(0 1 2)
 stages=(1 2 3 4)
-stage_ratios=("" 1 "" 1 1,1.5,2,3)
-stage_limit=("" 10 "" 50 50)
+stage_ratios=("" "" 1 1 1,1.5,2,3)
+stage_limit=("" "" 10 50 50)
 
-study() {   # seed stage: one item, the study's own command (stage 2: the sparse family)
+study() {   # seed stage: one item, the study's own command (stage 1: the sparse family)
   local seed=$1 stage=$2
-  if [ "$stage" -eq 2 ]; then
+  if [ "$stage" -eq 1 ]; then
     nice -n 19 "$python" -m gracr.cli tissue-sparse --out "$out/sparse$seed" --seed "$seed" \
       --samples 300 --cells 300 --model-seeds 0,1,2 --max-epochs 300 --patience 50 \
       --min-delta 0.001
