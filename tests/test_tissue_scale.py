@@ -136,7 +136,7 @@ def test_a_loss_creeping_down_does_not_keep_training_going() -> None:
 
 
 def test_a_cell_at_a_pixel_centre_fills_that_pixel_and_the_image_keeps_the_mass() -> None:
-    from gracr.domains.tissue.image import render
+    from gracr.domains.tissue.trained import render
 
     x = torch.tensor([[1.0, 2.0], [3.0, 5.0]])
     # Pixels of 10 µm: the centre of pixel (row 2, column 1) is at (15, 25) µm.
@@ -150,7 +150,8 @@ def test_a_cell_at_a_pixel_centre_fills_that_pixel_and_the_image_keeps_the_mass(
 
 
 def test_the_image_graph_keeps_the_label_and_hands_the_cnn_each_position() -> None:
-    from gracr.domains.tissue.image import cell_positions, image_graph_json
+    from gracr.domains.tissue.image import image_graph_json
+    from gracr.domains.tissue.trained import cell_positions
     from gracr.executor.model import compile_program
 
     table = generate_sample(np.random.default_rng(4), TissueSettings.for_cells(80))

@@ -1,4 +1,5 @@
-"""Trained models beside the compiled one: GIN and GATv2 learn the tissue rule from data.
+"""Trained models beside the compiled one: GIN, GATv2 and a CNN learn the tissue rule
+from data.
 
 - `tissue_graphs`: PyG `Data` per `CellTable`: `x` the six markers (float32, in `CHANNELS`
   order; the cell type is never a feature: a model must read it off the markers, as the
@@ -11,7 +12,9 @@
 - `GIN` (`GINEConv`: the message is ReLU(h_j + W·d_ij), so the distance enters every
   message) and `GATv2` (`GATv2Conv`, `edge_dim=1`, the self loop it adds has length 0),
   each a few layers, mean or sum pooling and a linear head giving one logit per graph,
-  built by `build_model` from a `ModelSettings`;
+  and `TissueCNN`, the note's non-graph baseline (a CNN on the field rendered by
+  `render`, one channel per marker; its graphs: `gracr.domains.tissue.image`), all built
+  by `build_model` from a `ModelSettings`;
 - `train_model`: Adam, BCE with logits, mini-batches, early stopping on validation AUC;
 - `save_model` / `load_model`: a `state_dict` and a JSON of hyperparameters, no pickles.
 
@@ -20,6 +23,10 @@
 Nothing here touches torch's global random state: initialisation runs under
 `torch.random.fork_rng` with the given seed, the batch order has its own
 `torch.Generator`, label shuffling its own numpy generator, and the models have no dropout.
+
+Its size (500–600 lines) is the three architectures with their one training loop and
+file format: the CNN is a `TissueModel` like the graph models, so that the same
+training, probes, explainers and files serve all three.
 """
 
 from __future__ import annotations
@@ -221,11 +228,99 @@ class GATv2(TissueModel):
         return out
 
 
+def cell_positions(num_nodes: int, edge_index: Tensor, edge_attr: Tensor) -> Tensor:
+    """`[N, 2]` µm: each cell's position as its edges carry it (columns 1 and 2 of the
+    attributes, its source's position: `gracr.domains.tissue.image.image_graph_json`)."""
+    positions = edge_attr.new_zeros((num_nodes, 2))
+    positions[edge_index[0]] = edge_attr[:, 1:3].detach()
+    return positions
+
+
+def render(x: Tensor, positions: Tensor, batch: Tensor, num_graphs: int, side_um: float,
+           pixel_um: float) -> Tensor:
+    """`[B, C, H, H]` images, H = ceil(side_um / pixel_um): each cell's `x` row (C
+    channels, one per marker) split bilinearly over the four pixels around its position
+    (pixel centres at (k + 1/2) · pixel_um; the weights sum to 1, so an image sums to
+    its cells' markers); a cell outside the field adds to the nearest edge pixels. The
+    image is linear in `x`: an explainer's gradient with respect to a cell's markers is
+    the model's gradient at that cell's pixels, so the CNN is explained per cell."""
+    size = math.ceil(side_um / pixel_um)
+    scaled = positions / pixel_um - 0.5
+    low = torch.floor(scaled)
+    fraction = scaled - low
+    low = low.long()
+    flat = x.new_zeros((num_graphs * size * size, x.shape[1]))
+    for dx in (0, 1):
+        for dy in (0, 1):
+            column = (low[:, 0] + dx).clamp(0, size - 1)
+            row = (low[:, 1] + dy).clamp(0, size - 1)
+            weight = ((fraction[:, 0] if dx else 1 - fraction[:, 0])
+                      * (fraction[:, 1] if dy else 1 - fraction[:, 1]))
+            flat = flat.index_add(0, (batch * size + row) * size + column,
+                                  x * weight[:, None].to(x.dtype))
+    return flat.reshape(num_graphs, size, size, x.shape[1]).permute(0, 3, 1, 2)
+
+
+class TissueCNN(TissueModel):
+    """The tissue note's non-graph baseline, a CNN on a rendered image of the field
+    (`render`): `layers` blocks of two 3×3 convolutions (`hidden` channels, ReLU), 2×2 max
+    pooling between blocks, a global mean and a linear logit. It takes each cell's
+    position from its edges (`cell_positions`; the graphs of
+    `gracr.domains.tissue.image`) and reads no edge otherwise. Its node embeddings (for
+    the linear probe) are the last block's map read at each cell's position."""
+
+    def __init__(self, settings: ModelSettings) -> None:
+        super().__init__(settings, [])
+        blocks: list[torch.nn.Module] = []
+        channels = len(CHANNELS)
+        for _ in range(settings.layers):
+            blocks.append(torch.nn.Sequential(
+                torch.nn.Conv2d(channels, settings.hidden, 3, padding=1), torch.nn.ReLU(),
+                torch.nn.Conv2d(settings.hidden, settings.hidden, 3, padding=1),
+                torch.nn.ReLU()))
+            channels = settings.hidden
+        self.blocks = torch.nn.ModuleList(blocks)
+
+    def feature_map(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None,
+                    batch: Tensor, num_graphs: int) -> tuple[Tensor, Tensor]:
+        """The last block's `[B, hidden, h, h]` map and the cells' positions."""
+        if edge_attr is None or edge_attr.shape[1] < 3:
+            raise ValueError("the CNN reads each cell's position from its edges' attributes "
+                             "(image_graph_json): the graph has none")
+        positions = cell_positions(x.shape[0], edge_index, edge_attr)
+        h = render(x, positions, batch, num_graphs, self.settings.side_um,
+                   self.settings.pixel_um)
+        for index, block in enumerate(self.blocks):
+            if index:
+                h = torch.nn.functional.max_pool2d(h, 2)
+            h = block(h)
+        return h, positions
+
+    def node_embeddings(self, x: Tensor, edge_index: Tensor,
+                        edge_attr: Tensor | None = None) -> Tensor:
+        """`[N, hidden]`: the last block's map, bilinearly, at each cell's position."""
+        batch = torch.zeros(x.shape[0], dtype=torch.long)
+        h, positions = self.feature_map(x, edge_index, edge_attr, batch, 1)
+        extent = h.shape[-1] * 2 ** (len(self.blocks) - 1) * self.settings.pixel_um
+        grid = (positions / extent) * 2 - 1   # grid_sample's [-1, 1] over the image
+        sampled = torch.nn.functional.grid_sample(h, grid.reshape(1, 1, -1, 2).to(h.dtype),
+                                                  align_corners=False)
+        return sampled.reshape(h.shape[1], -1).T
+
+    def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None,
+                batch: Tensor | None = None, num_graphs: int | None = None) -> Tensor:
+        if batch is None:
+            batch = torch.zeros(x.size(0), dtype=torch.long, device=x.device)
+            num_graphs = 1
+        elif num_graphs is None:
+            num_graphs = int(batch.max()) + 1 if batch.numel() else 1
+        h, _ = self.feature_map(x, edge_index, edge_attr, batch, num_graphs)
+        return cast(Tensor, self.head(h.mean(dim=(2, 3))))
+
+
 def build_model(settings: ModelSettings, seed: int = 0) -> TissueModel:
     """A randomly initialised model (seeded, global RNG untouched): the untrained control,
     and exactly the starting point of `train_model` with the same seed."""
-    from gracr.domains.tissue.image import TissueCNN
-
     kinds: dict[str, Callable[[ModelSettings], TissueModel]] = {
         "gin": GIN, "gatv2": GATv2, "cnn": TissueCNN}
     with torch.random.fork_rng(devices=[]):
