@@ -20,6 +20,7 @@ said and made again).
    seeds × ratios).
    Training records and linear probes go to `training.jsonl` and `probes.jsonl` (the
    compiled model's probe reads its last hidden state, beside its fully randomised copy).
+   With more than one worker (`--jobs`), the models train in a process pool.
 4. **explain** (`DIR/attributions/results.jsonl`): every job goes through
    `gracr.bench.runner.run` (process pool or Ray), unscored (`Job.scored=False`: the
    records keep the raw node scores; explained whatever the model predicts, both
@@ -415,9 +416,10 @@ def models_complete(folder: Path, settings: StudySettings) -> bool:
 
 
 def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
-                   progress: Callable[[str], None]) -> None:
+                   progress: Callable[[str], None], workers: int = 1) -> None:
     """Phase 3: every model file (`model_files`), training and probing what is not
-    there yet.
+    there yet, `workers` models at a time (`make_model`; more than one: in a process
+    pool, each worker reading the data back from the folder).
 
     A trained model is done when its files load, its line is in `training.jsonl` and
     (models without a control) its probe in `probes.jsonl`: each is written after the
@@ -426,10 +428,7 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
     from gracr.explainers.randomisation import randomisation_variants
     from gracr.executor.model import compile_program
     from gracr.domains.tissue.dataset import tissue_program
-    from gracr.domains.tissue.probes import linear_probe
-    from gracr.domains.tissue.image import image_graphs
-    from gracr.domains.tissue.trained import (ModelSettings, Splits, build_model, load_model,
-                                       save_model, tissue_graphs, train_model)
+    from gracr.domains.tissue.trained import load_model, save_model
 
     models = folder / "models"
     models.mkdir(parents=True, exist_ok=True)
@@ -442,47 +441,30 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
     probe_log = models / "probes.jsonl"
     trained_done = {record.get("model") for record in read_jsonl(training_log)}
     probed = {record.get("model") for record in read_jsonl(probe_log)}
-    graphs_by_ratio: dict[float, Any] = {}
-    for architecture, ratio, seed, control in trained_models(settings):
-        name = trained_name(architecture, ratio, seed, control)
+    todo: list[tuple[tuple[str, float, int, str], bool]] = []
+    for wanted in trained_models(settings):
+        name = trained_name(*wanted)
         path = models / f"{name}.json"
-        model = (_loaded(path, lambda: load_model(path), "the model")
-                 if name in trained_done else None)
-        if model is not None and (control != "" or name in probed):
-            continue
-        if ratio not in graphs_by_ratio:
-            graphs = (image_graphs(data.tables, data.theta) if ratio == IMAGE
-                      else tissue_graphs(data.tables, data.theta, ratio))
-            graphs_by_ratio[ratio] = Splits(
-                train=[graphs[i] for i in data.train],
-                validation=[graphs[i] for i in data.validation],
-                test=[graphs[i] for i in data.test])
-        splits = graphs_by_ratio[ratio]
-        model_settings = (ModelSettings(architecture="cnn", hidden=CNN_HIDDEN,
-                                        layers=CNN_LAYERS, pixel_um=CNN_PIXEL_UM,
-                                        side_um=TissueSettings.for_cells(settings.cells).side_um)
-                          if architecture == CNN else
-                          ModelSettings(architecture=architecture.lower(),
-                                        hidden=settings.hidden, layers=settings.layers))
-        if model is None:
-            progress(f"training {name}")
-            if control == "untrained":
-                model = build_model(model_settings, seed)
-                record: dict[str, Any] = {"model": name, "untrained": True}
-            else:
-                training = replace(settings.training, seed=seed,
-                                   shuffle_labels=control == "shuffled")
-                model, trained = train_model(model_settings, splits, training)
-                record = {"model": name, **asdict(trained)}
-            save_model(model, path)
+        made = name in trained_done and _loaded(path, lambda: load_model(path),
+                                                "the model") is not None
+        if not made or (wanted[3] == "" and name not in probed):
+            todo.append((wanted, made))
+
+    def written(lines: tuple[dict[str, Any] | None, dict[str, Any] | None]) -> None:
+        # The training line first, then the probe: each says the one before is on disk.
+        record, probe = lines
+        if record is not None:
             append_lines(training_log, [json.dumps(record)])
-        if control == "":
-            progress(f"probing {name}")
-            random_init = build_model(model_settings, seed + 10_000)
-            probe = {"model": name,
-                     "trained": linear_probe(model, splits.train, splits.test),
-                     "random_init": linear_probe(random_init, splits.train, splits.test)}
+        if probe is not None:
             append_lines(probe_log, [json.dumps(probe)])
+
+    if workers <= 1 or len(todo) <= 1:
+        graphs: dict[float, Any] = {}
+        for wanted, made in todo:
+            progress(f"{'probing' if made else 'training'} {trained_name(*wanted)}")
+            written(make_model(folder, settings, data, wanted, made, graphs))
+    else:
+        _make_models_in_pool(folder, settings, todo, workers, progress, written)
 
     random_folder = models / "randomised"
     random_folder.mkdir(exist_ok=True)
@@ -509,6 +491,82 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
         progress("probing the compiled model")
         probe = _compiled_probe(folder, data, compiled_path)
         append_lines(probe_log, [json.dumps(probe)])
+
+
+def make_model(folder: Path, settings: StudySettings, data: StudyData,
+               wanted: tuple[str, float, int, str], made: bool, graphs: dict[float, Any]
+               ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """One trained model of phase 3 (`wanted`: architecture, ratio, seed, control):
+    trained (unless `made`: its file is there and logged) and saved, and probed (models
+    without a control). Returns its training line (None when `made`) and its probe line
+    (None for a control); `graphs` caches each ratio's splits between calls."""
+    from gracr.domains.tissue.image import image_graphs
+    from gracr.domains.tissue.probes import linear_probe
+    from gracr.domains.tissue.trained import (ModelSettings, Splits, build_model, load_model,
+                                              save_model, tissue_graphs, train_model)
+
+    architecture, ratio, seed, control = wanted
+    name = trained_name(*wanted)
+    path = folder / "models" / f"{name}.json"
+    if ratio not in graphs:
+        made_graphs = (image_graphs(data.tables, data.theta) if ratio == IMAGE
+                       else tissue_graphs(data.tables, data.theta, ratio))
+        graphs[ratio] = Splits(train=[made_graphs[i] for i in data.train],
+                               validation=[made_graphs[i] for i in data.validation],
+                               test=[made_graphs[i] for i in data.test])
+    splits = graphs[ratio]
+    model_settings = (ModelSettings(architecture="cnn", hidden=CNN_HIDDEN, layers=CNN_LAYERS,
+                                    pixel_um=CNN_PIXEL_UM,
+                                    side_um=TissueSettings.for_cells(settings.cells).side_um)
+                      if architecture == CNN else
+                      ModelSettings(architecture=architecture.lower(), hidden=settings.hidden,
+                                    layers=settings.layers))
+    record: dict[str, Any] | None = None
+    if made:
+        model = load_model(path)
+    elif control == "untrained":
+        model = build_model(model_settings, seed)
+        record = {"model": name, "untrained": True}
+    else:
+        training = replace(settings.training, seed=seed, shuffle_labels=control == "shuffled")
+        model, trained = train_model(model_settings, splits, training)
+        record = {"model": name, **asdict(trained)}
+    if record is not None:
+        save_model(model, path)
+    if control != "":
+        return record, None
+    random_init = build_model(model_settings, seed + 10_000)
+    return record, {"model": name, "trained": linear_probe(model, splits.train, splits.test),
+                    "random_init": linear_probe(random_init, splits.train, splits.test)}
+
+
+def _make_model_in_worker(folder: Path, settings: StudySettings,
+                          wanted: tuple[str, float, int, str], made: bool
+                          ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    import torch
+
+    torch.set_num_threads(1)   # one core per worker: the pool is the parallelism
+    return make_model(folder, settings, prepare_data(folder, settings), wanted, made, {})
+
+
+def _make_models_in_pool(folder: Path, settings: StudySettings,
+                         todo: Sequence[tuple[tuple[str, float, int, str], bool]],
+                         workers: int, progress: Callable[[str], None],
+                         written: Callable[[tuple[dict[str, Any] | None,
+                                                  dict[str, Any] | None]], None]) -> None:
+    """`make_model` over `todo` in a pool of `workers` processes, each result's lines
+    written as it comes (a run stopped loses the models in flight only)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    context = multiprocessing.get_context("spawn")   # torch and fork do not mix
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {pool.submit(_make_model_in_worker, folder, settings, wanted, made):
+                   trained_name(*wanted) for wanted, made in todo}
+        progress(f"training and probing {len(futures)} models, {workers} at a time")
+        for future in as_completed(futures):
+            written(future.result())
+            progress(f"{futures[future]} done")
 
 
 def _loaded(path: Path, load_file: Callable[[], Any], what: str) -> Any:

@@ -77,7 +77,8 @@ class TissueStudy(Study[StudySettings]):
             Phase("truth", lambda: set(self._positions()) <= set(read_truth(root)),
                   make_truth),
             Phase("models", lambda: models_complete(root, settings),
-                  lambda say: prepare_models(root, settings, self.data, say)),
+                  lambda say: prepare_models(root, settings, self.data, say,
+                                             self.execution.workers)),
             Phase("explain", lambda: explained(self._jobs(), root / "attributions" /
                                                RESULTS_FILE), explain)]
 
