@@ -32,9 +32,10 @@ said and made again).
    metrics, class-stratified, beside the note's numbers; tables in `DIR/tables/`,
    figures in `DIR/figures/`.
 
-Its size (600–700 lines) is the four phases and the checks that let each resume from what
+Its size (700–800 lines) is the four phases and the checks that let each resume from what
 is complete (whole files validated on read, logs whose cut last line is dropped), over
-the graph models' ratios, the CNN's image view and the randomisation grid.
+the graph models' ratios, the CNN's image view and the randomisation grid, and the pool
+that trains the models with the same resume rules.
 """
 
 from __future__ import annotations
