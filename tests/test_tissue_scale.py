@@ -258,9 +258,10 @@ def test_the_convergence_table_says_what_stopped_each_training(tmp_path: Path) -
 
     (tmp_path / "models").mkdir()
     lines = [{"model": "GIN-r1-s0", "epochs": 9, "best_epoch": 4,
-              "validation_loss": [0.9, 0.7, 0.6, 0.5, 0.55, 0.6, 0.6, 0.7, 0.8]},
+              "validation_loss": [0.9, 0.7, 0.6, 0.5, 0.55, 0.6, 0.6, 0.7, 0.8],
+              "best_validation_auc": 0.75, "test_auc": 0.5},
              {"model": "GIN-r1-s1", "epochs": 10, "best_epoch": 8,
-              "validation_loss": [0.5] * 10},
+              "validation_loss": [0.5] * 10, "best_validation_auc": float("nan")},
              {"model": "GIN-r1-s0-untrained", "untrained": True}]
     (tmp_path / "models" / "training.jsonl").write_text(
         "".join(json.dumps(line) + "\n" for line in lines))
@@ -268,5 +269,6 @@ def test_the_convergence_table_says_what_stopped_each_training(tmp_path: Path) -
     text = write_convergence(tmp_path, settings).read_text()
     rows = [[cell.strip() for cell in line.strip("|").split("|")]
             for line in text.splitlines()[2:]]
-    assert rows == [["GIN-r1-s0", "9", "4", "patience", "0.500", "0.800", "0.500"],
-                    ["GIN-r1-s1", "10", "8", "cap", "0.500", "0.500", "0.500"]]
+    assert rows == [["GIN-r1-s0", "9", "4", "patience", "0.500", "0.800", "0.500", "0.750",
+                     "0.500"],
+                    ["GIN-r1-s1", "10", "8", "cap", "0.500", "0.500", "0.500", "–", "–"]]

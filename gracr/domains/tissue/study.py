@@ -7,6 +7,7 @@ the report (`gracr.domains.tissue.study_report`) and the training's convergence 
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 from pathlib import Path
 
@@ -91,8 +92,9 @@ class TissueStudy(Study[StudySettings]):
 def write_convergence(folder: Path, settings: StudySettings) -> Path:
     """`DIR/tables/convergence.md` (and `.csv`), written silently: per trained model, the
     epochs run, the best epoch, what stopped training (`patience` epochs without a
-    better one, or the `max_epochs` cap) and the validation loss at the best epoch and at
-    the last, from the curve each training line records (`–` for a line without one)."""
+    better one, or the `max_epochs` cap), the validation loss at the best epoch, at the
+    last and its lowest, from the curve each training line records (`–` for a line
+    without one), and the kept model's validation and test AUC."""
     from gracr.bench.report import TABLE, write_table
     from gracr.domains.tissue.phases import latest_by_model, read_jsonl
 
@@ -108,10 +110,18 @@ def write_convergence(folder: Path, settings: StudySettings) -> Path:
         rows.append([str(record["model"]), str(epochs), str(best), stopped,
                      TABLE.number(losses[best - 1] if losses and best >= 1 else None),
                      TABLE.number(losses[-1] if losses else None),
-                     TABLE.number(min(losses) if losses else None)])
+                     TABLE.number(min(losses) if losses else None),
+                     TABLE.number(_finite(record.get("best_validation_auc"))),
+                     TABLE.number(_finite(record.get("test_auc")))])
     headers = ["model", "epochs", "best epoch", "stopped by", "val loss at best",
-               "val loss last", "val loss min"]
+               "val loss last", "val loss min", "val AUC", "test AUC"]
     path = folder / "tables" / "convergence.md"
     for suffix in ("md", "csv"):
         write_table(str(path.with_suffix(f".{suffix}")), headers, rows)
     return path
+
+
+def _finite(value: object) -> float | None:
+    """A number from a training line, None when it is missing or not finite (an AUC of one
+    class)."""
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
