@@ -272,3 +272,12 @@ def test_the_convergence_table_says_what_stopped_each_training(tmp_path: Path) -
     assert rows == [["GIN-r1-s0", "9", "4", "patience", "0.500", "0.800", "0.500", "0.750",
                      "0.500"],
                     ["GIN-r1-s1", "10", "8", "cap", "0.500", "0.500", "0.500", "–", "–"]]
+
+
+def test_the_cnns_name_keeps_its_family_and_its_view() -> None:
+    from gracr.domains.tissue.phases import IMAGE, model_family, ratio_name
+
+    name = trained_name("CNN", IMAGE, 2)
+    assert (name, ratio_name(IMAGE)) == ("CNN-image-s2", "image")
+    assert model_family(name) == ("CNN-image", 2)
+    assert model_family("GATv2-r1.5-s1") == ("GATv2-r1.5", 1)
