@@ -291,3 +291,41 @@ def test_a_cut_settings_file_is_written_again_only_in_a_folder_holding_nothing_e
     with pytest.raises(GracrError, match="damaged"):
         run_study(folder, PHASES)
     assert (folder / "settings.json").read_text() == '{"samples": 1'
+
+
+def test_more_ratios_on_a_resume_add_their_models_and_keep_the_rest(tmp_path: Path) -> None:
+    torch.set_num_threads(1)
+    first = replace(TINY, ratios=(1.0,), explainers=("Saliency",), epochs=(5,))
+    run_study(tmp_path, first)
+    results = tmp_path / "attributions" / "results.jsonl"
+    before = results.read_text()
+    assert not (tmp_path / "models" / "GIN-r2-s0.json").exists()
+    run_study(tmp_path, replace(first, ratios=(1.0, 2.0)))
+    assert results.read_text().startswith(before)   # nothing redone
+    variants = {r.variant for r in read_records(results)}
+    assert {"GIN-r2-s0", "GATv2-r2-s0", "CNN-image-s0"} <= variants
+    # The grid: the ratio-2 models' fully randomised copies, read at ratio 2.
+    assert any(v.startswith("GIN-r2-s0~cascading~top-") for v in variants)
+    assert (tmp_path / "data" / "r2" / "tissue.toml").exists()
+
+
+def test_models_trained_in_a_pool_are_those_trained_one_after_another(
+        phases: Path, tmp_path: Path) -> None:
+    from gracr.domains.tissue.phases import prepare_data, prepare_models
+    from gracr.domains.tissue.trained import load_model
+
+    pooled = tmp_path / "pooled"
+    shutil.copytree(phases / "data", pooled / "data")
+    (pooled / "settings.json").write_text(json.dumps(PHASES.to_json()))
+    prepare_models(pooled, PHASES, prepare_data(pooled, PHASES), lambda _: None, workers=2)
+
+    def lines(root: Path, log: str) -> dict[str, dict[str, object]]:
+        records = [json.loads(line) for line in (root / "models" / log).read_text().splitlines()]
+        return {str(r["model"]): {k: v for k, v in r.items() if k != "seconds"} for r in records}
+
+    assert lines(pooled, "training.jsonl") == lines(phases, "training.jsonl")
+    assert lines(pooled, "probes.jsonl") == lines(phases, "probes.jsonl")
+    for name in lines(phases, "training.jsonl"):
+        one, other = (load_model(root / "models" / f"{name}.json") for root in (phases, pooled))
+        for key, value in one.state_dict().items():
+            assert torch.equal(value, other.state_dict()[key]), (name, key)

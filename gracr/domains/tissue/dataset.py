@@ -72,15 +72,24 @@ def tissue_task(count: int, name: str = "Tissue") -> TaskFile:
 DATASET_FILES = (GRAPHS_FILE, CELLS_FILE, PROGRAM_FILE, TASK_FILE)   # the task file last
 
 
+GraphView = Callable[[dict[str, Any]], dict[str, Any]]
+
+
 def dataset_files(tables: Sequence[CellTable], theta: float, ratio: float,
-                  name: str = "Tissue") -> dict[str, Callable[[], Iterator[str]]]:
+                  name: str = "Tissue", view: GraphView | None = None
+                  ) -> dict[str, Callable[[], Iterator[str]]]:
     """Each of `DATASET_FILES` and a function giving its text in pieces (a graph file of
-    large samples runs to hundreds of megabytes: it is never held whole)."""
+    large samples runs to hundreds of megabytes: it is never held whole); `view`, when
+    given, rewrites each graph JSON (`gracr.domains.tissue.image.image_graph_json`)."""
     def lines(row: Callable[[CellTable], dict[str, Any]]) -> Callable[[], Iterator[str]]:
         return lambda: (json.dumps(row(table), separators=(",", ":")) + "\n"
                         for table in tables)
 
-    return {GRAPHS_FILE: lines(lambda table: graph_json(table, theta, ratio)),
+    def graph(table: CellTable) -> dict[str, Any]:
+        made = graph_json(table, theta, ratio)
+        return made if view is None else view(made)
+
+    return {GRAPHS_FILE: lines(graph),
             CELLS_FILE: lines(lambda table: table.to_json()),
             PROGRAM_FILE: lambda: iter([tissue_program(theta)]),
             TASK_FILE: lambda: iter([task_file_text(tissue_task(len(tables), name))])}
@@ -100,14 +109,15 @@ def holds_text(path: Path, pieces: Iterable[str]) -> bool:
 
 
 def write_dataset(folder: str | Path, tables: Sequence[CellTable], theta: float,
-                  ratio: float, name: str = "Tissue", skip: Collection[str] = ()) -> Path:
-    """Write `graphs.jsonl`, `cells.jsonl`, `tissue.gml` and `tissue.toml` (the task
-    `name`) but those named in `skip` into `folder` (created if needed), each whole or
-    not at all and the task file last, so that a task file on disk says its dataset is
-    complete; returns its path."""
+                  ratio: float, name: str = "Tissue", skip: Collection[str] = (),
+                  view: GraphView | None = None) -> Path:
+    """Write `graphs.jsonl` (each graph through `view`, when given), `cells.jsonl`,
+    `tissue.gml` and `tissue.toml` (the task `name`) but those named in `skip` into
+    `folder` (created if needed), each whole or not at all and the task file last, so
+    that a task file on disk says its dataset is complete; returns its path."""
     root = Path(folder)
     root.mkdir(parents=True, exist_ok=True)
-    for file_name, pieces in dataset_files(tables, theta, ratio, name).items():
+    for file_name, pieces in dataset_files(tables, theta, ratio, name, view).items():
         if file_name not in skip:
             with atomic_writer(root / file_name) as out:
                 for piece in pieces():

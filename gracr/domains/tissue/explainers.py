@@ -9,6 +9,9 @@ model. The scorers are `gracr.domains.tissue.baselines`; their settings are the 
 `BaselineContext` (`tumour_mean` `None`: the generator's tumour row), and a run's seed
 seeds `Rnd-cells` and `Blob`.
 
+`IG-mean` is IG from the mean marker vector (by default the generator's,
+`expected_markers`) instead of all markers 0: the note runs both.
+
 `AttentionRollout` (node scores) explains a trained GATv2 (`gracr.domains.tissue.trained`,
 `Subject.of_trained`) by `gracr.domains.tissue.probes.attention_rollout`; any other model is
 refused by name.
@@ -31,7 +34,8 @@ from torch_geometric.explain import Explanation
 from gracr.explainers.base import ExplainerSpec, ExplainFn, Subject, register
 from gracr.errors import GracrError
 from gracr.domains.tissue.baselines import BASELINE_NAMES, BaselineContext, baseline_scores
-from gracr.domains.tissue.table import CHANNELS
+from gracr.domains.tissue.generator import MarkerModel, TissueSettings
+from gracr.domains.tissue.table import CELL_TYPES, CHANNELS, OTHER, TCELL, TUMOUR
 from gracr.domains.tissue.trained import GATv2
 
 _DEFAULTS = BaselineContext()
@@ -92,6 +96,47 @@ def _attention_rollout(subject: Subject, settings: Mapping[str, Any], seed: int
     graph = Data(x=subject.x, edge_index=subject.edge_index, edge_attr=subject.edge_attr,
                  num_nodes=subject.num_nodes)
     return Explanation(node_mask=torch.as_tensor(attention_rollout(module, graph)))
+
+
+def expected_markers(settings: TissueSettings = TissueSettings(),
+                     markers: MarkerModel = MarkerModel()) -> tuple[float, ...]:
+    """The mean marker vector of the generator's cells: each type's mean row weighted by
+    its share of the cells (tumour, tcell, the rest other), `IG-mean`'s default baseline.
+    A fixed vector rather than a sample's own mean, which would move with its label (a
+    positive sample holds more engaged T cells)."""
+    other = 1.0 - settings.tumour_share - settings.tcell_share
+    shares = {TUMOUR: settings.tumour_share, TCELL: settings.tcell_share, OTHER: other}
+    return tuple(float(sum(shares[kind] * markers.mean[index][channel]
+                           for index, kind in enumerate(CELL_TYPES)))
+                 for channel in range(len(CHANNELS)))
+
+
+def _integrated_gradients_from_mean(subject: Subject, settings: Mapping[str, Any],
+                                    seed: int) -> Explanation:
+    """IG (`gracr.explainers.library`'s, the same steps and derivative) from every cell at
+    the mean marker vector `baseline` instead of all features 0: the note's "dataset-mean
+    variant"."""
+    from gracr.explainers import explainer_named
+
+    if subject.level != "node":
+        raise GracrError("IG-mean attributes the cells' markers: it runs at node level")
+    mean = settings["baseline"]
+    vector = torch.as_tensor(expected_markers() if mean is None
+                             else [float(v) for v in mean], dtype=subject.x.dtype)
+    if vector.shape != (subject.x.shape[1],):
+        raise GracrError(f"IG-mean's baseline needs one value per node feature "
+                         f"({subject.x.shape[1]}), got {vector.shape[0]}")
+    baselines = vector.reshape(1, 1, -1).expand(1, subject.num_nodes, -1).contiguous()
+    return explainer_named("IG").run(subject, {"n_steps": settings["n_steps"],
+                                               "derivative": settings["derivative"],
+                                               "baselines": baselines}, seed)
+
+
+register(ExplainerSpec(name="IG-mean", run=_integrated_gradients_from_mean,
+                       defaults={"n_steps": 50, "derivative": "exact", "baseline": None},
+                       source="Captum IntegratedGradients from the mean marker vector "
+                              "(gracr.domains.tissue.explainers; the tissue note)",
+                       levels=frozenset({"node"}), domain="tissue"))
 
 
 register(ExplainerSpec(name="AttentionRollout", run=_attention_rollout, defaults={},

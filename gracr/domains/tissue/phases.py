@@ -12,24 +12,30 @@ said and made again).
    diagram is built, sampled and marked where it is refused). The rule reads `near`
    edges only, so the ground truth is the same at every ratio.
 3. **models** (`DIR/models/`): the compiled rule (presence bit: a zeroed cell is deleted)
-   and GIN and GATv2 (`gracr.domains.tissue.trained`) at ratio 1 for each of `model_seeds` and at
-   the other ratios for the first seed; the first seed's shuffled-label and untrained
-   (random-init) controls; the randomised copies of the compiled model and of the
-   first-seed ratio-1 models (`gracr.explainers.randomisation`, cascading and independent).
+   and GIN and GATv2 (`gracr.domains.tissue.trained`) at every ratio for each of
+   `model_seeds`; the first seed's shuffled-label and untrained (random-init) controls
+   at ratio 1; the randomised copies of the compiled model and of the first-seed ratio-1
+   models at every step (`gracr.explainers.randomisation`, cascading and independent),
+   and the fully randomised cascading copy of every other trained model (the grid over
+   seeds × ratios).
    Training records and linear probes go to `training.jsonl` and `probes.jsonl` (the
    compiled model's probe reads its last hidden state, beside its fully randomised copy).
+   With more than one worker (`--jobs`), the models train in a process pool.
 4. **explain** (`DIR/attributions/results.jsonl`): every job goes through
    `gracr.bench.runner.run` (process pool or Ray), unscored (`Job.scored=False`: the
    records keep the raw node scores; explained whatever the model predicts, both
-   classes): the explainers on every model, AttentionRollout on the GATv2 models, the six
+   classes): the explainers on every model (IG-mean on the trained ones only),
+   AttentionRollout on the GATv2 models, the six
    model-free baselines once (on the compiled model's subject; they read no model), and
    GNNExplainer at each epoch budget on the models and their fully randomised copies.
 5. **report** (`gracr.domains.tissue.study_report.write_report`, every run): the
    metrics, class-stratified, beside the note's numbers; tables in `DIR/tables/`,
    figures in `DIR/figures/`.
 
-Its size (600–700 lines) is the four phases and the checks that let each resume from what
-is complete (whole files validated on read, logs whose cut last line is dropped).
+Its size (700–800 lines) is the four phases and the checks that let each resume from what
+is complete (whole files validated on read, logs whose cut last line is dropped), over
+the graph models' ratios, the CNN's image view and the randomisation grid, and the pool
+that trains the models with the same resume rules.
 """
 
 from __future__ import annotations
@@ -61,6 +67,7 @@ from gracr.domains.tissue.table import CellTable
 from gracr.domains.tissue.trained import TrainingSettings
 
 ROLLOUT = "AttentionRollout"
+IG_MEAN = "IG-mean"
 ARCHITECTURES: tuple[str, ...] = ("GIN", "GATv2")
 COMPILED = "compiled"
 MODES: tuple[Literal["cascading", "independent"], ...] = ("cascading", "independent")
@@ -70,7 +77,7 @@ SPLIT = (0.6, 0.2)   # train, validation; the rest is the test split
 @dataclass(frozen=True)
 class StudySettings:
     """What one study runs: the dataset (`samples` of ≈ `cells` cells, `seed`), the
-    trained models (`model_seeds` at ratio 1, the first at the other `ratios`), the
+    trained models (`model_seeds` at every one of the `ratios`), the
     explained test samples (`test_limit` per class), the explainers and GNNExplainer's
     epoch budgets, the CPU budget per explanation and the training settings."""
 
@@ -108,8 +115,21 @@ class StudySettings:
                 "epochs": list(self.epochs)}
 
 
+# The CNN's view of the test samples (`gracr.domains.tissue.image`), keyed beside the
+# radius ratios (which are at least 1) in `StudyData.test_tasks` and `ModelFile.ratio`.
+IMAGE = 0.0
+CNN = "CNN"
+CNN_HIDDEN, CNN_LAYERS, CNN_PIXEL_UM = 32, 2, 5.0
+
+
 def ratio_name(ratio: float) -> str:
-    return f"r{ratio:g}"
+    """`r1`, `r1.5`; `image` for the CNN's view."""
+    return "image" if ratio == IMAGE else f"r{ratio:g}"
+
+
+def views(settings: StudySettings) -> tuple[float, ...]:
+    """The test task files phase 1 writes: one per radius ratio, and the image view."""
+    return (*settings.ratios, IMAGE)
 
 
 def trained_name(architecture: str, ratio: float, seed: int, control: str = "") -> str:
@@ -117,8 +137,13 @@ def trained_name(architecture: str, ratio: float, seed: int, control: str = "") 
     return f"{architecture}-{ratio_name(ratio)}-s{seed}" + (f"-{control}" if control else "")
 
 
-_TRAINED_NAME = re.compile(r"^(?P<architecture>[A-Za-z0-9]+)-r(?P<ratio>[0-9.]+)"
+_TRAINED_NAME = re.compile(r"^(?P<architecture>[A-Za-z0-9]+)-(?P<ratio>r[0-9.]+|image)"
                           r"-s(?P<seed>[0-9]+)(?:-(?P<control>[a-z]+))?$")
+
+
+def _name_ratio(text: str) -> float:
+    """A model name's ratio part (`r1.5`, `image`) as the key `ratio_name` spells."""
+    return IMAGE if text == "image" else float(text[1:])
 
 
 def model_family(name: str) -> tuple[str, int | None]:
@@ -129,7 +154,7 @@ def model_family(name: str) -> tuple[str, int | None]:
     if match is None:
         return name, None
     control = match["control"]
-    return (f"{match['architecture']}-r{match['ratio']}" + (f"-{control}" if control else ""),
+    return (f"{match['architecture']}-{match['ratio']}" + (f"-{control}" if control else ""),
             int(match["seed"]))
 
 
@@ -195,13 +220,17 @@ def prepare_data(folder: Path, settings: StudySettings) -> StudyData:
     theta = float(split["theta"])
     test = tuple(int(i) for i in split["test"])
     tasks = {}
-    for ratio in settings.ratios:
+    for ratio in views(settings):
         task_folder = data / ratio_name(ratio)
         task_file = task_folder / TASK_FILE
         # `write_dataset` writes the task file last, each file whole.
         if not all((task_folder / name).exists() for name in DATASET_FILES):
-            write_dataset(task_folder, [tables[i] for i in test], theta, ratio,
-                          name=f"Tissue-{settings.seed}-{ratio_name(ratio)}-test")
+            from gracr.domains.tissue.image import image_graph_json
+
+            write_dataset(task_folder, [tables[i] for i in test], theta,
+                          1.0 if ratio == IMAGE else ratio,
+                          name=f"Tissue-{settings.seed}-{ratio_name(ratio)}-test",
+                          view=image_graph_json if ratio == IMAGE else None)
         tasks[ratio] = task_file
     return StudyData(tables, theta, tuple(int(i) for i in split["train"]),
                      tuple(int(i) for i in split["validation"]), test, tasks)
@@ -312,24 +341,45 @@ class ModelFile:
 
 def trained_models(settings: StudySettings) -> list[tuple[str, float, int, str]]:
     """The trained models, in the order they are made: (architecture, ratio, training
-    seed, control) — each seed at ratio 1, the first seed at the other ratios, and the
-    first seed's shuffled-label and untrained controls."""
+    seed, control) — every seed at ratio 1, then every seed at each other ratio (every
+    ratio has as many training seeds), then the first seed's shuffled-label and untrained
+    controls (ratio 1)."""
     first = settings.model_seeds[0]
     wanted: list[tuple[str, float, int, str]] = []
     for architecture in ARCHITECTURES:
-        wanted += [(architecture, 1.0, seed, "") for seed in settings.model_seeds]
-        wanted += [(architecture, ratio, first, "") for ratio in settings.ratios
-                   if ratio != 1.0]
+        wanted += [(architecture, ratio, seed, "")
+                   for ratio in sorted(settings.ratios, key=lambda r: (r != 1.0, r))
+                   for seed in settings.model_seeds]
         wanted += [(architecture, 1.0, first, "shuffled"), (architecture, 1.0, first,
                                                            "untrained")]
-    return wanted
+    return wanted + [(CNN, IMAGE, seed, "") for seed in settings.model_seeds]
 
 
 def randomised_bases(settings: StudySettings) -> tuple[str, ...]:
-    """The models whose randomised copies are explained: the compiled one and the first
-    seed's ratio-1 trained ones."""
+    """The models whose randomised copies are explained at every step (`MODES`, each
+    layer): the compiled one and the first seed's ratio-1 trained ones."""
     first = settings.model_seeds[0]
     return (COMPILED, *(trained_name(a, 1.0, first) for a in ARCHITECTURES))
+
+
+def randomisation_grid(settings: StudySettings) -> tuple[str, ...]:
+    """The other trained models (every training seed at every ratio, controls aside): of
+    each, only the fully randomised cascading copy is made and explained, the control the
+    note reports over architectures, radii and seeds."""
+    ladders = set(randomised_bases(settings))
+    return tuple(name for name in (trained_name(a, r, s) for a, r, s, c
+                                   in trained_models(settings) if c == "" and a != CNN)
+                 if name not in ladders)
+
+
+Mode = Literal["cascading", "independent"]
+
+
+def randomised_sets(settings: StudySettings) -> list[tuple[str, Mode]]:
+    """(base, mode) of every names file phase 3 writes: both modes of the ladders
+    (`randomised_bases`), the cascading mode of the grid (`randomisation_grid`)."""
+    return ([(base, mode) for base in randomised_bases(settings) for mode in MODES]
+            + [(base, MODES[0]) for base in randomisation_grid(settings)])
 
 
 def model_files(folder: Path, settings: StudySettings) -> list[ModelFile]:
@@ -363,7 +413,7 @@ def models_complete(folder: Path, settings: StudySettings) -> bool:
             for a, r, s, c in trained_models(settings)):
         return False
     if not all((models / "randomised" / f"{base}~{mode}.names").exists()
-               for base in randomised_bases(settings) for mode in MODES):
+               for base, mode in randomised_sets(settings)):
         return False
     for file in model_files(folder, settings):
         try:
@@ -374,9 +424,10 @@ def models_complete(folder: Path, settings: StudySettings) -> bool:
 
 
 def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
-                   progress: Callable[[str], None]) -> None:
+                   progress: Callable[[str], None], workers: int = 1) -> None:
     """Phase 3: every model file (`model_files`), training and probing what is not
-    there yet.
+    there yet, `workers` models at a time (`make_model`; more than one: in a process
+    pool, each worker reading the data back from the folder).
 
     A trained model is done when its files load, its line is in `training.jsonl` and
     (models without a control) its probe in `probes.jsonl`: each is written after the
@@ -385,9 +436,7 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
     from gracr.explainers.randomisation import randomisation_variants
     from gracr.executor.model import compile_program
     from gracr.domains.tissue.dataset import tissue_program
-    from gracr.domains.tissue.probes import linear_probe
-    from gracr.domains.tissue.trained import (ModelSettings, Splits, build_model, load_model,
-                                       save_model, tissue_graphs, train_model)
+    from gracr.domains.tissue.trained import load_model, save_model
 
     models = folder / "models"
     models.mkdir(parents=True, exist_ok=True)
@@ -400,66 +449,132 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
     probe_log = models / "probes.jsonl"
     trained_done = {record.get("model") for record in read_jsonl(training_log)}
     probed = {record.get("model") for record in read_jsonl(probe_log)}
-    graphs_by_ratio: dict[float, Any] = {}
-    for architecture, ratio, seed, control in trained_models(settings):
-        name = trained_name(architecture, ratio, seed, control)
+    todo: list[tuple[tuple[str, float, int, str], bool]] = []
+    for wanted in trained_models(settings):
+        name = trained_name(*wanted)
         path = models / f"{name}.json"
-        model = (_loaded(path, lambda: load_model(path), "the model")
-                 if name in trained_done else None)
-        if model is not None and (control != "" or name in probed):
-            continue
-        if ratio not in graphs_by_ratio:
-            graphs = tissue_graphs(data.tables, data.theta, ratio)
-            graphs_by_ratio[ratio] = Splits(
-                train=[graphs[i] for i in data.train],
-                validation=[graphs[i] for i in data.validation],
-                test=[graphs[i] for i in data.test])
-        splits = graphs_by_ratio[ratio]
-        model_settings = ModelSettings(architecture=architecture.lower(),
-                                       hidden=settings.hidden, layers=settings.layers)
-        if model is None:
-            progress(f"training {name}")
-            if control == "untrained":
-                model = build_model(model_settings, seed)
-                record: dict[str, Any] = {"model": name, "untrained": True}
-            else:
-                training = replace(settings.training, seed=seed,
-                                   shuffle_labels=control == "shuffled")
-                model, trained = train_model(model_settings, splits, training)
-                record = {"model": name, **asdict(trained)}
-            save_model(model, path)
+        made = name in trained_done and _loaded(path, lambda: load_model(path),
+                                                "the model") is not None
+        if not made or (wanted[3] == "" and name not in probed):
+            todo.append((wanted, made))
+
+    def written(lines: tuple[dict[str, Any] | None, dict[str, Any] | None]) -> None:
+        # The training line first, then the probe: each says the one before is on disk.
+        record, probe = lines
+        if record is not None:
             append_lines(training_log, [json.dumps(record)])
-        if control == "":
-            progress(f"probing {name}")
-            random_init = build_model(model_settings, seed + 10_000)
-            probe = {"model": name,
-                     "trained": linear_probe(model, splits.train, splits.test),
-                     "random_init": linear_probe(random_init, splits.train, splits.test)}
+        if probe is not None:
             append_lines(probe_log, [json.dumps(probe)])
+
+    if workers <= 1 or len(todo) <= 1:
+        graphs: dict[float, Any] = {}
+        for wanted, made in todo:
+            progress(f"{'probing' if made else 'training'} {trained_name(*wanted)}")
+            written(make_model(folder, settings, data, wanted, made, graphs))
+    else:
+        _make_models_in_pool(folder, settings, todo, workers, progress, written)
 
     random_folder = models / "randomised"
     random_folder.mkdir(exist_ok=True)
-    for base in randomised_bases(settings):
-        for mode in MODES:
-            names = random_folder / f"{base}~{mode}.names"
-            if names.exists() and _copies_load(folder, base, mode):
-                continue
-            progress(f"randomising {base} ({mode})")
-            source: Any = (load(str(compiled_path)) if base == COMPILED
-                           else load_model(models / f"{base}.json"))
-            variants = randomisation_variants(source, mode, settings.seed)
-            for variant, copy in variants:
-                path = random_folder / randomised_name(base, variant, mode)
-                if base == COMPILED:
-                    copy.save(f"{path}.npz")
-                else:
-                    save_model(copy, path)
-            # Written last: a names file says every copy it lists is on disk.
-            write_text(names, "".join(f"{v}\n" for v, _ in variants))
+    ladders = set(randomised_bases(settings))
+    for base, mode in randomised_sets(settings):
+        names = random_folder / f"{base}~{mode}.names"
+        if names.exists() and _copies_load(folder, base, mode):
+            continue
+        progress(f"randomising {base} ({mode})")
+        source: Any = (load(str(compiled_path)) if base == COMPILED
+                       else load_model(models / f"{base}.json"))
+        variants = randomisation_variants(source, mode, settings.seed)
+        if base not in ladders:
+            variants = variants[-1:]   # the grid: the fully randomised copy only
+        for variant, copy in variants:
+            path = random_folder / randomised_name(base, variant, mode)
+            if base == COMPILED:
+                copy.save(f"{path}.npz")
+            else:
+                save_model(copy, path)
+        # Written last: a names file says every copy it lists is on disk.
+        write_text(names, "".join(f"{v}\n" for v, _ in variants))
     if COMPILED not in probed:
         progress("probing the compiled model")
         probe = _compiled_probe(folder, data, compiled_path)
         append_lines(probe_log, [json.dumps(probe)])
+
+
+def make_model(folder: Path, settings: StudySettings, data: StudyData,
+               wanted: tuple[str, float, int, str], made: bool, graphs: dict[float, Any]
+               ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """One trained model of phase 3 (`wanted`: architecture, ratio, seed, control):
+    trained (unless `made`: its file is there and logged) and saved, and probed (models
+    without a control). Returns its training line (None when `made`) and its probe line
+    (None for a control); `graphs` caches each ratio's splits between calls."""
+    from gracr.domains.tissue.image import image_graphs
+    from gracr.domains.tissue.probes import linear_probe
+    from gracr.domains.tissue.trained import (ModelSettings, Splits, build_model, load_model,
+                                              save_model, tissue_graphs, train_model)
+
+    architecture, ratio, seed, control = wanted
+    name = trained_name(*wanted)
+    path = folder / "models" / f"{name}.json"
+    if ratio not in graphs:
+        made_graphs = (image_graphs(data.tables, data.theta) if ratio == IMAGE
+                       else tissue_graphs(data.tables, data.theta, ratio))
+        graphs[ratio] = Splits(train=[made_graphs[i] for i in data.train],
+                               validation=[made_graphs[i] for i in data.validation],
+                               test=[made_graphs[i] for i in data.test])
+    splits = graphs[ratio]
+    model_settings = (ModelSettings(architecture="cnn", hidden=CNN_HIDDEN, layers=CNN_LAYERS,
+                                    pixel_um=CNN_PIXEL_UM,
+                                    side_um=TissueSettings.for_cells(settings.cells).side_um)
+                      if architecture == CNN else
+                      ModelSettings(architecture=architecture.lower(), hidden=settings.hidden,
+                                    layers=settings.layers))
+    record: dict[str, Any] | None = None
+    if made:
+        model = load_model(path)
+    elif control == "untrained":
+        model = build_model(model_settings, seed)
+        record = {"model": name, "untrained": True}
+    else:
+        training = replace(settings.training, seed=seed, shuffle_labels=control == "shuffled")
+        model, trained = train_model(model_settings, splits, training)
+        record = {"model": name, **asdict(trained)}
+    if record is not None:
+        save_model(model, path)
+    if control != "":
+        return record, None
+    random_init = build_model(model_settings, seed + 10_000)
+    return record, {"model": name, "trained": linear_probe(model, splits.train, splits.test),
+                    "random_init": linear_probe(random_init, splits.train, splits.test)}
+
+
+def _make_model_in_worker(folder: Path, settings: StudySettings,
+                          wanted: tuple[str, float, int, str], made: bool
+                          ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    import torch
+
+    torch.set_num_threads(1)   # one core per worker: the pool is the parallelism
+    return make_model(folder, settings, prepare_data(folder, settings), wanted, made, {})
+
+
+def _make_models_in_pool(folder: Path, settings: StudySettings,
+                         todo: Sequence[tuple[tuple[str, float, int, str], bool]],
+                         workers: int, progress: Callable[[str], None],
+                         written: Callable[[tuple[dict[str, Any] | None,
+                                                  dict[str, Any] | None]], None]) -> None:
+    """`make_model` over `todo` in a pool of `workers` processes, each result's lines
+    written as it comes (a run stopped loses the models in flight only)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    context = multiprocessing.get_context("spawn")   # torch and fork do not mix
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {pool.submit(_make_model_in_worker, folder, settings, wanted, made):
+                   trained_name(*wanted) for wanted, made in todo}
+        progress(f"training and probing {len(futures)} models, {workers} at a time")
+        for future in as_completed(futures):
+            written(future.result())
+            progress(f"{futures[future]} done")
 
 
 def _loaded(path: Path, load_file: Callable[[], Any], what: str) -> Any:
@@ -551,10 +666,13 @@ def _randomised_files(folder: Path) -> list[ModelFile]:
     for names in sorted(random_folder.glob("*.names")):
         base, mode = names.stem.split("~")
         architecture = COMPILED if base == COMPILED else base.split("-")[0]
+        # A copy reads the graphs its base reads: the base's radius ratio.
+        match = _TRAINED_NAME.match(base)
+        ratio = 1.0 if match is None else _name_ratio(match["ratio"])
         for variant in _variant_names(folder, base, mode):
             name = randomised_name(base, variant, mode)
             path = random_folder / (f"{name}.npz" if base == COMPILED else f"{name}.json")
-            files.append(ModelFile(name, path, 1.0, base, mode, variant, architecture))
+            files.append(ModelFile(name, path, ratio, base, mode, variant, architecture))
     return files
 
 
@@ -583,7 +701,10 @@ def study_jobs(settings: StudySettings, data: StudyData, models: Sequence[ModelF
     epochs_default = settings_for(explainer_named("GNNExplainer"), None)["epochs"]
     for model in models:
         for explainer in settings.explainers:
-            add(model, explainer)
+            # IG-mean's baseline is a marker vector: a compiled model also reads a
+            # presence bit, whose IG baseline (0: the cell deleted) is IG's own.
+            if not (explainer == IG_MEAN and model.architecture == COMPILED):
+                add(model, explainer)
         if model.architecture == "GATv2":
             add(model, ROLLOUT)
         fully_randomised = model.mode == "cascading" and model.variant == _top(models, model)

@@ -1,12 +1,15 @@
 """The tissue study (`gracrc tissue-study --out DIR`) as a `gracr.bench.study.Study`: its
 settings are written first and checked on every resume, then the phases of
 `gracr.domains.tissue.phases` (data, truth, models, explain) run unless complete, then
-the report (`gracr.domains.tissue.study_report`).
+the report (`gracr.domains.tissue.study_report`) and the training's convergence table
+(`write_convergence`).
 """
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
+from pathlib import Path
 
 from gracr.bench.record import RESULTS_FILE
 from gracr.bench.runner import Job, run
@@ -15,17 +18,19 @@ from gracr.domains.tissue.dataset import DATASET_FILES
 from gracr.domains.tissue.phases import (StudyData, StudySettings, explained_positions,
                                          model_files, models_complete, prepare_data,
                                          prepare_models, prepare_truth, ratio_name,
-                                         read_truth, study_jobs)
+                                         read_truth, study_jobs, views)
 from gracr.domains.tissue.study_report import write_report
 
 
 class TissueStudy(Study[StudySettings]):
     """The tissue study in its folder: the phases of the module docstring, then the
-    report (`gracr.domains.tissue.study_report.write_report`). Only the test limit may
-    change on a resume: a larger one adds samples to the folder, a smaller one reports
-    the first ones."""
+    report (`gracr.domains.tissue.study_report.write_report`). Only the test limit and
+    the radius ratios may change on a resume: a larger limit adds samples to the folder,
+    more ratios add their task files, models and explanations (the data and the ground
+    truth do not depend on the ratio); fewer report the first samples, or those ratios'
+    models only."""
 
-    FREE = ("test_limit",)
+    FREE = ("test_limit", "ratios")
     REQUIRED = {"seed": int}
     OUTPUTS = ("data", "truth.jsonl", "models", "attributions", "store")
 
@@ -49,7 +54,7 @@ class TissueStudy(Study[StudySettings]):
             # last; whether they are what the settings make is checked when they are read.
             return (root / "data" / "split.json").exists() and all(
                 (root / "data" / ratio_name(ratio) / name).exists()
-                for ratio in settings.ratios for name in DATASET_FILES)
+                for ratio in views(settings) for name in DATASET_FILES)
 
         def make_data(say: Say) -> None:
             data = self.data
@@ -73,10 +78,50 @@ class TissueStudy(Study[StudySettings]):
             Phase("truth", lambda: set(self._positions()) <= set(read_truth(root)),
                   make_truth),
             Phase("models", lambda: models_complete(root, settings),
-                  lambda say: prepare_models(root, settings, self.data, say)),
+                  lambda say: prepare_models(root, settings, self.data, say,
+                                             self.execution.workers)),
             Phase("explain", lambda: explained(self._jobs(), root / "attributions" /
                                                RESULTS_FILE), explain)]
 
     def report(self, say: Say) -> None:
         write_report(self.folder, self.settings, self.data,
                      model_files(self.folder, self.settings), say)
+        write_convergence(self.folder, self.settings)
+
+
+def write_convergence(folder: Path, settings: StudySettings) -> Path:
+    """`DIR/tables/convergence.md` (and `.csv`), written silently: per trained model, the
+    epochs run, the best epoch, what stopped training (`patience` epochs without a
+    better one, or the `max_epochs` cap), the validation loss at the best epoch, at the
+    last and its lowest, from the curve each training line records (`–` for a line
+    without one), and the kept model's validation and test AUC."""
+    from gracr.bench.report import TABLE, write_table
+    from gracr.domains.tissue.phases import latest_by_model, read_jsonl
+
+    training = settings.training
+    rows = []
+    for record in latest_by_model(read_jsonl(folder / "models" / "training.jsonl")):
+        losses = record.get("validation_loss") or []
+        epochs, best = record.get("epochs"), record.get("best_epoch")
+        if record.get("untrained") or not isinstance(epochs, int) or not isinstance(best, int):
+            continue
+        stopped = ("patience" if epochs - best >= training.patience
+                   else "cap" if epochs >= training.max_epochs else "–")
+        rows.append([str(record["model"]), str(epochs), str(best), stopped,
+                     TABLE.number(losses[best - 1] if losses and best >= 1 else None),
+                     TABLE.number(losses[-1] if losses else None),
+                     TABLE.number(min(losses) if losses else None),
+                     TABLE.number(_finite(record.get("best_validation_auc"))),
+                     TABLE.number(_finite(record.get("test_auc")))])
+    headers = ["model", "epochs", "best epoch", "stopped by", "val loss at best",
+               "val loss last", "val loss min", "val AUC", "test AUC"]
+    path = folder / "tables" / "convergence.md"
+    for suffix in ("md", "csv"):
+        write_table(str(path.with_suffix(f".{suffix}")), headers, rows)
+    return path
+
+
+def _finite(value: object) -> float | None:
+    """A number from a training line, None when it is missing or not finite (an AUC of one
+    class)."""
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None

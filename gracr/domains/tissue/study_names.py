@@ -8,6 +8,6 @@ call, `gracrc --help` included, free of that import.
 
 from __future__ import annotations
 
-EXPLAINERS: tuple[str, ...] = ("IG", "GNNExplainer", "Saliency", "GraphSVX")
+EXPLAINERS: tuple[str, ...] = ("IG", "IG-mean", "GNNExplainer", "Saliency", "GraphSVX")
 METRICS: tuple[str, ...] = ("AP", "AUROC", "ρ Shapley", "ρ Banzhaf", "decoy mass",
                             "deletion AUC", "insertion AUC")

@@ -1,4 +1,5 @@
-"""Trained models beside the compiled one: GIN and GATv2 learn the tissue rule from data.
+"""Trained models beside the compiled one: GIN, GATv2 and a CNN learn the tissue rule
+from data.
 
 - `tissue_graphs`: PyG `Data` per `CellTable`: `x` the six markers (float32, in `CHANNELS`
   order; the cell type is never a feature: a model must read it off the markers, as the
@@ -11,7 +12,9 @@
 - `GIN` (`GINEConv`: the message is ReLU(h_j + W·d_ij), so the distance enters every
   message) and `GATv2` (`GATv2Conv`, `edge_dim=1`, the self loop it adds has length 0),
   each a few layers, mean or sum pooling and a linear head giving one logit per graph,
-  built by `build_model` from a `ModelSettings`;
+  and `TissueCNN`, the note's non-graph baseline (a CNN on the field rendered by
+  `render`, one channel per marker; its graphs: `gracr.domains.tissue.image`), all built
+  by `build_model` from a `ModelSettings`;
 - `train_model`: Adam, BCE with logits, mini-batches, early stopping on validation AUC;
 - `save_model` / `load_model`: a `state_dict` and a JSON of hyperparameters, no pickles.
 
@@ -20,6 +23,10 @@
 Nothing here touches torch's global random state: initialisation runs under
 `torch.random.fork_rng` with the given seed, the batch order has its own
 `torch.Generator`, label shuffling its own numpy generator, and the models have no dropout.
+
+Its size (500–600 lines) is the three architectures with their one training loop and
+file format: the CNN is a `TissueModel` like the graph models, so that the same
+training, probes, explainers and files serve all three.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ import pickle
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Sequence, cast
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -51,7 +58,7 @@ from gracr.domains.tissue.table import CHANNELS, TCELL, TUMOUR, CellTable
 
 FloatArray = npt.NDArray[np.float64]
 NODE_FLAGS: tuple[str, ...] = ("tumour", "tcell", "engaged", "driver", "decoy")
-ARCHITECTURES: tuple[str, ...] = ("gin", "gatv2")
+ARCHITECTURES: tuple[str, ...] = ("gin", "gatv2", "cnn")
 POOLINGS: tuple[str, ...] = ("mean", "sum")
 FORMAT = "gracr-tissue-model"
 
@@ -122,7 +129,9 @@ class ModelSettings:
     `hidden // heads` per head, concatenated); `pooling` "mean" or "sum";
     `distance_scale_um`: the model divides each edge length (µm) by it before its layers
     read it (the label radius: 1.0 is exactly 30 µm, a near edge one of at most 1), so the
-    graphs it reads carry lengths in µm, as the graph JSON does."""
+    graphs it reads carry lengths in µm, as the graph JSON does. "cnn"
+    (`gracr.domains.tissue.image.TissueCNN`) renders the field, a square of `side_um`,
+    in pixels of `pixel_um`; `layers` is its number of convolution blocks."""
 
     architecture: str = "gin"
     hidden: int = 64
@@ -130,6 +139,8 @@ class ModelSettings:
     heads: int = 2
     pooling: str = "mean"
     distance_scale_um: float = 30.0
+    side_um: float = 400.0
+    pixel_um: float = 5.0
 
     def __post_init__(self) -> None:
         if self.architecture not in ARCHITECTURES or self.pooling not in POOLINGS:
@@ -138,9 +149,10 @@ class ModelSettings:
         if self.hidden < 1 or self.layers < 1 or self.heads < 1 or self.hidden % self.heads:
             raise ValueError("hidden, layers and heads must be positive, hidden a multiple "
                              "of heads")
-        if not (math.isfinite(self.distance_scale_um) and self.distance_scale_um > 0):
-            raise ValueError(f"distance_scale_um must be a positive number, got "
-                             f"{self.distance_scale_um}")
+        for name in ("distance_scale_um", "side_um", "pixel_um"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a positive number, got {value}")
 
 
 class TissueModel(torch.nn.Module):
@@ -215,12 +227,104 @@ class GATv2(TissueModel):
         return out
 
 
+def cell_positions(num_nodes: int, edge_index: Tensor, edge_attr: Tensor) -> Tensor:
+    """`[N, 2]` µm: each cell's position as its edges carry it (columns 1 and 2 of the
+    attributes, its source's position: `gracr.domains.tissue.image.image_graph_json`)."""
+    positions = edge_attr.new_zeros((num_nodes, 2))
+    positions[edge_index[0]] = edge_attr[:, 1:3].detach()
+    return positions
+
+
+def render(x: Tensor, positions: Tensor, batch: Tensor, num_graphs: int, side_um: float,
+           pixel_um: float) -> Tensor:
+    """`[B, C, H, H]` images, H = ceil(side_um / pixel_um): each cell's `x` row (C
+    channels, one per marker) split bilinearly over the four pixels around its position
+    (pixel centres at (k + 1/2) · pixel_um; the weights sum to 1, so an image sums to
+    its cells' markers); a cell outside the field adds to the nearest edge pixels. The
+    image is linear in `x`: an explainer's gradient with respect to a cell's markers is
+    the model's gradient at that cell's pixels, so the CNN is explained per cell."""
+    size = math.ceil(side_um / pixel_um)
+    scaled = positions / pixel_um - 0.5
+    low = torch.floor(scaled)
+    fraction = scaled - low
+    low = low.long()
+    flat = x.new_zeros((num_graphs * size * size, x.shape[1]))
+    for dx in (0, 1):
+        for dy in (0, 1):
+            column = (low[:, 0] + dx).clamp(0, size - 1)
+            row = (low[:, 1] + dy).clamp(0, size - 1)
+            weight = ((fraction[:, 0] if dx else 1 - fraction[:, 0])
+                      * (fraction[:, 1] if dy else 1 - fraction[:, 1]))
+            flat = flat.index_add(0, (batch * size + row) * size + column,
+                                  x * weight[:, None].to(x.dtype))
+    return flat.reshape(num_graphs, size, size, x.shape[1]).permute(0, 3, 1, 2)
+
+
+class TissueCNN(TissueModel):
+    """The tissue note's non-graph baseline, a CNN on a rendered image of the field
+    (`render`): `layers` blocks of two 3×3 convolutions (`hidden` channels, ReLU), 2×2 max
+    pooling between blocks, a global mean and a linear logit. It takes each cell's
+    position from its edges (`cell_positions`; the graphs of
+    `gracr.domains.tissue.image`) and reads no edge otherwise. Its node embeddings (for
+    the linear probe) are the last block's map read at each cell's position."""
+
+    def __init__(self, settings: ModelSettings) -> None:
+        super().__init__(settings, [])
+        blocks: list[torch.nn.Module] = []
+        channels = len(CHANNELS)
+        for _ in range(settings.layers):
+            blocks.append(torch.nn.Sequential(
+                torch.nn.Conv2d(channels, settings.hidden, 3, padding=1), torch.nn.ReLU(),
+                torch.nn.Conv2d(settings.hidden, settings.hidden, 3, padding=1),
+                torch.nn.ReLU()))
+            channels = settings.hidden
+        self.blocks = torch.nn.ModuleList(blocks)
+
+    def feature_map(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None,
+                    batch: Tensor, num_graphs: int) -> tuple[Tensor, Tensor]:
+        """The last block's `[B, hidden, h, h]` map and the cells' positions."""
+        if edge_attr is None or edge_attr.shape[1] < 3:
+            raise ValueError("the CNN reads each cell's position from its edges' attributes "
+                             "(image_graph_json): the graph has none")
+        positions = cell_positions(x.shape[0], edge_index, edge_attr)
+        h = render(x, positions, batch, num_graphs, self.settings.side_um,
+                   self.settings.pixel_um)
+        for index, block in enumerate(self.blocks):
+            if index:
+                h = torch.nn.functional.max_pool2d(h, 2)
+            h = block(h)
+        return h, positions
+
+    def node_embeddings(self, x: Tensor, edge_index: Tensor,
+                        edge_attr: Tensor | None = None) -> Tensor:
+        """`[N, hidden]`: the last block's map, bilinearly, at each cell's position."""
+        batch = torch.zeros(x.shape[0], dtype=torch.long)
+        h, positions = self.feature_map(x, edge_index, edge_attr, batch, 1)
+        extent = h.shape[-1] * 2 ** (len(self.blocks) - 1) * self.settings.pixel_um
+        grid = (positions / extent) * 2 - 1   # grid_sample's [-1, 1] over the image
+        sampled = torch.nn.functional.grid_sample(h, grid.reshape(1, 1, -1, 2).to(h.dtype),
+                                                  align_corners=False)
+        return sampled.reshape(h.shape[1], -1).T
+
+    def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Tensor | None = None,
+                batch: Tensor | None = None, num_graphs: int | None = None) -> Tensor:
+        if batch is None:
+            batch = torch.zeros(x.size(0), dtype=torch.long, device=x.device)
+            num_graphs = 1
+        elif num_graphs is None:
+            num_graphs = int(batch.max()) + 1 if batch.numel() else 1
+        h, _ = self.feature_map(x, edge_index, edge_attr, batch, num_graphs)
+        return cast(Tensor, self.head(h.mean(dim=(2, 3))))
+
+
 def build_model(settings: ModelSettings, seed: int = 0) -> TissueModel:
     """A randomly initialised model (seeded, global RNG untouched): the untrained control,
     and exactly the starting point of `train_model` with the same seed."""
+    kinds: dict[str, Callable[[ModelSettings], TissueModel]] = {
+        "gin": GIN, "gatv2": GATv2, "cnn": TissueCNN}
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        model: TissueModel = GIN(settings) if settings.architecture == "gin" else GATv2(settings)
+        model = kinds[settings.architecture](settings)
     return model.eval()
 
 
@@ -236,10 +340,13 @@ class TrainingSettings:
     seed: int = 0
     shuffle_labels: bool = False
     keep: str = "best"
+    min_delta: float = 0.0
 
     def __post_init__(self) -> None:
         if self.max_epochs < 0 or self.patience < 1 or self.batch_size < 1:
             raise ValueError("max_epochs must be >= 0, patience and batch_size >= 1")
+        if not (math.isfinite(self.min_delta) and self.min_delta >= 0):
+            raise ValueError(f"min_delta must be a number >= 0, got {self.min_delta}")
         if self.keep not in ("best", "last"):
             raise ValueError(f"keep must be 'best' or 'last', got {self.keep!r}")
 
@@ -247,7 +354,9 @@ class TrainingSettings:
 @dataclass(frozen=True)
 class TrainingRecord:
     """`epochs` run; the best epoch (1-based; 0: the initial weights were never beaten),
-    its validation AUC and the test AUC of the model returned (nan: one class only)."""
+    its validation AUC and the test AUC of the model returned (nan: one class only); per
+    epoch, the mean training loss and the validation loss and AUC (the curve that shows
+    whether training had converged when it stopped)."""
 
     architecture: str
     seed: int
@@ -257,6 +366,9 @@ class TrainingRecord:
     best_validation_auc: float
     test_auc: float
     seconds: float
+    train_loss: tuple[float, ...] = ()
+    validation_loss: tuple[float, ...] = ()
+    validation_auc: tuple[float, ...] = ()
 
 
 @torch.no_grad()
@@ -297,7 +409,9 @@ def train_model(model_settings: ModelSettings, splits: Splits,
     best validation epoch (AUC, ties to the lower validation loss; a validation split of
     one class falls back to the loss; the initial weights are never chosen, so a trained
     model, and the shuffled-label control, has always been trained) and the record. Stops
-    after `patience` epochs without a better one, or at `max_epochs`. `shuffle_labels`:
+    after `patience` epochs without a better one, or at `max_epochs`; an epoch of the same
+    validation AUC is better only when its loss is lower by more than `min_delta` (0: any
+    lower loss), so that a loss creeping down by rounding does not keep training going. `shuffle_labels`:
     train and choose the epoch on `splits.with_shuffled_labels(settings.seed)`; the test
     split keeps its labels. `keep="last"` returns the last epoch's weights instead (the
     record's test AUC is always that of the model returned)."""
@@ -319,18 +433,30 @@ def train_model(model_settings: ModelSettings, splits: Splits,
         value = auc(logits, labels)
         return (-1.0 if math.isnan(value) else value), -loss
 
+    def better(current: tuple[float, float], best: tuple[float, float] | None) -> bool:
+        return best is None or current[0] > best[0] or (
+            current[0] == best[0] and current[1] > best[1] + settings.min_delta)
+
     best: tuple[float, float] | None = None
     best_state, best_epoch, epoch = copy.deepcopy(model.state_dict()), 0, 0
+    curve: tuple[list[float], list[float], list[float]] = ([], [], [])
     while epoch < settings.max_epochs and epoch - best_epoch < settings.patience:
         epoch += 1
         model.train()
+        losses = []
         for batch in loader:
             optimiser.zero_grad()
             logits = model(batch.x, batch.edge_index, batch.edge_attr, batch.batch)
-            loss_fn(logits.reshape(-1), batch.y.reshape(-1)).backward()
+            loss = loss_fn(logits.reshape(-1), batch.y.reshape(-1))
+            loss.backward()
             optimiser.step()
+            losses.append(float(loss.detach()))
         current = score()
-        if best is None or current > best:
+        for values, value in zip(curve, (float(np.mean(losses)) if losses else math.nan,
+                                         -current[1], current[0] if current[0] >= 0
+                                         else math.nan)):
+            values.append(value)
+        if better(current, best):
             best, best_state, best_epoch = current, copy.deepcopy(model.state_dict()), epoch
     if settings.keep == "best":
         model.load_state_dict(best_state)
@@ -338,7 +464,8 @@ def train_model(model_settings: ModelSettings, splits: Splits,
     best_auc = math.nan if best is None or best[0] < 0 else best[0]
     return model, TrainingRecord(model_settings.architecture, settings.seed,
                                  settings.shuffle_labels, epoch, best_epoch, best_auc,
-                                 model_auc(model, splits.test), time.perf_counter() - start)
+                                 model_auc(model, splits.test), time.perf_counter() - start,
+                                 *(tuple(values) for values in curve))
 
 
 def explained(model: TissueModel, name: str) -> TrainedModel:
