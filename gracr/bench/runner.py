@@ -63,6 +63,7 @@ from __future__ import annotations
 import ctypes
 import json
 import multiprocessing
+import math
 import os
 import signal
 import sys
@@ -155,6 +156,7 @@ def _init_worker(progress: Any, plugins: tuple[str, ...] = (),
     `datasets` the run's datasets (by `_dataset_key`), read once by the run and sent here
     so that the worker does not read them again."""
     import torch
+    from threadpoolctl import threadpool_limits
 
     from gracr.explainers import load_plugins
 
@@ -170,6 +172,11 @@ def _init_worker(progress: Any, plugins: tuple[str, ...] = (),
         if hasattr(signal, "pthread_sigmask"):
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     torch.set_num_threads(1)
+    # NumPy's and SciPy's BLAS (OpenBLAS) get one thread as well: their threads spin
+    # after each call, and beside a second worker they took its core (the instances of a
+    # 2-process run took 82 CPU s in all against 69 with one BLAS thread;
+    # benchmarks/engines.py).
+    threadpool_limits(limits=1)
     try:
         load_plugins(plugins)
     except GracrError as error:
@@ -609,7 +616,13 @@ def plan_chunks(pending: Sequence[Pending], datasets: Mapping[tuple[Any, ...], D
         first, total = 0, 0.0
         for position, index in enumerate(left):
             total += cost[position]
+            # The job's own instances left bound the chunk too: an estimate can be off by
+            # a factor for a whole job (PyG's GraphMask trains on the whole graph of a node
+            # task, not the receptive field the estimate counts), and a job cut by count
+            # as well still ends on single instances.
+            count = position + 1 - first
             if total >= max(smallest, remaining / (SHRINK * max(1, workers))) \
+                    or count >= math.ceil((len(left) - first) / (SHRINK * max(1, workers))) \
                     or position == len(left) - 1:
                 narrowed = replace(job, start=left[first], limit=index + 1)
                 chunks.append(Chunk(narrowed, frozenset(
