@@ -266,6 +266,10 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
                        upi_edges=int(instance.upi.sum()), edges=graph.num_edges,
                        extra={**extra, **kept}, level=job.level, sample=job.sample))
         sent += 1
+        if outcome.status != "ok":
+            # The job's instances share their modules (`Subject.of`): one an explainer
+            # left midway (an error, out of time) may still hold its masks.
+            modules.clear()
     return sent
 
 

@@ -6,7 +6,8 @@ published numbers (`gracr.domains.chem.published`). `gracrc wombat-study`.
 Each pattern's task file (written by `scripts/wombat_datasets.py`) runs through the
 benchmark runner at node level (the presence bit compiled in, so a zeroed atom is a
 deleted atom), variants `max` (r1, Eq. 3), `soft-or` (r2, Eq. 4) and `main` (ours, the
-threshold readout), seed 0, the first `positives` positive molecules and the first
+threshold readout; `variants` narrows them), seed 0, the first `positives` positive
+molecules and the first
 `negatives` negative ones of the (shuffled) file. The explainers whose cost is a search or
 a sample per molecule (`SLOW`: ShapleySampling, SubgraphX; WOMBAT App. B also caps them,
 at 100 molecules per class) take `slow_positives` and `slow_negatives`; SubgraphX's
@@ -38,10 +39,11 @@ from gracr.bench.runner import Job, plan_jobs, run
 from gracr.bench.study import Execution, Phase, Say, Study, explained
 from gracr.bench.report.tables import render_table
 from gracr.bench.tasks import task_names
-from gracr.domains.chem.published import (WOMBAT_EXPLAINERS, WOMBAT_READOUTS, published_auroc,
+from gracr.domains.chem.published import (PERFECT_COUNT_EXPLAINERS, PERFECT_COUNT_READOUT,
+                                          WOMBAT_EXPLAINERS, WOMBAT_READOUTS, published_auroc,
                                           published_average_precision,
                                           published_baseline_average_precision,
-                                          published_perfect)
+                                          published_perfect, published_perfect_count)
 from gracr.errors import GracrError
 from gracr.files import write_text
 from gracr.stats import Stat
@@ -67,6 +69,7 @@ class WombatSettings:
     slow_positives: int = 20
     slow_negatives: int = 20
     slow_variants: tuple[str, ...] = ("max", "soft-or")
+    variants: tuple[str, ...] = VARIANTS
     budget: float = 180.0
     datasets: str | None = None
 
@@ -82,7 +85,8 @@ class WombatSettings:
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "patterns": list(self.patterns),
-                "explainers": list(self.explainers), "slow_variants": list(self.slow_variants)}
+                "explainers": list(self.explainers), "slow_variants": list(self.slow_variants),
+                "variants": list(self.variants)}
 
 
 class WombatStudy(Study[WombatSettings]):
@@ -90,7 +94,7 @@ class WombatStudy(Study[WombatSettings]):
     is written to as well."""
 
     FREE = ("wombat", "patterns", "explainers", "positives", "negatives", "slow_positives",
-            "slow_negatives", "slow_variants", "datasets")
+            "slow_negatives", "slow_variants", "variants", "datasets")
     REQUIRED = {"patterns": list}
     OUTPUTS = (RESULTS_FILE,)
 
@@ -117,7 +121,8 @@ class WombatStudy(Study[WombatSettings]):
             for name in group:
                 negatives = 0 if name in NO_NEGATIVES else \
                     (settings.slow_negatives if slow else settings.negatives)
-                jobs += plan_jobs([task], list(settings.slow_variants if slow else VARIANTS),
+                jobs += plan_jobs([task], list(settings.slow_variants if slow
+                                               else settings.variants),
                                   [name], [0],
                                   settings.slow_positives if slow else settings.positives,
                                   settings.budget, {task: None}, datasets,
@@ -173,7 +178,33 @@ def wombat_tables(records: list[Record], settings: WombatSettings) -> str:
     numbers = list(settings.patterns)
     explainers = list(settings.explainers)
     rows = {(r.task, r.variant, r.explainer): r for r in ranking_rows(records)}
-    return _tables(rows, numbers, explainers)
+    return _tables(rows, numbers, explainers) + "\n" + perfect_counts(rows, numbers)
+
+
+def perfect_counts(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int]) -> str:
+    """Table S1 beside ours: per pattern, how many positives ShapleySampling and IG
+    explain perfectly (AUROC = 1) of those with a defined AUROC, under r2 (Table S1's
+    readout) and r1, ours then WOMBAT's (r2 only)."""
+    headers = ["pattern"]
+    for explainer in PERFECT_COUNT_EXPLAINERS:
+        headers += [f"{explainer} r2 ours", f"{explainer} r1 ours", f"{explainer} WOMBAT"]
+    table = []
+    for number in numbers:
+        cells = [f"P{number:02d}"]
+        for explainer in PERFECT_COUNT_EXPLAINERS:
+            for readout in (PERFECT_COUNT_READOUT, WOMBAT_READOUTS[0]):
+                row = _row(rows, number, readout, explainer)
+                cells.append(TABLE.missing if row is None else
+                             _share(row.perfect_count, row.positives - row.undefined))
+            cells.append(_share(*published_perfect_count(number, explainer)))
+        table.append(cells)
+    return ("## Perfect explanations counted, Table S1 (WOMBAT App. E.1; r2)\n\n"
+            "Each cell: positives with AUROC = 1 / positives with a defined AUROC (share).\n\n"
+            + render_table(headers, table) + "\n")
+
+
+def _share(perfect: int, total: int) -> str:
+    return f"{perfect} / {total}" + (f" ({perfect / total:.2f})" if total else "")
 
 
 def _row(rows: dict[tuple[str, str, str], RankingRow], number: int, variant: str,
