@@ -18,14 +18,19 @@ PYTHON=${PYTHON:-python}
 RUNS=${RUNS:-/work/runs/wombat}
 JOBS=${JOBS:-2}
 ENGINE=${ENGINE:-process}
-STAGES=${STAGES:-1 2 3 4 5 6 7 8}
+STAGES=${STAGES:-1 W1 2 B W2 3 4 5 6 7 8}
 DATA=$RUNS/data
 OUT=$RUNS/study
 export PYTHONPATH=${PYTHONPATH:-.}
 
+WHITE=$RUNS/whiteboxes
 if [ ! -f "$DATA/P14/P14.toml" ]; then
     # At least 1 000 distinct positives per pattern: the bundled sets' own, then grafts.
     "$PYTHON" scripts/wombat_datasets.py --out "$DATA" --min-positives 1200
+fi
+if [ ! -f "$WHITE/AntiIG/AntiIG.toml" ]; then
+    # Table S2's rule and the anti-IG whitebox of pattern 12 (P12's molecules).
+    "$PYTHON" scripts/wombat_whiteboxes.py --wombat "$DATA" --out "$WHITE"
 fi
 
 GRADIENTS=Saliency,InputXGradient,IG,Rnd
@@ -33,6 +38,14 @@ MASKS=GNNExplainer,PGExplainer
 SLOW=ShapleySampling,SubgraphX
 engine=(--engine "$ENGINE")
 if [ -n "${ADDRESS:-}" ]; then engine+=(--address "$ADDRESS"); fi
+
+# The two whiteboxes through the benchmark runner (their own results folder).
+whiteboxes() {
+    "$PYTHON" -m gracr.cli bench --tasks "$WHITE/S2/S2.toml,$WHITE/AntiIG/AntiIG.toml" \
+        --level node --variant max,soft-or --settings default --seeds 0 --graphs 20000 \
+        --jobs "$JOBS" "${engine[@]}" --datasets "$WHITE/datasets" --out "$WHITE/results" \
+        --no-report --no-instance-figures "$@"
+}
 
 study() {
     "$PYTHON" -m gracr.cli wombat-study --wombat "$DATA" --patterns 1-14 --jobs "$JOBS" \
@@ -45,7 +58,16 @@ for stage in $STAGES; do
         # Every explainer on 100 molecules per class (the slow two: 30), our threshold
         # readout beside WOMBAT's two.
         1) study --explainers $GRADIENTS --positives 100 --negatives 100 ;;
+        # Table S2's rule and the anti-IG whitebox: 300 per class (the masks 100, the slow
+        # two 30, SubgraphX on positives only).
+        W1) whiteboxes --explainers $GRADIENTS --limit 300 --negatives 300 ;;
+        W2) whiteboxes --explainers $MASKS --limit 100 --negatives 100
+            whiteboxes --explainers ShapleySampling --limit 30 --negatives 30
+            whiteboxes --explainers SubgraphX --limit 30 --negatives 0 ;;
         2) study --explainers $MASKS --positives 100 --negatives 100 ;;
+        # Figure S8's bound on 300 positives per pattern (one process; a table).
+        B) "$PYTHON" benchmarks/wombat_pgexplainer_bound.py --wombat "$DATA" --study "$OUT" \
+               --sample 300 --markdown "$RUNS/pgexplainer_bound.md" ;;
         3) study --explainers $SLOW --slow-positives 30 --slow-negatives 30 ;;
         # Then WOMBAT's two readouts only: 300 per class for the gradients and the masks,
         # 100 for the slow two (WOMBAT's own number), 1 000 for the gradients.

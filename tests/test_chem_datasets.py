@@ -83,3 +83,23 @@ def test_the_written_task_file_reads_and_its_labels_are_the_kinds(tmp_path: Path
     for line, graph in zip(lines, task.source.graphs):  # type: ignore[union-attr]
         kind = json.loads(line)["x-kind"]
         assert gracr.evaluate(program, graph) is (kind == "positive"), line
+
+
+def test_the_whiteboxes_compiled_from_their_rules_answer_as_the_rules() -> None:
+    """Table S2's rule holds with a bonded fluorine and a C=O, not with either alone (nor
+    with a fluoride ion); the anti-IG sentence answers as P12's on every molecule here
+    and is written with its propagation layers C1..C5."""
+    from gracr.domains.chem.whiteboxes import ANTI_IG, FLUORINE_CARBONYL, whitebox_formula
+    from gracr.executor.model import compile_program
+
+    rule = compile_program(gracr.parse(whitebox_formula(FLUORINE_CARBONYL)), presence=True)
+    assert [rule.predict(read_smiles(s).graph) for s in
+            ("FCC(=O)C", "O=C1CCC(F)CC1", "FCCC", "CC=O", "[F-].CC=O")] == \
+        [True, True, False, False, False]
+    anti = compile_program(gracr.parse(whitebox_formula(ANTI_IG)), presence=True)
+    p12 = compile_program(gracr.parse(wombat_formula_path(P12).read_text()), presence=True)
+    for smiles in [*POSITIVES, *NEGATIVES, "c1ccccc1C=O", "O=CC=O", "[CH]=O"]:
+        graph = read_smiles(smiles).graph
+        assert anti.predict(graph) == p12.predict(graph), smiles
+    text = whitebox_formula(ANTI_IG)
+    assert "let c5 = c4 & <1> c4" in text and "let a6 = a5 & <1>{double} b5" in text
