@@ -3,13 +3,16 @@
 # stages that each add to one resumable study folder, cheapest first, so that the tables
 # can be drawn from whatever is done:
 #
-#   nohup nice -n 19 scripts/wombat_scale.sh > RUNS/scale.log 2>&1 &
+#   PYTHON=.venv/bin/python setsid nohup nice -n 19 scripts/wombat_scale.sh \
+#       >> RUNS/scale.log 2>&1 < /dev/null &
 #
 # RUNS (default /work/runs/wombat) holds the datasets (RUNS/data, made first if missing)
 # and the study (RUNS/study). Run it again to resume: a stage that is done is checked from
 # the records and passed over; a killed run loses at most the instances in flight (the
-# runner appends one record per instance). Pause and go on with kill -STOP / -CONT on
-# the process group (`kill -STOP -- -PGID`). JOBS (default 2) worker processes;
+# runner appends one record per instance). Started with setsid, the script leads its own
+# process group (PGID = its PID): pause and go on with `kill -STOP -- -PGID` and
+# `kill -CONT -- -PGID`; stop with `kill -KILL -- -PGID` (a record is one write, a cut
+# last line is set aside on the next start). JOBS (default 2) worker processes;
 # ENGINE=ray ADDRESS=host:port runs the same stages on a Ray cluster. STAGES (default
 # all, e.g. "1 2 3") runs only those. PYTHON: the interpreter with gracr installed.
 set -euo pipefail
@@ -18,7 +21,7 @@ PYTHON=${PYTHON:-python}
 RUNS=${RUNS:-/work/runs/wombat}
 JOBS=${JOBS:-2}
 ENGINE=${ENGINE:-process}
-STAGES=${STAGES:-1 W1 2 B W2 3 4 5 6 7 8}
+STAGES=${STAGES:-1 W1 B 2 W2 3 4 5 6 7 8 B}
 DATA=$RUNS/data
 OUT=$RUNS/study
 export PYTHONPATH=${PYTHONPATH:-.}
@@ -65,7 +68,8 @@ for stage in $STAGES; do
             whiteboxes --explainers ShapleySampling --limit 30 --negatives 30
             whiteboxes --explainers SubgraphX --limit 30 --negatives 0 ;;
         2) study --explainers $MASKS --positives 100 --negatives 100 ;;
-        # Figure S8's bound on 300 positives per pattern (one process; a table).
+        # Figure S8's bound on 300 positives per pattern (one process; a table; run again
+        # at the end, when PGExplainer's results are there to set beside it).
         B) "$PYTHON" benchmarks/wombat_pgexplainer_bound.py --wombat "$DATA" --study "$OUT" \
                --sample 300 --markdown "$RUNS/pgexplainer_bound.md" ;;
         3) study --explainers $SLOW --slow-positives 30 --slow-negatives 30 ;;
