@@ -3,12 +3,14 @@ readout, the molecules explained per class (the fewest and the most over the pat
 the CPU seconds they took, and the CPU the targets still need at the mean cost so far.
 
     PYTHONPATH=. .venv/bin/python scripts/wombat_scale_progress.py /work/runs/wombat/study \\
-        [--markdown FILE]
+        [--wombat /work/runs/wombat/data] [--markdown FILE]
 
 The targets are the stages' (issue 40): Saliency, InputXGradient, IG and Rnd 1 000 per
 class under r1 and r2; GNNExplainer and PGExplainer 300; ShapleySampling and SubgraphX
 100 (SubgraphX: positives only); our threshold readout 300 for all but the slow two.
-CPU seconds are the records' own (`cpu_seconds`: the explanation and its scoring, in the
+With `--wombat`, also per pattern: how many of the first 100, 300 and 1 000 positives
+(the molecules the cells take, in file order) are the bundled sets' own and how many
+grafted. CPU seconds are the records' own (`cpu_seconds`: the explanation and its scoring, in the
 worker); building the datasets, the node UPIs and training PGExplainer are not in them.
 """
 
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from gracr.bench.record import RESULTS_FILE, latest_records, read_records
 from gracr.bench.report.tables import render_table
-from gracr.files import write_text
+from gracr.files import read_json_lines, write_text
 
 PATTERNS = 14
 GRADIENTS = ("Saliency", "InputXGradient", "IG", "Rnd")
@@ -83,12 +85,31 @@ def progress(results: Path) -> tuple[str, float, float]:
     return table, spent, left
 
 
+def grafts(wombat: Path) -> str:
+    """Per pattern: the real and grafted molecules among its first positives."""
+    rows = []
+    for number in range(1, PATTERNS + 1):
+        lines, _ = read_json_lines(wombat / f"P{number:02d}" / "molecules.jsonl")
+        places = [str(line["x-place"]) for line in lines if line["x-kind"] == "positive"]
+        cells = [f"P{number:02d}", str(len(places))]
+        for first in (100, 300, 1000):
+            chosen = places[:first]
+            grafted = sum(place.startswith("grafted onto") for place in chosen)
+            cells.append(f"{len(chosen) - grafted} / {grafted}")
+        rows.append(cells)
+    return render_table(["pattern", "positives in the file", "first 100: real / grafted",
+                         "first 300: real / grafted", "first 1 000: real / grafted"], rows)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("study", help="the study folder (results.jsonl)")
+    parser.add_argument("--wombat", default=None, help="scripts/wombat_datasets.py's folder")
     parser.add_argument("--markdown", default=None, metavar="FILE")
     args = parser.parse_args()
     table, spent, left = progress(Path(args.study) / RESULTS_FILE)
+    if args.wombat is not None:
+        table = grafts(Path(args.wombat)) + "\n" + table
     text = (table + f"\n* no record yet: the cost measured before the run (`MEASURED`).\n\n"
                     f"CPU spent in explanations: {spent / 3600:.2f} h; left to the targets: "
                     f"{left / 3600:.2f} h.\n")

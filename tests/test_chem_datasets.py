@@ -64,6 +64,27 @@ def test_the_dataset_draws_hard_negatives_first_then_random_ones() -> None:
         [e.molecule.smiles for e in dataset]           # seeded
 
 
+def test_the_pools_own_positives_come_before_the_grafted_ones() -> None:
+    """Among the positives, in file order, every real molecule precedes every grafted one
+    (the first N a study explains are real wherever the pool holds N), and the positives
+    keep their places among the negatives."""
+    from gracr.domains.chem.datasets import drawn_dataset
+    from gracr.domains.chem.graft import GRAFTED, is_grafted
+    from gracr.domains.chem.molecules import Molecule
+
+    real = [read_smiles(s) for s in POSITIVES]
+    made = [read_smiles(s) for s in ("CCCCC=O", "CC(C)C=O", "OCCC=O", "NCCC=O")]
+    grafts = [Molecule(f"{GRAFTED} x:{k}", m.smiles, m.name, m.mol, m.graph)
+              for k, m in enumerate(made)]
+    negatives = [read_smiles(s) for s in NEGATIVES]
+    for seed in range(5):
+        dataset = drawn_dataset(P12.original, [*grafts, *real], negatives,
+                                DatasetSizes(100, 100, 50), seed)
+        flags = [is_grafted(e.molecule) for e in dataset if e.kind == "positive"]
+        assert flags == sorted(flags) and any(flags) and not all(flags), seed
+        assert any(e.kind != "positive" for e in dataset[:len(dataset) // 2]), seed
+
+
 def test_caps_above_the_pools_take_every_distinct_molecule() -> None:
     dataset = _dataset(DatasetSizes(positives=100, negatives=100, hard=50))
     kinds = [entry.kind for entry in dataset]

@@ -36,7 +36,7 @@ from rdkit.Chem import rdFingerprintGenerator
 
 from gracr.bench.task_writer import FileGraphs, TaskFile, write_task_file
 from gracr.domains.chem.check import predict_molecules
-from gracr.domains.chem.graft import grafted_positives
+from gracr.domains.chem.graft import grafted_positives, is_grafted
 from gracr.domains.chem.molecules import Molecule
 from gracr.domains.chem.reference import RelaxedQuery
 from gracr.domains.chem.wombat import WombatPattern, wombat_formula_path
@@ -138,7 +138,8 @@ def wombat_dataset(pattern: WombatPattern, positives: Sequence[Molecule],
     compiled sentence says yes and no to): duplicates removed, up to `sizes.positives`
     positives at random; up to `sizes.hard` hard negatives at random among the negatives
     of Tversky ≥ 0.5, then random negatives among the rest until `sizes.negatives`;
-    all of it shuffled. Seeded by `seed`."""
+    all of it shuffled, the pool's own positives before the grafted ones among the
+    positives. Seeded by `seed`."""
     return drawn_dataset(pattern.original, positives, negatives, sizes, seed)
 
 
@@ -164,7 +165,15 @@ def drawn_dataset(smarts: str, positives: Sequence[Molecule], negatives: Sequenc
     wanted = sizes.negatives - len(hard)
     chosen += [Labelled(pool_negative[rest[i]], "random negative", similarity[rest[i]])
                for i in rng.permutation(len(rest))[:wanted]]
-    return tuple(chosen[i] for i in rng.permutation(len(chosen)))
+    shuffled = [chosen[i] for i in rng.permutation(len(chosen))]
+    # The positives' places in the file stay; the bundled sets' own positives take the
+    # first of them, the grafted ones the rest (each group in its shuffled order), so that
+    # the first N positives, which a study explains, are real wherever the pool holds N.
+    slots = [k for k, entry in enumerate(shuffled) if entry.kind == "positive"]
+    ordered = sorted((shuffled[k] for k in slots), key=lambda e: is_grafted(e.molecule))
+    for k, entry in zip(slots, ordered):
+        shuffled[k] = entry
+    return tuple(shuffled)
 
 
 def wombat_task(pattern: WombatPattern, summary: str) -> TaskFile:
