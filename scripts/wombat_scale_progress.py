@@ -50,7 +50,7 @@ def target(explainer: str, variant: str, sample: str) -> int:
 
 def progress(results: Path) -> tuple[str, float, float]:
     """The table, the CPU seconds spent and the CPU seconds the targets still need."""
-    latest, _ = latest_records(read_records(results))
+    latest, _ = latest_records(read_records(results)) if results.exists() else ([], [])
     done: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
     cpu: dict[tuple[str, str, str], float] = defaultdict(float)
     for record in latest:
