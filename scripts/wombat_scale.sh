@@ -44,10 +44,14 @@ if [ -n "${ADDRESS:-}" ]; then engine+=(--address "$ADDRESS"); fi
 
 # The two whiteboxes through the benchmark runner (their own results folder).
 whiteboxes() {
-    "$PYTHON" -m gracr.cli bench --tasks "$WHITE/S2/S2.toml,$WHITE/AntiIG/AntiIG.toml" \
-        --level node --variant max,soft-or --settings default --seeds 0 --graphs 20000 \
-        --jobs "$JOBS" "${engine[@]}" --datasets "$WHITE/datasets" --out "$WHITE/results" \
-        --no-report --no-instance-figures "$@"
+    local name
+    for name in S2 AntiIG; do   # each file whole (--graphs: its molecules)
+        "$PYTHON" -m gracr.cli bench --tasks "$WHITE/$name/$name.toml" --level node \
+            --variant max,soft-or --settings default --seeds 0 \
+            --graphs "$(wc -l < "$WHITE/$name/molecules.jsonl")" --jobs "$JOBS" \
+            "${engine[@]}" --datasets "$WHITE/datasets" --out "$WHITE/results" \
+            --no-report --no-instance-figures "$@"
+    done
 }
 
 study() {
@@ -55,9 +59,8 @@ study() {
         "${engine[@]}" --out "$OUT" "$@"
 }
 
-for stage in $STAGES; do
-    echo "== stage $stage: $(date -u +%FT%TZ)"
-    case $stage in
+stage() {
+    case $1 in
         # Every explainer on 100 molecules per class (the slow two: 30), our threshold
         # readout beside WOMBAT's two.
         1) study --explainers $GRADIENTS --positives 100 --negatives 100 ;;
@@ -81,7 +84,13 @@ for stage in $STAGES; do
         7) study --explainers $GRADIENTS --variants max,soft-or --positives 1000 --negatives 1000 ;;
         # Our threshold readout at 300 too.
         8) study --explainers $GRADIENTS,$MASKS --variants main --positives 300 --negatives 300 ;;
-        *) echo "unknown stage $stage" >&2; exit 2 ;;
+        *) echo "unknown stage $1" >&2; return 2 ;;
     esac
+}
+
+for name in $STAGES; do
+    echo "== stage $name: $(date -u +%FT%TZ)"
+    # A stage that fails is said so, and the next one runs (a rerun retries it).
+    stage "$name" || echo "== stage $name FAILED (exit $?): $(date -u +%FT%TZ)"
 done
 echo "== done: $(date -u +%FT%TZ)"
