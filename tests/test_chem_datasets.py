@@ -64,6 +64,27 @@ def test_the_dataset_draws_hard_negatives_first_then_random_ones() -> None:
         [e.molecule.smiles for e in dataset]           # seeded
 
 
+def test_the_pools_own_positives_come_before_the_grafted_ones() -> None:
+    """Among the positives, in file order, every real molecule precedes every grafted one
+    (the first N a study explains are real wherever the pool holds N), and the positives
+    keep their places among the negatives."""
+    from gracr.domains.chem.datasets import drawn_dataset
+    from gracr.domains.chem.graft import GRAFTED, is_grafted
+    from gracr.domains.chem.molecules import Molecule
+
+    real = [read_smiles(s) for s in POSITIVES]
+    made = [read_smiles(s) for s in ("CCCCC=O", "CC(C)C=O", "OCCC=O", "NCCC=O")]
+    grafts = [Molecule(f"{GRAFTED} x:{k}", m.smiles, m.name, m.mol, m.graph)
+              for k, m in enumerate(made)]
+    negatives = [read_smiles(s) for s in NEGATIVES]
+    for seed in range(5):
+        dataset = drawn_dataset(P12.original, [*grafts, *real], negatives,
+                                DatasetSizes(100, 100, 50), seed)
+        flags = [is_grafted(e.molecule) for e in dataset if e.kind == "positive"]
+        assert flags == sorted(flags) and any(flags) and not all(flags), seed
+        assert any(e.kind != "positive" for e in dataset[:len(dataset) // 2]), seed
+
+
 def test_caps_above_the_pools_take_every_distinct_molecule() -> None:
     dataset = _dataset(DatasetSizes(positives=100, negatives=100, hard=50))
     kinds = [entry.kind for entry in dataset]
@@ -83,3 +104,23 @@ def test_the_written_task_file_reads_and_its_labels_are_the_kinds(tmp_path: Path
     for line, graph in zip(lines, task.source.graphs):  # type: ignore[union-attr]
         kind = json.loads(line)["x-kind"]
         assert gracr.evaluate(program, graph) is (kind == "positive"), line
+
+
+def test_the_whiteboxes_compiled_from_their_rules_answer_as_the_rules() -> None:
+    """Table S2's rule holds with a bonded fluorine and a C=O, not with either alone (nor
+    with a fluoride ion); the anti-IG sentence answers as P12's on every molecule here
+    and is written with its propagation layers C1..C5."""
+    from gracr.domains.chem.whiteboxes import ANTI_IG, FLUORINE_CARBONYL, whitebox_formula
+    from gracr.executor.model import compile_program
+
+    rule = compile_program(gracr.parse(whitebox_formula(FLUORINE_CARBONYL)), presence=True)
+    assert [rule.predict(read_smiles(s).graph) for s in
+            ("FCC(=O)C", "O=C1CCC(F)CC1", "FCCC", "CC=O", "[F-].CC=O")] == \
+        [True, True, False, False, False]
+    anti = compile_program(gracr.parse(whitebox_formula(ANTI_IG)), presence=True)
+    p12 = compile_program(gracr.parse(wombat_formula_path(P12).read_text()), presence=True)
+    for smiles in [*POSITIVES, *NEGATIVES, "c1ccccc1C=O", "O=CC=O", "[CH]=O"]:
+        graph = read_smiles(smiles).graph
+        assert anti.predict(graph) == p12.predict(graph), smiles
+    text = whitebox_formula(ANTI_IG)
+    assert "let c5 = c4 & <1> c4" in text and "let a6 = a5 & <1>{double} b5" in text

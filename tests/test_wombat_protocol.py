@@ -198,6 +198,27 @@ def test_published_tables_are_transcribed_as_the_paper_averages_them() -> None:
         published_auroc(15, "IG", "max")
 
 
+def test_table_s1_counts_agree_with_table_2_and_the_text() -> None:
+    """Table S1's counts, as transcribed, must say what Table 2 (r2) and App. E.1 say: a
+    pattern is perfect under r2 exactly where every counted positive is, and Shapley
+    sampling explains 3 of the 22 positives of pattern 3 perfectly."""
+    from gracr.domains.chem.published import (TABLE_S1_EXPLAINERS,
+                                              TABLE_S1_READOUT, published_perfect,
+                                              published_perfect_count)
+
+    for number in range(1, 15):
+        for explainer in TABLE_S1_EXPLAINERS:
+            perfect, total = published_perfect_count(number, explainer)
+            assert 0 <= perfect <= total <= 10_000
+            assert (perfect == total) == published_perfect(number, explainer,
+                                                           TABLE_S1_READOUT), \
+                (number, explainer)
+    assert published_perfect_count(3, "ShapleySampling") == (3, 22)
+    assert published_perfect_count(4, "IG") == (964, 1137)
+    with pytest.raises(GracrError, match="Table S1 counts"):
+        published_perfect_count(1, "Saliency")
+
+
 def test_explainer_lists_paper_all_and_named() -> None:
     from gracr.bench.options import parse_explainers
     from gracr.explainers import PAPER_EXPLAINERS
@@ -243,3 +264,64 @@ def test_a_task_folder_stands_for_the_task_file_named_after_it(tmp_path: Path) -
     assert task_named(str(folder)) is task_named(str(folder / "P99.toml"))
     with pytest.raises(GracrError):
         task_named(str(tmp_path))     # a folder without <name>.toml is no task
+
+
+# ---------------------------------------------------------------- at WOMBAT's scale
+
+
+def _molecule_subject(smiles: str, modules: dict[str, Any] | None = None) -> Subject:
+    import gracr
+    from gracr.domains.chem.molecules import read_smiles
+    from gracr.domains.chem.wombat import WOMBAT_PATTERNS, wombat_formula_path
+    from gracr.executor.model import compile_program
+
+    program = gracr.parse(wombat_formula_path(WOMBAT_PATTERNS[11]).read_text())   # P12
+    model = compile_program(program, presence=True)
+    graph = read_smiles(smiles).graph
+    return Subject.of(model, program, graph, None, modules, level="node")
+
+
+@pytest.mark.parametrize("smiles", ["CC(C)CC=O", "CCOC(=O)C"])   # a P12 positive, a negative
+def test_direct_node_gradients_are_those_of_pyg_captum_bridge(smiles: str) -> None:
+    """Saliency, InputXGradient and IG on the node features without PyG's bridge (IG's
+    steps in one call) give the bridge's attributions bit for bit, on a positive and a
+    negative (where the target is the other class)."""
+    from gracr.explainers.library import _node_attribution, _run_captum
+
+    subject = _molecule_subject(smiles)
+    for method, derivative, options in (("Saliency", "surrogate", {"abs": True}),
+                                        ("InputXGradient", "surrogate", {}),
+                                        ("IntegratedGradients", "exact", {"n_steps": 7})):
+        bridge = _run_captum(subject, method, derivative, options).node_mask.detach()
+        direct = _node_attribution(subject, method, derivative, options).node_mask
+        assert direct.shape == bridge.shape
+        assert torch.equal(direct, bridge), method
+        if smiles == "CC(C)CC=O":   # not all zero, on the positive at least
+            assert bool(direct.abs().sum() > 0), method
+
+
+def test_subjects_of_one_model_share_its_modules() -> None:
+    """A module is built once per model and derivative for all the subjects that share
+    `modules` (the runner's job), and never for a subject given none."""
+    shared: dict[str, Any] = {}
+    first = _molecule_subject("CC(C)CC=O", shared)
+    second = _molecule_subject("CCC=O", shared)
+    assert first.module("exact") is second.module("exact")
+    assert set(shared) == {"exact"}
+    alone = _molecule_subject("CCC=O")
+    assert alone.module("exact") is not first.module("exact")
+
+
+def test_figure_s8_scores_by_hand() -> None:
+    """WOMBAT App. E.2's construction on a path 0-1-2-3-4, UPI {1, 2, 3}: an active UPI
+    node and its UPI neighbours score 1, an active node outside the UPI lends nothing."""
+    from gracr.explainers.bound import terminal_scores
+
+    path = np.array([[0, 1, 1, 2, 2, 3, 3, 4], [1, 0, 2, 1, 3, 2, 4, 3]])
+    upi = np.array([False, True, True, True, False])
+    only_1 = np.array([False, True, False, False, False])
+    assert terminal_scores(only_1, upi, path).tolist() == [0, 1, 1, 0, 0]
+    only_4 = np.array([False, False, False, False, True])
+    assert terminal_scores(only_4, upi, path).tolist() == [0, 0, 0, 0, 0]
+    assert ranking(terminal_scores(only_1, upi, path), upi).auroc == pytest.approx(
+        1 - 0.5 * (1 / 3))   # node 3 ties with the two nodes outside the UPI

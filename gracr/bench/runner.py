@@ -277,6 +277,10 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
                        extra={**extra, **kept}, level=job.level, sample=job.sample,
                        keep_scores=job.scored))
         sent += 1
+        if outcome.status != "ok":
+            # The job's instances share their modules (`Subject.of`): one an explainer
+            # left midway (an error, out of time) may still hold its masks.
+            modules.clear()
     return sent
 
 

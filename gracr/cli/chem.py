@@ -284,6 +284,7 @@ def cmd_wombat_study(args: argparse.Namespace, out: TextIO) -> int:
         positives=args.positives, negatives=args.negatives,
         slow_positives=args.slow_positives, slow_negatives=args.slow_negatives,
         slow_variants=tuple(v for v in args.slow_variants.split(",") if v),
+        variants=tuple(v for v in args.variants.split(",") if v),
         budget=args.budget, datasets=args.datasets)
     study = WombatStudy(args.out, settings, Execution(
         workers=args.jobs, engine=args.engine, address=args.address,
@@ -339,6 +340,9 @@ def _declare_wombat(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--slow-negatives", type=non_negative_integer, default=20,
                         metavar="N", help="the same for ShapleySampling (default 20; "
                                           "SubgraphX explains no negatives)")
+    parser.add_argument("--variants", default="max,soft-or,main", metavar="V,...",
+                        help="the variants the other explainers run (default WOMBAT's two "
+                             "and ours, the threshold readout)")
     parser.add_argument("--slow-variants", default="max,soft-or", metavar="V,...",
                         help="the variants the slow explainers run (default WOMBAT's "
                              "two)")

@@ -137,18 +137,20 @@ class Subject:
 
     @classmethod
     def of(cls, compiled: CompiledGNN, program: Program | None, graph: Graph,
-           target: int | None, modules: Mapping[str, nn.Module] | None = None,
+           target: int | None, modules: dict[str, nn.Module] | None = None,
            level: Level = "edge") -> Subject:
         """The subject of `graph` (and `target`) for `compiled`, the model of `program`,
         asking for scores at `level`. Without the program its receptive fields are
-        unknown: every edge and node is in them."""
+        unknown: every edge and node is in them. `modules`: the modules of `compiled`
+        already built (`module`), shared with the other subjects of the same model, which
+        add theirs to it (building one costs more than explaining a molecule)."""
         _check_level_name(level)
         edge_type = compiled.edge_types(graph)
         return cls(compiled, torch.as_tensor(compiled.features(graph)),
                    torch.as_tensor(graph.edge_index), target,
                    np.ones(graph.num_edges, dtype=np.bool_) if program is None
                    else receptive_field(program, graph, target),
-                   {} if modules is None else dict(modules),
+                   {} if modules is None else modules,
                    None if edge_type is None else torch.as_tensor(edge_type),
                    np.ones(graph.num_nodes, dtype=np.bool_) if program is None
                    else node_receptive_field(program, graph, target), level, graph)

@@ -216,6 +216,8 @@ def _run_captum(subject: Subject, method: str, derivative: str,
 
 def _captum(method: str, derivative: str) -> ExplainFn:
     def run(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explanation:
+        if method in ("Saliency", "InputXGradient") and _direct_node_attribution(subject):
+            return _node_attribution(subject, method, derivative, settings)
         return _run_captum(subject, method, derivative, settings)
     return run
 
@@ -318,7 +320,51 @@ def _integrated_gradients(subject: Subject, settings: Mapping[str, Any], seed: i
                           ) -> Explanation:
     options = dict(settings)
     derivative = options.pop("derivative")
+    if _direct_node_attribution(subject):
+        return _node_attribution(subject, "IntegratedGradients", derivative, options)
     return _run_captum(subject, "IntegratedGradients", derivative, options, cone=True)
+
+
+def _direct_node_attribution(subject: Subject) -> bool:
+    """Whether a Captum gradient method runs on the node features directly
+    (`_node_attribution`): graph classifiers compiled by gracr, scored at node level."""
+    return subject.level == "node" and subject.target is None and not subject.trained
+
+
+def _node_attribution(subject: Subject, method: str, derivative: str,
+                      options: Mapping[str, Any]) -> Explanation:
+    """Captum's `method` (Saliency, InputXGradient, IntegratedGradients) of the node
+    features of a compiled graph classifier, as PyG's `CaptumExplainer` computes it (the
+    same Captum method and options, IG's baseline 0, the target the predicted class: p,
+    or 1 - p for a negative), without PyG's bridge around it, which costs more than one
+    gradient of a molecule; and IG's steps in one module call, on the disjoint union of
+    their feature matrices (`internal_batch_size` = the steps, where the bridge forces
+    one call per step). The same per-step outputs and gradients (bit for bit on WOMBAT's
+    molecules, `tests/test_wombat_protocol.py`), several times faster."""
+    import captum.attr
+
+    model = subject.module(derivative)  # type: ignore[arg-type]
+    with torch.no_grad():
+        predicted = float(model(subject.x, subject.edge_index,
+                                **subject.model_kwargs).reshape(-1)[0]) > 0.5
+
+    def output(batch: Tensor) -> Tensor:
+        copies = int(batch.shape[0])
+        edges, graph_of, types = disjoint_copies(subject.edge_index, subject.num_nodes,
+                                                 copies, subject.edge_type)
+        union = {} if types is None else {"edge_type": types}
+        out: Tensor = model(batch.reshape(copies * subject.num_nodes, -1), edges,
+                            batch=graph_of, **union)[:, 0]
+        return out if predicted else 1 - out
+
+    inputs = subject.x.unsqueeze(0).detach().requires_grad_()
+    algorithm = getattr(captum.attr, method)(output)
+    extra: dict[str, Any] = {}
+    if method == "IntegratedGradients":
+        extra = {"baselines": torch.zeros_like(inputs),
+                 "internal_batch_size": int(options.get("n_steps", 50))}
+    attribution = algorithm.attribute(inputs, **extra, **options)
+    return Explanation(node_mask=attribution[0].detach())
 
 
 register(ExplainerSpec("IG", _integrated_gradients, {"n_steps": 50, "derivative": "exact"},

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 from rdkit import Chem, DataStructs
@@ -36,7 +36,7 @@ from rdkit.Chem import rdFingerprintGenerator
 
 from gracr.bench.task_writer import FileGraphs, TaskFile, write_task_file
 from gracr.domains.chem.check import predict_molecules
-from gracr.domains.chem.graft import grafted_positives
+from gracr.domains.chem.graft import grafted_positives, is_grafted
 from gracr.domains.chem.molecules import Molecule
 from gracr.domains.chem.reference import RelaxedQuery
 from gracr.domains.chem.wombat import WombatPattern, wombat_formula_path
@@ -138,9 +138,17 @@ def wombat_dataset(pattern: WombatPattern, positives: Sequence[Molecule],
     compiled sentence says yes and no to): duplicates removed, up to `sizes.positives`
     positives at random; up to `sizes.hard` hard negatives at random among the negatives
     of Tversky ≥ 0.5, then random negatives among the rest until `sizes.negatives`;
-    all of it shuffled. Seeded by `seed`."""
+    all of it shuffled, the pool's own positives before the grafted ones among the
+    positives. Seeded by `seed`."""
+    return drawn_dataset(pattern.original, positives, negatives, sizes, seed)
+
+
+def drawn_dataset(smarts: str, positives: Sequence[Molecule], negatives: Sequence[Molecule],
+                  sizes: DatasetSizes = DatasetSizes(), seed: int = 0) -> tuple[Labelled, ...]:
+    """`wombat_dataset` of any rule: hard negatives by Tversky to the fingerprint of
+    `smarts` (`pattern_fingerprint`)."""
     rng = np.random.default_rng(seed)
-    fingerprint = pattern_fingerprint(pattern.original)
+    fingerprint = pattern_fingerprint(smarts)
     pool_positive = _distinct(positives)
     pool_negative = _distinct(negatives)
     similarity = [tversky_to_pattern(fingerprint, m.mol) for m in pool_negative]
@@ -157,7 +165,15 @@ def wombat_dataset(pattern: WombatPattern, positives: Sequence[Molecule],
     wanted = sizes.negatives - len(hard)
     chosen += [Labelled(pool_negative[rest[i]], "random negative", similarity[rest[i]])
                for i in rng.permutation(len(rest))[:wanted]]
-    return tuple(chosen[i] for i in rng.permutation(len(chosen)))
+    shuffled = [chosen[i] for i in rng.permutation(len(chosen))]
+    # The positives' places in the file stay; the bundled sets' own positives take the
+    # first of them, the grafted ones the rest (each group in its shuffled order), so that
+    # the first N positives, which a study explains, are real wherever the pool holds N.
+    slots = [k for k, entry in enumerate(shuffled) if entry.kind == "positive"]
+    ordered = sorted((shuffled[k] for k in slots), key=lambda e: is_grafted(e.molecule))
+    for k, entry in zip(slots, ordered):
+        shuffled[k] = entry
+    return tuple(shuffled)
 
 
 def wombat_task(pattern: WombatPattern, summary: str) -> TaskFile:
@@ -176,9 +192,17 @@ def write_dataset(folder: Path, pattern: WombatPattern, dataset: Sequence[Labell
     """`folder/{name}.gml` (the package's formula), `folder/molecules.jsonl` (one graph
     JSON per molecule, with `x-smiles`, `x-place`, `x-kind` and `x-tversky`) and the task
     file `folder/{name}.toml`, which it returns."""
+    return write_task_folder(folder, pattern.name,
+                             wombat_formula_path(pattern).read_text(encoding="utf-8"),
+                             dataset, lambda summary: wombat_task(pattern, summary))
+
+
+def write_task_folder(folder: Path, name: str, formula: str, dataset: Sequence[Labelled],
+                      task: Callable[[str], TaskFile]) -> Path:
+    """`write_dataset` of any formula (`formula`, the text of `folder/{name}.gml`), the task
+    file made by `task` from a summary of what was drawn."""
     folder.mkdir(parents=True, exist_ok=True)
-    write_text(folder / f"{pattern.name}.gml",
-               wombat_formula_path(pattern).read_text(encoding="utf-8"))
+    write_text(folder / f"{name}.gml", formula)
     with atomic_writer(folder / "molecules.jsonl") as handle:
         for entry in dataset:
             obj = entry.molecule.graph.to_json()
@@ -188,4 +212,4 @@ def write_dataset(folder: Path, pattern: WombatPattern, dataset: Sequence[Labell
     counts = {kind: sum(e.kind == kind for e in dataset)
               for kind in ("positive", "hard negative", "random negative")}
     summary = ", ".join(f"{n} {kind}s" for kind, n in counts.items())
-    return write_task_file(folder / f"{pattern.name}.toml", wombat_task(pattern, summary))
+    return write_task_file(folder / f"{name}.toml", task(summary))

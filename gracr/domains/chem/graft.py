@@ -21,6 +21,8 @@ from rdkit import Chem, rdBase
 
 from gracr.domains.chem.molecules import Molecule, MoleculeError, graph_of, heavy_atoms
 
+# How a grafted molecule's place begins (`is_grafted`).
+GRAFTED = "grafted onto"
 _WILDCARD = re.compile(r"\[!#1\]|\*")
 _WITH_H = re.compile(r"\[([A-Z][a-z]?)H\d?\]")
 
@@ -67,6 +69,11 @@ def _joined(host: Any, motif: Any, host_atom: int, anchor: int, joined_to: int,
     return mol
 
 
+def is_grafted(molecule: Molecule) -> bool:
+    """Whether `molecule` was made by `grafted_positives` (its place says so)."""
+    return molecule.place.startswith(GRAFTED)
+
+
 def grafted_positives(smarts: str, hosts: Iterable[Molecule], count: int,
                       also: Iterable[str] = ()) -> Iterator[Molecule]:
     """Up to `count` molecules: `smarts`'s motif grafted onto successive hosts (one
@@ -84,5 +91,5 @@ def grafted_positives(smarts: str, hosts: Iterable[Molecule], count: int,
         if mol is None:
             continue
         made += 1
-        yield Molecule(f"grafted onto {host.place}", Chem.MolToSmiles(mol), host.name, mol,
+        yield Molecule(f"{GRAFTED} {host.place}", Chem.MolToSmiles(mol), host.name, mol,
                        graph_of(mol))

@@ -220,3 +220,23 @@ HEADLINES: tuple[Finding, ...] = (
     Finding("pgexplainer-bound", "PGExplainer's AUROC is bounded by its zero-activated "
             "last-layer nodes", "an upper bound per pattern", "App. E.2, Figure S8"),
 )
+
+
+# Table S2 (WOMBAT App. F.2): the GINEConv whitebox that detects a fluorine bonded to a
+# heavy atom and a carbonyl ([!#1]F and [#6]=O in one molecule; App. F.2 names no
+# readout: its network ends in one MLP, not r1 or r2). Per explainer:
+# mean AUROC, (perfect, explained) positives, and the IQR success rate on negatives
+# (None: SubgraphX, not tested on negatives).
+FLUORINE_CARBONYL: dict[str, tuple[float, tuple[int, int], float | None]] = {
+    "PGExplainer": (0.5000, (0, 9999), 1.0000),
+    "IG": (0.7077, (0, 9999), 0.1478),
+    "Saliency": (0.7884, (3, 9999), 0.0590),
+    "ShapleySampling": (0.6494, (0, 100), 0.3600),
+    "InputXGradient": (0.7077, (0, 9999), 0.2274),
+    "GNNExplainer": (0.7075, (0, 9999), 0.1516),
+    "SubgraphX": (0.6560, (0, 100), None),
+}
+# App. F.3.4: the anti-IG whitebox of pattern 12 (six layers that pass a "non-isolated"
+# signal along, under r2): IG's mean AUROC and the share of positives it explains
+# perfectly (F.3 states its results under r2 unless it says otherwise).
+ANTI_IG = {"IG": (0.97, 0.0760)}

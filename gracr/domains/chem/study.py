@@ -6,7 +6,8 @@ published numbers (`gracr.domains.chem.published`). `gracrc wombat-study`.
 Each pattern's task file (written by `scripts/wombat_datasets.py`) runs through the
 benchmark runner at node level (the presence bit compiled in, so a zeroed atom is a
 deleted atom), variants `max` (r1, Eq. 3), `soft-or` (r2, Eq. 4) and `main` (ours, the
-threshold readout), seed 0, the first `positives` positive molecules and the first
+threshold readout; `variants` narrows them), seed 0, the first `positives` positive
+molecules and the first
 `negatives` negative ones of the (shuffled) file. The explainers whose cost is a search or
 a sample per molecule (`SLOW`: ShapleySampling, SubgraphX; WOMBAT App. B also caps them,
 at 100 molecules per class) take `slow_positives` and `slow_negatives`; SubgraphX's
@@ -80,6 +81,7 @@ class WombatSettings:
     slow_positives: int = 20
     slow_negatives: int = 20
     slow_variants: tuple[str, ...] = ("max", "soft-or")
+    variants: tuple[str, ...] = VARIANTS
     budget: float = 180.0
     datasets: str | None = None
 
@@ -95,7 +97,8 @@ class WombatSettings:
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "patterns": list(self.patterns),
-                "explainers": list(self.explainers), "slow_variants": list(self.slow_variants)}
+                "explainers": list(self.explainers), "slow_variants": list(self.slow_variants),
+                "variants": list(self.variants)}
 
 
 class WombatStudy(Study[WombatSettings]):
@@ -103,7 +106,7 @@ class WombatStudy(Study[WombatSettings]):
     is written to as well."""
 
     FREE = ("wombat", "patterns", "explainers", "positives", "negatives", "slow_positives",
-            "slow_negatives", "slow_variants", "datasets")
+            "slow_negatives", "slow_variants", "variants", "datasets")
     REQUIRED = {"patterns": list}
     OUTPUTS = (RESULTS_FILE,)
 
@@ -130,7 +133,8 @@ class WombatStudy(Study[WombatSettings]):
             for name in group:
                 negatives = 0 if name in NO_NEGATIVES else \
                     (settings.slow_negatives if slow else settings.negatives)
-                jobs += plan_jobs([task], list(settings.slow_variants if slow else VARIANTS),
+                jobs += plan_jobs([task], list(settings.slow_variants if slow
+                                               else settings.variants),
                                   [name], [0],
                                   settings.slow_positives if slow else settings.positives,
                                   settings.budget, {task: None}, datasets,
