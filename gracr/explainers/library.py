@@ -66,7 +66,7 @@ Choices made here, where the paper is silent:
 * Rnd: uniform {0, 1} on the edges of the target's receptive field, 0 elsewhere; at
   node level, on the nodes of its node receptive field (`gracr.node_receptive_field`).
 
-Its size (600–700 lines) is one wrapper per library explainer, each beside the facts it
+Its size (700–800 lines) is one wrapper per library explainer, each beside the facts it
 relies on, all sharing `_run_pyg` and `_run_captum`: split, the facts would leave the
 code they explain.
 
