@@ -19,7 +19,8 @@ from rdkit import Chem  # noqa: E402
 import gracr  # noqa: E402
 from gracr.cli import main  # noqa: E402
 from gracr.domains.chem.bundled import bundled_sets  # noqa: E402
-from gracr.domains.chem.molecules import (Molecule, iter_molecules, molecules_for,  # noqa: E402
+from gracr.domains.chem.molecules import (Molecule, encode_molecules,  # noqa: E402
+                                          iter_molecules, molecules_for, parse_smiles,
                                           read_smiles)
 from gracr.domains.chem.schema import CHARGES, ELEMENTS  # noqa: E402
 from gracr.domains.chem.stream import Pattern, ScreenSettings, sampled, screen  # noqa: E402
@@ -172,3 +173,39 @@ def test_chem_check_runs_every_pattern_of_a_folder_against_its_header(tmp_path: 
         f"{molecules}:2\tClCC(C)C\t1\t1",
         f"{molecules}:3\tC1CC1\t0\t0"]
     assert "| P14     | 3         | 1              | 1                 | 3     |" in out.getvalue()
+
+
+def test_the_screens_bond_reading_gives_each_molecule_the_oracles_bonds_in_another_order() -> None:
+    # The screen reads bonds from RDKit's adjacency matrix (`bond_order=False`): the same
+    # edges per molecule as the oracle, only ordered by atom pair. Beside the bundled
+    # sample: a dative, a quadruple and a zero-order bond (outside the schema; the matrix
+    # would show the dative as single and drop the zero-order one), a molecule above the
+    # matrix's size limit, and aromatic rings.
+    odd = ["C->[Fe]", "[Cu]<-N", "C$C", "C" * 200 + "c1ccccc1"]
+    zero = Chem.RWMol(Chem.MolFromSmiles("CO"))
+    zero.GetBondWithIdx(0).SetBondType(Chem.BondType.ZERO)
+    Chem.SanitizeMol(zero)
+    assert zero.GetBondWithIdx(0).GetBondType() == Chem.BondType.ZERO
+    mols = [m.mol for m in _sample()] + [parse_smiles(s) for s in odd] + [zero]
+    in_order, refused_in_order = encode_molecules(mols)
+    dense, refused_dense = encode_molecules(mols, bond_order=False)
+    assert {m: str(e) for m, e in refused_dense.items()} == \
+        {m: str(e) for m, e in refused_in_order.items()}
+    assert sorted(refused_dense) == [len(mols) - 5, len(mols) - 4, len(mols) - 3, len(mols) - 1]
+    assert "DATIVE" in str(refused_dense[len(mols) - 5]) and "ZERO" in str(refused_dense[len(mols) - 1])
+    kept = [mol for m, mol in enumerate(mols) if m not in refused_dense]
+    assert dense.count == len(kept) and np.array_equal(dense.sizes, in_order.sizes)
+    assert np.array_equal(dense.codes.atoms, in_order.codes.atoms)
+    node_start = np.cumsum(dense.sizes) - dense.sizes
+    edge_start = np.cumsum(dense.edge_counts) - dense.edge_counts
+    reordered = 0
+    names = ("single", "double", "triple", "aromatic")
+    for k, mol in enumerate(kept):
+        edges = slice(edge_start[k], edge_start[k] + dense.edge_counts[k])
+        ours = list(zip((dense.codes.sources[edges] - node_start[k]).tolist(),
+                        (dense.codes.targets[edges] - node_start[k]).tolist(),
+                        [names[r] for r in dense.codes.relations[edges]]))
+        oracle = per_atom(mol)[1]
+        assert sorted(ours) == sorted(oracle), k
+        reordered += ours != oracle
+    assert reordered > 100   # the other order was in fact taken

@@ -120,16 +120,17 @@ def keeps_compiled_layout(network: Network) -> bool:
     deeper = depths > 0
     if np.any(np.diff(depths) < 0) or np.any(network.input_matrix[:, deeper]) or np.any(network.input_bias[deeper] > 0):
         return False
-    identity = np.eye(network.width, dtype=np.float32)
+    # The depths ascend, so at each level the settled columns are a prefix and the later
+    # ones a suffix: slices (views), where index arrays would copy every block.
     for level, layer in enumerate(network.layers, start=1):
-        settled = depths < level
-        later = depths > level
-        carried = np.ix_(settled, settled)
-        unsettled = np.ix_(settled, later)
-        if np.any(layer.C[carried] != identity[carried]) or np.any(layer.C[unsettled]) \
-                or any(np.any(a.A[carried]) or np.any(a.A[unsettled])
+        settled = int(np.searchsorted(depths, level, side="left"))
+        later = int(np.searchsorted(depths, level, side="right"))
+        carried = layer.C[:settled, :settled]
+        if np.any(carried != np.eye(settled, dtype=carried.dtype)) \
+                or np.any(layer.C[:settled, later:]) \
+                or any(np.any(a.A[:settled, :settled]) or np.any(a.A[:settled, later:])
                        for a in layer.aggregations) \
-                or np.any(layer.b[settled]) or np.any(layer.b[later] > 0):
+                or np.any(layer.b[:settled]) or np.any(layer.b[later:] > 0):
             return False
     return True
 
