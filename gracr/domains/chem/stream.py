@@ -148,17 +148,47 @@ def screen(path: str, patterns: Sequence[Pattern], settings: ScreenSettings = Sc
     context = multiprocessing.get_context("fork" if forked else "spawn")
     if forked:
         worker.prepare()
-    with ProcessPoolExecutor(max_workers=settings.jobs, mp_context=context,
+    # This process is one of the `jobs` workers, beside a pool of `jobs - 1` (as the
+    # benchmark runner's run is): it keeps two chunks queued for each pool worker and
+    # screens the next chunk itself while they are, instead of a third process on two
+    # cores reading and waiting (one worker then also pickles half the chunks). Results
+    # leave in file order.
+    ahead = 2 * (settings.jobs - 1)
+    # Every object alive now (the caller's too: a benchmark's 20 000 answers) is moved out
+    # of the collector's reach for the screen, as Python's documentation advises before
+    # a fork: otherwise each worker's collections walk and touch them all (copying their
+    # pages), and so do this process's between its chunks.
+    gc.freeze()
+    try:
+        yield from _screen_in_pool(tasks, worker, patterns, settings, context, forked, ahead)
+    finally:
+        gc.unfreeze()
+
+
+def _screen_in_pool(tasks: Iterator[tuple[list[Record | Skipped], int]], worker: _Worker,
+                    patterns: Sequence[Pattern], settings: ScreenSettings, context: Any,
+                    forked: bool, ahead: int) -> Iterator[ChunkResult]:
+    with ProcessPoolExecutor(max_workers=settings.jobs - 1, mp_context=context,
                              initializer=_init_worker,
                              initargs=(tuple(patterns), settings, worker if forked else None)
-                             ) as pool:
-        pending: deque[Future[ChunkResult]] = deque()
+                             ) as pool, _single_threaded(_needs_torch(patterns)):
+        pending: deque[Future[ChunkResult] | ChunkResult] = deque()
         for records, first in tasks:
-            pending.append(pool.submit(_run_chunk, records, first))
-            if len(pending) >= 2 * settings.jobs:
-                yield pending.popleft().result()
+            if sum(1 for p in pending if isinstance(p, Future) and not p.done()) < ahead:
+                pending.append(pool.submit(_run_chunk, records, first))
+            else:
+                pending.append(worker.chunk(records, first))
+            # The finished results in order; and no more than a few chunks held, should
+            # the pool fall behind this process.
+            while pending and (not isinstance(pending[0], Future) or pending[0].done()
+                               or len(pending) > 2 * ahead + 2):
+                yield _result(pending.popleft())
         while pending:
-            yield pending.popleft().result()
+            yield _result(pending.popleft())
+
+
+def _result(pending: Future[ChunkResult] | ChunkResult) -> ChunkResult:
+    return pending.result() if isinstance(pending, Future) else pending
 
 
 def _tasks(records: Iterator[Record | Skipped], size: int
