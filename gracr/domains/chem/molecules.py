@@ -167,6 +167,21 @@ class MoleculeUnion:
     def batch(self) -> IntArray:
         return np.repeat(np.arange(self.count), self.sizes)
 
+    @staticmethod
+    def joined(unions: Sequence[MoleculeUnion]) -> MoleculeUnion:
+        """The molecules of `unions` side by side, in order (node ids offset)."""
+        if len(unions) == 1:
+            return unions[0]
+        if not unions:
+            return encode_molecules([])[0]
+        offsets = np.cumsum([0] + [u.codes.num_atoms for u in unions[:-1]])
+        codes = AtomCodes(np.concatenate([u.codes.atoms for u in unions]),
+                          np.concatenate([u.codes.sources + o for u, o in zip(unions, offsets)]),
+                          np.concatenate([u.codes.targets + o for u, o in zip(unions, offsets)]),
+                          np.concatenate([u.codes.relations for u in unions]))
+        return MoleculeUnion(codes, np.concatenate([u.sizes for u in unions]),
+                             np.concatenate([u.edge_counts for u in unions]))
+
     def select(self, keep: npt.NDArray[np.bool_]) -> MoleculeUnion:
         """The molecules where `keep` holds, renumbered."""
         if keep.all():
