@@ -11,7 +11,7 @@ is returned as a `Skipped` with its place (`file:line`) and the reason, and read
 goes on. Only a file that cannot be read at all (missing, not text, a CSV whose named
 SMILES column does not exist) raises `GraphError`.
 
-Its size (500–600 lines) is one reader, step by step: a file's records as text
+Its size (600–700 lines) is one reader, step by step: a file's records as text
 (`iter_records`), a record as RDKit's molecule (`parse_record`), molecules as value codes
 with one array operation per property (`encode_molecules`), codes as a `Graph`, and what
 each step refuses, named; the molecule stream (`stream`) and chem-check share every step.

@@ -7,14 +7,19 @@ on the fastest executor exact for them: the numba kernel over the patterns' fuse
 one pass for all the patterns of one input layout and kind (float64, only the non-zero
 weights; `gracr.executor.numba_backend`), or, when asked (`executor="numpy"`), the
 float64 reference, one pass per pattern.
-Chunks go to worker processes (`jobs`) and come back in file order; at most two chunks
-per worker are in flight, so memory does not grow with the file.
+With `jobs` = N, chunks go to a pool of N - 1 worker processes and to this process,
+which screens one itself whenever two are queued for each pool worker; they come back in
+file order, and few are held at once, so memory does not grow with the file.
 
 The reference evaluator (the oracle, `gracr.dsl.evaluate`) runs on the same union,
 vectorised over it (`evaluate_batch`), on every molecule or, with `formula_rate` < 1, on
 an evenly spread share of them (the molecule of record i is evaluated when
 floor((i + 1) r) > floor(i r), the same in every run whatever the chunks and workers):
 what is sampled is said in the summary.
+
+Its size (500–600 lines) is one screen's life: the chunks handed out and taken back in
+order, the worker's reading, encoding and grouping of a chunk, and the encodings of the
+patterns' schemas, which share the worker's caches (models, fused programs, features).
 """
 
 from __future__ import annotations
