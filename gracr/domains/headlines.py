@@ -10,6 +10,11 @@ are printed only beside a difference (or a finding not run), so that a rerun who
 flips does not carry a reason for a difference it no longer shows. `verdict_lines` gives
 the short "reproduced / not reproduced — why" lines each table of a study carries for the
 findings it shows.
+
+What both studies' measures share is here too: `judged` (an outcome and its verdict by a
+rule that holds or not) and `Estimate` / `estimate` (a mean of per-unit means with its 95 %
+bootstrap interval, `gracr.stats.mean_of_means`, as a table cell shows it: a unit is a
+pattern of molecules in WOMBAT's study, a model of samples in the note's).
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from gracr.bench.report.formatting import DASH
+from gracr.bench.report.formatting import DASH, TABLE
+from gracr.stats import Group, Interval, mean_of_means
 
 REPRODUCED, DIFFERS, NOT_RUN = "reproduced", "not reproduced", "not run"
 UNTESTED = "untested"
@@ -44,6 +50,30 @@ class Outcome:
 
     we_get: str
     verdict: str
+
+
+def judged(we_get: str, holds: bool) -> Outcome:
+    """What the study measured, reproduced where the study's rule `holds`."""
+    return Outcome(we_get, REPRODUCED if holds else DIFFERS)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean of per-unit means and its 95 % bootstrap interval."""
+
+    mean: float
+    interval: Interval | None
+
+    def __str__(self) -> str:
+        return TABLE.with_interval(TABLE.number(self.mean), self.interval)
+
+
+def estimate(per_unit: Mapping[Group, Sequence[float | None]]) -> Estimate | None:
+    """The mean over units of each unit's mean over its values (`None` values left out),
+    with the bootstrap interval that resamples the values within each unit
+    (`gracr.stats.mean_of_means`); None when no unit has a value."""
+    found = mean_of_means(per_unit)
+    return None if found is None else Estimate(*found)
 
 
 @dataclass(frozen=True)
@@ -80,6 +110,14 @@ class Headlines(Generic[Evidence]):
             rows.append([claim, finding.value, outcome.we_get, outcome.verdict,
                          why if differs else DASH, tested if differs else DASH])
         return rows
+
+    def row(self, evidence: Evidence, key: str) -> list[str]:
+        """The row of the one finding `key` (as `rows` gives it)."""
+        only = [finding for finding in self.findings if finding.key == key]
+        if not only:
+            raise KeyError(f"the {self.paper} has no finding '{key}'")
+        return Headlines(self.paper, only, self.measures, self.why_differs,
+                         self.why_not_run).rows(evidence)[0]
 
     def lines(self, rows: Sequence[Sequence[str]], keys: Sequence[str]) -> str:
         """The short lines a table carries for the findings `keys` it shows: the claim, the
