@@ -315,9 +315,11 @@ def pgexplainer_bound(evidence: Evidence) -> Outcome | None:
     defined, at_one = sum(b.defined for b in bounds), sum(b.at_one for b in bounds)
     lowest = min(bounds, key=lambda b: b.mean if b.mean is not None else 1.0)
     active, atoms = sum(b.active for b in bounds), sum(b.atoms for b in bounds)
-    return judged(f"bound 1 on {at_one} of {defined} positives ({len(bounds)} pattern–readout "
-                  f"pairs, lowest mean P{lowest.pattern:02d} {_label(lowest.readout)} "
-                  f"{TABLE.number(lowest.mean)}); {active} of {atoms} atoms have a non-zero "
+    capped = "" if at_one == defined else (f", lowest mean P{lowest.pattern:02d} "
+                                           f"{_label(lowest.readout)} "
+                                           f"{TABLE.number(lowest.mean)}")
+    return judged(f"bound 1 on {at_one} of {defined} positives with a bound ({len(bounds)} "
+                  f"pattern–readout pairs{capped}); {active} of {atoms} atoms have a non-zero "
                   f"final representation", at_one < defined)
 
 
