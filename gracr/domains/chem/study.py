@@ -281,7 +281,7 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
 
     def beside(*keys: str) -> str:
         """The verdict lines of the findings a table shows, under it."""
-        return "\nBeside WOMBAT:\n\n" + WOMBAT_HEADLINES.lines(headlines, keys) + "\n"
+        return "\n" + WOMBAT_HEADLINES.beside(headlines, keys) + "\n"
 
     def cell_of(number: int, readout: str, explainer: str) -> Cell:
         return evidence.patterns.get((number, readout, explainer), Cell((), ()))

@@ -466,5 +466,6 @@ WHY_NOT_RUN: dict[str, str] = {
 }
 
 
-NOTE_HEADLINES = Headlines("note", HEADLINES, MEASURES, WHY_DIFFERS, WHY_NOT_RUN)
+NOTE_HEADLINES = Headlines("note", HEADLINES, MEASURES, WHY_DIFFERS, WHY_NOT_RUN,
+                           called="the note")
 
