@@ -23,7 +23,9 @@ everything in the folder, each explainer's first instances up to this run's limi
 The report (printed, and written to `markdown` when given) opens with WOMBAT's headline
 findings (`published.HEADLINES`), each measured on these records and marked reproduced / not
 reproduced / not run, with the most likely reason where it differs and whether that reason
-is tested (`gracr.domains.chem.headlines`). Then: per pattern and explainer, our mean AUROC
+is tested (`gracr.domains.chem.headlines`); Table S2's and the anti-IG whitebox's rows read
+`gracrc bench`'s results on those whiteboxes (`whitebox_cells`), Figure S8's the bound's
+lines (`read_bounds`), each when given. Then: per pattern and explainer, our mean AUROC
 and AP beside WOMBAT's (S7, S8) for r1 and r2, each mean with its 95 % bootstrap interval
 over molecules (`gracr.stats.bootstrap_interval`), and how many of those cells agree
 (within 0.05, or WOMBAT's value inside our interval); the means over patterns; Table 2's
@@ -106,9 +108,7 @@ class WombatSettings:
 
 class WombatStudy(Study[WombatSettings]):
     """The study in its folder (see the module docstring); `markdown`: a file the report
-    is written to as well; `whiteboxes`: the results folder of `gracrc bench` on the two
-    extra whiteboxes, `bounds`: Figure S8's bound (`read_bounds`), which the headline
-    table reads when given."""
+    is written to as well; `whiteboxes`, `bounds`: the headline table's extra inputs."""
 
     FREE = ("wombat", "patterns", "explainers", "positives", "negatives", "slow_positives",
             "slow_negatives", "slow_variants", "variants", "datasets")
@@ -211,8 +211,8 @@ def wombat_tables(records: list[Record], settings: WombatSettings,
     numbers = list(settings.patterns)
     explainers = list(settings.explainers)
     rows = {(r.task, r.variant, r.explainer): r for r in ranking_rows(records)}
-    cells = {key: cell for key, cell in cells_of(records).items()
-             if key[0] in numbers and key[2] in explainers}
+    cells = {key: c for key, c in cells_of(records).items() if key[0] in numbers
+             and key[2] in explainers}
     return _tables(rows, numbers, explainers, Evidence(
         cells, whiteboxes or {}, [b for b in bounds if b.pattern in numbers]))
 
