@@ -5,18 +5,23 @@ that scores edges from their terminals' final-layer representations, as PGExplai
 
     PYTHONPATH=. .venv/bin/python benchmarks/wombat_pgexplainer_bound.py \\
         --wombat /work/runs/wombat/data --study /work/runs/wombat/study --sample 300 \\
-        [--patterns 1-14] [--markdown docs/results/wombat_pgexplainer_bound.md]
+        [--patterns 1-14] [--markdown FILE] [--json FILE]
 
 Per pattern and readout (r1 = `max`, r2 = `soft-or`): the first `--sample` positives of the
 study's dataset (`--study`'s `datasets` store, seed 0) and as many negatives, each
 compiled with the presence bit as the study compiles it; the node UPI is the ground truth.
+`--json` (default: `pgexplainer_bound.jsonl` in `--study`) gets one line per pattern and
+readout, the fields of `gracr.domains.chem.headlines.PatternBound`, which
+`gracrc wombat-study --tables-only --bounds FILE` reads for the headline table.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -27,8 +32,9 @@ from gracr.bench.instances import (compile_variant, explained_instances, ground_
 from gracr.bench.options import parse_seeds
 from gracr.bench.record import RESULTS_FILE, read_records
 from gracr.bench.report.ranking import ranking_rows
-from gracr.bench.report.tables import render_table
+from gracr.bench.report.tables import print_text, render_table
 from gracr.bench.tasks import task_named
+from gracr.domains.chem.headlines import PatternBound
 from gracr.explainers.bound import active_nodes, terminal_bound
 from gracr.files import write_text
 
@@ -43,6 +49,9 @@ def main() -> int:
     parser.add_argument("--patterns", default="1-14")
     parser.add_argument("--sample", type=int, default=300, metavar="N")
     parser.add_argument("--markdown", default=None, metavar="FILE")
+    parser.add_argument("--json", default=None, metavar="FILE",
+                        help="the bounds as JSON lines (default: pgexplainer_bound.jsonl in "
+                             "--study)")
     args = parser.parse_args()
     datasets = str(Path(args.study) / "datasets")
     results = Path(args.study) / RESULTS_FILE
@@ -53,6 +62,7 @@ def main() -> int:
         pgexplainer = {(row.task, row.variant): row for row in ranking_rows(records)}
     started = time.process_time()
     table = []
+    found: list[PatternBound] = []
     for number in parse_seeds(args.patterns):
         task = task_named(str(Path(args.wombat) / f"P{number:02d}" / f"P{number:02d}.toml"))
         dataset = load_or_build(task.name, 0, None, datasets, progress=False)
@@ -69,6 +79,11 @@ def main() -> int:
             active_negative = [active_nodes(subject_for(dataset, program, model, i, modules,
                                                         "node")) for i in negatives]
             defined = [b.auroc for b in bounds if b.auroc is not None]
+            found.append(PatternBound(
+                number, variant, len(bounds), len(defined), sum(a == 1.0 for a in defined),
+                float(np.mean(defined)) if defined else None,
+                sum(b.active for b in bounds) + sum(int(a.sum()) for a in active_negative),
+                sum(b.nodes for b in bounds) + sum(a.size for a in active_negative)))
             ours = pgexplainer.get((task.name, f"{variant}@node"))
             table.append([
                 f"P{number:02d}", label, str(len(bounds)),
@@ -89,9 +104,9 @@ def main() -> int:
                          "active atoms / atoms (negatives)", "bound: mean AUROC",
                          "positives with bound 1", "our PGExplainer: mean AUROC (n)"], table)
     text += (f"\n{time.process_time() - started:.0f} CPU s (datasets already built).\n")
-    print(text)
-    if args.markdown is not None:
-        write_text(args.markdown, text)
+    write_text(args.json or Path(args.study) / "pgexplainer_bound.jsonl",
+               "".join(json.dumps(asdict(bound)) + "\n" for bound in found))
+    print_text(text, args.markdown)
     return 0
 
 

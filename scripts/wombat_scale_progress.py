@@ -22,8 +22,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from gracr.bench.record import RESULTS_FILE, latest_records, read_records
-from gracr.bench.report.tables import render_table
-from gracr.files import read_json_lines, write_text
+from gracr.bench.report.tables import print_text, render_table
+from gracr.files import read_json_lines
 
 PATTERNS = 14
 GRADIENTS = ("Saliency", "InputXGradient", "IG", "Rnd")
@@ -113,9 +113,7 @@ def main() -> int:
     text = (table + f"\n* no record yet: the cost measured before the run (`MEASURED`).\n\n"
                     f"CPU spent in explanations: {spent / 3600:.2f} h; left to the targets: "
                     f"{left / 3600:.2f} h.\n")
-    print(text)
-    if args.markdown is not None:
-        write_text(args.markdown, text)
+    print_text(text, args.markdown)
     return 0
 
 

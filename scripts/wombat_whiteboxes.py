@@ -27,7 +27,7 @@ from pathlib import Path
 
 from gracr.bench.record import RESULTS_FILE, read_records
 from gracr.bench.report.ranking import RankingRow, ranking_rows
-from gracr.bench.report.tables import render_table
+from gracr.bench.report.tables import print_text, render_table
 from gracr.bench.task_writer import FileGraphs, TaskFile, write_task_file
 from gracr.domains.chem.bundled import bundled_molecules
 from gracr.domains.chem.check import predict_molecules
@@ -158,9 +158,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.tables is not None:
         text = tables(Path(args.tables), None if args.study is None else Path(args.study))
-        print(text)
-        if args.markdown is not None:
-            write_text(args.markdown, text)
+        print_text(text, args.markdown)
         return 0
     if args.out is None or args.wombat is None:
         parser.error("give --out and --wombat (or --tables)")

@@ -1,5 +1,6 @@
 import os
 import sys
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -63,3 +64,9 @@ def private_places(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty dataset store for one test module, whose tests share what it builds."""
+    return tmp_path_factory.mktemp("datasets")

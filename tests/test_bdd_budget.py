@@ -3,7 +3,6 @@ naming it (exit 2 on the command line), on both engines and by both of CUDD's st
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ import gracr
 import gracr.bdd.backend as backend
 from gracr.bdd.backend import DiagramTooLarge
 from gracr.bdd.upi import upi
-from gracr.cli import main
+from gracrc_cli import run
 
 ROOT = Path(__file__).resolve().parent.parent
 EDGE_COVER = gracr.parse("classify exists[0, 0] !<1> true")
@@ -21,11 +20,6 @@ EDGE_COVER = gracr.parse("classify exists[0, 0] !<1> true")
 def complete_graph(n: int) -> gracr.Graph:
     return gracr.Graph.from_edges(n, [[] for _ in range(n)],
                                   [(s, t) for s in range(n) for t in range(n)])
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
 
 
 @pytest.mark.parametrize("engine", ["cudd", "autoref"])

@@ -13,16 +13,11 @@ import pytest
 
 import gracr
 from gracr.cli import main
+from gracrc_cli import run
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path("tests/golden")
 UPDATE = os.environ.get("GRACR_UPDATE_GOLDEN") == "1"
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(autouse=True)

@@ -19,11 +19,6 @@ SMALL = {"RedBlueLeaf": 12, "Redundancy": 8, "CompetingRedundancy": 8,
          "RedBlueLeaf-NC": 20, "Majority1Hop": 20}
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("datasets")
-
-
 @pytest.mark.parametrize("task_name", list(SMALL))
 def test_stored_labels_agree_with_evaluator_and_every_compiled_variant(
         task_name: str, store: Path) -> None:

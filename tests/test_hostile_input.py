@@ -15,6 +15,7 @@ import pytest
 import gracr
 from gracr.cli import main
 from gracr.errors import GmlError, GracrError, GraphError
+from gracrc_cli import run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,12 +23,6 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(autouse=True)
 def at_repository_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def _bad_input(code: int, out: str, err: str) -> str:

@@ -14,7 +14,6 @@ them after the run), else into the test's temporary folder.
 from __future__ import annotations
 
 import importlib.util
-import io
 import os
 import shutil
 import sys
@@ -23,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from gracr.bench.record import read_records
-from gracr.cli import main
+from gracrc_cli import run
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 TASK, GRAPHS = "RedBlueLeaf", 12
@@ -42,12 +41,6 @@ def _missing() -> str | None:
             return (f"{path} is missing: install Debian's chromium and chromium-driver "
                     "(scripts/setup_browser.sh, as root)")
     return None
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ the markup.
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from html import escape
@@ -27,19 +26,9 @@ from gracr.bench.scores_log import SCORES_FILE, _scores, read_scores, scores_lin
 from gracr.cli import main
 from gracr.errors import GracrError
 from gracr.explainers.metric import plausibility_at
+from gracrc_cli import run
 
 GRAPH_TASK, NODE_TASK, GRAPHS, TARGETS = "RedBlueLeaf", "RedBlueLeaf-NC", 12, 20
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("datasets")
 
 
 @pytest.fixture(scope="module")

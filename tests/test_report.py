@@ -21,8 +21,8 @@ from gracr.bench.report import (Cell, Provenance, TableSpec, aggregate, aggregat
                                 aggregate_seeds, aggregate_times, load_inputs, load_results,
                                 read_results, render_latex, render_markdown)
 from gracr.domains.paper.report import beside_paper, times_table
-from gracr.cli import main
 from gracr.errors import GracrError
+from gracrc_cli import run
 
 PROVENANCE = Provenance("gracrc report out", "2025-01-01", ("0.1.0",))
 TABLE2_SPEC = TableSpec("table2", "Table 2", "main", TABLE2_TASKS)
@@ -53,12 +53,6 @@ def write_results(folder: Path, records: list[dict[str, object]]) -> Path:
 
 def cells_of(tmp_path: Path, records: list[dict[str, object]]) -> list[Cell]:
     return aggregate(read_results([str(write_results(tmp_path / "run", records))]))
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 # ---------------------------------------------------------------- aggregation
@@ -311,7 +305,6 @@ def test_the_transcribed_tables_have_every_cell_once() -> None:
                                                                          "SubgraphX")]
     assert {c.explainer for c in TABLE14} == set(TABLE14_EXPLAINERS)
     assert all(c.wall_seconds.mean >= 0 for c in TABLE14)
-
 
 
 def _mixed_records() -> list[dict[str, object]]:

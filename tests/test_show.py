@@ -8,7 +8,6 @@ is computed here by a breadth-first walk of our own.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from collections import deque
@@ -24,24 +23,13 @@ from gracr.bench.record import Record, read_records
 from gracr.bench.report.instance_figure import (explained_view, figure_name, figure_records,
                                                 instance_view)
 from gracr.bench.tasks import TASKS
-from gracr.cli import main
+from gracrc_cli import run
 
 PNG = b"\x89PNG\r\n\x1a\n"
 NODE_TASK, TARGETS = "RedBlueLeaf-NC", 20
 # RedBlueLeaf-NC is `core & <1> core`, core = `red & exactly 2 leaf`, leaf = `blue & exactly
 # 1 true`: modal depth 3, so its field holds the edges (s, t) with a path of <= 2 from t.
 NODE_TASK_DEPTH = 3
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("datasets")
 
 
 @pytest.fixture(scope="module")

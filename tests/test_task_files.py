@@ -5,7 +5,6 @@ key."""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import shutil
 import textwrap
@@ -18,18 +17,12 @@ import gracr
 from gracr.bdd.oracle import upi_disagreements
 from gracr.bench.datasets import dataset_folder, export, load_or_build
 from gracr.bench.tasks import TASKS, Task, register_task, task_named
-from gracr.cli import main
 from gracr.errors import GracrError
+from gracrc_cli import run
 
 ROOT = Path(__file__).resolve().parent.parent
 HASHES = json.loads((ROOT / "tests" / "fixtures" / "dataset_hashes.json").read_text())
 EXAMPLE = ROOT / "examples" / "tasks" / "TwoRedNoGreen.toml"
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def write(folder: Path, name: str, text: str) -> Path:

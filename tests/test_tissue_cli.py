@@ -8,7 +8,6 @@ brute-force oracle on a hand-made graph with literal values.
 
 from __future__ import annotations
 
-import io
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -16,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import gracr
-from gracr.cli import main
 from gracr.domains.tissue import CellTable, recompute_label
+from gracrc_cli import run
 
 TINY_RULE = """features cd8, ck
 relations near, far
@@ -30,12 +29,6 @@ classify count(engaged) > 0.5 * count(tumour)
 # Removing tumour 1 makes it 1/1: the only minimal flipping removal is {1}.
 TINY_GRAPH = {"num_nodes": 3, "features": [[0.0, 1.0], [0.0, 1.0], [1.0, 0.0]],
               "edges": [[2, 0], [0, 2]], "relations": ["near", "near"]}
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_tissue_writes_a_dataset_gracr_reads_back(tmp_path: Path) -> None:

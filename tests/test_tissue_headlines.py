@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from gracr.domains.headlines import DIFFERS, NOT_RUN, REPRODUCED
-from gracr.domains.tissue.headlines import Evidence, estimate, headline_rows
+from gracr.domains.headlines import DIFFERS, NOT_RUN, REPRODUCED, estimate
+from gracr.domains.tissue.headlines import NOTE_HEADLINES, Evidence
 from gracr.domains.tissue.phases import COMPILED, ModelFile
-from gracr.domains.tissue.published import HEADLINES
 
 MODELS = [ModelFile(COMPILED, Path("compiled.npz"), 1.0),
           ModelFile("GIN-r1-s0", Path("a.json"), 1.0, architecture="GIN"),
@@ -28,8 +27,7 @@ def rows(*aps: float) -> list[dict[str, Any]]:
 
 
 def verdict(evidence: Evidence, key: str) -> list[str]:
-    finding = next(f for f in HEADLINES if f.key == key)
-    return headline_rows(evidence, [finding])[0]
+    return NOTE_HEADLINES.row(evidence, key)
 
 
 def test_the_estimate_is_a_mean_of_model_means() -> None:

@@ -1,15 +1,29 @@
 """The WOMBAT report's headline verdicts (`gracr.domains.chem.headlines`) on hand-made cells
-whose verdicts are known by hand."""
+whose verdicts are known by hand, and the command that reads the extra whiteboxes' results
+and Figure S8's bound for theirs."""
 
 from __future__ import annotations
 
-from gracr.domains.chem.headlines import Cell, Evidence, compatible, headline_rows
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gracr.domains.chem.headlines import (WOMBAT_HEADLINES, Cell, Cells, Evidence,
+                                          PatternBound, WhiteboxCells, compatible)
+from gracr.domains.chem.study import read_bounds
 from gracr.domains.headlines import DIFFERS, NOT_RUN, REPRODUCED
-from gracr.domains.chem.published import HEADLINES
+from gracr.errors import GracrError
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "wombat"
 
 
-def row(evidence: Evidence, key: str) -> list[str]:
-    return headline_rows(evidence, [f for f in HEADLINES if f.key == key])[0]
+def row(evidence: Cells | Evidence, key: str) -> list[str]:
+    if not isinstance(evidence, Evidence):
+        evidence = Evidence(evidence)
+    return WOMBAT_HEADLINES.row(evidence, key)
 
 
 def test_a_perfect_sample_fits_only_rates_above_its_bound() -> None:
@@ -47,4 +61,119 @@ def test_negatives_and_not_run_findings() -> None:
     assert found[3] == DIFFERS and "GNNExplainer fails 2 of 5" in found[2]
     only_pg = {(1, "max", "PGExplainer"): Cell((0.5,), (0.4,), negatives=5, uniform=4)}
     assert row(only_pg, "negatives-uniform")[3] == REPRODUCED
-    assert row(evidence, "table-s2")[3] == NOT_RUN
+    assert row(evidence, "svs-budget")[3] == NOT_RUN
+
+
+def test_table_s2_is_reproduced_only_while_no_explainer_is_perfect() -> None:
+    # WOMBAT: no explainer perfect on its GINEConv whitebox. Saliency perfect on both
+    # molecules under r1 breaks that; one imperfect molecule each keeps it.
+    perfect: WhiteboxCells = {("S2", "max", "Saliency"): Cell((1.0, 1.0), (1.0, 1.0)),
+                              ("S2", "soft-or", "Saliency"): Cell((1.0, 0.5), (1.0, 0.4))}
+    found = row(Evidence({}, perfect), "table-s2")
+    assert found[3] == DIFFERS and "perfect on every positive: Saliency r1" in found[2]
+    assert "2 of 2 perfect" in found[2] and "1 of 2 perfect" in found[2]
+    assert "GINEConv" in found[4] and found[5] == "untested"
+    imperfect: WhiteboxCells = {("S2", r, "Saliency"): Cell((1.0, 0.5), (1.0, 0.4))
+                                for r in ("max", "soft-or")}
+    found = row(Evidence({}, imperfect), "table-s2")
+    assert found[3] == REPRODUCED and "perfect on every positive: none" in found[2]
+    assert found[4] == "–"
+    # Rnd is not one of WOMBAT's explainers, and the anti-IG whitebox is not Table S2's.
+    others: WhiteboxCells = {("S2", "max", "Rnd"): Cell((0.5,), (0.4,)),
+                             ("AntiIG", "max", "Saliency"): Cell((1.0,), (1.0,))}
+    found = row(Evidence({}, others), "table-s2")
+    assert found[3] == NOT_RUN and "--whiteboxes" in found[4]
+
+
+def test_the_adversarial_whitebox_reads_igs_perfect_share_under_r2() -> None:
+    # WOMBAT: IG perfect on 7.60 % of the anti-IG whitebox's positives. Ours on 10 of 10
+    # bounds the rate only at ≥ 0.05^(1/10) = 0.741: 0.076 does not fit.
+    sweep: WhiteboxCells = {("AntiIG", "soft-or", "IG"): Cell((1.0,) * 10, (1.0,) * 10)}
+    found = row(Evidence({}, sweep), "adversarial-whitebox")
+    assert found[3] == DIFFERS and "10 of 10 perfect" in found[2]
+    # 1 of 12 perfect (8 %): WOMBAT's 7.60 % lies inside our interval.
+    smeared: WhiteboxCells = {("AntiIG", "soft-or", "IG"):
+                              Cell((1.0,) + (0.7,) * 11, (1.0,) * 12)}
+    assert row(Evidence({}, smeared), "adversarial-whitebox")[3] == REPRODUCED
+    # Only r1 run: WOMBAT's number is r2's, so the finding is not run.
+    r1_only: WhiteboxCells = {("AntiIG", "max", "IG"): Cell((1.0,), (1.0,))}
+    assert row(Evidence({}, r1_only), "adversarial-whitebox")[3] == NOT_RUN
+
+
+def test_the_pgexplainer_bound_is_reproduced_only_where_it_caps() -> None:
+    at_one = [PatternBound(1, "max", 3, 3, 3, 1.0, 40, 40),
+              PatternBound(1, "soft-or", 3, 3, 3, 1.0, 40, 40)]
+    found = row(Evidence({}, {}, at_one), "pgexplainer-bound")
+    assert found[3] == DIFFERS and "bound 1 on 6 of 6 positives" in found[2]
+    assert "80 of 80 atoms" in found[2] and "presence bit" in found[4]
+    capped = [PatternBound(1, "max", 3, 3, 2, 0.9, 30, 40), at_one[1]]
+    found = row(Evidence({}, {}, capped), "pgexplainer-bound")
+    assert found[3] == REPRODUCED and "lowest mean P01 r1 0.900" in found[2]
+    undefined = [PatternBound(1, "max", 3, 0, 0, None, 40, 40)]
+    assert row(Evidence({}, {}, undefined), "pgexplainer-bound")[3] == NOT_RUN
+    assert row(Evidence({}), "pgexplainer-bound")[3] == NOT_RUN
+
+
+def test_read_bounds_takes_the_benchmarks_lines(tmp_path: Path) -> None:
+    bound = PatternBound(3, "soft-or", 2, 2, 1, 0.75, 10, 12)
+    path = tmp_path / "pgexplainer_bound.jsonl"
+    path.write_text(json.dumps(bound.__dict__) + "\n", encoding="utf-8")
+    assert read_bounds(path) == [bound]
+    path.write_text(json.dumps({"pattern": 3}) + "\n", encoding="utf-8")
+    with pytest.raises(GracrError, match="not the bound's lines"):
+        read_bounds(path)
+
+
+def gracrc(*argv: str) -> tuple[int, str, str]:
+    from gracr.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def headline_rows(text: str) -> dict[str, list[str]]:
+    """The printed headline table's rows by the start of their claim."""
+    table = text.split("## WOMBAT's headline findings", 1)[1].split("\n## ", 1)[0]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in table.splitlines() if line.startswith("| ")]
+    return {cells[0]: cells for cells in rows[1:]}
+
+
+def test_the_command_reads_the_whiteboxes_and_the_bound(tmp_path: Path) -> None:
+    """`--whiteboxes` and `--bounds` fill the three rows; without them they are not run."""
+    study, whiteboxes = tmp_path / "study", tmp_path / "whiteboxes"
+    study.mkdir()
+    whiteboxes.mkdir()
+    shutil.copy(FIXTURE / "results.jsonl", study / "results.jsonl")
+    # The fixture's P01 records of IG and Saliency, as if run on the two whiteboxes: P01's
+    # IG is perfect on its positives under r1 and r2.
+    lines = (FIXTURE / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    moved = [lines[0]]
+    for line in lines[1:]:
+        record = json.loads(line)
+        if record["task"] == "WOMBAT-P01" and record["explainer"] in ("IG", "Saliency"):
+            for task in ("WOMBAT-S2", "WOMBAT-AntiIG"):
+                moved.append(json.dumps({**record, "task": task}))
+    (whiteboxes / "results.jsonl").write_text("\n".join(moved) + "\n", encoding="utf-8")
+    bounds = tmp_path / "bounds.jsonl"
+    bounds.write_text(json.dumps(PatternBound(1, "soft-or", 2, 2, 2, 1.0, 30, 30).__dict__)
+                      + "\n", encoding="utf-8")
+    common = ("wombat-study", "--tables-only", "--out", str(study), "--patterns", "1-2",
+              "--explainers", "Saliency,IG,Rnd", "--positives", "2", "--negatives", "2")
+    code, out, _ = gracrc(*common, "--whiteboxes", str(whiteboxes), "--bounds", str(bounds))
+    assert code == 0
+    found = headline_rows(out)
+    s2 = next(cells for claim, cells in found.items() if claim.startswith("on a GINEConv"))
+    anti = next(cells for claim, cells in found.items() if claim.startswith("redundant"))
+    bound = next(cells for claim, cells in found.items() if claim.startswith("PGExplainer's"))
+    assert s2[3] == DIFFERS and "IG r1 1.000" in s2[2]
+    assert anti[3] == DIFFERS and "r2 1.000" in anti[2]
+    assert bound[3] == DIFFERS and "bound 1 on 2 of 2 positives" in bound[2]
+    code, out, _ = gracrc(*common)
+    assert code == 0
+    without = headline_rows(out)
+    assert [cells[3] for claim, cells in without.items()
+            if claim.startswith(("on a GINEConv", "redundant", "PGExplainer's"))] == \
+        [NOT_RUN] * 3
+    assert len(found) == len(without) == len(WOMBAT_HEADLINES.findings)

@@ -288,7 +288,8 @@ def cmd_wombat_study(args: argparse.Namespace, out: TextIO) -> int:
         budget=args.budget, datasets=args.datasets)
     study = WombatStudy(args.out, settings, Execution(
         workers=args.jobs, engine=args.engine, address=args.address,
-        ray_timeout=args.ray_timeout), markdown=args.markdown)
+        ray_timeout=args.ray_timeout), markdown=args.markdown, whiteboxes=args.whiteboxes,
+        bounds=args.bounds)
     if args.tables_only:
         study.report(lambda text: print(text, file=out))
     else:
@@ -355,6 +356,13 @@ def _declare_wombat(parser: argparse.ArgumentParser) -> None:
                         help="draw the tables from --out without explaining anything")
     parser.add_argument("--markdown", default=None, metavar="FILE",
                         help="write the tables to FILE as well")
+    parser.add_argument("--whiteboxes", default=None, metavar="DIR",
+                        help="the results folder of `gracrc bench` on Table S2's rule and "
+                             "the anti-IG whitebox (scripts/wombat_whiteboxes.py's tasks), "
+                             "for their headline rows")
+    parser.add_argument("--bounds", default=None, metavar="FILE",
+                        help="Figure S8's bound, as benchmarks/wombat_pgexplainer_bound.py "
+                             "writes it (--json), for its headline row")
 
 
 COMMANDS = (

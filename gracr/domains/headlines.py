@@ -7,18 +7,24 @@ is measured by the study's code into an `Outcome` (what we get, and a verdict by
 stated in that code), or is not run. A row reads: finding | the paper | we get | verdict |
 why, where it differs | is the why tested. The reasons are the study's, written once, and
 are printed only beside a difference (or a finding not run), so that a rerun whose verdict
-flips does not carry a reason for a difference it no longer shows. `verdict_lines` gives
+flips does not carry a reason for a difference it no longer shows. `Headlines.beside` gives
 the short "reproduced / not reproduced — why" lines each table of a study carries for the
 findings it shows.
+
+What both studies' measures share is here too: `judged` (an outcome and its verdict by a
+rule that holds or not) and `Estimate` / `estimate` (a mean of per-unit means with its 95 %
+bootstrap interval, `gracr.stats.mean_of_means`, as a table cell shows it: a unit is a
+pattern of molecules in WOMBAT's study, a model of samples in the note's).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
-from gracr.bench.report.formatting import DASH
+from gracr.bench.report.formatting import DASH, TABLE
+from gracr.stats import Group, Interval, mean_of_means
 
 REPRODUCED, DIFFERS, NOT_RUN = "reproduced", "not reproduced", "not run"
 UNTESTED = "untested"
@@ -46,22 +52,52 @@ class Outcome:
     verdict: str
 
 
+def judged(we_get: str, holds: bool) -> Outcome:
+    """What the study measured, reproduced where the study's rule `holds`."""
+    return Outcome(we_get, REPRODUCED if holds else DIFFERS)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean of per-unit means and its 95 % bootstrap interval."""
+
+    mean: float
+    interval: Interval | None
+
+    def __str__(self) -> str:
+        return TABLE.with_interval(TABLE.number(self.mean), self.interval)
+
+
+def estimate(per_unit: Mapping[Group, Sequence[float | None]]) -> Estimate | None:
+    """The mean over units of each unit's mean over its values (`None` values left out),
+    with the bootstrap interval that resamples the values within each unit
+    (`gracr.stats.mean_of_means`); None when no unit has a value."""
+    found = mean_of_means(per_unit)
+    return None if found is None else Estimate(*found)
+
+
 @dataclass(frozen=True)
 class Headlines(Generic[Evidence]):
     """A study's findings and how it reads them: `measures[key]` (`None` from a measure:
     the records hold nothing for it), `why_differs[key]` = (reason, how it is tested), and
-    `why_not_run[key]` for findings no code measures."""
+    `why_not_run[key]` for findings no code measures. `paper` names the paper in a line
+    ("WOMBAT: 11 of 14"), `called` in a sentence ("Beside the note"; default `paper`)."""
 
     paper: str
     findings: Sequence[Finding]
     measures: Mapping[str, Callable[[Evidence], Outcome | None]]
     why_differs: Mapping[str, tuple[str, str]]
     why_not_run: Mapping[str, str]
+    called: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.called or self.paper
 
     @property
     def headers(self) -> tuple[str, ...]:
-        return (f"finding (where in the {self.paper})", f"the {self.paper}",
-                "we get (95 % CI)", "verdict", "why, where it differs", "is the why tested")
+        return (f"finding (where in {self.name})", self.name, "we get (95 % CI)", "verdict",
+                "why, where it differs", "is the why tested")
 
     def rows(self, evidence: Evidence) -> list[list[str]]:
         """One row per finding, in the paper's order (see the module docstring)."""
@@ -81,6 +117,13 @@ class Headlines(Generic[Evidence]):
                          why if differs else DASH, tested if differs else DASH])
         return rows
 
+    def row(self, evidence: Evidence, key: str) -> list[str]:
+        """The row of the one finding `key` (as `rows` gives it)."""
+        only = [finding for finding in self.findings if finding.key == key]
+        if not only:
+            raise KeyError(f"{self.name} has no finding '{key}'")
+        return replace(self, findings=only).rows(evidence)[0]
+
     def lines(self, rows: Sequence[Sequence[str]], keys: Sequence[str]) -> str:
         """The short lines a table carries for the findings `keys` it shows: the claim, the
         verdict and, where it differs or was not run, why (and whether that is tested)."""
@@ -94,6 +137,10 @@ class Headlines(Generic[Evidence]):
                 text += f" — {row[4]}" + (f"; {row[5]}" if row[5] != DASH else "")
             out.append(text + ".")
         return "\n".join(out)
+
+    def beside(self, rows: Sequence[Sequence[str]], keys: Sequence[str]) -> str:
+        """`lines` under their heading, "Beside WOMBAT:" or "Beside the note:"."""
+        return f"Beside {self.name}:\n\n" + self.lines(rows, keys)
 
 
 def counted(rows: Sequence[Sequence[str]]) -> str:

@@ -1,5 +1,5 @@
 """Tables, one place for every report: `render_table` (Markdown aligned for a terminal),
-`write_table` (CSV or Markdown), `print_table`; and the score table of a benchmark run in the
+`write_table` (CSV or Markdown), `print_table`, `print_text`; and the score table of a benchmark run in the
 paper's layout (rows explainers; per task a precision | recall | F1 column group, each entry
 mean ± std over seeds, `gracr.bench.report.aggregation`) as Markdown, which is also what the
 terminal shows, as LaTeX and as CSV. Which tables a report has (`TableSpec`s) is the
@@ -9,7 +9,7 @@ The marks (`gracr.bench.report.formatting`): `DAGGER` ('†': part of the cell r
 App. H, and its numbers use the rest) and `MISSING` (no result); 'OOT' (all of it ran out of
 time) reads as in the paper. LaTeX writes them in its own notation.
 
-Every function here is pure except `write_table` and `print_table`.
+Every function here is pure except `write_table`, `print_table` and `print_text`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from gracr.bench.report.aggregation import DDOF, Cell, explainer_rank
 from gracr.bench.report.formatting import CSV, DAGGER, LATEX, MISSING, PAPER
 from gracr.errors import GracrError
-from gracr.files import atomic_writer
+from gracr.files import atomic_writer, write_text
 from gracr.stats import Stat
 
 RESULTS_CSV_COLUMNS: tuple[str, ...] = (
@@ -67,6 +67,14 @@ def print_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]
     print(render_table(headers, rows))
     if markdown:
         write_table(markdown, headers, rows)
+
+
+def print_text(text: str, markdown: str | None = None) -> None:
+    """Print a script's report; also write it to `markdown` if given (the scripts'
+    `--markdown FILE`)."""
+    print(text)
+    if markdown:
+        write_text(markdown, text)
 
 
 # ---------------------------------------------------------------- score tables

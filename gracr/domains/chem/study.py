@@ -23,7 +23,9 @@ everything in the folder, each explainer's first instances up to this run's limi
 The report (printed, and written to `markdown` when given) opens with WOMBAT's headline
 findings (`published.HEADLINES`), each measured on these records and marked reproduced / not
 reproduced / not run, with the most likely reason where it differs and whether that reason
-is tested (`gracr.domains.chem.headlines`). Then: per pattern and explainer, our mean AUROC
+is tested (`gracr.domains.chem.headlines`); Table S2's and the anti-IG whitebox's rows read
+`gracrc bench`'s results on those whiteboxes (`whitebox_cells`), Figure S8's the bound's
+lines (`read_bounds`), each when given. Then: per pattern and explainer, our mean AUROC
 and AP beside WOMBAT's (S7, S8) for r1 and r2, each mean with its 95 % bootstrap interval
 over molecules (`gracr.stats.bootstrap_interval`), and how many of those cells agree
 (within 0.05, or WOMBAT's value inside our interval); the means over patterns; Table 2's
@@ -36,9 +38,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from gracr.bench.record import RESULTS_FILE, Record, read_records
 from gracr.bench.report.aggregation import scored_variant
@@ -48,7 +51,9 @@ from gracr.bench.runner import Job, plan_jobs, run
 from gracr.bench.study import Execution, Phase, Say, Study, explained
 from gracr.bench.report.tables import render_table
 from gracr.bench.tasks import task_names
-from gracr.domains.chem.headlines import WOMBAT_HEADLINES, Cell, Evidence, compatible
+from gracr.domains.chem.headlines import (WOMBAT_HEADLINES, Cell, Cells, Evidence,
+                                          PatternBound, WhiteboxCells, compatible)
+from gracr.domains.chem.whiteboxes import ANTI_IG, FLUORINE_CARBONYL
 from gracr.domains.headlines import counted as verdict_counts
 from gracr.domains.chem.published import (TABLE_S1_EXPLAINERS, TABLE_S1_READOUT,
                                           WOMBAT_EXPLAINERS, WOMBAT_READOUTS, published_auroc,
@@ -56,7 +61,7 @@ from gracr.domains.chem.published import (TABLE_S1_EXPLAINERS, TABLE_S1_READOUT,
                                           published_baseline_average_precision,
                                           published_perfect, published_perfect_count)
 from gracr.errors import GracrError
-from gracr.files import write_text
+from gracr.files import read_json_lines, write_text
 from gracr.stats import (Interval, Stat, all_successes_lower_bound, bootstrap_interval,
                          mean_of_means)
 
@@ -103,7 +108,7 @@ class WombatSettings:
 
 class WombatStudy(Study[WombatSettings]):
     """The study in its folder (see the module docstring); `markdown`: a file the report
-    is written to as well."""
+    is written to as well; `whiteboxes`, `bounds`: the headline table's extra inputs."""
 
     FREE = ("wombat", "patterns", "explainers", "positives", "negatives", "slow_positives",
             "slow_negatives", "slow_variants", "variants", "datasets")
@@ -111,10 +116,13 @@ class WombatStudy(Study[WombatSettings]):
     OUTPUTS = (RESULTS_FILE,)
 
     def __init__(self, folder: str | Path, settings: WombatSettings,
-                 execution: Execution = Execution(), markdown: str | Path | None = None
+                 execution: Execution = Execution(), markdown: str | Path | None = None,
+                 whiteboxes: str | Path | None = None, bounds: str | Path | None = None
                  ) -> None:
         super().__init__(folder, settings, execution)
         self.markdown = markdown
+        self.whiteboxes = whiteboxes
+        self.bounds = bounds
         self.started = time.perf_counter()
 
     def _jobs(self, slow: bool) -> dict[str, list[Job]]:
@@ -165,7 +173,10 @@ class WombatStudy(Study[WombatSettings]):
     def report(self, say: Say) -> None:
         records = [r for r in read_records(self.folder / RESULTS_FILE)
                    if r.instance < self.settings.limit(r)]
-        text = wombat_tables(records, self.settings)
+        whiteboxes = {} if self.whiteboxes is None else whitebox_cells(
+            read_records(Path(self.whiteboxes) / RESULTS_FILE))
+        bounds = [] if self.bounds is None else read_bounds(self.bounds)
+        text = wombat_tables(records, self.settings, whiteboxes, bounds)
         elapsed = time.perf_counter() - self.started
         text += (f"\n{len(records)} records in {self.folder}; this run {elapsed / 60:.1f} min "
                  f"with {self.execution.workers} workers.\n")
@@ -191,26 +202,50 @@ def _mean(values: list[float]) -> float:
     return stat.mean
 
 
-def wombat_tables(records: list[Record], settings: WombatSettings) -> str:
+def wombat_tables(records: list[Record], settings: WombatSettings,
+                  whiteboxes: WhiteboxCells | None = None,
+                  bounds: Sequence[PatternBound] = ()) -> str:
     """The report's tables (see the module docstring) of `records` (cut to the
-    settings' limits, `WombatSettings.limit`)."""
+    settings' limits, `WombatSettings.limit`); the headline table also reads the extra
+    whiteboxes' cells and Figure S8's bounds, where given."""
     numbers = list(settings.patterns)
     explainers = list(settings.explainers)
     rows = {(r.task, r.variant, r.explainer): r for r in ranking_rows(records)}
-    return _tables(rows, numbers, explainers, cells_of(records))
+    cells = {key: c for key, c in cells_of(records).items() if key[0] in numbers
+             and key[2] in explainers}
+    return _tables(rows, numbers, explainers, Evidence(
+        cells, whiteboxes or {}, [b for b in bounds if b.pattern in numbers]))
 
 
-def cells_of(records: list[Record]) -> Evidence:
+def cells_of(records: Iterable[Record]) -> Cells:
     """Each (pattern, readout, explainer)'s per-molecule AUROC and AP and IQR outcomes: what
     the intervals and the headline verdicts read (`ranking_rows` keeps only means)."""
-    auroc: dict[tuple[int, str, str], list[float]] = {}
-    precision: dict[tuple[int, str, str], list[float]] = {}
-    negatives: dict[tuple[int, str, str], list[bool]] = {}
+    return _gathered(records, lambda task: int(task.removeprefix("WOMBAT-P"))
+                     if task.startswith("WOMBAT-P") else None)
+
+
+def whitebox_cells(records: Iterable[Record]) -> WhiteboxCells:
+    """`cells_of` for the two extra whiteboxes (`gracr.domains.chem.whiteboxes`), keyed by
+    (whitebox, readout, explainer)."""
+    names = {f"WOMBAT-{name}": name for name in (FLUORINE_CARBONYL, ANTI_IG)}
+    return _gathered(records, names.get)
+
+
+Unit = TypeVar("Unit", int, str)
+
+
+def _gathered(records: Iterable[Record], unit_of: Callable[[str], Unit | None]
+              ) -> dict[tuple[Unit, str, str], Cell]:
+    """Per (unit, readout, explainer), the cell of the scored records whose task names a
+    unit (`unit_of`: the task's unit, or None for a task of no unit)."""
+    auroc: dict[tuple[Unit, str, str], list[float]] = {}
+    precision: dict[tuple[Unit, str, str], list[float]] = {}
+    negatives: dict[tuple[Unit, str, str], list[bool]] = {}
     for r in records:
-        if r.status != "ok" or not r.scored or not r.task.startswith("WOMBAT-P"):
+        unit = unit_of(r.task)
+        if r.status != "ok" or not r.scored or unit is None:
             continue
-        key = (int(r.task.removeprefix("WOMBAT-P")),
-               scored_variant(r.variant, r.level).removesuffix("@node"), r.explainer)
+        key = (unit, scored_variant(r.variant, r.level).removesuffix("@node"), r.explainer)
         auroc.setdefault(key, [])
         precision.setdefault(key, [])
         negatives.setdefault(key, [])
@@ -238,8 +273,7 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
             explainers: list[str], evidence: Evidence) -> str:
     out = []
     # The headline findings, each measured on these records.
-    headlines = WOMBAT_HEADLINES.rows({key: cell for key, cell in evidence.items()
-                                       if key[0] in numbers and key[2] in explainers})
+    headlines = WOMBAT_HEADLINES.rows(evidence)
     out.append(f"## WOMBAT's headline findings against this run ({verdict_counts(headlines)})\n\n"
                "Means are means over patterns of means over molecules [95 % bootstrap "
                "interval, molecules resampled within each pattern].\n\n"
@@ -247,10 +281,10 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
 
     def beside(*keys: str) -> str:
         """The verdict lines of the findings a table shows, under it."""
-        return "\nBeside WOMBAT:\n\n" + WOMBAT_HEADLINES.lines(headlines, keys) + "\n"
+        return "\n" + WOMBAT_HEADLINES.beside(headlines, keys) + "\n"
 
     def cell_of(number: int, readout: str, explainer: str) -> Cell:
-        return evidence.get((number, readout, explainer), Cell((), ()))
+        return evidence.patterns.get((number, readout, explainer), Cell((), ()))
 
     # Agreement of the per-pattern cells: |ours − WOMBAT's| ≤ AGREEMENT, or WOMBAT's mean
     # inside our interval (the sampling noise of our molecules).
@@ -366,7 +400,7 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
                 row = _row(rows, number, readout, explainer)
                 alone += (explainer in WOMBAT_EXPLAINERS and row is not None and row.perfect
                           and not published_perfect(number, explainer, readout))
-    sizes = sorted({len(c.auroc) for (n, r, e), c in evidence.items()
+    sizes = sorted({len(c.auroc) for (n, r, e), c in evidence.patterns.items()
                     if n in numbers and e in explainers and r in WOMBAT_READOUTS and c.auroc})
     bounds = ", ".join(f"{n} molecules: ≥ {TABLE.number(all_successes_lower_bound(n))}"
                        for n in sizes)
@@ -440,6 +474,18 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
                "negative except PGExplainer, 1 of 140 000)\n\n" + render_table(headers, table)
                + "\n" + beside("negatives-uniform"))
     return "\n".join(out)
+
+
+def read_bounds(path: str | Path) -> list[PatternBound]:
+    """Figure S8's bounds as `benchmarks/wombat_pgexplainer_bound.py` writes them (`--json`:
+    one JSON object a line, the fields of `PatternBound`)."""
+    lines, note = read_json_lines(path)
+    if note is not None:
+        raise GracrError(f"{path}: {note}")
+    try:
+        return [PatternBound(**line) for line in lines]
+    except TypeError as error:
+        raise GracrError(f"{path}: not the bound's lines ({error})") from None
 
 
 def report_inputs(folder: str | Path) -> tuple[list[str], str] | None:

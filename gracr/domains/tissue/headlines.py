@@ -7,7 +7,7 @@ The verdicts are computed from the study's records (`Evidence`, gathered by
 `gracr.domains.tissue.study_report`), so a rerun at another scale rewrites them; the reasons
 are ours, written once here, and are printed only beside the verdict they explain. Every
 mean is a mean of per-model means over the explained test samples, with its 95 % bootstrap
-interval (`gracr.stats.bootstrap_interval`, samples resampled within each model).
+interval (`gracr.domains.headlines.estimate`, samples resampled within each model).
 
 "Trained" models are the ratio-1 GIN and GATv2 models of every training seed, no controls
 (the note's models were trained GIN and GATv2); the model-free baselines are scored on the
@@ -20,26 +20,27 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gracr.domains.headlines import (DIFFERS, REPRODUCED, UNTESTED, Finding, Headlines,
-                                     Outcome)
 from gracr.bench.report import DASH, TABLE, NumberFormat
+from gracr.domains.headlines import (UNTESTED, Estimate, Headlines, Outcome, estimate,
+                                     judged)
 from gracr.domains.tissue.baselines import MARKER, RANDOM, T_DENSITY
 from gracr.domains.tissue.phases import COMPILED, ROLLOUT, ModelFile, control_of
 from gracr.domains.tissue.published import GNNEXPLAINER_RANDOMISATION_BAND, HEADLINES
 from gracr.explainers.metric import between_class_share
-from gracr.stats import Interval, mean_of_means
 
 # The learned explainers we run ("graph methods"; the baselines are model-free), and the
 # ones the note ran: a claim that one method is the best or the only one is read among the
 # note's, so that a method it never ran cannot overturn it; the counts use all of ours.
 GRAPH_METHODS = ("IG", "GNNExplainer", "Saliency", "GraphSVX", ROLLOUT)
 NOTE_METHODS = ("IG", "GNNExplainer", ROLLOUT)
-# A mean randomisation correlation at or above this is "barely changes" (the note's 0.957).
+# A mean randomisation correlation at or above this is "barely changes" (the note's rollout:
+# published.RANDOMISATION).
 UNCHANGED_RHO = 0.9
 # IG "survives cleanly": its correlation with the fully randomised model's is below this.
 SURVIVES_RHO = 0.3
 PERCENT = NumberFormat(0, DASH)
-# The test AUC the note calls solved (≈ 0.999) and the probe AUC it reads as decodable.
+# The test AUC the note calls solved (published.TEST_AUC) and the probe AUC it reads as
+# decodable (published.PROBE_AUC_RANDOM_INIT).
 SOLVED_AUC = 0.99
 
 Rows = Sequence[Mapping[str, Any]]
@@ -78,25 +79,6 @@ class Evidence:
                 architecture and control_of(m.name) == kind]
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """A mean of per-model means and its interval."""
-
-    mean: float
-    interval: Interval | None
-
-    def __str__(self) -> str:
-        return TABLE.with_interval(TABLE.number(self.mean), self.interval)
-
-
-def estimate(per_model: Mapping[str, Sequence[float | None]]) -> Estimate | None:
-    """The mean over models of each model's mean over its samples (`None` values left out),
-    with the bootstrap interval that resamples the samples within each model
-    (`gracr.stats.mean_of_means`)."""
-    found = mean_of_means(per_model)
-    return None if found is None else Estimate(*found)
-
-
 def metric(evidence: Evidence, models: Sequence[str], explainer: str, name: str = "AP",
            sample_class: str | None = None) -> Estimate | None:
     """`estimate` of one metric of `explainer` over `models` (one class, or both)."""
@@ -127,8 +109,7 @@ def _against_random(evidence: Evidence, explainer: str, below: bool) -> Outcome 
     if not ours or random is None:
         return None
     holds = all((value.mean < random.mean) == below for value in ours.values())
-    return Outcome(f"{explainer}: {_listed(ours)}; {RANDOM} {random}",
-                   REPRODUCED if holds else DIFFERS)
+    return judged(f"{explainer}: {_listed(ours)}; {RANDOM} {random}", holds)
 
 
 def gnnexplainer_below_random(evidence: Evidence) -> Outcome | None:
@@ -153,8 +134,7 @@ def gnnexplainer_budgets_below_random(evidence: Evidence) -> Outcome | None:
     if not found:
         return None
     holds = all(value.mean < random.mean for value in found.values())
-    return Outcome(f"{_listed(found)} (trained models); {RANDOM} {random}",
-                   REPRODUCED if holds else DIFFERS)
+    return judged(f"{_listed(found)} (trained models); {RANDOM} {random}", holds)
 
 
 def _best_graph_method(evidence: Evidence, models: Sequence[str]) -> tuple[str, Estimate] | None:
@@ -174,8 +154,7 @@ def ig_best_graph_method(evidence: Evidence) -> Outcome | None:
                      for arch, (name, value) in shown.items())
     ig = _per_architecture(evidence, "IG")
     text += f" (IG: {_listed(ig)})" if ig else ""
-    return Outcome(text, REPRODUCED if all(name == "IG" for name, _ in shown.values())
-                   else DIFFERS)
+    return judged(text, all(name == "IG" for name, _ in shown.values()))
 
 
 def marker_above_graph_methods(evidence: Evidence) -> Outcome | None:
@@ -195,7 +174,7 @@ def marker_above_graph_methods(evidence: Evidence) -> Outcome | None:
             + ", ".join(f"{arch} {name} {value}" for arch, (name, value) in best.items())
             + f"; {len(above)} of {len(pairs)} trained model–explainer pairs (every ratio and "
             f"graph method we run, no controls) above {MARKER}")
-    return Outcome(text, REPRODUCED if holds else DIFFERS)
+    return judged(text, holds)
 
 
 def _ig_minus_marker(evidence: Evidence) -> dict[str, list[tuple[str, float]]]:
@@ -222,8 +201,8 @@ def class_split_reverses(evidence: Evidence) -> Outcome | None:
         return None
     holds = (positive.interval is not None and positive.interval.low > 0
              and negative.interval is not None and negative.interval.high < 0)
-    return Outcome(f"IG − {MARKER}: positives {positive}, negatives {negative} (mean of "
-                   f"{len(differences)} trained models)", REPRODUCED if holds else DIFFERS)
+    return judged(f"IG − {MARKER}: positives {positive}, negatives {negative} (mean of "
+                   f"{len(differences)} trained models)", holds)
 
 
 def between_class_variance(evidence: Evidence) -> Outcome | None:
@@ -240,8 +219,8 @@ def between_class_variance(evidence: Evidence) -> Outcome | None:
     median = ordered[len(ordered) // 2] if len(ordered) % 2 else \
         (ordered[len(ordered) // 2 - 1] + ordered[len(ordered) // 2]) / 2
     percent = PERCENT.percent
-    return Outcome(f"{percent(ordered[0])}–{percent(ordered[-1])} by trained model, median "
-                   f"{percent(median)} (IG − {MARKER})", REPRODUCED if median > 0.5 else DIFFERS)
+    return judged(f"{percent(ordered[0])}–{percent(ordered[-1])} by trained model, median "
+                   f"{percent(median)} (IG − {MARKER})", median > 0.5)
 
 
 def tdensity_on_decoys(evidence: Evidence) -> Outcome | None:
@@ -251,7 +230,7 @@ def tdensity_on_decoys(evidence: Evidence) -> Outcome | None:
         return None
     holds = (density.interval is not None and random.interval is not None
              and density.interval.low > random.interval.high)
-    return Outcome(f"{T_DENSITY} {density}; {RANDOM} {random}", REPRODUCED if holds else DIFFERS)
+    return judged(f"{T_DENSITY} {density}; {RANDOM} {random}", holds)
 
 
 def decoys_near_chance(evidence: Evidence) -> Outcome | None:
@@ -262,7 +241,7 @@ def decoys_near_chance(evidence: Evidence) -> Outcome | None:
         return None
     holds = all(value.interval is not None and value.interval.holds(random.mean)
                 for value in found.values())
-    return Outcome(f"{_listed(found)}; {RANDOM} {random}", REPRODUCED if holds else DIFFERS)
+    return judged(f"{_listed(found)}; {RANDOM} {random}", holds)
 
 
 def _full_randomisation(evidence: Evidence, explainer: str) -> dict[str, Estimate]:
@@ -281,9 +260,8 @@ def rollout_randomisation(evidence: Evidence) -> Outcome | None:
     found = _full_randomisation(evidence, ROLLOUT)
     if not found:
         return None
-    return Outcome(f"ρ {_listed(found)} (cascading, every layer)",
-                   REPRODUCED if all(v.mean >= UNCHANGED_RHO for v in found.values())
-                   else DIFFERS)
+    return judged(f"ρ {_listed(found)} (cascading, every layer)",
+                  all(v.mean >= UNCHANGED_RHO for v in found.values()))
 
 
 def gnnexplainer_randomisation(evidence: Evidence) -> Outcome | None:
@@ -291,9 +269,8 @@ def gnnexplainer_randomisation(evidence: Evidence) -> Outcome | None:
     if not found:
         return None
     low, high = GNNEXPLAINER_RANDOMISATION_BAND
-    return Outcome(f"ρ {_listed(found)} (cascading, every layer, default budget)",
-                   REPRODUCED if all(low <= v.mean <= high for v in found.values())
-                   else DIFFERS)
+    return judged(f"ρ {_listed(found)} (cascading, every layer, default budget)",
+                  all(low <= v.mean <= high for v in found.values()))
 
 
 def ig_only_survives(evidence: Evidence) -> Outcome | None:
@@ -310,7 +287,7 @@ def ig_only_survives(evidence: Evidence) -> Outcome | None:
         holds &= ig.mean < SURVIVES_RHO and (lowest is None or ig.mean < lowest[1].mean)
         text.append(f"{arch}: IG ρ {ig}" + ("" if lowest is None else
                                             f", lowest other {lowest[0]} {lowest[1]}"))
-    return Outcome("; ".join(text), REPRODUCED if holds else DIFFERS)
+    return judged("; ".join(text), holds)
 
 
 def _best_of_models(evidence: Evidence, models: Sequence[str]) -> tuple[str, str, Estimate] | None:
@@ -326,10 +303,9 @@ def shuffled_controls_high(evidence: Evidence) -> Outcome | None:
                                          and control_of(m.name) == ""])
     if shuffled is None or trained is None:
         return None
-    return Outcome(f"best on a shuffled-label model: {shuffled[1]} on {shuffled[0]} "
+    return judged(f"best on a shuffled-label model: {shuffled[1]} on {shuffled[0]} "
                    f"{shuffled[2]}; best on a trained one: {trained[1]} on {trained[0]} "
-                   f"{trained[2]}", REPRODUCED if shuffled[2].mean > trained[2].mean
-                   else DIFFERS)
+                   f"{trained[2]}", shuffled[2].mean > trained[2].mean)
 
 
 def untrained_better(evidence: Evidence) -> Outcome | None:
@@ -347,10 +323,9 @@ def untrained_better(evidence: Evidence) -> Outcome | None:
                     better.append(f"{name} on {arch} {mine} against {theirs}")
     if not compared:
         return None
-    return Outcome(f"{len(better)} of {compared} explainer–architecture pairs (every "
+    return judged(f"{len(better)} of {compared} explainer–architecture pairs (every "
                    f"graph method we run)"
-                   + (": " + "; ".join(better) if better else ""),
-                   REPRODUCED if len(better) >= 2 else DIFFERS)
+                   + (": " + "; ".join(better) if better else ""), len(better) >= 2)
 
 
 def gnnexplainer_budget_slope(evidence: Evidence) -> Outcome | None:
@@ -370,7 +345,7 @@ def gnnexplainer_budget_slope(evidence: Evidence) -> Outcome | None:
         text.append(f"{arch} ρ {start} at {first} epochs, {end} at {last}")
     if not text:
         return None
-    return Outcome("; ".join(text), REPRODUCED if falls else DIFFERS)
+    return judged("; ".join(text), falls)
 
 
 def seed_ordering(evidence: Evidence) -> Outcome | None:
@@ -383,8 +358,7 @@ def seed_ordering(evidence: Evidence) -> Outcome | None:
                 text.append(f"{model} {best[0]}")
     if not text:
         return None
-    return Outcome("best of the note's methods per model: " + ", ".join(text),
-                   REPRODUCED if holds else DIFFERS)
+    return judged("best of the note's methods per model: " + ", ".join(text), holds)
 
 
 def gnnexplainer_gatv2_never_above_random(evidence: Evidence) -> Outcome | None:
@@ -395,17 +369,16 @@ def gnnexplainer_gatv2_never_above_random(evidence: Evidence) -> Outcome | None:
     if random is None or not found:
         return None
     above = [m for m, value in found.items() if value.mean > random.mean]
-    return Outcome(f"{_listed(found)}; {RANDOM} {random}; above random on {len(above)} of "
-                   f"{len(found)} seeds", REPRODUCED if not above else DIFFERS)
+    return judged(f"{_listed(found)}; {RANDOM} {random}; above random on {len(above)} of "
+                   f"{len(found)} seeds", not above)
 
 
 def solved_task(evidence: Evidence) -> Outcome | None:
     found = [v for m, v in evidence.test_auc.items() if control_of(m) == "" and v is not None]
     if not found:
         return None
-    return Outcome(f"{TABLE.number(min(found))}–{TABLE.number(max(found))} over "
-                   f"{len(found)} trained models (every ratio)",
-                   REPRODUCED if min(found) >= SOLVED_AUC else DIFFERS)
+    return judged(f"{TABLE.number(min(found))}–{TABLE.number(max(found))} over "
+                   f"{len(found)} trained models (every ratio)", min(found) >= SOLVED_AUC)
 
 
 def probe_random_init(evidence: Evidence) -> Outcome | None:
@@ -413,8 +386,8 @@ def probe_random_init(evidence: Evidence) -> Outcome | None:
              if m in evidence.trained() and v is not None]
     if not found:
         return None
-    return Outcome(f"{TABLE.number(min(found))}–{TABLE.number(max(found))} from random "
-                   f"weights, ratio 1", REPRODUCED if min(found) >= SOLVED_AUC else DIFFERS)
+    return judged(f"{TABLE.number(min(found))}–{TABLE.number(max(found))} from random "
+                   f"weights, ratio 1", min(found) >= SOLVED_AUC)
 
 
 MEASURES: dict[str, Measure] = {
@@ -493,11 +466,6 @@ WHY_NOT_RUN: dict[str, str] = {
 }
 
 
-NOTE_HEADLINES = Headlines("note", HEADLINES, MEASURES, WHY_DIFFERS, WHY_NOT_RUN)
+NOTE_HEADLINES = Headlines("note", HEADLINES, MEASURES, WHY_DIFFERS, WHY_NOT_RUN,
+                           called="the note")
 
-
-def headline_rows(evidence: Evidence,
-                  findings: Sequence[Finding] = HEADLINES) -> list[list[str]]:
-    """One row per finding (NOTE_HEADLINES.headers): measured where the records allow, "not run"
-    with the reason otherwise."""
-    return Headlines(NOTE_HEADLINES.paper, findings, MEASURES, WHY_DIFFERS, WHY_NOT_RUN).rows(evidence)

@@ -480,8 +480,7 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     for table_name, table_title, table_headers, table_body in pending:
         text = render_table(table_headers, table_body)
         findings = TABLE_FINDINGS.get(table_name, ())
-        verdicts = ("\n\nBeside the note:\n\n" + NOTE_HEADLINES.lines(headlines, findings)
-                    if findings else "")
+        verdicts = "\n\n" + NOTE_HEADLINES.beside(headlines, findings) if findings else ""
         say(f"\n{table_title}\n\n{text}{verdicts}")
         write_text(tables / f"{table_name}.md", f"{text}{verdicts}\n")
         write_table(str(tables / f"{table_name}.csv"), table_headers, table_body)
