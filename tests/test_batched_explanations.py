@@ -25,7 +25,8 @@ from gracr.bench.budget import explain_each
 from gracr.bench.runner import Pending, plan_chunks, plan_jobs, run
 from gracr.errors import GracrError
 from gracr.explainers import EXPLAINERS, ExplainerSpec, Subject, register
-from gracr.explainers.base import Batch, batches, explainer_seed, scores, scores_together
+from gracr.explainers.base import Batch, explainer_seed, scores
+from gracr.explainers.batch import batches, scores_together
 
 RTOL = 1e-5
 # Molecules: for each pattern below, some match it and some do not, so that a batch mixes
@@ -106,13 +107,13 @@ def test_ig_cut_into_several_calls_gives_the_same_scores(
         subjects: list[Subject], monkeypatch: pytest.MonkeyPatch) -> None:
     """IG's union is cut into calls of about `IG_UNION_NODES` nodes: cut after every
     molecule, or never, the scores are the same."""
-    from gracr.explainers import library
+    from gracr.explainers import batch
 
     settings = {"n_steps": 5}
     seeds = _seeds(len(subjects))
     alone = [scores("IG", s, settings, seed) for s, seed in zip(subjects, seeds)]
     for limit in (1, 10**9):
-        monkeypatch.setattr(library, "IG_UNION_NODES", limit)
+        monkeypatch.setattr(batch, "IG_UNION_NODES", limit)
         assert _close(alone, scores_together("IG", subjects, settings, seeds)), limit
 
 

@@ -200,7 +200,8 @@ def explain_each(items: Iterable[_T], explainer: str | ExplainerSpec,
     above 1, up to `batch` consecutive items whose subjects the explainer explains
     together (`batches`) are explained in one run (module docstring).
     """
-    from gracr.explainers.base import batches, spec_of
+    from gracr.explainers.base import spec_of
+    from gracr.explainers.batch import batches
 
     if batch < 1:
         raise GracrError(f"the batch size must be at least 1, got {batch}")
@@ -250,7 +251,7 @@ def _explain_together(group: list[tuple[_T, Subject]], spec: ExplainerSpec,
                       negative: bool, scored: bool) -> Iterator[tuple[_T, Outcome]]:
     """The outcomes of `group` (consecutive items with their subjects, one model) from one
     run of the explainer's batch path, in order (module docstring)."""
-    from gracr.explainers.base import predict_together, scores_together
+    from gracr.explainers.batch import predict_together, scores_together
 
     cpu, wall = time.process_time(), time.perf_counter()
     subjects = [subject for _, subject in group]

@@ -105,9 +105,9 @@ from gracr.explainers.base import (
     Subject,
     Uniform,
     disjoint_copies,
-    disjoint_union,
     register,
 )
+from gracr.explainers.batch import gnn_explainer_together, node_attribution_together
 from gracr.explainers.metric import LEVELS, Level
 from gracr.errors import GracrError
 from gracr.executor.torch_backend import TargetConeBatch
@@ -232,12 +232,12 @@ def _captum(method: str, derivative: str) -> ExplainFn:
 
 def _node_attribution_batch(method: str, derivative: str | None = None) -> Batch:
     """The batch path of a Captum gradient method on the node features of compiled graph
-    classifiers (`_node_attribution_together`); IG's derivative is a setting."""
+    classifiers (`batch.node_attribution_together`); IG's derivative is a setting."""
     def run(subjects: Sequence[Subject], settings: Mapping[str, Any], seeds: Sequence[int]
             ) -> list[Explanation]:
         options = dict(settings)
         chosen = derivative if derivative is not None else options.pop("derivative")
-        return _node_attribution_together(subjects, method, chosen, options)
+        return node_attribution_together(subjects, method, chosen, options)
     return Batch(run, _direct_node_attribution)
 
 
@@ -382,85 +382,6 @@ def _node_attribution(subject: Subject, method: str, derivative: str,
     return Explanation(node_mask=attribution[0].detach())
 
 
-# The nodes of one module call of IG's batch path (its graphs x `n_steps` copies). IG's
-# calls are large already (50 copies of a molecule), and past a few thousand nodes a
-# call's activations leave the cache: on P01 (39 layers) a batch of 32 molecules costs
-# 0.050 CPU s each at 1 500 nodes a call, 0.042 at 3 000, 0.059 at 6 000 and 0.21 at
-# 50 000 (3 GB), against 0.079 one molecule a call.
-IG_UNION_NODES = 3000
-
-
-def _node_attribution_together(subjects: Sequence[Subject], method: str, derivative: str,
-                               options: Mapping[str, Any]) -> list[Explanation]:
-    """`_node_attribution` of each subject (compiled graph classifiers of one model), for
-    all of them at once: the model's output on the disjoint union of their graphs is each
-    graph's own output, so the gradient of their sum with respect to one graph's features
-    is that graph's own gradient; each graph's target is its own predicted class (p, or
-    1 - p for a negative). IG takes Captum's alphas and step sizes for its `method` and
-    `n_steps` and sums each graph's scaled step gradients in Captum's order, its steps and
-    graphs in calls of about `IG_UNION_NODES` nodes. The same attributions as one call
-    per subject, up to float rounding (`tests/test_batched_explanations.py`)."""
-    model = subjects[0].module(derivative)  # type: ignore[arg-type]
-    whole = disjoint_union(subjects)
-    with torch.no_grad():
-        predicted = model(whole.x, whole.edge_index, batch=whole.batch,
-                          **whole.model_kwargs)[:, 0] > 0.5
-
-    def gradients(group: Sequence[int], features: Sequence[Sequence[Tensor]], copies: int
-                  ) -> list[Tensor]:
-        """The gradient of each of `copies` feature matrices per subject in `group`
-        (subject-major), with respect to its own graph's target output."""
-        union = disjoint_union([subjects[g] for g in group for _ in range(copies)],
-                               [f for matrices in features for f in matrices])
-        inputs = union.x.detach().requires_grad_()
-        out = model(inputs, union.edge_index, batch=union.batch, **union.model_kwargs)[:, 0]
-        chosen = predicted[torch.tensor(group).repeat_interleave(copies)]
-        (grad,) = torch.autograd.grad(torch.unbind(torch.where(chosen, out, 1 - out)), inputs)
-        return union.split(grad)
-
-    if method != "IntegratedGradients":
-        grads = gradients(range(len(subjects)), [[s.x] for s in subjects], 1)
-        if method == "Saliency":
-            attributions = [g.abs() if options.get("abs", True) else g for g in grads]
-        elif method == "InputXGradient":
-            attributions = [s.x * g for s, g in zip(subjects, grads)]
-        else:
-            raise GracrError(f"no batch path for Captum's {method}")
-        return [Explanation(node_mask=a.detach()) for a in attributions]
-
-    from captum.attr._utils.approximation_methods import approximation_parameters
-
-    unknown = set(options) - {"n_steps", "method"}
-    if unknown:
-        raise GracrError(f"IG's batch path takes n_steps and method, not {sorted(unknown)}")
-    n_steps = int(options.get("n_steps", 50))
-    step_sizes_of, alphas_of = approximation_parameters(str(options.get("method",
-                                                                        "gausslegendre")))
-    step_sizes, alphas = step_sizes_of(n_steps), alphas_of(n_steps)
-    weights = torch.tensor(step_sizes).float().view(n_steps, 1)
-    groups: list[list[int]] = []
-    nodes = 0
-    for index, subject in enumerate(subjects):
-        if not groups or nodes + n_steps * subject.num_nodes > IG_UNION_NODES:
-            groups.append([])
-            nodes = 0
-        groups[-1].append(index)
-        nodes += n_steps * subject.num_nodes
-    results: list[Explanation] = []
-    for group in groups:
-        # Captum's scaled features (baseline 0, as `_node_attribution`), per subject.
-        scaled = [[torch.zeros_like(subjects[g].x) + alpha * (subjects[g].x - 0.0)
-                   for alpha in alphas] for g in group]
-        grads = gradients(group, scaled, n_steps)
-        for position, g in enumerate(group):
-            x = subjects[g].x
-            steps = torch.stack(grads[position * n_steps:(position + 1) * n_steps])
-            total = (steps.contiguous().view(n_steps, -1) * weights).view(
-                n_steps, *x.shape).sum(dim=0)
-            results.append(Explanation(node_mask=(total * (x - 0.0)).detach()))
-    return results
-
-
 register(ExplainerSpec("IG", _integrated_gradients, {"n_steps": 50, "derivative": "exact"},
                        source="Captum IntegratedGradients via PyG CaptumExplainer",
                        levels=_EDGES_AND_NODES, batch=_node_attribution_batch(
@@ -529,56 +450,6 @@ def _gnn_explainer_hard(subject: Subject, settings: Mapping[str, Any], seed: int
     return _gnn_explainer(subject, settings, seed, hard_mask=True)
 
 
-def _gnn_explainer_together(subjects: Sequence[Subject], settings: Mapping[str, Any],
-                            seeds: Sequence[int]) -> list[Explanation]:
-    """`_gnn_explainer` at node level (hard mask off) of compiled graph classifiers of one
-    model, all at once, each graph with PyG's objective of its own: a graph's node mask
-    starts as PyG draws it for that graph alone (`randn(N, 1) * 0.1`, from a generator
-    seeded with the graph's own seed, as `seed_everything` seeds the draw of one instance)
-    plus `init_bias`; the loss is the sum over graphs of each graph's PyG loss (BCE with
-    logits of its output against its predicted class, then, from the second epoch, when
-    PyG has its hard mask, `node_feat_size` x the mean of its σ(m) and `node_feat_ent` x
-    the mean entropy of its σ(m)). The union's output is each graph's own, so a graph's
-    gradient is its own loss's, and Adam, elementwise, moves each graph's entries along
-    the trajectory they follow alone: the same masks up to float rounding
-    (`tests/test_batched_explanations.py`)."""
-    options = dict(settings)
-    epochs, lr, init_bias = int(options.pop("epochs")), float(options.pop("lr")), \
-        float(options.pop("init_bias"))
-    coeffs = dict(GNNExplainer.default_coeffs)
-    coeffs.update(options)
-    model = subjects[0].module("surrogate")
-    union = disjoint_union(subjects)
-    with torch.no_grad():
-        # PyG's target of a binary "raw" model: the class its output's sign says.
-        target = (model(union.x, union.edge_index, batch=union.batch,
-                        **union.model_kwargs)[:, 0] > 0).float()
-    draws = []
-    for subject, seed in zip(subjects, seeds):
-        generator = torch.Generator().manual_seed(seed)
-        draws.append(torch.randn(subject.num_nodes, 1, generator=generator) * 0.1 + init_bias)
-    mask = nn.Parameter(torch.cat(draws))
-    # Each node's share of its graph's means: 1 / (its graph's node count).
-    counts = torch.tensor([s.num_nodes for s in subjects], dtype=torch.float32)
-    share = (1.0 / counts)[union.batch].view(-1, 1)
-    optimizer = torch.optim.Adam([mask], lr=lr)
-    eps = coeffs["EPS"]
-    for epoch in range(epochs):
-        optimizer.zero_grad()
-        out = model(union.x * mask.sigmoid(), union.edge_index, batch=union.batch,
-                    **union.model_kwargs)[:, 0]
-        loss = nn.functional.binary_cross_entropy_with_logits(out, target, reduction="sum")
-        if epoch > 0:
-            m = mask.sigmoid()
-            entropy = -m * torch.log(m + eps) - (1 - m) * torch.log(1 - m + eps)
-            loss = loss + (share * (coeffs["node_feat_size"] * m
-                                    + coeffs["node_feat_ent"] * entropy)).sum()
-        loss.backward()  # type: ignore[no-untyped-call]
-        optimizer.step()
-    values = mask.detach().sigmoid()
-    return [Explanation(node_mask=part) for part in union.split(values)]
-
-
 def _gnn_explainer_applies(subject: Subject) -> bool:
     """The batch path's subjects: node scores of compiled graph classifiers."""
     return subject.level == "node" and subject.target is None and not subject.trained
@@ -592,7 +463,7 @@ _GNN_EXPLAINER_SPACE: dict[str, Space] = {"epochs": Choice((50, 100, 1000)), "lr
 register(ExplainerSpec(
     "GNNExplainer", _gnn_explainer, _GNN_EXPLAINER_DEFAULTS, space=_GNN_EXPLAINER_SPACE,
     source="PyG GNNExplainer (init bias of App. H.1, no hard mask)", levels=_EDGES_AND_NODES,
-    batch=Batch(_gnn_explainer_together, _gnn_explainer_applies)))
+    batch=Batch(gnn_explainer_together, _gnn_explainer_applies)))
 
 # A diagnostic beside the benchmark's GNNExplainer: PyG's hard mask left on. It zeroes
 # every edge whose gradient is 0 at the first step, which on a saturated compiled model
