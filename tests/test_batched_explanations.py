@@ -297,3 +297,31 @@ def test_plan_jobs_refuses_a_batch_below_one(tmp_path: Path) -> None:
     with pytest.raises(GracrError, match="--batch"):
         plan_jobs(["Redundancy"], ["main"], ["Saliency"], [0], 3, 60.0, {"Redundancy": 12},
                   str(tmp_path), batch=0)
+
+
+# ---------------------------------------------------------------- the commands
+
+
+def test_wombat_study_batches_by_default_and_bench_does_not() -> None:
+    from gracr.bench.budget import DEFAULT_BATCH
+    from gracr.cli import build_parser
+
+    parser = build_parser()
+    study = ["wombat-study", "--out", "unused"]
+    assert parser.parse_args(study).batch == DEFAULT_BATCH > 1
+    assert parser.parse_args([*study, "--batch", "1"]).batch == 1
+    assert parser.parse_args(["bench", "--out", "unused"]).batch == 1
+    with pytest.raises(SystemExit):
+        parser.parse_args([*study, "--batch", "0"])
+
+
+def test_a_study_plans_its_jobs_with_the_execution_batch(tmp_path: Path) -> None:
+    from gracr.bench.benchmark import BenchmarkSettings
+    from gracr.bench.study import Execution
+    from gracr.domains.paper.study import PaperStudy
+
+    settings = BenchmarkSettings(tasks=["Redundancy"], explainers=["Saliency"], seeds=[0],
+                                 limit=2, level="node", settings="default",
+                                 datasets=str(tmp_path), graphs=12)
+    jobs = PaperStudy(tmp_path / "out", settings, Execution(batch=7)).jobs
+    assert jobs and {job.batch for job in jobs} == {7}
