@@ -192,7 +192,8 @@ def explain_each(items: Iterable[_T], explainer: str | ExplainerSpec,
                  upi_of: Callable[[_T], BoolArray | None], seed_of: Callable[[_T], int],
                  negative: bool = False, scored: bool = True, batch: int = 1
                  ) -> Iterator[tuple[_T, Outcome]]:
-    """`explain` over `items` in order, stopping after the first out-of-time one.
+    """`explain` over `items` in order, stopping after the first out-of-time one (or
+    batch).
 
     `subject_of(item)`, `upi_of(item)` and `seed_of(item)` give each item's subject, UPI
     mask (at the subject's level) and explainer seed; `negative` says the items are
@@ -272,8 +273,11 @@ def _explain_together(group: list[tuple[_T, Subject]], spec: ExplainerSpec,
     except Exception:
         # An explainer's crash is the record of the instance that caused it: one by one.
         for item, subject in group:
-            yield item, explain(spec, subject, upi_of(item), settings, seed_of(item), budget,
-                                negative, scored)
+            outcome = explain(spec, subject, upi_of(item), settings, seed_of(item), budget,
+                              negative, scored)
+            yield item, outcome
+            if outcome.status == "oot":
+                return
         return
     share_cpu = (time.process_time() - cpu) / len(group)
     share_wall = (time.perf_counter() - wall) / len(group)

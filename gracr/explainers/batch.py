@@ -41,7 +41,7 @@ def batches(explainer: str | ExplainerSpec, subject: Subject) -> bool:
     spec = spec_of(explainer)
     return (spec.batch is not None and spec.batch.applies(subject)
             and not (subject.level == "node" and derives_node_scores(spec))
-            and spec._refusal(subject.task, "it") is None)
+            and spec.supports(subject.task))
 
 
 def scores_together(explainer: str | ExplainerSpec, subjects: Sequence[Subject],
@@ -108,15 +108,16 @@ def disjoint_union(subjects: Sequence[Subject], x: Sequence[Tensor] | None = Non
 
 
 def predict_together(subjects: Sequence[Subject]) -> None:
-    """Each compiled subject's `prediction`, from one module call on the union of their
-    graphs (one model): what each computes alone (its output at the graph), for one
-    call's overhead. Graph classifiers only (a node task's output is per node)."""
+    """Each subject's `prediction`, from one module call on the union of their graphs,
+    when they are compiled graph classifiers of one model: what each computes alone (its
+    output at the graph), for one call's overhead. Others (a node task's output is per
+    node) are left to compute their own."""
     if not subjects:
         return
     first = subjects[0]
     if any(s.trained or s.target is not None or s.model is not first.model
            for s in subjects):
-        raise GracrError("predict_together: compiled graph classifiers of one model only")
+        return
     union = disjoint_union(subjects)
     with torch.no_grad():
         out = first.module()(union.x, union.edge_index, batch=union.batch,

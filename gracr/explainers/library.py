@@ -585,6 +585,12 @@ def _random(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explana
         np.where(subject.node_receptive_field, coins, 0).astype(np.float64)))
 
 
+def _graph_classifier_nodes_or_edges(subject: Subject) -> bool:
+    """Rnd's batch path's subjects: compiled graph classifiers, at either level (the
+    batch checks their predictions in one call, `batch.predict_together`)."""
+    return subject.target is None and not subject.trained
+
+
 def _random_together(subjects: Sequence[Subject], settings: Mapping[str, Any],
                      seeds: Sequence[int]) -> list[Explanation]:
     """`_random` of each subject with its own seed: its generator is its own already."""
@@ -594,7 +600,7 @@ def _random_together(subjects: Sequence[Subject], settings: Mapping[str, Any],
 register(ExplainerSpec("Rnd", _random, {},
                        source="uniform {0, 1} on the receptive field, 0 elsewhere (§5)",
                        levels=frozenset({"edge", "node"}),
-                       batch=Batch(_random_together, lambda subject: True)))
+                       batch=Batch(_random_together, _graph_classifier_nodes_or_edges)))
 
 
 # ---------------------------------------------------------------- any PyG ExplainerAlgorithm
