@@ -14,7 +14,8 @@
 # `kill -CONT -- -PGID`; stop with `kill -KILL -- -PGID` (a record is one write, a cut
 # last line is set aside on the next start). JOBS (default 2) worker processes;
 # ENGINE=ray ADDRESS=host:port runs the same stages on a Ray cluster. STAGES (default
-# all, e.g. "1 2 3") runs only those. PYTHON: the interpreter with gracr installed.
+# all, e.g. "1 2 3") runs only those. BATCH (default 32) molecules per run of the
+# explainers that batch (the same scores). PYTHON: the interpreter with gracr installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python}
@@ -22,6 +23,9 @@ RUNS=${RUNS:-/work/runs/wombat}
 JOBS=${JOBS:-2}
 ENGINE=${ENGINE:-process}
 STAGES=${STAGES:-W1 1 B 2 W2 3 4 5 6 7 8 B}
+# Molecules per run of the explainers that batch (docs/benchmarking/engines.md#batches);
+# 1: one at a time.
+BATCH=${BATCH:-32}
 DATA=$RUNS/data
 OUT=$RUNS/study
 export PYTHONPATH=${PYTHONPATH:-.}
@@ -48,7 +52,7 @@ whiteboxes() {
     for name in S2 AntiIG; do   # each file whole (--graphs: its molecules)
         "$PYTHON" -m gracr.cli bench --tasks "$WHITE/$name/$name.toml" --level node \
             --variant max,soft-or --settings default --seeds 0 \
-            --graphs "$(wc -l < "$WHITE/$name/molecules.jsonl")" --jobs "$JOBS" \
+            --graphs "$(wc -l < "$WHITE/$name/molecules.jsonl")" --jobs "$JOBS" --batch "$BATCH" \
             "${engine[@]}" --datasets "$WHITE/datasets" --out "$WHITE/results" \
             --no-report --no-instance-figures "$@"
     done
@@ -56,7 +60,7 @@ whiteboxes() {
 
 study() {
     "$PYTHON" -m gracr.cli wombat-study --wombat "$DATA" --patterns 1-14 --jobs "$JOBS" \
-        "${engine[@]}" --out "$OUT" "$@"
+        --batch "$BATCH" "${engine[@]}" --out "$OUT" "$@"
 }
 
 stage() {

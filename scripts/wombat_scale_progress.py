@@ -12,6 +12,11 @@ With `--wombat`, also per pattern: how many of the first 100, 300 and 1 000 posi
 (the molecules the cells take, in file order) are the bundled sets' own and how many
 grafted. CPU seconds are the records' own (`cpu_seconds`: the explanation and its scoring, in the
 worker); building the datasets, the node UPIs and training PGExplainer are not in them.
+
+The explainers with a batch path (`gracrc wombat-study --batch`, default 32) cost less per
+molecule batched than one at a time: what is left of a cell is estimated at the mean of its
+batched records, or, if it has none, at the mean of its records over the saving measured
+(`SAVING`), or, with no record at all, at the batched cost measured (`MEASURED`).
 """
 
 from __future__ import annotations
@@ -30,11 +35,16 @@ GRADIENTS = ("Saliency", "InputXGradient", "IG", "Rnd")
 MASKS = ("GNNExplainer", "PGExplainer")
 SLOW = ("ShapleySampling", "SubgraphX")
 READOUTS = {"max": "r1", "soft-or": "r2", "main": "threshold"}
+# The batch path's saving: CPU per molecule one at a time over CPU per molecule in batches
+# of 32, the mean over P01 (39 layers), P06 (12) and P10 (9) of
+# `benchmarks/batched_explanations.py` (docs/results/wombat/scale.md, Cost).
+SAVING = {"Saliency": 6.7, "InputXGradient": 5.6, "IG": 1.8, "Rnd": 3.4, "GNNExplainer": 14.3}
 # CPU seconds per molecule measured before the run (P01 and P02, a few molecules each, on
-# the shared machine at nice 19): the estimate of a cell with no record yet (marked *).
-MEASURED = {"Saliency": 0.03, "InputXGradient": 0.035, "IG": 0.08, "Rnd": 0.01,
-            "GNNExplainer": 1.5, "PGExplainer": 0.08, "ShapleySampling": 3.0,
-            "SubgraphX": 3.0}
+# the shared machine at nice 19), over the batch path's saving where there is one: the
+# estimate of a cell with no record yet (marked *).
+MEASURED = {name: cost / SAVING.get(name, 1.0) for name, cost in {
+    "Saliency": 0.03, "InputXGradient": 0.035, "IG": 0.08, "Rnd": 0.01, "GNNExplainer": 1.5,
+    "PGExplainer": 0.08, "ShapleySampling": 3.0, "SubgraphX": 3.0}.items()}
 
 
 def target(explainer: str, variant: str, sample: str) -> int:
@@ -53,6 +63,8 @@ def progress(results: Path) -> tuple[str, float, float]:
     latest, _ = latest_records(read_records(results)) if results.exists() else ([], [])
     done: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
     cpu: dict[tuple[str, str, str], float] = defaultdict(float)
+    # The records of each cell explained in batches: how many, and their CPU seconds.
+    batched: dict[tuple[str, str, str], list[float]] = defaultdict(lambda: [0, 0.0])
     for record in latest:
         if record.status == "error":
             continue
@@ -60,6 +72,9 @@ def progress(results: Path) -> tuple[str, float, float]:
         key = (record.explainer, variant, record.sample)
         done[key][record.task] += 1
         cpu[key] += record.cpu_seconds
+        if record.extra.get("batched", 1) > 1:
+            batched[key][0] += 1
+            batched[key][1] += record.cpu_seconds
     rows = []
     spent = left = 0.0
     for explainer in (*GRADIENTS, *MASKS, *SLOW):
@@ -73,15 +88,20 @@ def progress(results: Path) -> tuple[str, float, float]:
                 if not wanted and not total:
                     continue
                 mean = cpu[key] / total if total else MEASURED[explainer]
+                count, seconds = batched[key]
+                ahead = (seconds / count if count else
+                         mean / SAVING.get(explainer, 1.0) if total else mean)
                 missing = sum(max(0, wanted - n) for n in counts)
                 spent += cpu[key]
-                left += missing * mean
+                left += missing * ahead
                 rows.append([explainer, label, sample, str(wanted), f"{min(counts)}–{max(counts)}",
                              str(total), f"{mean:.3f}" + ("" if total else "*"),
-                             f"{cpu[key] / 3600:.2f}", f"{missing * mean / 3600:.2f}"])
+                             f"{ahead:.3f}" + ("" if total else "*"),
+                             f"{cpu[key] / 3600:.2f}", f"{missing * ahead / 3600:.2f}"])
     table = render_table(["explainer", "readout", "class", "target per pattern",
                           "done per pattern (min–max)", "done", "CPU s per molecule",
-                          "CPU h spent", "CPU h left (at that mean)"], rows)
+                          "CPU s per molecule ahead", "CPU h spent", "CPU h left (at that)"],
+                         rows)
     return table, spent, left
 
 
@@ -110,7 +130,8 @@ def main() -> int:
     table, spent, left = progress(Path(args.study) / RESULTS_FILE)
     if args.wombat is not None:
         table = grafts(Path(args.wombat)) + "\n" + table
-    text = (table + f"\n* no record yet: the cost measured before the run (`MEASURED`).\n\n"
+    text = (table + "\n* no record yet: the cost measured before the run (`MEASURED`); "
+                    "ahead: the batched cost (`SAVING`).\n\n"
                     f"CPU spent in explanations: {spent / 3600:.2f} h; left to the targets: "
                     f"{left / 3600:.2f} h.\n")
     print_text(text, args.markdown)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gracr.bench.budget import DEFAULT_BUDGET
+from gracr.bench.budget import DEFAULT_BATCH, DEFAULT_BUDGET
 from gracr.explainers.metric import LEVELS
 from gracr.dsl.parse import closest_word
 from gracr.errors import GracrError
@@ -90,6 +90,18 @@ def add_budget_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup,
     parser.add_argument("--budget", type=positive_seconds, default=default, metavar="SECONDS",
                         help=help or f"CPU seconds per instance before OOT "
                                      f"(default {DEFAULT_BUDGET:g}, App. H)")
+
+
+def add_batch_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+                     default: int = DEFAULT_BATCH) -> None:
+    """`--batch B`: up to B instances explained in one run where the explainer can
+    (`gracr.bench.budget.explain_each`); 1 explains one at a time."""
+    parser.add_argument("--batch", type=positive_integer, default=default, metavar="B",
+                        help="explain up to B instances in one run where the explainer can "
+                             "(Saliency, InputXGradient and IG on node scores of graph "
+                             "classifiers, Rnd, GNNExplainer likewise): the same scores, "
+                             "each record's CPU time its share of the batch's; 1 explains "
+                             f"one at a time (default {default})")
 
 
 def add_dataset_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup,

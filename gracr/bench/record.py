@@ -15,7 +15,9 @@ of several records with one key the last one is the instance's result: `latest_r
 is that rule, for every reader.
 
 `extra` carries the fields a study adds to the standard ones (the figure ablations'
-L1 strength or recolouring step, their mean scores); they are written beside the
+L1 strength or recolouring step, their mean scores; the runner's `batched: B` on an
+instance explained in a batch of B, whose `cpu_seconds` and `wall_seconds` are then the
+batch's shared evenly, `gracr.bench.budget.explain_each`); they are written beside the
 standard fields and read back into `extra`.
 """
 

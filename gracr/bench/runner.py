@@ -34,7 +34,10 @@ loaded (`gracr.explainers.plugins`) before it runs a job, and a job whose explai
 a worker still cannot find fails the run (a `GracrError`, re-raised in the parent) rather
 than recording an error per instance (Ray's workers are as spawned ones). Every instance goes through the per-instance loop
 of `gracr.bench.budget` (a budget of CPU seconds; App. H's semantics: an instance over
-budget is recorded `oot` and the rest of that job is skipped): a chunk stops at its first
+budget is recorded `oot` and the rest of that job is skipped; with `Job.batch`, up to that
+many consecutive instances of a chunk are explained in one run of an explainer that has a
+batch path, `ExplainerSpec.batch`, their records carrying `batched` and a share of its
+cost, and a batch out of time makes each of its instances so): a chunk stops at its first
 out-of-time instance, and the run then cancels the job's later chunks not yet started
 (ones already running keep their records; the report leaves the seed out either way).
 
@@ -135,6 +138,9 @@ class Job:
     # Unscored, an instance is explained whatever the model predicts and its record keeps
     # the raw scores for a study that scores them against ground truth of its own.
     scored: bool = True
+    # Up to this many consecutive instances of a chunk explained in one run of an
+    # explainer with a batch path (`explain_each`); the same scores, the cost shared.
+    batch: int = 1
 
     def wanted(self, available: int) -> range:
         """The instance indices this job explains, of a dataset with `available` instances
@@ -265,11 +271,14 @@ def run_job(job: Job, done: frozenset[int], send: Any = None) -> int:
             subject_of=lambda i: subject_for(dataset, program, model, i, modules, job.level),
             upi_of=lambda i: truth.get(i.index),
             seed_of=lambda i: explainer_seed(job.seed, i.index),
-            negative=job.sample == "negative", scored=job.scored):
+            negative=job.sample == "negative", scored=job.scored, batch=job.batch):
         graph = dataset.instances[instance.graph].graph
-        kept = ({} if job.scored else
-                {"scores": None if outcome.scores is None else
-                 [float(v) for v in outcome.scores]})
+        kept: dict[str, Any] = ({} if job.scored else
+                                {"scores": None if outcome.scores is None else
+                                 [float(v) for v in outcome.scores]})
+        if outcome.batched > 1:
+            # Its cpu_seconds and wall_seconds are the batch's, shared evenly.
+            kept["batched"] = outcome.batched
         emit(Record.of(outcome, task=job.task, variant=job.variant, explainer=job.explainer,
                        config=job.settings, config_hash=job.settings_hash, seed=job.seed,
                        instance=instance.index, graph=instance.graph, target=instance.target,
@@ -629,6 +638,9 @@ def plan_chunks(pending: Sequence[Pending], datasets: Mapping[tuple[Any, ...], D
     chunks: list[Chunk] = []
     for (job, done, left), cost in sorted(zip(pending, costs), key=lambda p: -sum(p[1])):
         first, total = 0, 0.0
+        # A chunk of a batching job holds whole batches: a batch of B costs about what a
+        # few instances alone do, so a chunk cut shorter only loses that saving.
+        whole = job.batch if job.batch > 1 and _batches(job.explainer) else 1
         for position, index in enumerate(left):
             total += cost[position]
             # The job's own instances left bound the chunk too: an estimate can be off by
@@ -636,8 +648,9 @@ def plan_chunks(pending: Sequence[Pending], datasets: Mapping[tuple[Any, ...], D
             # task, not the receptive field the estimate counts), and a job cut by count
             # as well still ends on single instances.
             count = position + 1 - first
-            if total >= max(smallest, remaining / (SHRINK * max(1, workers))) \
-                    or count >= math.ceil((len(left) - first) / (SHRINK * max(1, workers))) \
+            if (count % whole == 0 and (
+                    total >= max(smallest, remaining / (SHRINK * max(1, workers)))
+                    or count >= math.ceil((len(left) - first) / (SHRINK * max(1, workers))))) \
                     or position == len(left) - 1:
                 narrowed = replace(job, start=left[first], limit=index + 1)
                 chunks.append(Chunk(narrowed, frozenset(
@@ -885,6 +898,13 @@ def _run_on_ray(ray: Any, chunks: list[Chunk], datasets: Mapping[tuple[Any, ...]
                             ray.cancel(other)
 
 
+def _batches(explainer: str) -> bool:
+    """Whether the explainer has a batch path (`ExplainerSpec.batch`)."""
+    from gracr.explainers import explainer_named
+
+    return explainer_named(explainer).batch is not None
+
+
 def _needs_training(explainer: str) -> bool:
     from gracr.explainers import explainer_named
 
@@ -896,7 +916,7 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
               datasets: str | None = None, settings: str = "tuned",
               overrides: Mapping[str, Mapping[str, Any]] | None = None,
               start: int = 0, tuned: Sequence[str] = (), level: Level = "edge",
-              negatives: int = 0) -> list[Job]:
+              negatives: int = 0, batch: int = 1) -> list[Job]:
     """Every (task, variant, explainer, seed) job, with each explainer's settings for
     the task: its defaults, then its tuned settings (`settings="tuned"`, at `level`; read
     from the `tuned` folders first), then `overrides[explainer]`. Variants that do not
@@ -904,7 +924,8 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
     `limit - 1`, scored at `level`; an explainer that gives no scores at `level` is an
     error here, before anything runs. With `negatives`, each job of a graph task has a
     twin that explains the first `negatives` negative graphs for WOMBAT's IQR test (node
-    tasks store no negative instances: an error)."""
+    tasks store no negative instances: an error). `batch`: up to that many instances of
+    a chunk explained in one run where the explainer can (`Job.batch`)."""
     from gracr.explainers import check_level, explainer_named, settings_for, settings_hash
     from gracr.bench.tuning import tuned_settings
 
@@ -916,6 +937,8 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
         raise GracrError(f"--budget must be positive, got {budget}")
     if negatives < 0:
         raise GracrError(f"--negatives must be 0 or more, got {negatives}")
+    if batch < 1:
+        raise GracrError(f"--batch must be at least 1, got {batch}")
     jobs = []
     files = task_files(tasks)
     for task in tasks:
@@ -939,7 +962,7 @@ def plan_jobs(tasks: list[str], variants: list[str], explainers: list[str], seed
                 for seed in seeds:
                     job = Job(task, variant_name, name, merged, settings_hash(merged), seed,
                               limit, budget, dataset_size.get(task), datasets, start,
-                              files.get(task), level)
+                              files.get(task), level, batch=batch)
                     jobs.append(job)
                     if negatives:
                         jobs.append(replace(job, limit=negatives, start=0,

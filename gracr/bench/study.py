@@ -58,6 +58,9 @@ class Execution:
     address: str | None = None
     ray_timeout: float = RAY_TIMEOUT
     progress: bool = True
+    # Up to this many instances explained in one run where an explainer can
+    # (`gracr.bench.runner.Job.batch`): the same scores, the cost shared.
+    batch: int = 1
 
 
 class Study(ABC, Generic[S]):

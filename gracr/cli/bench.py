@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TextIO
 
 from gracr.cli.command import Command, sigterm_interrupts, stopped_by
-from gracr.bench.options import (add_budget_option, add_dataset_options, add_engine_options,
-                                 add_jobs_option,
+from gracr.bench.options import (add_batch_option, add_budget_option, add_dataset_options,
+                                 add_engine_options, add_jobs_option,
                                  add_keep_errors_option, add_level_option, add_plugin_option,
                                  add_quiet_option, add_settings_options, parse_explainers,
                                  parse_names, parse_overrides, parse_seeds, positive_integer,
@@ -37,7 +37,7 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
         datasets=args.datasets, graphs=args.graphs, targets=args.targets, plugins=args.plugin)
     study = PaperStudy(args.out, settings,
                        Execution(args.jobs, args.engine, args.address, args.ray_timeout,
-                                 progress=not args.quiet),
+                                 progress=not args.quiet, batch=args.batch),
                        keep_errors=args.keep_errors,
                        shown=Shown(lambda text: print(text, end="", file=out),
                                    tables=not args.no_report,
@@ -116,6 +116,7 @@ def _declare_bench(parser: argparse.ArgumentParser) -> None:
                              "between runs; report merges the folders (default 0)")
     add_budget_option(parser)
     add_jobs_option(parser)
+    add_batch_option(parser, default=1)
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="results folder (required); reruns resume")
     parser.add_argument("--tuned", action="append", default=[], metavar="DIR",

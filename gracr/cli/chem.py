@@ -13,8 +13,9 @@ from typing import Any, TextIO
 from gracr.cli.command import Command
 from gracr.cli.options import (add_compile_options, add_molecules_option, compile_for,
                                read_program, read_program_or_model)
-from gracr.bench.options import (add_budget_option, add_engine_options, add_jobs_option,
-                                 non_negative_integer, parse_explainers, parse_seeds)
+from gracr.bench.options import (add_batch_option, add_budget_option, add_engine_options,
+                                 add_jobs_option, non_negative_integer, parse_explainers,
+                                 parse_seeds)
 from gracr.dsl.ir import Kind
 from gracr.errors import GracrError
 from gracr.executor.model import compile_program
@@ -288,8 +289,8 @@ def cmd_wombat_study(args: argparse.Namespace, out: TextIO) -> int:
         budget=args.budget, datasets=args.datasets)
     study = WombatStudy(args.out, settings, Execution(
         workers=args.jobs, engine=args.engine, address=args.address,
-        ray_timeout=args.ray_timeout), markdown=args.markdown, whiteboxes=args.whiteboxes,
-        bounds=args.bounds)
+        ray_timeout=args.ray_timeout, batch=args.batch), markdown=args.markdown,
+        whiteboxes=args.whiteboxes, bounds=args.bounds)
     if args.tables_only:
         study.report(lambda text: print(text, file=out))
     else:
@@ -350,6 +351,7 @@ def _declare_wombat(parser: argparse.ArgumentParser) -> None:
     add_budget_option(parser)
     add_jobs_option(parser, default=2)
     add_engine_options(parser)
+    add_batch_option(parser)
     parser.add_argument("--datasets", default=None, metavar="DIR",
                         help="the dataset store (default: DIR/datasets of --out)")
     parser.add_argument("--tables-only", action="store_true",

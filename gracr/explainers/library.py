@@ -95,6 +95,7 @@ from torch_geometric.explain.algorithm import GNNExplainer
 
 from gracr.explainers.base import (
     TRAINING_INSTANCES,
+    Batch,
     Choice,
     ExplainerSpec,
     ExplainFn,
@@ -106,6 +107,7 @@ from gracr.explainers.base import (
     disjoint_copies,
     register,
 )
+from gracr.explainers.batch import gnn_explainer_together, node_attribution_together
 from gracr.explainers.metric import LEVELS, Level
 from gracr.errors import GracrError
 from gracr.executor.torch_backend import TargetConeBatch
@@ -214,6 +216,12 @@ def _run_captum(subject: Subject, method: str, derivative: str,
                         edge_mask_type=None)
 
 
+def _direct_node_attribution(subject: Subject) -> bool:
+    """Whether a Captum gradient method runs on the node features directly
+    (`_node_attribution`): graph classifiers compiled by gracr, scored at node level."""
+    return subject.level == "node" and subject.target is None and not subject.trained
+
+
 def _captum(method: str, derivative: str) -> ExplainFn:
     def run(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explanation:
         if method in ("Saliency", "InputXGradient") and _direct_node_attribution(subject):
@@ -222,10 +230,22 @@ def _captum(method: str, derivative: str) -> ExplainFn:
     return run
 
 
+def _node_attribution_batch(method: str, derivative: str | None = None) -> Batch:
+    """The batch path of a Captum gradient method on the node features of compiled graph
+    classifiers (`batch.node_attribution_together`); IG's derivative is a setting."""
+    def run(subjects: Sequence[Subject], settings: Mapping[str, Any], seeds: Sequence[int]
+            ) -> list[Explanation]:
+        options = dict(settings)
+        chosen = derivative if derivative is not None else options.pop("derivative")
+        return node_attribution_together(subjects, method, chosen, options)
+    return Batch(run, _direct_node_attribution)
+
+
 _EDGES_AND_NODES: frozenset[Level] = frozenset({"edge", "node"})
 
 register(ExplainerSpec("Saliency", _captum("Saliency", "surrogate"), {"abs": True},
-                       source="Captum Saliency via PyG CaptumExplainer", levels=_EDGES_AND_NODES))
+                       source="Captum Saliency via PyG CaptumExplainer", levels=_EDGES_AND_NODES,
+                       batch=_node_attribution_batch("Saliency", "surrogate")))
 register(ExplainerSpec("Deconv", _captum("Deconvolution", "surrogate"), {},
                        source="Captum Deconvolution via PyG CaptumExplainer",
                        levels=_EDGES_AND_NODES))
@@ -234,7 +254,8 @@ register(ExplainerSpec("GuidedBP", _captum("GuidedBackprop", "surrogate"), {},
                        levels=_EDGES_AND_NODES))
 register(ExplainerSpec("InputXGradient", _captum("InputXGradient", "surrogate"), {},
                        source="Captum InputXGradient via PyG CaptumExplainer",
-                       levels=_EDGES_AND_NODES))
+                       levels=_EDGES_AND_NODES,
+                       batch=_node_attribution_batch("InputXGradient", "surrogate")))
 
 
 def _players(relevant: Any) -> Tensor:
@@ -325,12 +346,6 @@ def _integrated_gradients(subject: Subject, settings: Mapping[str, Any], seed: i
     return _run_captum(subject, "IntegratedGradients", derivative, options, cone=True)
 
 
-def _direct_node_attribution(subject: Subject) -> bool:
-    """Whether a Captum gradient method runs on the node features directly
-    (`_node_attribution`): graph classifiers compiled by gracr, scored at node level."""
-    return subject.level == "node" and subject.target is None and not subject.trained
-
-
 def _node_attribution(subject: Subject, method: str, derivative: str,
                       options: Mapping[str, Any]) -> Explanation:
     """Captum's `method` (Saliency, InputXGradient, IntegratedGradients) of the node
@@ -369,7 +384,8 @@ def _node_attribution(subject: Subject, method: str, derivative: str,
 
 register(ExplainerSpec("IG", _integrated_gradients, {"n_steps": 50, "derivative": "exact"},
                        source="Captum IntegratedGradients via PyG CaptumExplainer",
-                       levels=_EDGES_AND_NODES))
+                       levels=_EDGES_AND_NODES, batch=_node_attribution_batch(
+                           "IntegratedGradients")))
 
 
 # ---------------------------------------------------------------- GNNExplainer
@@ -434,6 +450,11 @@ def _gnn_explainer_hard(subject: Subject, settings: Mapping[str, Any], seed: int
     return _gnn_explainer(subject, settings, seed, hard_mask=True)
 
 
+def _gnn_explainer_applies(subject: Subject) -> bool:
+    """The batch path's subjects: node scores of compiled graph classifiers."""
+    return subject.level == "node" and subject.target is None and not subject.trained
+
+
 _GNN_EXPLAINER_DEFAULTS: dict[str, Any] = {"epochs": 100, "lr": 0.01, "edge_size": 0.005, "edge_ent": 1.0,
                            "init_bias": 5.0}
 _GNN_EXPLAINER_SPACE: dict[str, Space] = {"epochs": Choice((50, 100, 1000)), "lr": LogUniform(1e-4, 1e-1),
@@ -441,7 +462,8 @@ _GNN_EXPLAINER_SPACE: dict[str, Space] = {"epochs": Choice((50, 100, 1000)), "lr
 
 register(ExplainerSpec(
     "GNNExplainer", _gnn_explainer, _GNN_EXPLAINER_DEFAULTS, space=_GNN_EXPLAINER_SPACE,
-    source="PyG GNNExplainer (init bias of App. H.1, no hard mask)", levels=_EDGES_AND_NODES))
+    source="PyG GNNExplainer (init bias of App. H.1, no hard mask)", levels=_EDGES_AND_NODES,
+    batch=Batch(gnn_explainer_together, _gnn_explainer_applies)))
 
 # A diagnostic beside the benchmark's GNNExplainer: PyG's hard mask left on. It zeroes
 # every edge whose gradient is 0 at the first step, which on a saturated compiled model
@@ -563,9 +585,22 @@ def _random(subject: Subject, settings: Mapping[str, Any], seed: int) -> Explana
         np.where(subject.node_receptive_field, coins, 0).astype(np.float64)))
 
 
+def _graph_classifier_nodes_or_edges(subject: Subject) -> bool:
+    """Rnd's batch path's subjects: compiled graph classifiers, at either level (the
+    batch checks their predictions in one call, `batch.predict_together`)."""
+    return subject.target is None and not subject.trained
+
+
+def _random_together(subjects: Sequence[Subject], settings: Mapping[str, Any],
+                     seeds: Sequence[int]) -> list[Explanation]:
+    """`_random` of each subject with its own seed: its generator is its own already."""
+    return [_random(subject, settings, seed) for subject, seed in zip(subjects, seeds)]
+
+
 register(ExplainerSpec("Rnd", _random, {},
                        source="uniform {0, 1} on the receptive field, 0 elsewhere (§5)",
-                       levels=frozenset({"edge", "node"})))
+                       levels=frozenset({"edge", "node"}),
+                       batch=Batch(_random_together, _graph_classifier_nodes_or_edges)))
 
 
 # ---------------------------------------------------------------- any PyG ExplainerAlgorithm

@@ -146,7 +146,8 @@ class WombatStudy(Study[WombatSettings]):
                                   [name], [0],
                                   settings.slow_positives if slow else settings.positives,
                                   settings.budget, {task: None}, datasets,
-                                  settings="default", level="node", negatives=negatives)
+                                  settings="default", level="node", negatives=negatives,
+                                  batch=self.execution.batch)
             planned[task] = jobs
         return planned
 

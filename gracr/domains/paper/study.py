@@ -17,7 +17,7 @@ import datetime
 import os
 import shlex
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -60,7 +60,8 @@ class PaperStudy(Study[BenchmarkSettings]):
 
     @cached_property
     def jobs(self) -> list[Job]:
-        return self.settings.jobs()
+        # The batch size is the execution's: it changes how instances run, not what.
+        return [replace(job, batch=self.execution.batch) for job in self.settings.jobs()]
 
     @property
     def results(self) -> Path:
