@@ -477,17 +477,6 @@ def bound_datasets(binding: Path, jobs: Sequence[Job]) -> dict[str, str]:
 def _run(jobs: list[Job], results: Path, workers: int, progress: bool, keep_errors: bool,
          worker_plugins: tuple[str, ...], engine: Engine = "process",
          address: str | None = None, ray_timeout: float = RAY_TIMEOUT) -> None:
-    with (ray_session(workers, address, ray_timeout) if engine == "ray"
-          else nullcontext(None)) as ray:
-        if ray is not None:
-            _warm_ray_workers(ray, workers, worker_plugins)
-        _prepared_run(ray, jobs, results, workers, progress, keep_errors, worker_plugins)
-
-
-def _prepared_run(ray: Any, jobs: list[Job], results: Path, workers: int, progress: bool,
-                  keep_errors: bool, worker_plugins: tuple[str, ...]) -> None:
-    """`_run` once the Ray session (`ray`, None on the process engine) is open: the
-    datasets, ground truths and plan made here, then the chunks run."""
     from gracr.bench.tuning import HELD_OUT_SEED
 
     done, stopped = read_done(results, keep_errors)
@@ -534,9 +523,9 @@ def _prepared_run(ray: Any, jobs: list[Job], results: Path, workers: int, progre
                           f"{record.seed} instance {record.instance}: {record.status}"
                           + (f" ({record.error})" if record.error else ""))
 
-        if ray is not None:
-            _run_on_ray(ray, plan_chunks(pending, datasets, workers), datasets, write,
-                        worker_plugins)
+        if engine == "ray":
+            _run_on_ray(plan_chunks(pending, datasets, workers), datasets, write, workers,
+                        address, worker_plugins, ray_timeout)
         elif workers <= 1:
             _init_worker(None, worker_plugins)
             for job, finished, _ in pending:
@@ -837,65 +826,42 @@ def _sigint_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-def _warm_ray_workers(ray: Any, workers: int, plugins: tuple[str, ...]) -> None:
-    """Have each Ray worker import what a chunk needs (torch, PyG, the explainers, the
-    plugins) now, while this process reads the datasets and plans the chunks: a Ray
-    worker starts as a fresh interpreter (a pool's workers are forked from this process,
-    imports done), and the imports took 2-3 s of each worker's first chunk. Not waited
-    for: the chunks queue behind them."""
-    cpus = int(ray.cluster_resources().get("CPU", workers))
-    warm = ray.remote(num_cpus=1, max_retries=0)(_warm_worker)
-    for _ in range(max(1, cpus)):
-        warm.remote(plugins)
-
-
-def _warm_worker(plugins: tuple[str, ...]) -> None:
-    """A Ray task: this worker readied for chunks (`explain_chunk` skips it after)."""
-    global _prepared
-    if _prepared != plugins:
-        _init_worker(None, plugins)
-        _prepared = plugins
-    import torch_geometric  # noqa: F401  (the compiled models run as PyG modules)
-
-    from gracr.explainers import EXPLAINERS   # registers (and imports) every explainer
-
-    assert EXPLAINERS
-
-
-def _run_on_ray(ray: Any, chunks: list[Chunk], datasets: Mapping[tuple[Any, ...], Dataset],
-                write: Callable[[Record], None], plugins: tuple[str, ...]) -> None:
+def _run_on_ray(chunks: list[Chunk], datasets: Mapping[tuple[Any, ...], Dataset],
+                write: Callable[[Record], None], workers: int, address: str | None,
+                plugins: tuple[str, ...], ray_timeout: float) -> None:
     """`chunks` as Ray tasks, submitted in order, each record written as it arrives; the
     chunks' datasets put once in the object store."""
-    task = ray.remote(num_cpus=1, max_retries=0)(explain_chunk)
-    shared = {key: ray.put(datasets[key])
-              for key in {_dataset_key(chunk.job) for chunk in chunks}}
-    running = {task.remote(chunk, plugins, [shared[_dataset_key(chunk.job)]]): chunk
-               for chunk in chunks}
-    while running:
-        ready, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
-        for ref in ready:
-            chunk = running.pop(ref)
-            try:
-                records = ray.get(ref)
-            except ray.exceptions.TaskCancelledError:
-                continue
-            except ray.exceptions.RayTaskError as error:
-                # A worker's failure (not an explainer's) fails the run, as in the pool.
-                for other in running:
-                    ray.cancel(other)
-                cause = error.cause if isinstance(error.cause, BaseException) else error
-                if isinstance(cause, GracrError):
-                    raise GracrError(str(cause)) from None
-                raise
-            for record in records:
-                write(record)
-            for record in records:
-                if record.status == "oot":
-                    # App. H: the seed halts at its first OOT instance.
-                    for other, other_chunk in running.items():
-                        if job_key(other_chunk.job) == job_key(chunk.job) and \
-                                other_chunk.job.start > record.instance:
-                            ray.cancel(other)
+    with ray_session(workers, address, ray_timeout) as ray:
+        task = ray.remote(num_cpus=1, max_retries=0)(explain_chunk)
+        shared = {key: ray.put(datasets[key])
+                  for key in {_dataset_key(chunk.job) for chunk in chunks}}
+        running = {task.remote(chunk, plugins, [shared[_dataset_key(chunk.job)]]): chunk
+                   for chunk in chunks}
+        while running:
+            ready, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
+            for ref in ready:
+                chunk = running.pop(ref)
+                try:
+                    records = ray.get(ref)
+                except ray.exceptions.TaskCancelledError:
+                    continue
+                except ray.exceptions.RayTaskError as error:
+                    # A worker's failure (not an explainer's) fails the run, as in the pool.
+                    for other in running:
+                        ray.cancel(other)
+                    cause = error.cause if isinstance(error.cause, BaseException) else error
+                    if isinstance(cause, GracrError):
+                        raise GracrError(str(cause)) from None
+                    raise
+                for record in records:
+                    write(record)
+                for record in records:
+                    if record.status == "oot":
+                        # App. H: the seed halts at its first OOT instance.
+                        for other, other_chunk in running.items():
+                            if job_key(other_chunk.job) == job_key(chunk.job) and \
+                                    other_chunk.job.start > record.instance:
+                                ray.cancel(other)
 
 
 def _batches(explainer: str) -> bool:
