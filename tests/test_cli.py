@@ -416,6 +416,7 @@ def test_any_command_stopped_by_a_signal_says_so_in_one_line(
     for the signal) ends it with one line naming the command and the signal, and the
     shell's status 128 + signal, never a traceback."""
     import signal
+    import threading
     import time
 
     import gracr.cli
@@ -423,7 +424,9 @@ def test_any_command_stopped_by_a_signal_says_so_in_one_line(
     number = signal.Signals[signum]
 
     def wait_for_the_signal(args: object, out: object) -> int:
-        os.kill(os.getpid(), number)
+        # To this thread: a signal sent to the process may land on another thread (one a
+        # library started), and the sleep below would then not be cut short (CI, once).
+        signal.pthread_kill(threading.get_ident(), number)
         time.sleep(30)   # the signal arrives long before
         return 0
 
