@@ -55,7 +55,8 @@ class Benchmark(BenchmarkSettings):
             keep_errors: bool = False, progress: bool = True) -> BenchmarkRun:
         """Run every job, appending records to `<out>/results.jsonl` (a rerun resumes:
         recorded instances are skipped, error records retried unless `keep_errors`).
-        `jobs` worker processes, or Ray tasks with `engine="ray"` (a local Ray, or the
+        `jobs` processes explaining: this one and a pool of `jobs - 1`, or with
+        `engine="ray"` this one and Ray tasks (a local Ray of `jobs - 1` CPUs, or the
         cluster at `address`, waited for `ray_timeout` seconds)."""
         study = PaperStudy(out, self, Execution(jobs, engine, address, ray_timeout, progress),
                            keep_errors=keep_errors)

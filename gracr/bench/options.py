@@ -169,8 +169,9 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
                              "chunk of a job's instances (pip install 'gracr[ray]'); the "
                              "same records, resumable either way")
     parser.add_argument("--address", default=None, metavar="ADDR",
-                        help="with --engine ray: an existing Ray cluster (default: a local "
-                             "Ray instance with --jobs CPUs, started and stopped here)")
+                        help="with --engine ray: an existing Ray cluster, beside this process "
+                             "(default: a local Ray instance with --jobs - 1 CPUs, started "
+                             "and stopped here)")
     parser.add_argument("--ray-timeout", type=positive_number, default=RAY_TIMEOUT,
                         metavar="SECONDS",
                         help=f"with --address: give up when the cluster does not answer "

@@ -1,7 +1,8 @@
 """A Ray session for the commands that spread their work over Ray (`--engine ray`).
 
 Ray is an optional extra (`pip install 'gracr[ray]'`). Without an address a local Ray
-instance with the asked number of CPUs is started and, at the end, stopped; with one,
+instance with the asked number of CPUs (none: a Ray that runs no task) is started and, at
+the end, stopped; with one,
 the session joins that cluster (and leaves it at the end), if it answers within `timeout`
 seconds (Ray would retry for ever). A Ray already running in this process (a test's, a
 notebook's) is used as it is and left running.
@@ -35,7 +36,7 @@ def ray_session(cpus: int, address: str | None = None,
                                    "log_to_driver": False}
         try:
             if address is None:
-                ray.init(num_cpus=max(1, cpus), **options)
+                ray.init(num_cpus=max(0, cpus), **options)
             else:
                 ray.init(address=address, **options)
         except (ConnectionError, RuntimeError, ValueError) as error:

@@ -41,8 +41,9 @@ cost, and a batch out of time makes each of its instances so): a chunk stops at 
 out-of-time instance, and the run then cancels the job's later chunks not yet started
 (ones already running keep their records; the report leaves the seed out either way).
 
-With `engine="ray"` the same chunks run as Ray tasks instead: on a local Ray instance the
-run starts and stops (`workers` CPUs), or on the cluster at `address`. Records,
+With `engine="ray"` the same chunks run as Ray tasks beside the run's own process, which
+takes chunks as in the pool (`_run_on_ray`): on a local Ray instance the run starts and
+stops (`workers - 1` CPUs, `ray_for_run`), or on the cluster at `address`. Records,
 resumption, the CPU budget and App. H's OOT rule are the process pool's. Ray is an
 optional extra (`pip install 'gracr[ray]'`); a cluster's workers need gracr installed.
 
@@ -78,8 +79,8 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from multiprocessing import resource_tracker
 from pathlib import Path
-from typing import (TYPE_CHECKING, Any, Callable, Iterator, Literal, Mapping, NamedTuple,
-                    Sequence)
+from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Literal, Mapping,
+                    NamedTuple, Sequence)
 
 from tqdm import tqdm
 
@@ -826,42 +827,121 @@ def _sigint_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+def ray_for_run(workers: int, address: str | None = None,
+                ray_timeout: float = RAY_TIMEOUT) -> ContextManager[Any]:
+    """The Ray session a run of `workers` uses (`_run_on_ray`): a local Ray instance of
+    `workers - 1` CPUs, since the run's own process is the other worker, as in the pool;
+    or the cluster at `address`. Start it before a run to time the run alone
+    (`benchmarks/engines.py`): a run leaves a Ray it did not start as it is."""
+    return ray_session(workers - 1, address, ray_timeout)
+
+
 def _run_on_ray(chunks: list[Chunk], datasets: Mapping[tuple[Any, ...], Dataset],
                 write: Callable[[Record], None], workers: int, address: str | None,
                 plugins: tuple[str, ...], ray_timeout: float) -> None:
-    """`chunks` as Ray tasks, submitted in order, each record written as it arrives; the
-    chunks' datasets put once in the object store."""
-    with ray_session(workers, address, ray_timeout) as ray:
+    """`chunks` as Ray tasks and in this process, as in the pool (`_run_in_pool`): this
+    process takes the next chunk of the order whenever it is free, and a thread keeps one
+    Ray task per CPU of the Ray session running (`give`) and writes each task's records as
+    it ends. A Ray worker is a fresh interpreter that imports torch, PyG and the
+    explainers before its first chunk (seconds); this process has them and explains from
+    the first moment. The chunks' datasets are put once in the object store, when a chunk
+    of theirs first goes to Ray."""
+    with ray_for_run(workers, address, ray_timeout) as ray:
         task = ray.remote(num_cpus=1, max_retries=0)(explain_chunk)
-        shared = {key: ray.put(datasets[key])
-                  for key in {_dataset_key(chunk.job) for chunk in chunks}}
-        running = {task.remote(chunk, plugins, [shared[_dataset_key(chunk.job)]]): chunk
-                   for chunk in chunks}
-        while running:
-            ready, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
-            for ref in ready:
-                chunk = running.pop(ref)
-                try:
-                    records = ray.get(ref)
-                except ray.exceptions.TaskCancelledError:
-                    continue
-                except ray.exceptions.RayTaskError as error:
-                    # A worker's failure (not an explainer's) fails the run, as in the pool.
+        capacity = int(ray.cluster_resources().get("CPU", 0))
+        lock = threading.Lock()
+        order = list(chunks)                 # the chunks not yet given to a process
+        running: dict[Any, Chunk] = {}       # Ray's tasks, by their object reference
+        shared: dict[tuple[Any, ...], Any] = {}
+        failures: list[BaseException] = []
+
+        def halt(record: Record) -> None:    # under the lock
+            if record.status == "oot":
+                # App. H: the seed halts at its first OOT instance.
+                def later(chunk: Chunk) -> bool:
+                    return job_key(chunk.job) == record.key[:-1] and \
+                        chunk.job.start > record.instance
+
+                for ref, chunk in running.items():
+                    if later(chunk):
+                        ray.cancel(ref)
+                order[:] = [chunk for chunk in order if not later(chunk)]
+
+        def take(record: Record) -> None:
+            with lock:
+                write(record)
+                halt(record)
+
+        def give() -> None:                  # under the lock
+            while order and len(running) < capacity and not failures:
+                chunk = order.pop(0)
+                key = _dataset_key(chunk.job)
+                if key not in shared:
+                    shared[key] = ray.put(datasets[key])
+                running[task.remote(chunk, plugins, [shared[key]])] = chunk
+
+        def collect(ref: Any) -> None:
+            try:
+                records = ray.get(ref)
+            except ray.exceptions.TaskCancelledError:
+                records = []
+            except ray.exceptions.RayTaskError as error:
+                # A worker's failure (not an explainer's) fails the run, as in the pool.
+                with lock:
+                    failures.append(error)
+                    order.clear()
                     for other in running:
-                        ray.cancel(other)
-                    cause = error.cause if isinstance(error.cause, BaseException) else error
-                    if isinstance(cause, GracrError):
-                        raise GracrError(str(cause)) from None
-                    raise
-                for record in records:
-                    write(record)
-                for record in records:
-                    if record.status == "oot":
-                        # App. H: the seed halts at its first OOT instance.
-                        for other, other_chunk in running.items():
-                            if job_key(other_chunk.job) == job_key(chunk.job) and \
-                                    other_chunk.job.start > record.instance:
-                                ray.cancel(other)
+                        if other != ref:
+                            ray.cancel(other)
+                    del running[ref]
+                return
+            for record in records:
+                take(record)
+            with lock:
+                del running[ref]
+
+        stop = threading.Event()
+
+        def tend() -> None:
+            while not stop.is_set():
+                with lock:
+                    give()
+                    refs = list(running)
+                if not refs:
+                    stop.wait(0.05)
+                    continue
+                ready, _ = ray.wait(refs, num_returns=1, timeout=0.2)
+                for ref in ready:
+                    collect(ref)
+
+        def claim() -> Chunk | None:
+            with lock:
+                return order.pop(0) if order and not failures else None
+
+        with lock:
+            give()   # Ray's first chunks, the longest, before this process takes one
+        tender = threading.Thread(target=tend, name="gracr-ray", daemon=True)
+        tender.start()
+        try:
+            _init_worker(None, plugins, datasets=datasets)
+            while (chunk := claim()) is not None:
+                run_job(chunk.job, chunk.done, send=take)
+            while True:   # Ray's tasks, running and still to give
+                with lock:
+                    if not running and (failures or not order):
+                        break
+                time.sleep(0.05)
+        finally:
+            stop.set()
+            tender.join()
+            for ref in list(running):   # left running only when this process failed
+                ray.cancel(ref)
+        if failures:
+            error = failures[0]
+            cause = getattr(error, "cause", None)
+            if isinstance(cause, GracrError):
+                raise GracrError(str(cause)) from None
+            raise error
 
 
 def _batches(explainer: str) -> bool:
