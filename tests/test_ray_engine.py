@@ -132,6 +132,46 @@ def test_a_worker_that_cannot_find_the_explainer_fails_the_run(tmp_path: Path,
         EXPLAINERS.pop("OnlyInTheParent")
 
 
+DIES_ON_RAY = """
+import os
+import sys
+
+import torch
+from torch_geometric.explain import Explanation
+from gracr.explainers import ExplainerSpec, register
+
+
+def die_on_ray(subject, settings, seed):
+    if sys.argv[0].endswith("default_worker.py"):   # a Ray worker process
+        os._exit(3)
+    return Explanation(edge_mask=torch.ones(subject.num_edges))
+
+
+register(ExplainerSpec("DiesOnRay", die_on_ray, {}))
+"""
+
+
+def test_a_ray_worker_that_dies_fails_the_run_and_the_run_returns(tmp_path: Path,
+                                                                  local_ray: None) -> None:
+    """A Ray worker killed in its task (no record, no Python error) fails the run with
+    Ray's error once this process's chunk ends, rather than leaving it waiting."""
+    plugin = tmp_path / "dies.py"
+    plugin.write_text(DIES_ON_RAY)
+    from gracr.explainers import load_plugins
+
+    load_plugins([str(plugin)])
+    try:
+        jobs = plan_jobs(TASKS, ["main"], ["DiesOnRay"], [0], 6, 60.0, SIZES)
+        with pytest.raises(ray.exceptions.RayError):
+            run(jobs, str(tmp_path / "died"), workers=2, progress=False, engine="ray")
+        # What this process explained is recorded; nothing of the dead workers' chunks.
+        recorded = scores(tmp_path / "died")
+        assert recorded and all(value[0] == "ok" for value in recorded.values())
+        assert len(recorded) < 2 * 6
+    finally:
+        EXPLAINERS.pop("DiesOnRay")
+
+
 def test_a_study_on_ray_scores_as_in_process(tmp_path: Path, local_ray: None) -> None:
     from gracr.bench.tuning import tune
 

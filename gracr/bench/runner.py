@@ -880,39 +880,42 @@ def _run_on_ray(chunks: list[Chunk], datasets: Mapping[tuple[Any, ...], Dataset]
                     shared[key] = ray.put(datasets[key])
                 running[task.remote(chunk, plugins, [shared[key]])] = chunk
 
+        def fail(error: BaseException) -> None:
+            """A worker's failure (not an explainer's: that is a record) fails the run, as
+            in the pool: no further chunk is given, the running ones are cancelled."""
+            with lock:
+                failures.append(error)
+                order.clear()
+                for ref in running:
+                    ray.cancel(ref)
+                running.clear()
+
         def collect(ref: Any) -> None:
             try:
                 records = ray.get(ref)
             except ray.exceptions.TaskCancelledError:
                 records = []
-            except ray.exceptions.RayTaskError as error:
-                # A worker's failure (not an explainer's) fails the run, as in the pool.
-                with lock:
-                    failures.append(error)
-                    order.clear()
-                    for other in running:
-                        if other != ref:
-                            ray.cancel(other)
-                    del running[ref]
-                return
             for record in records:
                 take(record)
             with lock:
-                del running[ref]
+                running.pop(ref, None)
 
         stop = threading.Event()
 
         def tend() -> None:
-            while not stop.is_set():
-                with lock:
-                    give()
-                    refs = list(running)
-                if not refs:
-                    stop.wait(0.05)
-                    continue
-                ready, _ = ray.wait(refs, num_returns=1, timeout=0.2)
-                for ref in ready:
-                    collect(ref)
+            try:
+                while not stop.is_set():
+                    with lock:
+                        give()
+                        refs = list(running)
+                    if not refs:
+                        stop.wait(0.05)
+                        continue
+                    ready, _ = ray.wait(refs, num_returns=1, timeout=0.2)
+                    for ref in ready:
+                        collect(ref)
+            except BaseException as error:   # a task's failure, or Ray's own
+                fail(error)
 
         def claim() -> Chunk | None:
             with lock:
