@@ -253,9 +253,11 @@ def test_tissue_study_batches_by_default() -> None:
 def test_a_study_explained_one_at_a_time_resumes_in_batches(tmp_path: Any) -> None:
     """A study folder explained one at a time, resumed with more samples in batches, holds
     the records of a study explained one at a time throughout: the same keys, and scores
-    within 1e-4 of each sample's largest: a trained model's gradients can cancel (the CNN's
-    IG-mean here: scores of 1e-4 from gradients of 1e-1), leaving float32 rounding larger
-    relative to them (`test_in_float64_the_batch_path_is_exact` shows it is rounding)."""
+    within 1e-3 of each sample's largest: a trained model's scores can be small beside
+    the gradients they are summed from (the CNN's IG-mean here: scores of 1e-3, float32
+    rounding of 3e-7 in them, 2e-4 relative), and `test_in_float64_the_batch_path_is_exact`
+    shows that what separates the paths is rounding. Another sample's scores, or another
+    seed's masks, differ by far more."""
     from dataclasses import replace
 
     from gracr.bench.record import read_records
@@ -287,4 +289,4 @@ def test_a_study_explained_one_at_a_time_resumes_in_batches(tmp_path: Any) -> No
     for key, record in resumed.items():
         a = np.asarray(alone[key].extra["scores"])
         b = np.asarray(record.extra["scores"])
-        assert a.shape == b.shape and np.abs(a - b).max() <= 1e-4 * np.abs(a).max(), key
+        assert a.shape == b.shape and np.abs(a - b).max() <= 1e-3 * np.abs(a).max(), key

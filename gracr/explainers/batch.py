@@ -247,7 +247,16 @@ def node_attribution_together(subjects: Sequence[Subject], method: str, derivati
         # own), per subject.
         scaled = [[starts[g] + alpha * (subjects[g].x - starts[g]) for alpha in alphas]
                   for g in group]
-        grads = gradients(group, scaled, n_steps)
+        alone = subjects[group[0]].num_nodes
+        if len(group) == 1 and n_steps * alone > IG_UNION_NODES:
+            # A graph whose steps alone exceed a call's nodes (a 300-cell tissue sample):
+            # its steps in several calls, their gradients in Captum's order all the same.
+            per_call = max(1, IG_UNION_NODES // alone)
+            grads = [grad for first in range(0, n_steps, per_call)
+                     for grad in gradients(group, [scaled[0][first:first + per_call]],
+                                           len(scaled[0][first:first + per_call]))]
+        else:
+            grads = gradients(group, scaled, n_steps)
         for position, g in enumerate(group):
             x = subjects[g].x
             steps = torch.stack(grads[position * n_steps:(position + 1) * n_steps])
