@@ -10,7 +10,9 @@ model. The scorers are `gracr.domains.tissue.baselines`; their settings are the 
 seeds `Rnd-cells` and `Blob`.
 
 `IG-mean` is IG from the mean marker vector (by default the generator's,
-`expected_markers`) instead of all markers 0: the note runs both.
+`expected_markers`) instead of all markers 0: the note runs both. On the trained tissue
+models it explains several samples at once (IG's batch path, each sample from its own
+baseline: `gracr.explainers.batch`); the baselines and the rollout explain one at a time.
 
 `AttentionRollout` (node scores) explains a trained GATv2 (`gracr.domains.tissue.trained`,
 `Subject.of_trained`) by `gracr.domains.tissue.probes.attention_rollout`; any other model is
