@@ -4,7 +4,7 @@ run, as the study's records count them (each instance's `cpu_seconds`, a batch's
 evenly), and the ratio.
 
     PYTHONPATH=. .venv/bin/python benchmarks/tissue_batches.py \\
-        [--samples 32] [--cells 300] [--batches 8,16,32] [--families gin,gatv2,cnn,compiled]
+        [--samples 16] [--cells 300] [--batches 8,16] [--families gin,gatv2,cnn,compiled]
 
 The samples are drawn by the tissue generator (seed 0, `--cells` cells each, the study's
 size); the models are built as the study builds them (`ModelSettings` of its GIN, GATv2
@@ -92,9 +92,9 @@ def main() -> int:
     from gracr.domains.tissue.generator import TissueSettings, generate_sample
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--samples", type=int, default=32, metavar="N")
+    parser.add_argument("--samples", type=int, default=16, metavar="N")
     parser.add_argument("--cells", type=int, default=300)
-    parser.add_argument("--batches", default="8,16,32", metavar="B,...")
+    parser.add_argument("--batches", default="8,16", metavar="B,...")
     parser.add_argument("--families", default="gin,gatv2,cnn,compiled")
     args = parser.parse_args()
     torch.set_num_threads(1)
