@@ -13,7 +13,7 @@ EXPLAINERS: tuple[str, ...] = ("IG", "IG-mean", "GNNExplainer", "Saliency", "Gra
 # `gracrc tissue-study --batch`'s default: samples explained in one run where the explainer
 # can (`gracr.explainers.batch`), measured by `benchmarks/tissue_batches.py`: on 300-cell
 # samples the trained models gain more at 8 than at 16 (a union of 16 leaves the cache;
-# GATv2's GNNExplainer at 400 epochs: 1.4x at 8, 0.8x at 16), the compiled one a little less.
+# GATv2's GNNExplainer at 400 epochs: 1.3x at 8, 0.9x at 16), the compiled one a little less.
 BATCH = 8
 METRICS: tuple[str, ...] = ("AP", "AUROC", "ρ Shapley", "ρ Banzhaf", "decoy mass",
                             "deletion AUC", "insertion AUC")
