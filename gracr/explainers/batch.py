@@ -279,11 +279,12 @@ def gnn_explainer_together(subjects: Sequence[Subject], settings: Mapping[str, A
     (`randn(N, 1) * 0.1`, from a generator seeded with the graph's own seed, as
     `seed_everything` seeds the draw of one instance) plus `init_bias`; the loss is the
     sum over graphs of each graph's PyG loss (BCE with logits of its output against its
-    predicted class, then, from the second epoch, when PyG has its hard mask, `node_feat_size` x the mean of its σ(m) and `node_feat_ent` x
-    the mean entropy of its σ(m)). The union's output is each graph's own, so a graph's
-    gradient is its own loss's, and Adam, elementwise, moves each graph's entries along
-    the trajectory they follow alone: the same masks up to float rounding
-    (`tests/test_batched_explanations.py`, `tests/test_tissue_batches.py`)."""
+    predicted class, then, from the second epoch, when PyG has its hard mask,
+    `node_feat_size` x the mean of its σ(m) and `node_feat_ent` x the mean entropy of its
+    σ(m)). The union's output is each graph's own, so a graph's gradient is its own
+    loss's, and Adam, elementwise, moves each graph's entries along the trajectory they
+    follow alone: the same masks up to float rounding (`tests/test_batched_explanations.py`,
+    `tests/test_tissue_batches.py`)."""
     options = dict(settings)
     epochs, lr, init_bias = int(options.pop("epochs")), float(options.pop("lr")), \
         float(options.pop("init_bias"))
