@@ -98,8 +98,10 @@ def add_batch_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup,
     (`gracr.bench.budget.explain_each`); 1 explains one at a time."""
     parser.add_argument("--batch", type=positive_integer, default=default, metavar="B",
                         help="explain up to B instances in one run where the explainer can "
-                             "(Saliency, InputXGradient and IG on node scores of graph "
-                             "classifiers, Rnd, GNNExplainer likewise): the same scores, "
+                             "(Saliency, InputXGradient, IG and GNNExplainer on node scores "
+                             "of graph classifiers, compiled or trained separable ones such "
+                             "as the tissue models, IG-mean on the latter, Rnd on compiled "
+                             "ones): the same scores, "
                              "each record's CPU time its share of the batch's; 1 explains "
                              f"one at a time (default {default})")
 

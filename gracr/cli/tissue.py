@@ -11,8 +11,9 @@ from typing import TextIO
 import numpy as np
 
 from gracr.cli.command import Command
-from gracr.bench.options import (add_budget_option, add_engine_options, add_jobs_option,
-                                 add_quiet_option, parse_explainers)
+from gracr.bench.options import (add_batch_option, add_budget_option, add_engine_options,
+                                 add_jobs_option, add_quiet_option, parse_explainers)
+from gracr.domains.tissue.study_names import BATCH as TISSUE_BATCH
 from gracr.domains.tissue.study_names import EXPLAINERS as STUDY_EXPLAINERS
 from gracr.domains.tissue.study_names import METRICS as STUDY_METRICS
 from gracr.errors import GracrError
@@ -91,7 +92,7 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
                          patience=args.patience, min_delta=args.min_delta))
     folder = TissueStudy(args.out, settings, Execution(
         workers=args.jobs, engine=args.engine, address=args.address,
-        ray_timeout=args.ray_timeout, progress=not args.quiet)).run()
+        ray_timeout=args.ray_timeout, progress=not args.quiet, batch=args.batch)).run()
     print(f"{folder}: tables in {folder / 'tables'}, figures in {folder / 'figures'}",
           file=out)
     return 0
@@ -165,6 +166,7 @@ def _declare_study(parser: argparse.ArgumentParser) -> None:
                         help="GNNExplainer's budgets for the epoch curve")
     _add_training_options(parser)
     add_budget_option(parser)
+    add_batch_option(parser, default=TISSUE_BATCH)
     add_jobs_option(parser)
     add_engine_options(parser)
     add_quiet_option(parser, "no progress")

@@ -75,12 +75,19 @@ class TrainedModel:
     Explainers read the logit, the model's pre-threshold output (the tissue note explains
     "with respect to the positive-class logit"); `num_layers` is its number of
     message-passing layers (GraphSVX's and PyG's k-hop rules). Nothing about it is known
-    by construction, so every node and edge is in its receptive field."""
+    by construction, so every node and edge is in its receptive field.
+
+    `separable` declares that the module, in eval mode, gives on a disjoint union of
+    graphs (`batch` saying each node's graph) each graph's own output: its layers mix
+    nodes only along edges and it pools each graph of `batch` on its own, with no
+    normalisation across graphs. The batch paths (`gracr.explainers.batch`) explain such
+    a graph classifier several graphs at once; they check the eval mode themselves."""
 
     name: str
     module: nn.Module
     kind: Kind = Kind.GRAPH
     num_layers: int = 1
+    separable: bool = False
 
 
 _NOT_COMPILED = ("this explainer reads a compiled network's layers; {name} is a trained "

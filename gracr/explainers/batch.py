@@ -8,21 +8,28 @@ not its arithmetic, so B molecules as one union cost about what one does
 (`benchmarks/batched_explanations.py`). The per-instance loop (`gracr.bench.budget.explain_each`)
 uses it for consecutive instances; it stays the one place where outcomes are made.
 
-The batch paths here, on node scores of compiled graph classifiers:
+The batch paths here, on node scores of graph classifiers whose output on a disjoint
+union is each graph's own (`separable_graph_nodes`): compiled ones, and trained ones that
+declare it (`TrainedModel.separable`: the tissue study's GIN, GATv2 and CNN) in eval mode:
 
 * Saliency, InputXGradient, IG (`node_attribution_together`): the gradient of the sum of the
   graphs' outputs with respect to one graph's features is that graph's own gradient; each
-  graph's target is its own predicted class; IG's steps per graph, Captum's alphas and step
-  sizes.
+  graph's target is its own predicted class (compiled) or its logit (trained, as PyG's
+  Captum bridge attributes it); IG's steps per graph, Captum's alphas and step sizes, from
+  each graph's own baseline (the tissue study's IG-mean: the mean marker vector).
 * GNNExplainer (`gnn_explainer_together`): PyG's objective per graph (its own mask start,
   drawn from its own seed; its own loss; their sum optimised by Adam, which is elementwise).
+
+Explainers whose result on a graph depends on the others of a union are not batched: a
+Shapley estimate (GraphSVX) samples coalitions over all of the graph's nodes, the model-free
+tissue baselines and GATv2's attention rollout run on one graph's positions or attention.
 
 Rnd's (`library`) is its per-subject run, each with its own generator already.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 import torch
@@ -30,7 +37,8 @@ from torch import Tensor, nn
 from torch_geometric.explain import Explanation
 
 from gracr.errors import GracrError
-from gracr.explainers.base import (ExplainerSpec, Subject, derives_node_scores,
+from gracr.dsl.ir import Kind
+from gracr.explainers.base import (ExplainerSpec, Subject, TrainedModel, derives_node_scores,
                                    scores_at_level, settings_for, spec_of)
 
 
@@ -67,12 +75,28 @@ def scores_together(explainer: str | ExplainerSpec, subjects: Sequence[Subject],
             for subject, explanation in zip(subjects, explanations)]
 
 
+def separable_graph_nodes(subject: Subject) -> bool:
+    """Whether `subject` asks for node scores of a graph classifier whose output on a
+    disjoint union of graphs is each graph's own: a compiled one (it pools each graph of
+    `batch` on its own by construction), or a trained one that declares it
+    (`TrainedModel.separable`) and is in eval mode throughout (a layer in training mode,
+    batch norm's batch statistics, would mix the graphs of a union)."""
+    if subject.level != "node" or subject.target is not None:
+        return False
+    model = subject.model
+    if not isinstance(model, TrainedModel):
+        return True
+    return (model.separable and model.kind is Kind.GRAPH
+            and not any(layer.training for layer in model.module.modules()))
+
+
 @dataclass(frozen=True)
 class DisjointUnion:
     """Several graphs as one disjoint graph, graph-major (graph g's node v is
     `offsets[g] + v`): `x`, `edge_index`, `batch` (each node's graph), the edge types if
-    the model has relations, and `offsets` (`len(graphs) + 1` entries, the last the total
-    node count). A compiled model pools each graph of `batch` on its own, so its outputs
+    the model has relations, the edge attributes if a trained model reads them, and
+    `offsets` (`len(graphs) + 1` entries, the last the total node count). A separable
+    model (`separable_graph_nodes`) pools each graph of `batch` on its own, so its outputs
     on the union are the graphs' own, in order."""
 
     x: Tensor
@@ -80,10 +104,14 @@ class DisjointUnion:
     batch: Tensor
     edge_type: Tensor | None
     offsets: list[int]
+    edge_attr: Tensor | None = None
 
     @property
     def model_kwargs(self) -> dict[str, Tensor]:
-        return {} if self.edge_type is None else {"edge_type": self.edge_type}
+        kwargs = {} if self.edge_type is None else {"edge_type": self.edge_type}
+        if self.edge_attr is not None:
+            kwargs["edge_attr"] = self.edge_attr
+        return kwargs
 
     def split(self, values: Tensor) -> list[Tensor]:
         """Per-node `values` of the union (first dimension), one piece per graph."""
@@ -104,19 +132,24 @@ def disjoint_union(subjects: Sequence[Subject], x: Sequence[Tensor] | None = Non
     typed = [s.edge_type for s in subjects]
     edge_type = None if any(t is None for t in typed) else torch.cat(
         [t for t in typed if t is not None])
-    return DisjointUnion(torch.cat(features, dim=0), edges, graph_of, edge_type, offsets)
+    attributes = [s.edge_attr for s in subjects]
+    edge_attr = None if any(a is None for a in attributes) else torch.cat(
+        [a for a in attributes if a is not None])
+    return DisjointUnion(torch.cat(features, dim=0), edges, graph_of, edge_type, offsets,
+                         edge_attr)
 
 
 def predict_together(subjects: Sequence[Subject]) -> None:
     """Each subject's `prediction`, from one module call on the union of their graphs,
-    when they are compiled graph classifiers of one model: what each computes alone (its
-    output at the graph), for one call's overhead. Others (a node task's output is per
-    node) are left to compute their own."""
+    when they are graph classifiers of one separable model (`separable_graph_nodes`):
+    what each computes alone (its output at the graph; a trained model's sigmoid of its
+    logit), for one call's overhead. Others (a node task's output is per node) are left
+    to compute their own."""
     if not subjects:
         return
     first = subjects[0]
-    if any(s.trained or s.target is not None or s.model is not first.model
-           for s in subjects):
+    if any(s.target is not None or s.model is not first.model
+           or not separable_graph_nodes(replace(s, level="node")) for s in subjects):
         return
     union = disjoint_union(subjects)
     with torch.no_grad():
@@ -124,29 +157,39 @@ def predict_together(subjects: Sequence[Subject]) -> None:
                              **union.model_kwargs)
     for subject, value in zip(subjects, out[:, 0].tolist()):
         # `prediction` is a cached property: this is the value it would compute.
-        vars(subject)["prediction"] = float(value)
+        vars(subject)["prediction"] = (float(torch.sigmoid(torch.tensor(float(value))))
+                                       if subject.trained else float(value))
 
 
 # The nodes of one module call of IG's batch path (its graphs x `n_steps` copies). IG's
 # calls are large already (50 copies of a molecule), and past a few thousand nodes a
 # call's activations leave the cache: on P01 (39 layers) a batch of 32 molecules costs
 # 0.050 CPU s each at 1 500 nodes a call, 0.042 at 3 000, 0.059 at 6 000 and 0.21 at
-# 50 000 (3 GB), against 0.079 one molecule a call.
+# 50 000 (3 GB), against 0.079 one molecule a call. A graph whose steps alone exceed it
+# has its steps cut: a 300-cell tissue sample on GIN costs 0.035 CPU s in calls of 3 000
+# nodes, 0.26 with its 50 steps (15 000 nodes) and 15 other samples' in one call.
 IG_UNION_NODES = 3000
 
 
 def node_attribution_together(subjects: Sequence[Subject], method: str, derivative: str,
-                               options: Mapping[str, Any]) -> list[Explanation]:
-    """`_node_attribution` of each subject (compiled graph classifiers of one model), for
-    all of them at once: the model's output on the disjoint union of their graphs is each
-    graph's own output, so the gradient of their sum with respect to one graph's features
-    is that graph's own gradient; each graph's target is its own predicted class (p, or
-    1 - p for a negative). IG takes Captum's alphas and step sizes for its `method` and
-    `n_steps` and sums each graph's scaled step gradients in Captum's order, its steps and
-    graphs in calls of about `IG_UNION_NODES` nodes. The same attributions as one call
-    per subject, up to float rounding (`tests/test_batched_explanations.py`)."""
+                               options: Mapping[str, Any],
+                               baselines: Sequence[Tensor] | None = None
+                               ) -> list[Explanation]:
+    """`_node_attribution` of each subject (graph classifiers of one separable model,
+    `separable_graph_nodes`), for all of them at once: the model's output on the disjoint
+    union of their graphs is each graph's own output, so the gradient of their sum with
+    respect to one graph's features is that graph's own gradient. A compiled graph's
+    target is its own predicted class (p, or 1 - p for a negative); a trained graph's is
+    its logit, as PyG's Captum bridge attributes a trained model's output (declared a
+    regression, `Subject.model_config`). IG takes Captum's alphas and step sizes for its
+    `method` and `n_steps`, from each subject's own `baselines` matrix (default 0), and
+    sums each graph's scaled step gradients in Captum's order, its steps and graphs in
+    calls of about `IG_UNION_NODES` nodes. The same attributions as one call per subject,
+    up to float rounding (`tests/test_batched_explanations.py`,
+    `tests/test_tissue_batches.py`)."""
     model = subjects[0].module(derivative)  # type: ignore[arg-type]
     whole = disjoint_union(subjects)
+    logit = subjects[0].trained
     with torch.no_grad():
         predicted = model(whole.x, whole.edge_index, batch=whole.batch,
                           **whole.model_kwargs)[:, 0] > 0.5
@@ -160,10 +203,13 @@ def node_attribution_together(subjects: Sequence[Subject], method: str, derivati
         inputs = union.x.detach().requires_grad_()
         out = model(inputs, union.edge_index, batch=union.batch, **union.model_kwargs)[:, 0]
         chosen = predicted[torch.tensor(group).repeat_interleave(copies)]
-        (grad,) = torch.autograd.grad(torch.unbind(torch.where(chosen, out, 1 - out)), inputs)
+        target = out if logit else torch.where(chosen, out, 1 - out)
+        (grad,) = torch.autograd.grad(torch.unbind(target), inputs)
         return union.split(grad)
 
     if method != "IntegratedGradients":
+        if baselines is not None:
+            raise GracrError(f"Captum's {method} takes no baseline")
         grads = gradients(range(len(subjects)), [[s.x] for s in subjects], 1)
         if method == "Saliency":
             attributions = [g.abs() if options.get("abs", True) else g for g in grads]
@@ -191,18 +237,34 @@ def node_attribution_together(subjects: Sequence[Subject], method: str, derivati
             nodes = 0
         groups[-1].append(index)
         nodes += n_steps * subject.num_nodes
+    starts = ([torch.zeros_like(s.x) for s in subjects] if baselines is None
+              else list(baselines))
+    if len(starts) != len(subjects) or any(b.shape != s.x.shape
+                                           for b, s in zip(starts, subjects)):
+        raise GracrError("IG's batch path takes one baseline matrix per subject, shaped "
+                         "as its features")
     results: list[Explanation] = []
     for group in groups:
-        # Captum's scaled features (baseline 0, as `_node_attribution`), per subject.
-        scaled = [[torch.zeros_like(subjects[g].x) + alpha * (subjects[g].x - 0.0)
-                   for alpha in alphas] for g in group]
-        grads = gradients(group, scaled, n_steps)
+        # Captum's scaled features (`_node_attribution`'s baseline 0, or the subject's
+        # own), per subject.
+        scaled = [[starts[g] + alpha * (subjects[g].x - starts[g]) for alpha in alphas]
+                  for g in group]
+        alone = subjects[group[0]].num_nodes
+        if len(group) == 1 and n_steps * alone > IG_UNION_NODES:
+            # A graph whose steps alone exceed a call's nodes (a 300-cell tissue sample):
+            # its steps in several calls, their gradients in Captum's order all the same.
+            per_call = max(1, IG_UNION_NODES // alone)
+            grads = [grad for first in range(0, n_steps, per_call)
+                     for grad in gradients(group, [scaled[0][first:first + per_call]],
+                                           len(scaled[0][first:first + per_call]))]
+        else:
+            grads = gradients(group, scaled, n_steps)
         for position, g in enumerate(group):
             x = subjects[g].x
             steps = torch.stack(grads[position * n_steps:(position + 1) * n_steps])
             total = (steps.contiguous().view(n_steps, -1) * weights).view(
                 n_steps, *x.shape).sum(dim=0)
-            results.append(Explanation(node_mask=(total * (x - 0.0)).detach()))
+            results.append(Explanation(node_mask=(total * (x - starts[g])).detach()))
     return results
 
 
@@ -210,17 +272,19 @@ def node_attribution_together(subjects: Sequence[Subject], method: str, derivati
 
 def gnn_explainer_together(subjects: Sequence[Subject], settings: Mapping[str, Any],
                             seeds: Sequence[int]) -> list[Explanation]:
-    """`_gnn_explainer` at node level (hard mask off) of compiled graph classifiers of one
-    model, all at once, each graph with PyG's objective of its own: a graph's node mask
-    starts as PyG draws it for that graph alone (`randn(N, 1) * 0.1`, from a generator
-    seeded with the graph's own seed, as `seed_everything` seeds the draw of one instance)
-    plus `init_bias`; the loss is the sum over graphs of each graph's PyG loss (BCE with
-    logits of its output against its predicted class, then, from the second epoch, when
-    PyG has its hard mask, `node_feat_size` x the mean of its σ(m) and `node_feat_ent` x
-    the mean entropy of its σ(m)). The union's output is each graph's own, so a graph's
-    gradient is its own loss's, and Adam, elementwise, moves each graph's entries along
-    the trajectory they follow alone: the same masks up to float rounding
-    (`tests/test_batched_explanations.py`)."""
+    """`_gnn_explainer` at node level (hard mask off) of graph classifiers of one separable
+    model (`separable_graph_nodes`; a trained one's output is its logit, which PyG's
+    "raw" binary objective reads as a compiled one's), all at once, each graph with PyG's
+    objective of its own: a graph's node mask starts as PyG draws it for that graph alone
+    (`randn(N, 1) * 0.1`, from a generator seeded with the graph's own seed, as
+    `seed_everything` seeds the draw of one instance) plus `init_bias`; the loss is the
+    sum over graphs of each graph's PyG loss (BCE with logits of its output against its
+    predicted class, then, from the second epoch, when PyG has its hard mask,
+    `node_feat_size` x the mean of its σ(m) and `node_feat_ent` x the mean entropy of its
+    σ(m)). The union's output is each graph's own, so a graph's gradient is its own
+    loss's, and Adam, elementwise, moves each graph's entries along the trajectory they
+    follow alone: the same masks up to float rounding (`tests/test_batched_explanations.py`,
+    `tests/test_tissue_batches.py`)."""
     options = dict(settings)
     epochs, lr, init_bias = int(options.pop("epochs")), float(options.pop("lr")), \
         float(options.pop("init_bias"))

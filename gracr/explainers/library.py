@@ -107,7 +107,8 @@ from gracr.explainers.base import (
     disjoint_copies,
     register,
 )
-from gracr.explainers.batch import gnn_explainer_together, node_attribution_together
+from gracr.explainers.batch import (gnn_explainer_together, node_attribution_together,
+                                    separable_graph_nodes)
 from gracr.explainers.metric import LEVELS, Level
 from gracr.errors import GracrError
 from gracr.executor.torch_backend import TargetConeBatch
@@ -231,14 +232,15 @@ def _captum(method: str, derivative: str) -> ExplainFn:
 
 
 def _node_attribution_batch(method: str, derivative: str | None = None) -> Batch:
-    """The batch path of a Captum gradient method on the node features of compiled graph
-    classifiers (`batch.node_attribution_together`); IG's derivative is a setting."""
+    """The batch path of a Captum gradient method on the node features of separable graph
+    classifiers, compiled or trained (`batch.node_attribution_together`,
+    `batch.separable_graph_nodes`); IG's derivative is a setting."""
     def run(subjects: Sequence[Subject], settings: Mapping[str, Any], seeds: Sequence[int]
             ) -> list[Explanation]:
         options = dict(settings)
         chosen = derivative if derivative is not None else options.pop("derivative")
         return node_attribution_together(subjects, method, chosen, options)
-    return Batch(run, _direct_node_attribution)
+    return Batch(run, separable_graph_nodes)
 
 
 _EDGES_AND_NODES: frozenset[Level] = frozenset({"edge", "node"})
@@ -451,8 +453,9 @@ def _gnn_explainer_hard(subject: Subject, settings: Mapping[str, Any], seed: int
 
 
 def _gnn_explainer_applies(subject: Subject) -> bool:
-    """The batch path's subjects: node scores of compiled graph classifiers."""
-    return subject.level == "node" and subject.target is None and not subject.trained
+    """The batch path's subjects: node scores of separable graph classifiers, compiled or
+    trained (`batch.separable_graph_nodes`)."""
+    return separable_graph_nodes(subject)
 
 
 _GNN_EXPLAINER_DEFAULTS: dict[str, Any] = {"epochs": 100, "lr": 0.01, "edge_size": 0.005, "edge_ent": 1.0,

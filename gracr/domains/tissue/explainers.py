@@ -10,7 +10,9 @@ model. The scorers are `gracr.domains.tissue.baselines`; their settings are the 
 seeds `Rnd-cells` and `Blob`.
 
 `IG-mean` is IG from the mean marker vector (by default the generator's,
-`expected_markers`) instead of all markers 0: the note runs both.
+`expected_markers`) instead of all markers 0: the note runs both. On the trained tissue
+models it explains several samples at once (IG's batch path, each sample from its own
+baseline: `gracr.explainers.batch`); the baselines and the rollout explain one at a time.
 
 `AttentionRollout` (node scores) explains a trained GATv2 (`gracr.domains.tissue.trained`,
 `Subject.of_trained`) by `gracr.domains.tissue.probes.attention_rollout`; any other model is
@@ -25,13 +27,15 @@ never as part of `--explainers all`.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import torch
+from torch import Tensor
 from torch_geometric.explain import Explanation
 
-from gracr.explainers.base import ExplainerSpec, ExplainFn, Subject, register
+from gracr.explainers.base import Batch, ExplainerSpec, ExplainFn, Subject, register
+from gracr.explainers.batch import node_attribution_together, separable_graph_nodes
 from gracr.errors import GracrError
 from gracr.domains.tissue.baselines import BASELINE_NAMES, BaselineContext, baseline_scores
 from gracr.domains.tissue.generator import MarkerModel, TissueSettings
@@ -120,20 +124,48 @@ def _integrated_gradients_from_mean(subject: Subject, settings: Mapping[str, Any
 
     if subject.level != "node":
         raise GracrError("IG-mean attributes the cells' markers: it runs at node level")
+    baselines = _mean_baseline(subject, settings).unsqueeze(0)
+    return explainer_named("IG").run(subject, {"n_steps": settings["n_steps"],
+                                               "derivative": settings["derivative"],
+                                               "baselines": baselines}, seed)
+
+
+def _mean_baseline(subject: Subject, settings: Mapping[str, Any]) -> Tensor:
+    """`[N, F]`: every cell of `subject` at IG-mean's `baseline` vector (default
+    `expected_markers`)."""
     mean = settings["baseline"]
     vector = torch.as_tensor(expected_markers() if mean is None
                              else [float(v) for v in mean], dtype=subject.x.dtype)
     if vector.shape != (subject.x.shape[1],):
         raise GracrError(f"IG-mean's baseline needs one value per node feature "
                          f"({subject.x.shape[1]}), got {vector.shape[0]}")
-    baselines = vector.reshape(1, 1, -1).expand(1, subject.num_nodes, -1).contiguous()
-    return explainer_named("IG").run(subject, {"n_steps": settings["n_steps"],
-                                               "derivative": settings["derivative"],
-                                               "baselines": baselines}, seed)
+    return vector.reshape(1, -1).expand(subject.num_nodes, -1).contiguous()
+
+
+def _integrated_gradients_from_mean_together(subjects: Sequence[Subject],
+                                             settings: Mapping[str, Any],
+                                             seeds: Sequence[int]) -> list[Explanation]:
+    """IG-mean of several subjects at once (`gracr.explainers.batch`): IG's batch path
+    from each subject's own mean baseline. The baseline is a constant per cell, so a
+    union's baseline is each graph's."""
+    return node_attribution_together(
+        subjects, "IntegratedGradients", str(settings["derivative"]),
+        {"n_steps": settings["n_steps"]},
+        baselines=[_mean_baseline(subject, settings) for subject in subjects])
+
+
+def _trained_graph_nodes(subject: Subject) -> bool:
+    """IG-mean's batch path's subjects: node scores of separable trained graph
+    classifiers (`separable_graph_nodes`). A compiled model's IG-mean is not batched: the
+    study does not run it (its presence bit has no mean), and IG's own direct path on
+    a compiled model takes no baseline."""
+    return subject.trained and separable_graph_nodes(subject)
 
 
 register(ExplainerSpec(name="IG-mean", run=_integrated_gradients_from_mean,
                        defaults={"n_steps": 50, "derivative": "exact", "baseline": None},
+                       batch=Batch(_integrated_gradients_from_mean_together,
+                                   _trained_graph_nodes),
                        source="Captum IntegratedGradients from the mean marker vector "
                               "(gracr.domains.tissue.explainers; the tissue note)",
                        levels=frozenset({"node"}), domain="tissue"))

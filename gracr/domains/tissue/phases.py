@@ -680,8 +680,10 @@ def _randomised_files(folder: Path) -> list[ModelFile]:
 
 
 def study_jobs(settings: StudySettings, data: StudyData, models: Sequence[ModelFile],
-               folder: Path) -> list[Job]:
-    """Phase 4's jobs (see the module docstring), both classes each."""
+               folder: Path, batch: int = 1) -> list[Job]:
+    """Phase 4's jobs (see the module docstring), both classes each, explaining up to
+    `batch` samples in one run where the explainer can (`Job.batch`: the same records,
+    so a folder explained one at a time resumes in batches and the other way round)."""
     from gracr.bench.tasks import task_named
 
     store = str(folder / "store")
@@ -696,7 +698,7 @@ def study_jobs(settings: StudySettings, data: StudyData, models: Sequence[ModelF
             jobs.append(Job(task, model.name, explainer, chosen, settings_hash(chosen),
                             settings.seed, settings.test_limit, settings.budget, None, store,
                             task_file=str(task_file), level="node", sample=sample,
-                            model=str(model.path), scored=False))
+                            model=str(model.path), scored=False, batch=batch))
 
     epochs_default = settings_for(explainer_named("GNNExplainer"), None)["epochs"]
     for model in models:

@@ -43,8 +43,9 @@ class TissueStudy(Study[StudySettings]):
         return explained_positions(self.data, self.settings.test_limit)
 
     def _jobs(self) -> list[Job]:
+        # The batch size is the execution's: it changes how samples run, not what.
         return study_jobs(self.settings, self.data, model_files(self.folder, self.settings),
-                          self.folder)
+                          self.folder, batch=self.execution.batch)
 
     def phases(self) -> list[Phase]:
         root, settings = self.folder, self.settings

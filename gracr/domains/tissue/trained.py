@@ -470,8 +470,12 @@ def train_model(model_settings: ModelSettings, splits: Splits,
 
 def explained(model: TissueModel, name: str) -> TrainedModel:
     """`model` as GracrBench explainers take it (`Subject.of_trained`): a graph
-    classifier giving one logit, `name` in messages and results."""
-    return TrainedModel(name, model, Kind.GRAPH, model.settings.layers)
+    classifier giving one logit, `name` in messages and results. Separable over a
+    disjoint union of graphs (`TrainedModel.separable`): GINEConv and GATv2Conv pass
+    messages along edges only (GATv2's softmax runs over each node's in-edges, its self
+    loops are each node's own), the pooling and the CNN's rendering, convolutions and
+    mean are per graph of `batch`, and no layer normalises across graphs."""
+    return TrainedModel(name, model, Kind.GRAPH, model.settings.layers, separable=True)
 
 
 # --- files ------------------------------------------------------------------------------
