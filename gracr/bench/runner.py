@@ -57,9 +57,10 @@ not name the dataset, so `<out>/datasets.json` binds the folder to its tasks' da
 Each scored record's explainer scores go to `<out>/scores.jsonl` just before it
 (`gracr.bench.scores_log`), for the HTML report.
 
-Its size (900–1000 lines) is one run's life: planning the jobs and their chunks, binding
-the folder to its datasets, the process pool with its workers' lifetime and signals, and
-the Ray engine's hand-off; splitting them would pass the run's state between modules.
+Its size (1000–1100 lines) is one run's life: planning the jobs and their chunks, binding
+the folder to its datasets, and the two ways the run's own process shares the chunks with
+other workers (the process pool, with its workers' lifetime and signals, and Ray's tasks);
+splitting them would pass the run's state between modules.
 """
 
 from __future__ import annotations
