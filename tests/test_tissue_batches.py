@@ -266,7 +266,7 @@ def test_a_study_explained_one_at_a_time_resumes_in_batches(tmp_path: Any) -> No
     from gracr.domains.tissue.study import TissueStudy
     from gracr.domains.tissue.trained import TrainingSettings
 
-    first = StudySettings(samples=30, cells=60, seed=3, ratios=(1.0,), model_seeds=(0,),
+    first = StudySettings(samples=30, cells=60, seed=7, ratios=(1.0,), model_seeds=(0,),
                           test_limit=1, explainers=("Saliency", "IG-mean", "GNNExplainer"),
                           epochs=(5,), budget=60.0, hidden=8, layers=2,
                           training=TrainingSettings(max_epochs=3, patience=2, batch_size=8))
