@@ -81,7 +81,7 @@ from dataclasses import dataclass, replace
 from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Literal, Mapping,
-                    NamedTuple, Sequence)
+                    NamedTuple, Sequence, TypeVar)
 
 from tqdm import tqdm
 
@@ -651,6 +651,24 @@ def plan_chunks(pending: Sequence[Pending], datasets: Mapping[tuple[Any, ...], D
     return chunks
 
 
+Handle = TypeVar("Handle")
+
+
+def _halted(record: Record, order: list[Chunk], started: Mapping[Handle, Chunk]
+            ) -> list[Handle]:
+    """App. H: a seed halts at its first OOT instance. For an OOT `record`, the seed's later
+    chunks are taken out of `order` (not yet given to a process), and the handles of those
+    `started` are returned, for the engine to cancel; for any other record, nothing."""
+    if record.status != "oot":
+        return []
+
+    def later(chunk: Chunk) -> bool:
+        return job_key(chunk.job) == record.key[:-1] and chunk.job.start > record.instance
+
+    order[:] = [chunk for chunk in order if not later(chunk)]
+    return [handle for handle, chunk in started.items() if later(chunk)]
+
+
 def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: int,
                  plugins: tuple[str, ...],
                  datasets: Mapping[tuple[Any, ...], Dataset]) -> None:
@@ -686,16 +704,8 @@ def _run_in_pool(chunks: list[Chunk], write: Callable[[Record], None], workers: 
     refused: list[Job] = []               # its jobs whose explainer the pool cannot see
 
     def halt(record: Record) -> None:     # under the lock
-        if record.status == "oot":
-            # App. H: the seed halts at its first OOT instance.
-            def later(chunk: Chunk) -> bool:
-                return job_key(chunk.job) == record.key[:-1] and \
-                    chunk.job.start > record.instance
-
-            for future, chunk in futures.items():
-                if later(chunk):
-                    future.cancel()
-            order[:] = [chunk for chunk in order if not later(chunk)]
+        for future in _halted(record, order, futures):
+            future.cancel()
 
     def take(record: Record) -> None:     # under the lock
         write(record)
@@ -857,16 +867,8 @@ def _run_on_ray(chunks: list[Chunk], datasets: Mapping[tuple[Any, ...], Dataset]
         failures: list[BaseException] = []
 
         def halt(record: Record) -> None:    # under the lock
-            if record.status == "oot":
-                # App. H: the seed halts at its first OOT instance.
-                def later(chunk: Chunk) -> bool:
-                    return job_key(chunk.job) == record.key[:-1] and \
-                        chunk.job.start > record.instance
-
-                for ref, chunk in running.items():
-                    if later(chunk):
-                        ray.cancel(ref)
-                order[:] = [chunk for chunk in order if not later(chunk)]
+            for ref in _halted(record, order, running):
+                ray.cancel(ref)
 
         def take(record: Record) -> None:
             with lock:
