@@ -16,6 +16,10 @@
 # ENGINE=ray ADDRESS=host:port runs the same stages on a Ray cluster. STAGES (default
 # all, e.g. "1 2 3") runs only those. BATCH (default 32) molecules per run of the
 # explainers that batch (the same scores). PYTHON: the interpreter with gracr installed.
+# ARCHIVE (default runs/wombat in this checkout): the records packed by earlier sessions
+# (runs/README.md), unpacked into RUNS before the first stage, so that a fresh machine
+# resumes where the archive ends; the datasets are checked against the fingerprint kept
+# there (the records name molecules by their place in the files).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python}
@@ -30,6 +34,7 @@ DATA=$RUNS/data
 OUT=$RUNS/study
 export PYTHONPATH=${PYTHONPATH:-.}
 
+ARCHIVE=${ARCHIVE:-$PWD/runs/wombat}
 WHITE=$RUNS/whiteboxes
 if [ ! -f "$DATA/P14/P14.toml" ]; then
     # At least 1 000 distinct positives per pattern: the bundled sets' own, then grafts.
@@ -38,6 +43,23 @@ fi
 if [ ! -f "$WHITE/AntiIG/AntiIG.toml" ]; then
     # Table S2's rule and the anti-IG whitebox of pattern 12 (P12's molecules).
     "$PYTHON" scripts/wombat_whiteboxes.py --wombat "$DATA" --out "$WHITE"
+fi
+# The molecules the archived records were made on, file by file: a record names its
+# molecule by its place in a file, so other files (another RDKit, another seed) must not
+# take the archive's records.
+fingerprint() {
+    (cd "$RUNS" && sha256sum data/P*/molecules.jsonl whiteboxes/*/molecules.jsonl)
+}
+if [ -f "$ARCHIVE/molecules.sha256" ]; then
+    if ! diff <(fingerprint) "$ARCHIVE/molecules.sha256" > /dev/null; then
+        echo "the molecules in $RUNS are not those of $ARCHIVE/molecules.sha256:" \
+             "the archive's records are not for them (build RUNS again, or move ARCHIVE)" >&2
+        exit 2
+    fi
+    mkdir -p "$OUT" "$WHITE/results"
+    "$PYTHON" scripts/records_archive.py unpack "$ARCHIVE/study" "$OUT/results.jsonl"
+    "$PYTHON" scripts/records_archive.py unpack "$ARCHIVE/whiteboxes" \
+        "$WHITE/results/results.jsonl"
 fi
 
 GRADIENTS=Saliency,InputXGradient,IG,Rnd
