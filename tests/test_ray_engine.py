@@ -66,6 +66,22 @@ def test_the_command_starts_ray_and_gets_the_pools_records(tmp_path: Path) -> No
     assert len(in_pool) == 2 * 2 * 3 and on_ray == in_pool
 
 
+def test_the_local_rays_workers_run_at_the_callers_priority() -> None:
+    """Ray adds 15 to a worker's niceness by default; beside the run's own process on the
+    same cores, the local Ray's workers keep the caller's."""
+    import os
+
+    from gracr.bench.runner import ray_for_run
+
+    assert not ray.is_initialized()
+    # A lambda, which Ray sends by value (a function of this module is sent by name, and a
+    # worker cannot import the tests).
+    niceness = ray.remote(num_cpus=1)(lambda: __import__("os").nice(0))
+    with ray_for_run(2) as session:
+        worker = session.get(niceness.remote())
+    assert worker == os.nice(0)
+
+
 def test_a_run_resumes_from_ray_to_the_pool_and_back(tmp_path: Path, local_ray: None) -> None:
     bench(tmp_path / "whole", 4, "process")
     bench(tmp_path / "a", 2, "ray")

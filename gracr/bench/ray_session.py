@@ -6,6 +6,13 @@ the end, stopped; with one,
 the session joins that cluster (and leaves it at the end), if it answers within `timeout`
 seconds (Ray would retry for ever). A Ray already running in this process (a test's, a
 notebook's) is used as it is and left running.
+
+The local instance's workers run at this process's priority. Ray's own default adds 15 to
+a worker's niceness, to keep a cluster's daemons and drivers responsive; here this
+process explains beside the workers on the same cores (`gracr.bench.runner._run_on_ray`),
+and a worker at nice 15 lost to every other process of the machine: 46 CPU s in 51 s of a
+chunk while the run's own process, at nice 0, had its core (`benchmarks/engines.py`). A
+cluster's workers keep the cluster's setting.
 """
 
 from __future__ import annotations
@@ -36,7 +43,9 @@ def ray_session(cpus: int, address: str | None = None,
                                    "log_to_driver": False}
         try:
             if address is None:
-                ray.init(num_cpus=max(0, cpus), **options)
+                # worker_niceness is added to this process's: 0 keeps its priority.
+                ray.init(num_cpus=max(0, cpus), _system_config={"worker_niceness": 0},
+                         **options)
             else:
                 ray.init(address=address, **options)
         except (ConnectionError, RuntimeError, ValueError) as error:
