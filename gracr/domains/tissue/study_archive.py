@@ -140,6 +140,7 @@ def pack_study(folder: str | Path, archive: str | Path) -> Moved:
                              "checksum differs): the archive holds another study's records; "
                              "pack into another archive")
     written: list[Path] = []
+    kept.mkdir(parents=True, exist_ok=True)
     if {**known, **current} != known:
         write_text(kept / FINGERPRINT, _fingerprint_text({**known, **current}))
         written.append(kept / FINGERPRINT)
