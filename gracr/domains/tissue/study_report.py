@@ -33,9 +33,9 @@ Tables (`DIR/tables/`, Markdown and CSV, each printed):
   property on frozen node embeddings, trained against random-init (the compiled model:
   its last hidden state against its fully randomised copy).
 
-Its size (500–600 lines) is the scoring of each record and the tables above, each with
-the note's numbers beside it where the note has them; the headline verdicts themselves
-are `gracr.domains.tissue.headlines`.
+Its size (600–700 lines) is the scoring of each record, the rows kept from one report
+to the next, and the tables above, each with the note's numbers beside it where the note
+has them; the headline verdicts themselves are `gracr.domains.tissue.headlines`.
 
 Every mean over samples carries its 95 % bootstrap interval in brackets
 (`gracr.stats.bootstrap_interval`: the samples resampled, within each class for the
@@ -282,7 +282,7 @@ def read_rows(root: Path) -> dict[RecordKey, dict[str, Any]]:
             raise GracrError(f"{path}: a line that is not a record's metric row; the file is "
                              "damaged (remove it and the report scores the records that "
                              "hold their scores again)")
-        rows[(*key,)] = {name: value for name, value in line.items() if name != "key"}  # type: ignore[assignment]
+        rows[(*key,)] = {name: value for name, value in line.items() if name != "key"}
     return rows
 
 
