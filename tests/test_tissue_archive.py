@@ -125,6 +125,7 @@ def test_a_damaged_pack_is_refused_naming_it(folders: dict[str, Path],
     pack.write_bytes(pack.read_bytes()[:200])
     with pytest.raises(GracrError, match=f"{pack}: not an xz-compressed"):
         unpack_study(archive, tmp_path / "study")
+    assert not (tmp_path / "study").exists()   # refused before anything was written
 
 
 def test_other_data_are_refused_naming_the_file(folders: dict[str, Path],
@@ -149,3 +150,23 @@ def test_an_archive_of_other_settings_is_refused(folders: dict[str, Path],
     (other / "settings.json").write_text(json.dumps(replace(PART, hidden=9).to_json()))
     with pytest.raises(GracrError, match="other settings"):
         unpack_study(folders["archive"], other)
+
+
+def test_a_record_explained_again_is_scored_again(folders: dict[str, Path],
+                                                  tmp_path: Path) -> None:
+    """A kept row is the record's only while its scores are the same (their digest)."""
+    from gracr.bench.record import write_record
+    from gracr.domains.tissue.study_report import read_rows
+
+    folder = Path(shutil.copytree(folders["straight"], tmp_path / "study"))
+    results = folder / "attributions" / "results.jsonl"
+    before = read_rows(folder)
+    record = next(r for r in read_records(results) if r.status == "ok"
+                  and r.key in before and before[r.key]["ρ Shapley"] not in (None, 0.0))
+    with open(results, "a", encoding="utf-8") as sink:   # explained again: other scores
+        write_record(sink, replace(record, extra={
+            **record.extra, "scores": [-v for v in record.extra["scores"]]}))
+    run_study(folder, WHOLE)
+    after = read_rows(folder)[record.key]
+    assert after["digest"] != before[record.key]["digest"]
+    assert after["ρ Shapley"] == pytest.approx(-before[record.key]["ρ Shapley"])

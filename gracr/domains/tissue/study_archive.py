@@ -8,11 +8,11 @@ redoing finished work, every part append-only (`gracr.bench.archive`), so that v
 control stores each once:
 
 - `records/`: packs of the records of `DIR/attributions/results.jsonl`, each without its
-  raw scores (`scores: null`) once the report's row of metrics of it is kept
-  (`gracr.domains.tissue.study_report.metric_rows`, which the pack runs first on the
-  records not scored yet); the records of the samples the figures draw
-  (`study_report.drawn_samples`) on models not randomised keep theirs, and so does a
-  record without a row (of a model the settings no longer hold);
+  raw scores (`scores: null`, their digest in `scores_sha256`) once the report's row of
+  metrics of those scores is kept (`gracr.domains.tissue.study_report.metric_rows`,
+  which the pack runs first on the records not scored yet); the records of the samples
+  the figures draw (`study_report.drawn_samples`) on models not randomised keep theirs,
+  and so does a record without a row (of a model the settings no longer hold);
 - `rows/`, `truth/`, `training/`, `probes/`: packs of the lines of `DIR/rows.jsonl` (the
   metric rows), `DIR/truth.jsonl` (the ground truth) and `DIR/models/training.jsonl` and
   `probes.jsonl` (the training and probe logs);
@@ -45,8 +45,9 @@ from gracr.errors import GracrError
 from gracr.files import write_bytes, write_text
 from gracr.domains.tissue.phases import (StudySettings, model_files, prepare_data,
                                          read_truth)
-from gracr.domains.tissue.study_report import (ROWS_FILE, drawn_samples, metric_rows,
-                                               read_rows, test_graphs)
+from gracr.domains.tissue.study_report import (DIGEST, ROWS_FILE, drawn_samples,
+                                               metric_rows, read_rows, scores_digest,
+                                               test_graphs)
 
 RECORDS, MODELS, FINGERPRINT = "records", "models", "data.sha256"
 # Each archived log: its pack folder in the archive, its path in the study's folder.
@@ -154,11 +155,12 @@ def pack_study(folder: str | Path, archive: str | Path) -> Moved:
     rows, drawn = read_rows(root), set(drawn_samples(data))
 
     def stripped(record: Record) -> Record:
-        model = models.get(record.variant)
+        model, digest = models.get(record.variant), scores_digest(record)
         if record.extra.get("scores") is None or record.key not in rows or (
+                rows[record.key].get("digest") != digest) or (
                 record.graph in drawn and model is not None and model.base is None):
             return record
-        return replace(record, extra={**record.extra, "scores": None})
+        return replace(record, extra={**record.extra, "scores": None, DIGEST: digest})
 
     # The models before the logs that say they are made, the rows before the records.
     written += _copy_missing(root / MODELS, kept / MODELS)
@@ -176,8 +178,9 @@ def unpack_study(archive: str | Path, folder: str | Path) -> Moved:
     """Restore `archive` into `folder` (made if missing): its settings claimed as the
     study's (a folder of another study is refused), the data made (the study's data
     phase) and checked against the archive's fingerprint (other data: `GracrError` naming
-    the file), then the model files, the logs' lines and the records it lacks. Run again,
-    it adds nothing."""
+    the file), then the model files, the logs' lines and the records it lacks. A damaged
+    pack (`GracrError` naming it) is found before anything is written. Run again, it adds
+    nothing."""
     from gracr.domains.tissue.study import TissueStudy
 
     kept, root = Path(archive), Path(folder)
@@ -186,6 +189,9 @@ def unpack_study(archive: str | Path, folder: str | Path) -> Moved:
     if not known:
         raise GracrError(f"{kept / FINGERPRINT}: not found or empty (not a tissue study's "
                          "archive)")
+    for name, _ in LOGS:   # every pack read whole first: a damaged one writes nothing
+        packs.archived_lines(kept / name)
+    packs.archived(kept / RECORDS)
     TissueStudy(root, settings).claim()
     prepare_data(root, settings)
     current = fingerprint(root)

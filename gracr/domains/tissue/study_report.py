@@ -48,12 +48,14 @@ Every record's metrics also go to `DIR/metrics.jsonl` (one JSON line each, no sc
 Each record is scored once: its row of metrics (and, for a randomised model's record, the
 Spearman of its scores against its base model's on the same sample, explainer and
 settings, `ρ base`, and whether they `changed` at all, both computed while both records
-hold their scores) is kept in `DIR/rows.jsonl` under the record's key (`ROWS_FILE`, an
-append-only log: a key's last line is its row), and a later report takes it from there.
-So the tables can be drawn from records without their raw scores (`scores: null`, an
+hold their scores) is kept in `DIR/rows.jsonl` under the record's key and the digest of
+its scores (`ROWS_FILE`, an append-only log: a key's last line is its row), and a later
+report takes it from there while the record's scores are the same. So the tables can be
+drawn from records without their raw scores (`scores: null` and their digest, an
 archived record, `gracr.domains.tissue.study_archive`) whose rows were kept; only the
-figures need scores, and the archive keeps the records they draw. A randomised record
-whose base had no scores when it was scored is scored again when both have them.
+figures need scores, and the archive keeps the records they draw. A randomised record's
+correlation is computed again when its base record's scores change (its base explained
+again) and both records hold their scores.
 
 Figures (`DIR/figures/`): the first positive and the first negative test sample with its
 ground truth and the attributions of the compiled and the GIN model (IG) and two baselines.
@@ -61,6 +63,7 @@ ground truth and the attributions of the compiled and the GIN model (IG) and two
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -91,6 +94,7 @@ from gracr.stats import Interval, Stat, bootstrap_interval
 CURVE_STEPS = 20
 METRICS_FILE = "metrics.jsonl"
 ROWS_FILE = "rows.jsonl"
+DIGEST = "scores_sha256"   # an archived record's field: the digest of the scores it lost
 SLUGS = {"AP": "ap", "AUROC": "auroc", "ρ Shapley": "spearman-shapley", "ρ Banzhaf": "spearman-banzhaf",
          "decoy mass": "decoy-mass", "deletion AUC": "deletion", "insertion AUC": "insertion"}
 ABOUT = {"AP": "against the counterfactual set",
@@ -293,33 +297,51 @@ def base_key(record: Record, models: dict[str, ModelFile]) -> RecordKey | None:
     return None if base is None else (record.key[0], base, *record.key[2:])
 
 
+def scores_digest(record: Record) -> str | None:
+    """What names a record's scores: their sha256 while it holds them, or the digest an
+    archived record carries in their place (`DIGEST`); None for neither. A kept row is a
+    record's only while they agree, so a record explained again is scored again."""
+    scores = record.extra.get("scores")
+    if scores is None:
+        digest = record.extra.get(DIGEST)
+        return digest if isinstance(digest, str) else None
+    return hashlib.sha256(json.dumps(scores, separators=(",", ":")).encode()).hexdigest()
+
+
 def metric_rows(root: Path, records: Sequence[Record], truth: dict[int, dict[str, Any]],
                 data: StudyData, models: dict[str, ModelFile],
                 graphs: dict[float, list[Any]]) -> list[dict[str, Any]]:
-    """The row of each of `records` (ok, on `models`) that has one: kept in `ROWS_FILE`,
-    or scored now from its scores (`score_records`, curves on the models not randomised)
-    and kept; a randomised record's row with `paired` (its base's record held scores when
-    it was scored), `ρ base` and `changed`. A row carries the record's `scores` while the
-    record holds them (for the figures). A record without scores or a kept row (of a
-    model the archive did not score) has none."""
+    """The row of each of `records` (ok, on `models`) that has one: kept in `ROWS_FILE`
+    for the same scores (`digest`), or scored now from its scores (`score_records`, curves
+    on the models not randomised) and kept; a randomised record's row with `paired` (its
+    base's record held scores when it was scored), `base` (those scores' digest), `ρ base`
+    and `changed`. A row carries the record's `scores` while the record holds them (for
+    the figures). A record without scores or a kept row (of a model the archive did not
+    score) has none."""
     kept = read_rows(root)
+    digests = {r.key: scores_digest(r) for r in records}
     scores = {r.key: np.asarray(r.extra["scores"], dtype=np.float64) for r in records
               if r.extra.get("scores") is not None}
-    fresh = [r for r in records if r.key not in kept and r.key in scores]
-    made = dict(zip((r.key for r in fresh), score_records(fresh, truth, data, models, graphs,
-                                                          curves=lambda m: m.base is None)))
-    rows = {**{r.key: kept[r.key] for r in records if r.key in kept}, **made}
+    valid = {r.key: kept[r.key] for r in records if r.key in kept
+             and digests[r.key] is not None and kept[r.key].get("digest") == digests[r.key]}
+    fresh = [r for r in records if r.key not in valid and r.key in scores]
+    made = {r.key: {**row, "digest": digests[r.key]} for r, row in zip(
+        fresh, score_records(fresh, truth, data, models, graphs,
+                             curves=lambda m: m.base is None))}
+    rows = {**valid, **made}
     changed = set(made)
     for record in records:
         base, row = base_key(record, models), rows.get(record.key)
-        if base is None or row is None or not (record.key in made or (
-                not row.get("paired") and base in rows)):
+        if base is None or row is None or not (
+                record.key in made or row.get("base") != digests.get(base)):
             continue
         paired = base in scores and record.key in scores
-        rho = randomisation_correlation(scores[base], scores[record.key]) if paired else None
-        moved = bool(not np.array_equal(scores[base], scores[record.key])) if paired else None
-        again = {**row, "paired": paired, "ρ base": rho, "changed": moved}
-        if again != row:
+        again = {**row, "paired": paired, "base": digests[base] if paired else None,
+                 "ρ base": (randomisation_correlation(scores[base], scores[record.key])
+                            if paired else None),
+                 "changed": (bool(not np.array_equal(scores[base], scores[record.key]))
+                             if paired else None)}
+        if record.key in made or json.dumps(again) != json.dumps(row):
             rows[record.key] = again
             changed.add(record.key)
     if changed:
