@@ -298,14 +298,16 @@ def base_key(record: Record, models: dict[str, ModelFile]) -> RecordKey | None:
 
 
 def scores_digest(record: Record) -> str | None:
-    """What names a record's scores: their sha256 while it holds them, or the digest an
-    archived record carries in their place (`DIGEST`); None for neither. A kept row is a
-    record's only while they agree, so a record explained again is scored again."""
+    """What names a record's scores: their sha256 (its first 16 hex digits) while it holds
+    them, or the digest an archived record carries in their place (`DIGEST`); None for
+    neither. A kept row is a record's only while they agree, so a record explained again
+    is scored again."""
     scores = record.extra.get("scores")
     if scores is None:
         digest = record.extra.get(DIGEST)
         return digest if isinstance(digest, str) else None
-    return hashlib.sha256(json.dumps(scores, separators=(",", ":")).encode()).hexdigest()
+    # 64 bits: it tells one explanation of a record from another, and is kept per record.
+    return hashlib.sha256(json.dumps(scores, separators=(",", ":")).encode()).hexdigest()[:16]
 
 
 def metric_rows(root: Path, records: Sequence[Record], truth: dict[int, dict[str, Any]],
