@@ -19,6 +19,15 @@
 # OUT/done/ (one that failed in OUT/failed/: the seed's later stages wait for the next
 # run, which tries it again); each item's wall and CPU time go to OUT/cost.tsv. Every process runs at nice 19 with one torch thread.
 #
+# ARCHIVE (default runs/tissue in this checkout): each dataset seed's study as earlier
+# sessions packed it (runs/README.md), unpacked into OUT/seedS before each of the seed's
+# studies (it adds only what the folder lacks), so that a fresh machine resumes where the
+# archive ends. The unpack makes the data from the seed and checks them against the
+# archive's fingerprint; other data fail the item, saying so. At the end of a session,
+# pack each seed and commit (runs/README.md):
+#
+#   PYTHONPATH=. .venv/bin/python scripts/tissue_archive.py pack OUT/seedS runs/tissue/seedS
+#
 # Stop: kill the lanes' process group (`kill -- -PGID`, PGID in OUT/lanes.pgid): a study
 # resumes from its files (an explanation or a model in flight is lost, nothing else).
 # Pause: `kill -STOP -- -PGID`, continue: `kill -CONT -- -PGID`.
@@ -27,10 +36,11 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/tissue_scale.sh OUT [LANES]}
 lanes=${2:-2}
 python=${PYTHON:-.venv/bin/python}
+archive=${ARCHIVE:-$PWD/runs/tissue}
 mkdir -p "$out/done" "$out/logs" "$out/locks" "$out/failed"
 rm -f "$out/failed/"*   # a new run tries the items that failed last time again
 ps -o pgid= $$ | tr -d ' ' > "$out/lanes.pgid"
-export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONUNBUFFERED=1
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONUNBUFFERED=1 PYTHONPATH=${PYTHONPATH:-.}
 [ -s "$out/cost.tsv" ] || printf 'item\tstart\twall_s\tuser_s\tsys_s\texit\n' > "$out/cost.tsv"
 
 seeds=(0 1 2)
@@ -45,6 +55,10 @@ study() {   # seed stage: one item, the study's own command (stage 1: the sparse
       --samples 300 --cells 300 --model-seeds 0,1,2 --max-epochs 300 --patience 50 \
       --min-delta 0.001
     return
+  fi
+  if [ -f "$archive/seed$seed/settings.json" ]; then   # what earlier sessions packed
+    nice -n 19 "$python" scripts/tissue_archive.py unpack "$archive/seed$seed" \
+      "$out/seed$seed" || return
   fi
   nice -n 19 "$python" -m gracr.cli tissue-study --out "$out/seed$seed" --seed "$seed" \
     --samples 600 --cells 300 --test-limit "${stage_limit[$stage]}" --model-seeds 0,1,2 \
@@ -76,7 +90,7 @@ lane() {
             echo "lane $number: $item from $start" >> "$out/logs/lanes.log"
             /usr/bin/time -f "%e %U %S" -o "$out/logs/$item.time" \
               bash -c "$(declare -p stage_ratios stage_limit); $(declare -f study)
-                       out='$out' python='$python' study $seed $stage" \
+                       out='$out' python='$python' archive='$archive' study $seed $stage" \
               >> "$out/logs/$item.log" 2>&1
             code=$?
             read -r wall user system < <(tail -n 1 "$out/logs/$item.time") || true

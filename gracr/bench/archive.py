@@ -16,7 +16,15 @@ them. A record already in the file stays as it is: the file's own record is at l
 new as the archive's, since the archive was packed from some run's file.
 
 The explainers' scores (`scores.jsonl`, for the HTML report's drawings) are not packed:
-an unpacked record has metrics and no drawing colours, as the report allows.
+an unpacked record has metrics and no drawing colours, as the report allows. A study
+whose records carry more than belongs in version control packs them through a
+`transform` (the tissue study: each record without its raw scores, whose metrics it packs
+beside them, `gracr.domains.tissue.study_archive`).
+
+An append-only JSON-lines log (a ground-truth or training log) is archived the same way,
+by line: `pack_lines` writes the next pack with the log's lines that no earlier pack
+holds, `unpack_lines` appends to a log the archived lines it does not hold, in the order
+they were packed (a log's readers take its last line per key as the latest).
 """
 
 from __future__ import annotations
@@ -26,11 +34,12 @@ import lzma
 import os
 import re
 from pathlib import Path
+from typing import Any, Callable
 
 from gracr.bench.record import (HEADER_KEY, READABLE_VERSIONS, Record, RecordKey, header,
                                 latest_records, read_records, start_results, write_record)
 from gracr.errors import GracrError
-from gracr.files import write_bytes
+from gracr.files import append_lines, read_json_lines, write_bytes
 
 PACK_SUFFIX = ".jsonl.xz"
 _PACK_NAME = re.compile(r"^(\d{4,})\.jsonl\.xz$")
@@ -61,21 +70,28 @@ def packs(archive: str | os.PathLike[str]) -> list[Path]:
     return [path for _, path in found]
 
 
-def _pack_records(path: Path) -> list[Record]:
+def _pack_lines(path: Path) -> list[tuple[str, Any]]:
+    """Each line of the pack `path` as (its place, `file:line`, and its JSON value)."""
     try:
         text = lzma.decompress(path.read_bytes()).decode("utf-8")
     except (lzma.LZMAError, UnicodeDecodeError) as error:
-        raise GracrError(f"{path}: not an xz-compressed results file ({error}); take it "
-                         "again from version control") from None
-    records: list[Record] = []
+        raise GracrError(f"{path}: not an xz-compressed pack of JSON lines ({error}); take "
+                         "it again from version control") from None
+    values: list[tuple[str, Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         place = f"{path}:{number}"
         try:
-            obj = json.loads(line)
+            values.append((place, json.loads(line)))
         except json.JSONDecodeError as error:
             raise GracrError(f"{place}:{error.colno}: not JSON ({error.msg})") from None
+    return values
+
+
+def _pack_records(path: Path) -> list[Record]:
+    records: list[Record] = []
+    for place, obj in _pack_lines(path):
         if isinstance(obj, dict) and HEADER_KEY in obj:
             if obj[HEADER_KEY] not in READABLE_VERSIONS:
                 raise GracrError(f"{place}: results version {obj[HEADER_KEY]!r} is not one "
@@ -83,6 +99,16 @@ def _pack_records(path: Path) -> list[Record]:
             continue
         records.append(Record.from_json(obj, place))
     return records
+
+
+def _write_pack(archive: str | os.PathLike[str], lines: list[str]) -> Path:
+    """The next pack of `archive` (made if missing), holding `lines`."""
+    folder = Path(archive)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{len(packs(folder)) + 1:04d}{PACK_SUFFIX}"
+    text = "".join(f"{line}\n" for line in lines)
+    write_bytes(target, lzma.compress(text.encode("utf-8"), preset=9 | lzma.PRESET_EXTREME))
+    return target
 
 
 def archived(archive: str | os.PathLike[str]) -> dict[RecordKey, Record]:
@@ -95,22 +121,18 @@ def archived(archive: str | os.PathLike[str]) -> dict[RecordKey, Record]:
     return latest
 
 
-def pack(results: str | os.PathLike[str], archive: str | os.PathLike[str]) -> Path | None:
+def pack(results: str | os.PathLike[str], archive: str | os.PathLike[str],
+         transform: Callable[[Record], Record] = lambda record: record) -> Path | None:
     """Write the next pack of `archive` with the records of `results` it lacks (see the
-    module's docstring); returns its path, or None when the archive has them all."""
+    module's docstring), each as `transform` makes it (the archived form is compared);
+    returns its path, or None when the archive has them all."""
     kept = archived(archive)
-    fresh = [record for record in latest_records(read_records(results))[0]
-             if record.key not in kept or _line(kept[record.key]) != _line(record)]
+    fresh = [packed for packed in map(transform, latest_records(read_records(results))[0])
+             if packed.key not in kept or _line(kept[packed.key]) != _line(packed)]
     if not fresh:
         return None
-    folder = Path(archive)
-    folder.mkdir(parents=True, exist_ok=True)
-    number = len(packs(folder)) + 1
-    text = "\n".join([json.dumps(header(), separators=(",", ":")),
-                      *(_line(record) for record in fresh)]) + "\n"
-    target = folder / f"{number:04d}{PACK_SUFFIX}"
-    write_bytes(target, lzma.compress(text.encode("utf-8"), preset=9 | lzma.PRESET_EXTREME))
-    return target
+    return _write_pack(archive, [json.dumps(header(), separators=(",", ":")),
+                                 *(_line(record) for record in fresh)])
 
 
 def unpack(archive: str | os.PathLike[str], results: str | os.PathLike[str]) -> int:
@@ -126,4 +148,36 @@ def unpack(archive: str | os.PathLike[str], results: str | os.PathLike[str]) -> 
     with open(results, "a", encoding="utf-8") as sink:
         for record in missing:
             write_record(sink, record)
+    return len(missing)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def archived_lines(archive: str | os.PathLike[str]) -> list[Any]:
+    """The JSON values of every archived line of a log, in the order they were packed."""
+    return [value for path in packs(archive) for _, value in _pack_lines(path)]
+
+
+def pack_lines(log: str | os.PathLike[str], archive: str | os.PathLike[str]) -> Path | None:
+    """Write the next pack of `archive` with the complete lines of the JSON-lines `log`
+    that no earlier pack holds (compared as JSON, written compact); returns its path, or
+    None when the archive has them all (or there is no log)."""
+    kept = {_canonical(value) for value in archived_lines(archive)}
+    values, _ = read_json_lines(log)
+    fresh = list(dict.fromkeys(line for line in map(_canonical, values) if line not in kept))
+    return _write_pack(archive, fresh) if fresh else None
+
+
+def unpack_lines(archive: str | os.PathLike[str], log: str | os.PathLike[str]) -> int:
+    """Append to `log` (made if missing) the archived lines it does not hold, in the order
+    they were packed; returns how many."""
+    values, _ = read_json_lines(log)
+    present = {_canonical(value) for value in values}
+    missing = list(dict.fromkeys(line for line in map(_canonical, archived_lines(archive))
+                                 if line not in present))
+    if missing:
+        Path(log).parent.mkdir(parents=True, exist_ok=True)
+        append_lines(log, missing)
     return len(missing)

@@ -114,6 +114,18 @@ class StudySettings:
                 "model_seeds": list(self.model_seeds), "explainers": list(self.explainers),
                 "epochs": list(self.epochs)}
 
+    @classmethod
+    def from_json(cls, obj: Any, place: str) -> StudySettings:
+        """The settings `to_json` wrote; `GracrError` naming `place` for anything else."""
+        try:
+            if not isinstance(obj, dict) or not isinstance(obj.get("training"), dict):
+                raise TypeError("not an object with a 'training' object")
+            return cls(**{**obj, "training": TrainingSettings(**obj["training"]),
+                          **{key: tuple(obj[key]) for key in ("ratios", "model_seeds",
+                                                              "explainers", "epochs")}})
+        except (TypeError, ValueError, KeyError) as error:
+            raise GracrError(f"{place}: not a tissue study's settings ({error})") from None
+
 
 # The CNN's view of the test samples (`gracr.domains.tissue.image`), keyed beside the
 # radius ratios (which are at least 1) in `StudyData.test_tasks` and `ModelFile.ratio`.

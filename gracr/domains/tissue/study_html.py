@@ -182,7 +182,10 @@ def _sample_page(sample: int, records: Sequence[Record], truth: Mapping[str, Any
         drawn, score_graph = base, graphs.get(record.task, [])
         scores = record.extra.get("scores")
         note = None
-        if record.status != "ok" or not isinstance(scores, list):
+        if record.status == "ok" and "scores" in record.extra and scores is None:
+            note = ("scores not kept (an archived record: only the samples the study's "
+                    "figures draw keep theirs); drawn uncoloured")
+        elif record.status != "ok" or not isinstance(scores, list):
             note = f"no scores ({record.status})"
         elif len(scores) != graph.num_nodes or len(score_graph) <= sample:
             note = f"{len(scores)} scores for {graph.num_nodes} cells: drawn uncoloured"

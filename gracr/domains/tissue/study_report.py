@@ -33,9 +33,9 @@ Tables (`DIR/tables/`, Markdown and CSV, each printed):
   property on frozen node embeddings, trained against random-init (the compiled model:
   its last hidden state against its fully randomised copy).
 
-Its size (500–600 lines) is the scoring of each record and the tables above, each with
-the note's numbers beside it where the note has them; the headline verdicts themselves
-are `gracr.domains.tissue.headlines`.
+Its size (600–700 lines) is the scoring of each record, the rows kept from one report
+to the next, and the tables above, each with the note's numbers beside it where the note
+has them; the headline verdicts themselves are `gracr.domains.tissue.headlines`.
 
 Every mean over samples carries its 95 % bootstrap interval in brackets
 (`gracr.stats.bootstrap_interval`: the samples resampled, within each class for the
@@ -45,12 +45,25 @@ only on trained models.
 
 Every record's metrics also go to `DIR/metrics.jsonl` (one JSON line each, no scores).
 
+Each record is scored once: its row of metrics (and, for a randomised model's record, the
+Spearman of its scores against its base model's on the same sample, explainer and
+settings, `ρ base`, and whether they `changed` at all, both computed while both records
+hold their scores) is kept in `DIR/rows.jsonl` under the record's key and the digest of
+its scores (`ROWS_FILE`, an append-only log: a key's last line is its row), and a later
+report takes it from there while the record's scores are the same. So the tables can be
+drawn from records without their raw scores (`scores: null` and their digest, an
+archived record, `gracr.domains.tissue.study_archive`) whose rows were kept; only the
+figures need scores, and the archive keeps the records they draw. A randomised record's
+correlation is computed again when its base record's scores change (its base explained
+again) and both records hold their scores.
+
 Figures (`DIR/figures/`): the first positive and the first negative test sample with its
 ground truth and the attributions of the compiled and the GIN model (IG) and two baselines.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -63,11 +76,12 @@ from gracr.explainers.randomisation import randomisation_correlation
 from gracr.explainers.metric import (between_class_share, decoy_mass, deletion_curve,
                                 insertion_curve, ranking, signed_rank_correlation, stratified,
                                 Sample)
-from gracr.bench.record import Record, latest_records, read_records
+from gracr.bench.record import Record, RecordKey, latest_records, read_records
 from gracr.bench.report import DASH, TABLE, NumberFormat, render_table, write_table
 
 from gracr.data.graph import Graph
-from gracr.files import atomic_writer, write_text
+from gracr.errors import GracrError
+from gracr.files import append_lines, atomic_writer, write_text
 from gracr.domains.tissue.baselines import BASELINE_NAMES
 from gracr.domains.headlines import counted
 from gracr.domains.tissue.headlines import NOTE_HEADLINES, Evidence
@@ -79,6 +93,8 @@ from gracr.stats import Interval, Stat, bootstrap_interval
 
 CURVE_STEPS = 20
 METRICS_FILE = "metrics.jsonl"
+ROWS_FILE = "rows.jsonl"
+DIGEST = "scores_sha256"   # an archived record's field: the digest of the scores it lost
 SLUGS = {"AP": "ap", "AUROC": "auroc", "ρ Shapley": "spearman-shapley", "ρ Banzhaf": "spearman-banzhaf",
          "decoy mass": "decoy-mass", "deletion AUC": "deletion", "insertion AUC": "insertion"}
 ABOUT = {"AP": "against the counterfactual set",
@@ -227,8 +243,9 @@ class Outputs:
 def score_records(records: Sequence[Record], truth: dict[int, dict[str, Any]],
                   data: StudyData, models: dict[str, ModelFile], graphs: dict[float, list[Any]],
                   curves: Callable[[ModelFile], bool]) -> list[dict[str, Any]]:
-    """One row of metrics per record (see the module docstring); curves only for the
-    models `curves` accepts (they cost a forward pass per step)."""
+    """One row of metrics per record (see the module docstring; the records hold their
+    scores); curves only for the models `curves` accepts (they cost a forward pass per
+    step)."""
     outputs = Outputs(models)
     rows = []
     for record in records:
@@ -243,7 +260,7 @@ def score_records(records: Sequence[Record], truth: dict[int, dict[str, Any]],
         row: dict[str, Any] = {
             "model": record.variant, "explainer": record.explainer,
             "config": record.config_hash, "epochs": record.config.get("epochs"),
-            "sample": record.graph, "class": record.sample, "scores": scores,
+            "sample": record.graph, "class": record.sample,
             "AP": None if ranked is None else ranked.average_precision,
             "AUROC": None if ranked is None else ranked.auroc,
             "ρ Shapley": signed_rank_correlation(scores, sample["shapley"]),
@@ -257,6 +274,93 @@ def score_records(records: Sequence[Record], truth: dict[int, dict[str, Any]],
             row["insertion AUC"] = insertion_curve(scores, output, steps=CURVE_STEPS).auc
         rows.append(row)
     return rows
+
+
+def read_rows(root: Path) -> dict[RecordKey, dict[str, Any]]:
+    """The kept metric row of each record key (`ROWS_FILE`, its last line per key)."""
+    path = root / ROWS_FILE
+    rows: dict[RecordKey, dict[str, Any]] = {}
+    for line in read_jsonl(path):
+        key = line.get("key")
+        if not isinstance(key, list) or len(key) != 8:
+            raise GracrError(f"{path}: a line that is not a record's metric row; the file is "
+                             "damaged (remove it and the report scores the records that "
+                             "hold their scores again)")
+        rows[(*key,)] = {name: value for name, value in line.items() if name != "key"}
+    return rows
+
+
+def base_key(record: Record, models: dict[str, ModelFile]) -> RecordKey | None:
+    """The key of the record of the same instance on the model `record`'s model is a
+    randomised copy of (None for a model not randomised)."""
+    base = models[record.variant].base
+    return None if base is None else (record.key[0], base, *record.key[2:])
+
+
+def scores_digest(record: Record) -> str | None:
+    """What names a record's scores: their sha256 (its first 16 hex digits) while it holds
+    them, or the digest an archived record carries in their place (`DIGEST`); None for
+    neither. A kept row is a record's only while they agree, so a record explained again
+    is scored again."""
+    scores = record.extra.get("scores")
+    if scores is None:
+        digest = record.extra.get(DIGEST)
+        return digest if isinstance(digest, str) else None
+    # 64 bits: it tells one explanation of a record from another, and is kept per record.
+    return hashlib.sha256(json.dumps(scores, separators=(",", ":")).encode()).hexdigest()[:16]
+
+
+def metric_rows(root: Path, records: Sequence[Record], truth: dict[int, dict[str, Any]],
+                data: StudyData, models: dict[str, ModelFile],
+                graphs: dict[float, list[Any]]) -> list[dict[str, Any]]:
+    """The row of each of `records` (ok, on `models`) that has one: kept in `ROWS_FILE`
+    for the same scores (`digest`), or scored now from its scores (`score_records`, curves
+    on the models not randomised) and kept; a randomised record's row with `paired` (its
+    base's record held scores when it was scored), `base` (those scores' digest), `ρ base`
+    and `changed`. A row carries the record's `scores` while the record holds them (for
+    the figures). A record without scores or a kept row (of a model the archive did not
+    score) has none."""
+    kept = read_rows(root)
+    digests = {r.key: scores_digest(r) for r in records}
+    scores = {r.key: np.asarray(r.extra["scores"], dtype=np.float64) for r in records
+              if r.extra.get("scores") is not None}
+    valid = {r.key: kept[r.key] for r in records if r.key in kept
+             and digests[r.key] is not None and kept[r.key].get("digest") == digests[r.key]}
+    fresh = [r for r in records if r.key not in valid and r.key in scores]
+    made = {r.key: {**row, "digest": digests[r.key]} for r, row in zip(
+        fresh, score_records(fresh, truth, data, models, graphs,
+                             curves=lambda m: m.base is None))}
+    rows = {**valid, **made}
+    changed = set(made)
+    for record in records:
+        base, row = base_key(record, models), rows.get(record.key)
+        if base is None or row is None or not (
+                record.key in made or row.get("base") != digests.get(base)):
+            continue
+        paired = base in scores and record.key in scores
+        again = {**row, "paired": paired, "base": digests[base] if paired else None,
+                 "ρ base": (randomisation_correlation(scores[base], scores[record.key])
+                            if paired else None),
+                 "changed": (bool(not np.array_equal(scores[base], scores[record.key]))
+                             if paired else None)}
+        if record.key in made or json.dumps(again) != json.dumps(row):
+            rows[record.key] = again
+            changed.add(record.key)
+    if changed:
+        append_lines(root / ROWS_FILE, [json.dumps({"key": list(key), **rows[key]},
+                                                   separators=(",", ":"))
+                                        for key in rows if key in changed])
+    return [{**rows[r.key], **({"scores": scores[r.key]} if r.key in scores else {})}
+            for r in records if r.key in rows]
+
+
+def test_graphs(data: StudyData) -> dict[float, list[Any]]:
+    """Each view's test graphs (by ratio), read from its task's graphs file."""
+    graphs: dict[float, list[Any]] = {}
+    for ratio, task_file in data.test_tasks.items():
+        lines = (task_file.parent / "graphs.jsonl").read_text(encoding="utf-8").splitlines()
+        graphs[ratio] = [Graph.from_json(json.loads(line)) for line in lines]
+    return graphs
 
 
 def _default_settings(explainer: str) -> dict[str, Any]:
@@ -280,18 +384,22 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     by_name = {m.name: m for m in models}
     latest, _ = latest_records(read_records(root / "attributions" / "results.jsonl"))
     explained = set(explained_positions(data, settings.test_limit))
-    done = [r for r in latest if r.status == "ok" and r.variant in by_name
-            and r.extra.get("scores") is not None and r.graph in explained]
+    # In one order whatever order the records were written in (a resumed or unpacked
+    # folder, Ray): each model, explainer and settings' positives, then its negatives, by
+    # instance, as one run writes them. The bootstrap resamples the lists in this order.
+    done = sorted((r for r in latest if r.status == "ok" and r.variant in by_name
+                   and r.graph in explained),
+                  key=lambda r: (r.variant, r.explainer, r.config_hash,
+                                 r.sample != "positive", r.instance))
     failed = [r for r in latest if r.status != "ok"]
     truth = read_truth(root)
-    graphs: dict[float, list[Any]] = {}
-    for ratio, task_file in data.test_tasks.items():
-        lines = (task_file.parent / "graphs.jsonl").read_text(encoding="utf-8").splitlines()
-        graphs[ratio] = [Graph.from_json(json.loads(line)) for line in lines]
+    graphs = test_graphs(data)
     defaults = {name: _default_config(name) for name in {r.explainer for r in done}}
     epochs_default = _default_settings("GNNExplainer")["epochs"]
-    rows = score_records(done, truth, data, by_name, graphs,
-                         curves=lambda m: m.base is None)
+    rows = metric_rows(root, done, truth, data, by_name, graphs)
+    if len(rows) < len(done):
+        say(f"{len(done) - len(rows)} records have neither scores nor a kept row of "
+            f"metrics ({root / ROWS_FILE}); they are not reported")
     _write_metrics(root / METRICS_FILE, rows, by_name, defaults)
     share = data.positive_share
     tables = root / "tables"
@@ -357,12 +465,13 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
          ["model", "explainer", "seeds", *CLASS_PARTS, "note"], seed_rows)
 
     # -- randomisation
-    keyed: dict[tuple[str, str, str, int], FloatArray] = {
-        (r["model"], r["explainer"], r["config"], r["sample"]): r["scores"] for r in rows}
+    # Each randomised record's row holds its correlation with its base's (`metric_rows`).
+    keyed: dict[tuple[str, str, str, int], dict[str, Any]] = {
+        (r["model"], r["explainer"], r["config"], r["sample"]): r for r in rows}
     sample_class = {r["sample"]: r["class"] for r in rows}
-    by_sample: dict[tuple[str, str, str], dict[int, FloatArray]] = defaultdict(dict)
-    for (name, explainer, config, sample), scores in keyed.items():
-        by_sample[(name, explainer, config)][sample] = scores
+    by_sample: dict[tuple[str, str, str], dict[int, dict[str, Any]]] = defaultdict(dict)
+    for (name, explainer, config, sample), keyed_row in keyed.items():
+        by_sample[(name, explainer, config)][sample] = keyed_row
     random_rows = []
     full_randomisation: dict[tuple[str, str], list[float | None]] = {}
     for model in models:
@@ -372,14 +481,12 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
         fully = top is not None and model.name == top.name
         for explainer in sorted({r["explainer"] for r in rows if r["model"] == model.name}):
             config = defaults[explainer]
-            original = by_sample.get((model.base, explainer, config), {})
             randomised = by_sample.get((model.name, explainer, config), {})
-            paired = [s for s in randomised if s in original]
-            correlations = [randomisation_correlation(original[s], randomised[s])
-                            for s in paired]
+            paired = [s for s, r in randomised.items() if r.get("paired")]
+            correlations: list[float | None] = [randomised[s]["ρ base"] for s in paired]
             # ρ is undefined when the randomised model's scores are constant; whether they
             # moved at all is still the control's question.
-            changed = sum(not np.array_equal(original[s], randomised[s]) for s in paired)
+            changed = sum(bool(randomised[s]["changed"]) for s in paired)
             if fully:
                 full_randomisation[(model.base, explainer)] = list(correlations)
             # The note randomised trained models by cascading; its values go on those rows.
@@ -414,8 +521,8 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
             for r in group:
                 other = None if top is None else keyed.get(
                     (top.name, "GNNExplainer", r["config"], r["sample"]))
-                rhos.append(None if other is None
-                            else randomisation_correlation(r["scores"], other))
+                rhos.append(other["ρ base"] if other is not None and other.get("paired")
+                            else None)
             classes = [r["class"] for r in group]
             budgets[(model.name, epochs)] = group
             budget_rho[(model.name, epochs)] = rhos
@@ -515,6 +622,12 @@ def _fmt(value: Any) -> str:
     return TABLE.number(None if value is None else float(value))
 
 
+def drawn_samples(data: StudyData) -> list[int]:
+    """The test samples the figures draw (`_figures`: the first explained sample of each
+    class), whose records an archive keeps with their scores."""
+    return explained_positions(data, 1)
+
+
 def _figures(root: Path, data: StudyData, truth: dict[int, dict[str, Any]],
              rows: Sequence[dict[str, Any]], graphs: dict[float, list[Any]],
              say: Callable[[str], None]) -> None:
@@ -524,13 +637,14 @@ def _figures(root: Path, data: StudyData, truth: dict[int, dict[str, Any]],
              (trained_name("GATv2", 1.0, 0), "AttentionRollout"), (COMPILED, "GNNExplainer"),
              (COMPILED, "Marker"), (COMPILED, "NearestT")]
     for label in ("positive", "negative"):
-        sample = next((s for s in range(len(data.test))
+        sample = next((s for s in drawn_samples(data)
                        if any(r["sample"] == s and r["class"] == label for r in rows)), None)
         if sample is None:
             continue
         attributions = {f"{model} {explainer}": r["scores"] for model, explainer in shown
                         for r in rows if r["model"] == model and r["explainer"] == explainer
-                        and r["sample"] == sample and r["config"] == _default_config(explainer)}
+                        and r["sample"] == sample and r["config"] == _default_config(explainer)
+                        and "scores" in r}
         graph = graphs[1.0][sample]
         edges = np.stack([graph.sources, graph.targets], axis=1)
         path = root / "figures" / f"{label}-sample-{sample}.png"
