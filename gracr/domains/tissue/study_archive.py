@@ -40,7 +40,7 @@ from pathlib import Path
 
 from gracr.bench import archive as packs
 from gracr.bench.record import RESULTS_FILE, Record, latest_records, read_records
-from gracr.bench.study import SETTINGS_FILE
+from gracr.bench.study import SETTINGS_FILE, read_settings
 from gracr.errors import GracrError
 from gracr.files import write_bytes, write_text
 from gracr.domains.tissue.phases import (StudySettings, model_files, prepare_data,
@@ -71,10 +71,10 @@ def read_study_settings(path: Path) -> StudySettings:
     """A study's (or an archive's) settings file; `GracrError` naming it."""
     if not path.is_file():
         raise GracrError(f"{path}: not found (not a tissue study's folder or archive)")
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise GracrError(f"{path}: not JSON ({error})") from None
+    obj = read_settings(path, {"training": dict})
+    if obj is None:
+        raise GracrError(f"{path}: not a tissue study's settings (cut, not JSON, or without "
+                         "its 'training' object)")
     return StudySettings.from_json(obj, str(path))
 
 
