@@ -1,10 +1,19 @@
-"""Trained GIN and GATv2 on the tissue rule: how well they learn it, how long it takes, and
-whether a linear probe reads the engaged flag of tumour cells off their node embeddings.
+"""Trained GIN, GATv2 and the CNN on the tissue rule: how well they learn it, how long it
+takes, and whether a linear probe reads the engaged flag of tumour cells off their node
+embeddings.
 
     PYTHONPATH=. .venv/bin/python benchmarks/tissue_training.py [--samples 200]
-        [--cells 300] [--ratios 1] [--seeds 0] [--models gin,gatv2] [--hidden 64]
-        [--layers 2] [--max-epochs 300] [--patience 40] [--learning-rate 0.01]
-        [--shuffle-control] [--threads 1] [--markdown FILE]
+        [--cells 300] [--ratios 1] [--seeds 0] [--models gin,gatv2,cnn] [--hidden 64]
+        [--layers 2] [--max-epochs 300] [--patience 40] [--learning-rate 0.01[,0.001]]
+        [--pixels 5,10] [--shuffle-control] [--threads 1] [--markdown FILE]
+
+The CNN (`cnn`) is the study's (`gracr.domains.tissue.phases`: its hidden channels and
+blocks, not `--hidden` and `--layers`) on the field rendered at each of `--pixels` µm per
+pixel, on the image graphs at ratio 1 (`--ratios` does not apply to it). The study's CNN
+settings (10 µm, Adam at 1e-3) were chosen with
+
+    PYTHONPATH=. .venv/bin/python benchmarks/tissue_training.py --samples 600 --models cnn \
+        --pixels 5,10 --learning-rate 0.01,0.001 --max-epochs 40 --patience 40
 
 One dataset (`generate_dataset`, `TissueSettings.for_cells(--cells)`, data seed
 `--data-seed`), graphs at each graph radius ratio (`tissue_graphs`), and per seed a
@@ -30,14 +39,17 @@ import time
 
 import numpy as np
 import torch
+from torch_geometric.data import Data
 
 from gracr.bench.report.tables import print_table
 from gracr.domains.tissue import TissueSettings, generate_dataset
+from gracr.domains.tissue.image import image_graphs
+from gracr.domains.tissue.phases import CNN_HIDDEN, CNN_LAYERS
 from gracr.domains.tissue.probes import linear_probe
 from gracr.domains.tissue.trained import (ModelSettings, TrainingSettings, build_model, split_graphs,
                                    tissue_graphs, train_model)
 
-HEADERS = ("model", "ratio", "seed", "labels", "epochs", "best epoch", "val AUC", "test AUC",
+HEADERS = ("model", "ratio", "pixel µm", "learning rate", "seed", "labels", "epochs", "best epoch", "val AUC", "test AUC",
            "seconds", "probe AUC trained", "probe AUC random")
 
 
@@ -62,7 +74,9 @@ def main() -> int:
     parser.add_argument("--max-epochs", type=int, default=TrainingSettings.max_epochs)
     parser.add_argument("--patience", type=int, default=TrainingSettings.patience)
     parser.add_argument("--batch-size", type=int, default=TrainingSettings.batch_size)
-    parser.add_argument("--learning-rate", type=float, default=TrainingSettings.learning_rate)
+    parser.add_argument("--learning-rate", default=str(TrainingSettings.learning_rate),
+                        help="Adam's learning rate (a list: each in turn)")
+    parser.add_argument("--pixels", default="10", help="the CNN's µm per pixel (list)")
     parser.add_argument("--shuffle-control", action="store_true",
                         help="also train each model on shuffled training and validation labels")
     parser.add_argument("--threads", type=int, default=1)
@@ -79,32 +93,45 @@ def main() -> int:
           f"generated in {generated:.1f} s")
 
     rows: list[list[str]] = []
-    for ratio in floats(args.ratios):
-        graphs = tissue_graphs(tables, theta, ratio)
+    side_um = TissueSettings.for_cells(args.cells).side_um
+    names = [name.strip() for name in args.models.split(",")]
+    # (model, ratio, pixel): the graph models at every ratio, the CNN at each pixel size.
+    runs: list[tuple[str, float, float | None]] = [(name, ratio, None) for ratio in floats(args.ratios) for name in names
+            if name != "cnn"]
+    runs += [("cnn", 1.0, pixel) for pixel in floats(args.pixels) if "cnn" in names]
+    graphs_at: dict[tuple[float, bool], list[Data]] = {}
+    for name, ratio, pixel in runs:
+        image = pixel is not None
+        if (ratio, image) not in graphs_at:
+            graphs_at[ratio, image] = (image_graphs(tables, theta) if image
+                                       else tissue_graphs(tables, theta, ratio))
+        model_settings = (ModelSettings("cnn", hidden=CNN_HIDDEN, layers=CNN_LAYERS,
+                                        pixel_um=pixel, side_um=side_um)
+                          if pixel is not None else
+                          ModelSettings(name, hidden=args.hidden, layers=args.layers))
         for seed in ints(args.seeds):
-            splits = split_graphs(graphs, seed)
-            for name in args.models.split(","):
-                model_settings = ModelSettings(name.strip(), hidden=args.hidden,
-                                               layers=args.layers)
+            splits = split_graphs(graphs_at[ratio, image], seed)
+            for rate in floats(args.learning_rate):
                 for shuffled in ((False, True) if args.shuffle_control else (False,)):
                     settings = TrainingSettings(max_epochs=args.max_epochs,
                                                 patience=args.patience,
                                                 batch_size=args.batch_size,
-                                                learning_rate=args.learning_rate, seed=seed,
+                                                learning_rate=rate, seed=seed,
                                                 shuffle_labels=shuffled)
                     model, record = train_model(model_settings, splits, settings)
                     trained = linear_probe(model, splits.train, splits.test)
                     random = linear_probe(build_model(model_settings, seed), splits.train,
                                           splits.test)
-                    rows.append([name, f"{ratio:g}", str(seed),
+                    rows.append([name, "image" if image else f"{ratio:g}",
+                                 f"{pixel:g}" if image else "–", f"{rate:g}", str(seed),
                                  "shuffled" if shuffled else "true", str(record.epochs),
                                  str(record.best_epoch), f"{record.best_validation_auc:.3f}",
                                  f"{record.test_auc:.3f}", f"{record.seconds:.1f}",
                                  f"{trained:.3f}", f"{random:.3f}"])
                     print(" | ".join(rows[-1]), flush=True)
     print_table(f"Trained models on the tissue rule ({args.samples} samples of ≈ {args.cells} "
-                f"cells, split 60/20/20, hidden {args.hidden}, {args.layers} layers, mean "
-                f"pooling; total {time.perf_counter() - start:.0f} s)", HEADERS, rows,
+                f"cells, split 60/20/20, graph models: hidden {args.hidden}, {args.layers} "
+                f"layers, mean pooling; total {time.perf_counter() - start:.0f} s)", HEADERS, rows,
                 args.markdown)
     return 0
 

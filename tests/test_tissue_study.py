@@ -22,7 +22,7 @@ import pytest
 pytestmark = pytest.mark.big
 import torch
 
-from gracr.bench.record import read_records
+from gracr.bench.record import Record, read_records, start_results, write_record
 from gracr.bench.study import Execution
 from gracr.bench.runner import Engine
 from gracr.errors import GracrError
@@ -253,6 +253,67 @@ def test_a_damaged_model_file_is_trained_again(phases: Path, tmp_path: Path,
     prepare_phases(folder)
     assert f"{weights}: cannot read the model's weights" in capsys.readouterr().err
     load_model(weights)
+
+
+
+def with_other_cnn_settings(folder: Path, **changes: object) -> Path:
+    """Rewrite the first CNN's model file as an earlier design's (its weights stay: the
+    shapes do not depend on the pixel size); returns its settings file."""
+    meta_path = folder / "models" / "CNN-image-s0.json"
+    meta = json.loads(meta_path.read_text())
+    meta["settings"].update(changes)
+    meta_path.write_text(json.dumps(meta))
+    return meta_path
+
+
+def test_a_model_made_with_other_settings_is_trained_again(
+        phases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gracr.domains.tissue.phases import CNN_LEARNING_RATE, CNN_PIXEL_UM, models_complete
+    from gracr.domains.tissue.trained import load_model
+
+    folder = Path(shutil.copytree(phases, tmp_path / "study"))
+    assert models_complete(folder, PHASES)
+    meta_path = with_other_cnn_settings(folder, pixel_um=CNN_PIXEL_UM / 2)
+    assert not models_complete(folder, PHASES)   # so the study runs phase 3 again
+    training = folder / "models" / "training.jsonl"
+    before = len(training.read_text().splitlines())
+    prepare_phases(folder)
+    assert (f"{meta_path}: made with other settings (pixel_um {CNN_PIXEL_UM / 2!r}, not "
+            f"{CNN_PIXEL_UM!r}); training it again") in capsys.readouterr().err
+    assert load_model(meta_path).settings.pixel_um == CNN_PIXEL_UM
+    lines = [json.loads(line) for line in training.read_text().splitlines()]
+    assert len(lines) == before + 1 and lines[-1]["model"] == "CNN-image-s0"
+    # The CNN trains at its own learning rate, and its line says which.
+    assert lines[-1]["learning_rate"] == CNN_LEARNING_RATE != PHASES.training.learning_rate
+    graph_models = [line for line in lines if line["model"].startswith(("GIN", "GATv2"))
+                    and not line.get("untrained")]
+    assert graph_models and all(line["learning_rate"] == PHASES.training.learning_rate
+                                for line in graph_models)
+    assert models_complete(folder, PHASES)
+
+
+def test_a_model_made_with_other_settings_and_explained_stops_the_study(
+        phases: Path, tmp_path: Path) -> None:
+    """Its records were made on the model a new training would replace: the folder
+    cannot go on, and nothing in it is changed."""
+    folder = Path(shutil.copytree(phases, tmp_path / "study"))
+    from gracr.domains.tissue.phases import CNN_PIXEL_UM
+
+    meta_path = with_other_cnn_settings(folder, pixel_um=CNN_PIXEL_UM / 2)
+    records = folder / "attributions" / "results.jsonl"
+    records.parent.mkdir()
+    start_results(records)
+    explained = Record("Tissue-3-image-test", "CNN-image-s0", "Saliency", {}, "h", 3, 0, 0,
+                       None, "ok", None, None, None, None, None, 0, 0, 0.1, 0.1, "test",
+                       level="node", sample="negative", uniform=False)
+    with open(records, "a", encoding="utf-8") as sink:
+        write_record(sink, explained)
+    settings_before = meta_path.read_text()
+    with pytest.raises(GracrError, match=r"results\.jsonl: holds explanations of "
+                                         r"CNN-image-s0, whose model files were made with "
+                                         r"other settings"):
+        prepare_phases(folder)
+    assert meta_path.read_text() == settings_before
 
 
 def test_cut_data_files_are_made_again(phases: Path, tmp_path: Path,

@@ -62,7 +62,7 @@ from gracr.domains.tissue.baselines import BASELINE_NAMES
 from gracr.domains.tissue.dataset import DATASET_FILES, TASK_FILE, write_dataset
 from gracr.domains.tissue.generator import TissueSettings, check_dataset_options, generate_dataset
 from gracr.domains.tissue.radius import GRAPH_RADIUS_RATIOS
-from gracr.domains.tissue.study_names import EXPLAINERS
+from gracr.domains.tissue.study_names import ATTRIBUTIONS, EXPLAINERS
 from gracr.domains.tissue.table import CellTable
 from gracr.domains.tissue.trained import TrainingSettings
 
@@ -131,7 +131,15 @@ class StudySettings:
 # radius ratios (which are at least 1) in `StudyData.test_tasks` and `ModelFile.ratio`.
 IMAGE = 0.0
 CNN = "CNN"
-CNN_HIDDEN, CNN_LAYERS, CNN_PIXEL_UM = 32, 2, 5.0
+CNN_HIDDEN, CNN_LAYERS = 32, 2
+# 10 µm pixels and Adam at 1e-3: the label radius (30 µm) is 3 pixels, well inside the
+# last block's reach (±6 pixels); at 5 µm it is 6, at the edge of it. Measured on dataset
+# seed 0 (600 samples, 40 epochs, `benchmarks/tissue_cnn.py`): at 5 µm and the graph
+# models' 1e-2 the CNN's output stayed constant (training loss ln 2, validation AUC
+# 0.50); 5 µm at 1e-3 reached a test AUC of 0.59, 10 µm at 1e-2 0.72 (unsteady), 10 µm at
+# 1e-3 0.97. The tissue note states neither.
+CNN_PIXEL_UM = 10.0
+CNN_LEARNING_RATE = 1e-3
 
 
 def ratio_name(ratio: float) -> str:
@@ -411,6 +419,7 @@ def models_complete(folder: Path, settings: StudySettings) -> bool:
     `training.jsonl`, the compiled model and every model without a control probed, every
     randomised copy listed, and every model file loading (a damaged one is made again)."""
     from gracr.bench.models import load_model_file
+    from gracr.domains.tissue.trained import load_model
 
     models = folder / "models"
 
@@ -428,9 +437,12 @@ def models_complete(folder: Path, settings: StudySettings) -> bool:
                for base, mode in randomised_sets(settings)):
         return False
     for file in model_files(folder, settings):
+        learned = file.architecture != COMPILED and file.base is None
         try:
-            load_model_file(file.path)
+            model = load_model(file.path) if learned else load_model_file(file.path)
         except (GracrError, ValueError, OSError):
+            return False
+        if learned and other_settings(model, file.architecture, settings):
             return False
     return True
 
@@ -462,13 +474,21 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
     trained_done = {record.get("model") for record in read_jsonl(training_log)}
     probed = {record.get("model") for record in read_jsonl(probe_log)}
     todo: list[tuple[tuple[str, float, int, str], bool]] = []
+    stale: list[str] = []
     for wanted in trained_models(settings):
         name = trained_name(*wanted)
         path = models / f"{name}.json"
-        made = name in trained_done and _loaded(path, lambda: load_model(path),
-                                                "the model") is not None
+        model = (_loaded(path, lambda: load_model(path), "the model")
+                 if name in trained_done else None)
+        differ = "" if model is None else other_settings(model, wanted[0], settings)
+        if differ:
+            print(f"gracrc: {path}: made with other settings ({differ}); training it again",
+                  file=sys.stderr)
+            stale.append(name)
+        made = model is not None and not differ
         if not made or (wanted[3] == "" and name not in probed):
             todo.append((wanted, made))
+    _refuse_explained(folder, stale)
 
     def written(lines: tuple[dict[str, Any] | None, dict[str, Any] | None]) -> None:
         # The training line first, then the probe: each says the one before is on disk.
@@ -486,12 +506,15 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
     else:
         _make_models_in_pool(folder, settings, todo, workers, progress, written)
 
+    retrained = {trained_name(*wanted) for wanted, made in todo if not made}
     random_folder = models / "randomised"
     random_folder.mkdir(exist_ok=True)
     ladders = set(randomised_bases(settings))
     for base, mode in randomised_sets(settings):
         names = random_folder / f"{base}~{mode}.names"
-        if names.exists() and _copies_load(folder, base, mode):
+        # A model trained in this run (again, or anew) gets new copies: old ones were
+        # made from the weights it replaces.
+        if names.exists() and base not in retrained and _copies_load(folder, base, mode):
             continue
         progress(f"randomising {base} ({mode})")
         source: Any = (load(str(compiled_path)) if base == COMPILED
@@ -511,6 +534,28 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
         progress("probing the compiled model")
         probe = _compiled_probe(folder, data, compiled_path)
         append_lines(probe_log, [json.dumps(probe)])
+
+
+def model_settings_for(architecture: str, settings: StudySettings) -> Any:
+    """The `ModelSettings` of the study's models of `architecture` (GIN, GATv2 or CNN)."""
+    from gracr.domains.tissue.trained import ModelSettings
+
+    if architecture == CNN:
+        return ModelSettings(architecture="cnn", hidden=CNN_HIDDEN, layers=CNN_LAYERS,
+                             pixel_um=CNN_PIXEL_UM,
+                             side_um=TissueSettings.for_cells(settings.cells).side_um)
+    return ModelSettings(architecture=architecture.lower(), hidden=settings.hidden,
+                         layers=settings.layers)
+
+
+def other_settings(model: Any, architecture: str, settings: StudySettings) -> str:
+    """How the settings `model` was made with differ from those the study makes its
+    `architecture`'s models with ("" when they do not): a model of an earlier design
+    (e.g. unpacked from an older archive) is trained again, never used."""
+    wanted = model_settings_for(architecture, settings)
+    return ", ".join(f"{key} {getattr(model.settings, key)!r}, not {value!r}"
+                     for key, value in asdict(wanted).items()
+                     if getattr(model.settings, key) != value)
 
 
 def make_model(folder: Path, settings: StudySettings, data: StudyData,
@@ -535,12 +580,7 @@ def make_model(folder: Path, settings: StudySettings, data: StudyData,
                                validation=[made_graphs[i] for i in data.validation],
                                test=[made_graphs[i] for i in data.test])
     splits = graphs[ratio]
-    model_settings = (ModelSettings(architecture="cnn", hidden=CNN_HIDDEN, layers=CNN_LAYERS,
-                                    pixel_um=CNN_PIXEL_UM,
-                                    side_um=TissueSettings.for_cells(settings.cells).side_um)
-                      if architecture == CNN else
-                      ModelSettings(architecture=architecture.lower(), hidden=settings.hidden,
-                                    layers=settings.layers))
+    model_settings = model_settings_for(architecture, settings)
     record: dict[str, Any] | None = None
     if made:
         model = load_model(path)
@@ -549,8 +589,10 @@ def make_model(folder: Path, settings: StudySettings, data: StudyData,
         record = {"model": name, "untrained": True}
     else:
         training = replace(settings.training, seed=seed, shuffle_labels=control == "shuffled")
+        if architecture == CNN:
+            training = replace(training, learning_rate=CNN_LEARNING_RATE)
         model, trained = train_model(model_settings, splits, training)
-        record = {"model": name, **asdict(trained)}
+        record = {"model": name, **asdict(trained), "learning_rate": training.learning_rate}
     if record is not None:
         save_model(model, path)
     if control != "":
@@ -587,6 +629,25 @@ def _make_models_in_pool(folder: Path, settings: StudySettings,
         for future in as_completed(futures):
             written(future.result())
             progress(f"{futures[future]} done")
+
+
+def _refuse_explained(folder: Path, stale: Sequence[str]) -> None:
+    """`GracrError` when the study's records hold explanations of a model in `stale`
+    (made with other settings) or of its randomised copies: those records were made on
+    the model about to be replaced, so the folder cannot go on (a new folder can)."""
+    from gracr.bench.record import RESULTS_FILE, read_records
+
+    results = folder / ATTRIBUTIONS / RESULTS_FILE
+    if not stale or not results.exists():
+        return
+
+    explained = {record.variant for record in read_records(results)}
+    hit = sorted(name for name in stale
+                 if any(v == name or v.startswith(f"{name}~") for v in explained))
+    if hit:
+        raise GracrError(f"{results}: holds explanations of {', '.join(hit)}, whose model "
+                         "files were made with other settings than this study's; they cannot "
+                         "be trained again under those records: use a new folder")
 
 
 def _loaded(path: Path, load_file: Callable[[], Any], what: str) -> Any:

@@ -15,10 +15,11 @@ from gracr.bench.record import RESULTS_FILE
 from gracr.bench.runner import Job, run
 from gracr.bench.study import Phase, Say, Study, explained
 from gracr.domains.tissue.dataset import DATASET_FILES
-from gracr.domains.tissue.phases import (StudyData, StudySettings, explained_positions,
-                                         model_files, models_complete, prepare_data,
-                                         prepare_models, prepare_truth, ratio_name,
-                                         read_truth, study_jobs, views)
+from gracr.domains.tissue.phases import (StudyData, StudySettings,
+                                         explained_positions, model_files, models_complete,
+                                         prepare_data, prepare_models, prepare_truth,
+                                         ratio_name, read_truth, study_jobs, views)
+from gracr.domains.tissue.study_names import ATTRIBUTIONS
 from gracr.domains.tissue.study_report import write_report
 
 
@@ -32,7 +33,7 @@ class TissueStudy(Study[StudySettings]):
 
     FREE = ("test_limit", "ratios")
     REQUIRED = {"seed": int}
-    OUTPUTS = ("data", "truth.jsonl", "models", "attributions", "store")
+    OUTPUTS = ("data", "truth.jsonl", "models", ATTRIBUTIONS, "store")
 
     @cached_property
     def data(self) -> StudyData:
@@ -70,7 +71,7 @@ class TissueStudy(Study[StudySettings]):
             say(f"explaining: {len(jobs)} jobs over "
                 f"{len(model_files(root, settings))} models")
             execution = self.execution
-            run(jobs, str(root / "attributions"), workers=execution.workers,
+            run(jobs, str(root / ATTRIBUTIONS), workers=execution.workers,
                 progress=execution.progress, engine=execution.engine,
                 address=execution.address, ray_timeout=execution.ray_timeout)
 
@@ -81,7 +82,7 @@ class TissueStudy(Study[StudySettings]):
             Phase("models", lambda: models_complete(root, settings),
                   lambda say: prepare_models(root, settings, self.data, say,
                                              self.execution.workers)),
-            Phase("explain", lambda: explained(self._jobs(), root / "attributions" /
+            Phase("explain", lambda: explained(self._jobs(), root / ATTRIBUTIONS /
                                                RESULTS_FILE), explain)]
 
     def report(self, say: Say) -> None:

@@ -45,6 +45,7 @@ from gracr.errors import GracrError
 from gracr.files import write_bytes, write_text
 from gracr.domains.tissue.phases import (StudySettings, model_files, prepare_data,
                                          read_truth)
+from gracr.domains.tissue.study_names import ATTRIBUTIONS
 from gracr.domains.tissue.study_report import (DIGEST, ROWS_FILE, drawn_samples,
                                                metric_rows, read_rows, scores_digest,
                                                test_graphs)
@@ -147,7 +148,7 @@ def pack_study(folder: str | Path, archive: str | Path) -> Moved:
         written.append(kept / FINGERPRINT)
 
     models = {m.name: m for m in model_files(root, settings)}
-    results = root / "attributions" / RESULTS_FILE
+    results = root / ATTRIBUTIONS / RESULTS_FILE
     latest = latest_records(read_records(results))[0] if results.is_file() else []
     truth = read_truth(root)
     metric_rows(root, [r for r in latest if r.status == "ok" and r.variant in models
@@ -203,5 +204,5 @@ def unpack_study(archive: str | Path, folder: str | Path) -> Moved:
                              f"{root} and run the study from the start")
     models = len(_copy_missing(kept / MODELS, root / MODELS))
     lines = sum(packs.unpack_lines(kept / name, root / path) for name, path in LOGS)
-    records = packs.unpack(kept / RECORDS, root / "attributions" / RESULTS_FILE)
+    records = packs.unpack(kept / RECORDS, root / ATTRIBUTIONS / RESULTS_FILE)
     return Moved(records=records, lines=lines, models=models)

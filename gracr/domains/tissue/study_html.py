@@ -34,12 +34,12 @@ from gracr.bench.report.html_page import (HTML_FILE, PAGES_FOLDER, SORT_SCRIPT, 
 from gracr.bench.report.html_graph import Drawing, graph_svg, placed
 from gracr.bench.study import SETTINGS_FILE
 from gracr.data.graph import Graph
-from gracr.domains.tissue.study_names import METRICS
+from gracr.domains.tissue.study_names import ATTRIBUTIONS, METRICS
 from gracr.errors import GracrError
 from gracr.files import read_json_lines, write_text
 from gracr.stats import Stat
 
-ATTRIBUTIONS, TRUTH_FILE, METRICS_FILE = "attributions", "truth.jsonl", "metrics.jsonl"
+TRUTH_FILE, METRICS_FILE = "truth.jsonl", "metrics.jsonl"
 # The metrics `gracr.domains.tissue.study_report` writes.
 METRIC_NAMES = METRICS
 

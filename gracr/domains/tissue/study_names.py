@@ -1,5 +1,5 @@
 """The names the tissue study offers on the command line: its explainers and its metrics,
-and its default batch size.
+and its default batch size; and the folder of a study's records.
 
 They live apart from `study` and `study_report` because those import torch and
 torch-geometric, and `gracrc` builds its whole parser (every subcommand's choices and
@@ -15,5 +15,7 @@ EXPLAINERS: tuple[str, ...] = ("IG", "IG-mean", "GNNExplainer", "Saliency", "Gra
 # samples the trained models gain more at 8 than at 16 (a union of 16 leaves the cache;
 # GATv2's GNNExplainer at 400 epochs: 1.3x at 8, 0.9x at 16), the compiled one a little less.
 BATCH = 8
+# A study's explanation records: `DIR/attributions/results.jsonl`.
+ATTRIBUTIONS = "attributions"
 METRICS: tuple[str, ...] = ("AP", "AUROC", "ρ Shapley", "ρ Banzhaf", "decoy mass",
                             "deletion AUC", "insertion AUC")

@@ -76,7 +76,7 @@ from gracr.explainers.randomisation import randomisation_correlation
 from gracr.explainers.metric import (between_class_share, decoy_mass, deletion_curve,
                                 insertion_curve, ranking, signed_rank_correlation, stratified,
                                 Sample)
-from gracr.bench.record import Record, RecordKey, latest_records, read_records
+from gracr.bench.record import RESULTS_FILE, Record, RecordKey, latest_records, read_records
 from gracr.bench.report import DASH, TABLE, NumberFormat, render_table, write_table
 
 from gracr.data.graph import Graph
@@ -88,7 +88,7 @@ from gracr.domains.tissue.headlines import NOTE_HEADLINES, Evidence
 from gracr.domains.tissue.phases import (COMPILED, ModelFile, StudyData, StudySettings,
                                  control_of, explained_positions, latest_by_model, read_jsonl,
                                  read_truth, trained_name)
-from gracr.domains.tissue.study_names import METRICS
+from gracr.domains.tissue.study_names import ATTRIBUTIONS, METRICS
 from gracr.stats import Interval, Stat, bootstrap_interval
 
 CURVE_STEPS = 20
@@ -382,7 +382,7 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
 
     NOTED = {"AP": note.AP_POOLED, "decoy mass": note.DECOY_MASS}
     by_name = {m.name: m for m in models}
-    latest, _ = latest_records(read_records(root / "attributions" / "results.jsonl"))
+    latest, _ = latest_records(read_records(root / ATTRIBUTIONS / RESULTS_FILE))
     explained = set(explained_positions(data, settings.test_limit))
     # In one order whatever order the records were written in (a resumed or unpacked
     # folder, Ray): each model, explainer and settings' positives, then its negatives, by
