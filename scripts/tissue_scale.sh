@@ -13,7 +13,10 @@
 # tissue-sparse`, OUT/sparseS: six models, no explanations, the cheapest whole result);
 # stage 2, ratio 1 (and the CNN) with 10 samples per class; stage 3, ratio 1 with 50;
 # stage 4, every ratio with 50 (the test limit and the ratios may grow on a resume, so
-# each stage adds samples, or models, to the seed's folder OUT/seedS). LANES
+# each stage adds samples, or models, to the seed's folder OUT/seedS). Stage 4 runs on
+# the dataset seeds in RATIO_SEEDS (default 0: the ratio grid is three quarters of the
+# whole run's CPU, ≈ 9 CPU hours a dataset seed, docs/results/tissue/scale/README.md;
+# RATIO_SEEDS="0 1 2" runs it on all three). LANES
 # (default 2) processes take items one at a time; a seed's folder is held by one lane
 # at a time (`flock`), and a seed's stages run in order. An item done is marked in
 # OUT/done/ (one that failed in OUT/failed/: the seed's later stages wait for the next
@@ -44,6 +47,7 @@ export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONUNBUFFERED=1 PYTHONPATH=${PYTHO
 [ -s "$out/cost.tsv" ] || printf 'item\tstart\twall_s\tuser_s\tsys_s\texit\n' > "$out/cost.tsv"
 
 seeds=(0 1 2)
+ratio_seeds=" ${RATIO_SEEDS:-0} "
 stages=(1 2 3 4)
 stage_ratios=("" "" 1 1 1,1.5,2,3)
 stage_limit=("" "" 10 50 50)
@@ -66,8 +70,13 @@ study() {   # seed stage: one item, the study's own command (stage 1: the sparse
     --patience 50 --min-delta 0.001 --jobs 1
 }
 
+wanted() {   # seed stage: the item is part of this run
+  [ "$2" -ne 4 ] || [[ "$ratio_seeds" == *" $1 "* ]]
+}
+
 ready() {   # seed stage: the seed's earlier stages are done, this one is not
   local seed=$1 stage=$2 before
+  wanted "$seed" "$stage" || return 1
   [ -e "$out/done/seed$seed-stage$stage" ] || [ -e "$out/failed/seed$seed-stage$stage" ] \
     && return 1
   for ((before = 1; before < stage; before++)); do
@@ -108,8 +117,8 @@ lane() {
     if [ "$progress" -eq 0 ]; then
       # Nothing this lane can take now: finished, or every ready seed is held.
       remaining=$(for t in "${stages[@]}"; do for s in "${seeds[@]}"; do
-        [ -e "$out/done/seed$s-stage$t" ] || [ -e "$out/failed/seed$s-stage$t" ] \
-          || echo x; done; done | wc -l)
+        ! wanted "$s" "$t" || [ -e "$out/done/seed$s-stage$t" ] \
+          || [ -e "$out/failed/seed$s-stage$t" ] || echo x; done; done | wc -l)
       [ "$remaining" -eq 0 ] && break
       sleep 60
     fi

@@ -133,11 +133,11 @@ IMAGE = 0.0
 CNN = "CNN"
 CNN_HIDDEN, CNN_LAYERS = 32, 2
 # 10 µm pixels and Adam at 1e-3: the label radius (30 µm) is 3 pixels, well inside the
-# last block's reach (±6 pixels); at 5 µm it is 6, at the edge of it. Measured on dataset
-# seed 0 (600 samples, 40 epochs, `benchmarks/tissue_cnn.py`): at 5 µm and the graph
-# models' 1e-2 the CNN's output stayed constant (training loss ln 2, validation AUC
-# 0.50); 5 µm at 1e-3 reached a test AUC of 0.59, 10 µm at 1e-2 0.72 (unsteady), 10 µm at
-# 1e-3 0.97. The tissue note states neither.
+# last block's reach (±6 pixels); at 5 µm it is 6, at the edge of it. Measured over 40
+# epochs on 600 samples (`benchmarks/tissue_training.py`, the command in its docstring;
+# docs/results/tissue/scale/cnn-settings.md): at 5 µm and the graph models' 1e-2 the
+# output went constant (best epoch 2, test AUC 0.43), 5 µm at 1e-3 0.57, 10 µm at 1e-2
+# 0.56, 10 µm at 1e-3 0.95. The tissue note states neither.
 CNN_PIXEL_UM = 10.0
 CNN_LEARNING_RATE = 1e-3
 
