@@ -64,8 +64,12 @@ study() {   # seed stage: one item, the study's own command (stage 1: the sparse
     nice -n 19 "$python" scripts/tissue_archive.py unpack "$archive/seed$seed" \
       "$out/seed$seed" || return
   fi
+  # The sparse family's folders (stage 1) for the report's headline row.
+  local sparse
+  sparse=$(for s in 0 1 2; do
+    [ -f "$out/sparse$s/models/training.jsonl" ] && printf '%s,' "$out/sparse$s"; done)
   nice -n 19 "$python" -m gracr.cli tissue-study --out "$out/seed$seed" --seed "$seed" \
-    --samples 600 --cells 300 --test-limit "${stage_limit[$stage]}" --model-seeds 0,1,2 \
+    --sparse "$sparse" --samples 600 --cells 300 --test-limit "${stage_limit[$stage]}" --model-seeds 0,1,2 \
     --ratios "${stage_ratios[$stage]}" --epochs 30,100,200,400 --max-epochs 300 \
     --patience 50 --min-delta 0.001 --jobs 1
 }

@@ -85,3 +85,114 @@ def test_untrained_controls_are_not_trained_models() -> None:
     evidence = Evidence(MODELS, {})
     assert evidence.trained() == ["GIN-r1-s0", "GIN-r1-s1"]
     assert evidence.control("GIN", "untrained") == ["GIN-r1-s0-untrained"]
+
+
+def decoys(*masses: float) -> list[dict[str, Any]]:
+    """One scored row per decoy mass (AP left out)."""
+    return [{"sample": i, "class": "positive" if i % 2 == 0 else "negative", "AP": None,
+             "decoy mass": mass} for i, mass in enumerate(masses)]
+
+
+CNNS = [ModelFile("CNN-image-s0", Path("d.json"), 0.0, architecture="CNN"),
+        ModelFile("CNN-image-s1", Path("e.json"), 0.0, architecture="CNN")]
+
+
+def test_the_cnn_row_reads_igs_decoy_mass_on_the_cnns_against_random() -> None:
+    random = decoys(0.15, 0.16, 0.14, 0.15)
+    above = Evidence(MODELS + CNNS, {(COMPILED, "Rnd-cells"): random,
+                                     ("CNN-image-s0", "IG"): decoys(0.40, 0.42, 0.38, 0.40),
+                                     ("CNN-image-s1", "IG"): decoys(0.30, 0.32, 0.28, 0.30),
+                                     ("CNN-image-s0", "Saliency"): decoys(0.1, 0.1)})
+    row = verdict(above, "cnn-baseline")
+    assert row[3] == REPRODUCED and "IG 0.350" in row[2] and "Saliency 0.100" in row[2]
+    assert "2 training seeds" in row[2]
+    # IG's interval reaching below random's mean (0.15): not above random.
+    near = Evidence(MODELS + CNNS, {(COMPILED, "Rnd-cells"): random,
+                                    ("CNN-image-s0", "IG"): decoys(0.10, 0.30, 0.10, 0.30),
+                                    ("CNN-image-s1", "IG"): decoys(0.12, 0.28, 0.12, 0.28)})
+    assert verdict(near, "cnn-baseline")[3] == DIFFERS
+    # No IG on the CNN at all: not run, saying so.
+    row = verdict(Evidence(MODELS + CNNS, {(COMPILED, "Rnd-cells"): random}), "cnn-baseline")
+    assert row[3] == NOT_RUN and "CNN" in row[4]
+
+
+GRID = [ModelFile("GIN-r1-s0", Path("a.json"), 1.0, architecture="GIN"),
+        ModelFile("GIN-r2-s0", Path("b.json"), 2.0, architecture="GIN"),
+        ModelFile("GATv2-r1-s0", Path("c.json"), 1.0, architecture="GATv2"),
+        ModelFile("GATv2-r2-s0", Path("d.json"), 2.0, architecture="GATv2")]
+
+
+def test_the_grid_row_wants_a_tight_band_per_architecture_and_the_bands_apart() -> None:
+    def grid(gin: tuple[float, float], gatv2: tuple[float, float]) -> Evidence:
+        return Evidence(GRID, {}, full_randomisation={
+            ("GIN-r1-s0", "GNNExplainer"): [gin[0]] * 3,
+            ("GIN-r2-s0", "GNNExplainer"): [gin[1], None, gin[1]],
+            ("GATv2-r1-s0", "GNNExplainer"): [gatv2[0]] * 3,
+            ("GATv2-r2-s0", "GNNExplainer"): [gatv2[1]] * 3,
+            ("GIN-r1-s0", "IG"): [0.0] * 3})
+    row = verdict(grid((0.30, 0.36), (0.83, 0.89)), "randomisation-grid")
+    assert row[3] == REPRODUCED
+    assert "GIN 0.300–0.360 over 2 models" in row[2] and "(ratios 1, 2)" in row[2]
+    # GIN's band 0.15 wide (wider than GRID_BAND = 0.1): not a tight band.
+    assert verdict(grid((0.30, 0.45), (0.83, 0.89)), "randomisation-grid")[3] == DIFFERS
+    # Both tight but overlapping: not a band per architecture.
+    assert verdict(grid((0.80, 0.85), (0.83, 0.89)), "randomisation-grid")[3] == DIFFERS
+    # One model per architecture is no band: not run.
+    one = Evidence(GRID[:1] + GRID[2:3], {}, full_randomisation={
+        ("GIN-r1-s0", "GNNExplainer"): [0.3], ("GATv2-r1-s0", "GNNExplainer"): [0.8]})
+    assert verdict(one, "randomisation-grid")[3] == NOT_RUN
+
+
+def test_the_ig_baselines_row_compares_ig_mean_with_ig_per_architecture() -> None:
+    def evidence(mean: float, zero: float) -> Evidence:
+        return Evidence(MODELS, {("GIN-r1-s0", "IG-mean"): rows(mean, mean),
+                                 ("GIN-r1-s1", "IG-mean"): rows(mean, mean),
+                                 ("GIN-r1-s0", "IG"): rows(zero, zero),
+                                 ("GIN-r1-s1", "IG"): rows(zero, zero)})
+    row = verdict(evidence(0.159, 0.147), "ig-baselines")
+    assert row[3] == REPRODUCED and "GIN: IG-mean 0.159" in row[2] and "IG 0.147" in row[2]
+    assert verdict(evidence(0.140, 0.147), "ig-baselines")[3] == DIFFERS
+    assert verdict(Evidence(MODELS, {}), "ig-baselines")[3] == NOT_RUN
+
+
+def test_the_sparse_row_wants_each_architectures_mean_auc_at_chance() -> None:
+    at_chance = {"sparse0/GIN-r1-s0": 0.45, "sparse0/GIN-r1-s1": 0.55,
+                 "sparse1/GIN-r1-s0": 0.50, "sparse0/GATv2-r1-s0": 0.40,
+                 "sparse1/GATv2-r1-s0": 0.62, "sparse1/GATv2-r1-s1": None}
+    row = verdict(Evidence(MODELS, {}, sparse_test_auc=at_chance), "sparse-drivers")
+    assert row[3] == REPRODUCED
+    assert "GIN 0.500" in row[2] and "over 3 models (highest 0.550)" in row[2]
+    assert "GATv2 0.510" in row[2] and "highest 0.620" in row[2]
+    learned = dict(at_chance, **{"sparse0/GIN-r1-s0": 0.95, "sparse0/GIN-r1-s1": 0.90,
+                                 "sparse1/GIN-r1-s0": 0.92})
+    assert verdict(Evidence(MODELS, {}, sparse_test_auc=learned),
+                   "sparse-drivers")[3] == DIFFERS
+    row = verdict(Evidence(MODELS, {}), "sparse-drivers")
+    assert row[3] == NOT_RUN and "--sparse" in row[4]
+
+
+def test_the_solved_task_row_reads_the_graph_models_not_the_cnn() -> None:
+    evidence = Evidence(MODELS + CNNS, {}, test_auc={"GIN-r1-s0": 0.995, "GIN-r1-s1": 0.999,
+                                                     "CNN-image-s0": 0.5})
+    row = verdict(evidence, "test-auc")
+    assert row[3] == REPRODUCED and "over 2 trained models" in row[2]
+
+
+def test_the_sparse_family_is_read_from_its_folders_latest_training_lines(
+        tmp_path: Path) -> None:
+    import json
+
+    from gracr.errors import GracrError
+    from gracr.domains.tissue.study import sparse_test_aucs
+
+    folder = tmp_path / "sparse3"
+    (folder / "models").mkdir(parents=True)
+    lines = [{"model": "GIN-r1-s0", "test_auc": 0.9}, {"model": "GATv2-r1-s0",
+                                                      "test_auc": float("nan")},
+             {"model": "GIN-r1-s0", "test_auc": 0.52}]   # trained again: the last line
+    (folder / "models" / "training.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines))
+    assert sparse_test_aucs([folder]) == {"sparse3/GIN-r1-s0": 0.52,
+                                          "sparse3/GATv2-r1-s0": None}
+    with pytest.raises(GracrError, match=r"nothing/models/training\.jsonl: not found"):
+        sparse_test_aucs([tmp_path / "nothing"])

@@ -90,9 +90,11 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
         epochs=integers(args.epochs, "--epochs"), budget=args.budget,
         training=replace(TrainingSettings(), max_epochs=args.max_epochs,
                          patience=args.patience, min_delta=args.min_delta))
+    sparse = tuple(Path(v.strip()) for v in args.sparse.split(",") if v.strip())
     folder = TissueStudy(args.out, settings, Execution(
         workers=args.jobs, engine=args.engine, address=args.address,
-        ray_timeout=args.ray_timeout, progress=not args.quiet, batch=args.batch)).run()
+        ray_timeout=args.ray_timeout, progress=not args.quiet, batch=args.batch),
+        sparse=sparse).run()
     print(f"{folder}: tables in {folder / 'tables'}, figures in {folder / 'figures'}",
           file=out)
     return 0
@@ -164,6 +166,9 @@ def _declare_study(parser: argparse.ArgumentParser) -> None:
                                               f"(default {','.join(STUDY_EXPLAINERS)})")
     parser.add_argument("--epochs", default="30,100,200,400", metavar="E,...",
                         help="GNNExplainer's budgets for the epoch curve")
+    parser.add_argument("--sparse", default="", metavar="DIR,...",
+                        help="`gracrc tissue-sparse` folders whose models the report's "
+                             "headline table reads for the note's sparse-driver finding")
     _add_training_options(parser)
     add_budget_option(parser)
     add_batch_option(parser, default=TISSUE_BATCH)

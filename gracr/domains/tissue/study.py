@@ -10,13 +10,16 @@ from __future__ import annotations
 import math
 from functools import cached_property
 from pathlib import Path
+from typing import Sequence
 
 from gracr.bench.record import RESULTS_FILE
 from gracr.bench.runner import Job, run
-from gracr.bench.study import Phase, Say, Study, explained
+from gracr.bench.study import Execution, Phase, Say, Study, explained
+from gracr.errors import GracrError
 from gracr.domains.tissue.dataset import DATASET_FILES
 from gracr.domains.tissue.phases import (StudyData, StudySettings,
-                                         explained_positions, model_files, models_complete,
+                                         explained_positions, latest_by_model,
+                                         model_files, models_complete, read_jsonl,
                                          prepare_data, prepare_models, prepare_truth,
                                          ratio_name, read_truth, study_jobs, views)
 from gracr.domains.tissue.study_names import ATTRIBUTIONS
@@ -34,6 +37,13 @@ class TissueStudy(Study[StudySettings]):
     FREE = ("test_limit", "ratios")
     REQUIRED = {"seed": int}
     OUTPUTS = ("data", "truth.jsonl", "models", ATTRIBUTIONS, "store")
+
+    def __init__(self, folder: str | Path, settings: StudySettings,
+                 execution: Execution = Execution(), sparse: Sequence[Path] = ()) -> None:
+        """`sparse`: `gracrc tissue-sparse` folders the report reads (their models' test
+        AUCs) for the note's sparse-driver finding; not a setting, a report input."""
+        super().__init__(folder, settings, execution)
+        self.sparse = tuple(Path(path) for path in sparse)
 
     @cached_property
     def data(self) -> StudyData:
@@ -87,7 +97,8 @@ class TissueStudy(Study[StudySettings]):
 
     def report(self, say: Say) -> None:
         write_report(self.folder, self.settings, self.data,
-                     model_files(self.folder, self.settings), say)
+                     model_files(self.folder, self.settings), say,
+                     sparse_test_aucs(self.sparse))
         write_convergence(self.folder, self.settings)
 
 
@@ -98,7 +109,6 @@ def write_convergence(folder: Path, settings: StudySettings) -> Path:
     last and its lowest, from the curve each training line records (`–` for a line
     without one), and the kept model's validation and test AUC."""
     from gracr.bench.report import TABLE, write_table
-    from gracr.domains.tissue.phases import latest_by_model, read_jsonl
 
     training = settings.training
     rows = []
@@ -121,6 +131,21 @@ def write_convergence(folder: Path, settings: StudySettings) -> Path:
     for suffix in ("md", "csv"):
         write_table(str(path.with_suffix(f".{suffix}")), headers, rows)
     return path
+
+
+def sparse_test_aucs(folders: Sequence[Path]) -> dict[str, float | None]:
+    """"<folder>/<model>" → the test AUC of each trained model of each `gracrc
+    tissue-sparse` folder (its latest training line); `GracrError` naming a folder that
+    holds no training log."""
+    found: dict[str, float | None] = {}
+    for folder in folders:
+        log = folder / "models" / "training.jsonl"
+        if not log.is_file():
+            raise GracrError(f"{log}: not found (--sparse takes `gracrc tissue-sparse` "
+                             "folders)")
+        for line in latest_by_model(read_jsonl(log)):
+            found[f"{folder.name}/{line['model']}"] = _finite(line.get("test_auc"))
+    return found
 
 
 def _finite(value: object) -> float | None:

@@ -67,7 +67,7 @@ import hashlib
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -376,8 +376,10 @@ def _default_config(explainer: str) -> str:
 
 
 def write_report(root: Path, settings: StudySettings, data: StudyData,
-                 models: Sequence[ModelFile], say: Callable[[str], None]) -> None:
-    """Score every record and write (and print) the tables and figures."""
+                 models: Sequence[ModelFile], say: Callable[[str], None],
+                 sparse_test_auc: Mapping[str, float | None] | None = None) -> None:
+    """Score every record and write (and print) the tables and figures; the headline
+    table reads the sparse-driver family's test AUCs too (`study.sparse_test_aucs`)."""
     from gracr.domains.tissue import published as note
 
     NOTED = {"AP": note.AP_POOLED, "decoy mass": note.DECOY_MASS}
@@ -577,7 +579,8 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
     evidence = Evidence(
         models, groups, budgets, budget_rho, full_randomisation,
         {t["model"]: t.get("test_auc") for t in training},
-        {p["model"]: p.get("random_init") for p in probes})
+        {p["model"]: p.get("random_init") for p in probes},
+        sparse_test_auc or {})
     headlines = NOTE_HEADLINES.rows(evidence)
     emit("headlines", f"The note's headline findings against this study ({counted(headlines)}; "
          "means of per-model means over samples [95 % bootstrap interval]; trained = the "
