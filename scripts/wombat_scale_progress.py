@@ -40,11 +40,13 @@ READOUTS = {"max": "r1", "soft-or": "r2", "main": "threshold"}
 # `benchmarks/batched_explanations.py` (docs/results/wombat/scale.md, Cost).
 SAVING = {"Saliency": 6.7, "InputXGradient": 5.6, "IG": 1.8, "Rnd": 3.4, "GNNExplainer": 14.3}
 # CPU seconds per molecule measured before the run (P01 and P02, a few molecules each, on
-# the shared machine at nice 19), over the batch path's saving where there is one: the
-# estimate of a cell with no record yet (marked *).
+# the shared machine at nice 19; the slow two on 2026-12-04: the records of
+# `gracrc wombat-study --patterns 1,6,10` under r1, ShapleySampling on 3 positives and 3
+# negatives a pattern, 0.33–2.9 s, SubgraphX on 2 positives, 0.07–1.9 s), over the batch
+# path's saving where there is one: the estimate of a cell with no record yet (marked *).
 MEASURED = {name: cost / SAVING.get(name, 1.0) for name, cost in {
     "Saliency": 0.03, "InputXGradient": 0.035, "IG": 0.08, "Rnd": 0.01, "GNNExplainer": 1.5,
-    "PGExplainer": 0.08, "ShapleySampling": 3.0, "SubgraphX": 3.0}.items()}
+    "PGExplainer": 0.08, "ShapleySampling": 1.4, "SubgraphX": 0.5}.items()}
 
 
 def target(explainer: str, variant: str, sample: str) -> int:
