@@ -632,9 +632,8 @@ def _make_models_in_pool(folder: Path, settings: StudySettings,
 
 
 def _refuse_explained(folder: Path, stale: Sequence[str]) -> None:
-    """`GracrError` when the study's records hold explanations of a model in `stale`
-    (made with other settings) or of its randomised copies: those records were made on
-    the model about to be replaced, so the folder cannot go on (a new folder can)."""
+    """`GracrError` when the records hold explanations of a model in `stale` (made with
+    other settings) or of its copies, made on the model about to be replaced."""
     from gracr.bench.record import RESULTS_FILE, read_records
 
     results = folder / ATTRIBUTIONS / RESULTS_FILE
