@@ -543,7 +543,10 @@ WHY_DIFFERS: dict[str, tuple[str, str]] = {
                  "early stopping can end a training seed there (`tables/convergence.md` says "
                  "which models stopped where)", UNTESTED),
     "probe-random-init": ("not known; a probe on few samples and 64 random features", UNTESTED),
-    "cnn-baseline": ("not known", UNTESTED),
+    "cnn-baseline": ("as for IG and GNNExplainer on decoys: a CNN that reads the rule (its "
+                     "test AUC is in `tables/training.md`) changes nothing when a decoy, a T "
+                     "cell with no tumour cell in reach, is removed, so a gradient puts "
+                     "little mass on it", UNTESTED),
     "randomisation-grid": ("not known", UNTESTED),
     "ig-baselines": ("not known; the note gives neither its baseline vector nor how it "
                      "was averaged", UNTESTED),
