@@ -58,7 +58,8 @@ correlation is computed again when its base record's scores change (its base exp
 again) and both records hold their scores.
 
 Figures (`DIR/figures/`): the first positive and the first negative test sample with its
-ground truth and the attributions of the compiled and the GIN model (IG) and two baselines.
+ground truth and the attributions of the compiled model (IG, GNNExplainer), the first GIN
+and CNN (IG), the first GATv2 (attention rollout) and two baselines.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ from gracr.files import append_lines, atomic_writer, write_text
 from gracr.domains.tissue.baselines import BASELINE_NAMES
 from gracr.domains.headlines import counted
 from gracr.domains.tissue.headlines import NOTE_HEADLINES, Evidence
-from gracr.domains.tissue.phases import (COMPILED, ModelFile, StudyData, StudySettings,
+from gracr.domains.tissue.phases import (CNN, COMPILED, IMAGE, ModelFile, StudyData, StudySettings,
                                  control_of, explained_positions, latest_by_model, read_jsonl,
                                  read_truth, trained_name)
 from gracr.domains.tissue.study_names import ATTRIBUTIONS, METRICS
@@ -638,7 +639,7 @@ def _figures(root: Path, data: StudyData, truth: dict[int, dict[str, Any]],
 
     shown = [(COMPILED, "IG"), (trained_name("GIN", 1.0, 0), "IG"),
              (trained_name("GATv2", 1.0, 0), "AttentionRollout"), (COMPILED, "GNNExplainer"),
-             (COMPILED, "Marker"), (COMPILED, "NearestT")]
+             (COMPILED, "Marker"), (COMPILED, "NearestT"), (trained_name(CNN, IMAGE, 0), "IG")]
     for label in ("positive", "negative"):
         sample = next((s for s in drawn_samples(data)
                        if any(r["sample"] == s and r["class"] == label for r in rows)), None)
