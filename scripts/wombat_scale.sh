@@ -26,7 +26,7 @@ PYTHON=${PYTHON:-python}
 RUNS=${RUNS:-/work/runs/wombat}
 JOBS=${JOBS:-2}
 ENGINE=${ENGINE:-process}
-STAGES=${STAGES:-W1 1 B 2 W2 3 4 5 6 7 8 B}
+STAGES=${STAGES:-W1 1 B 2 W2 3 S7 4 5 6 7 8 B}
 # Molecules per run of the explainers that batch (docs/benchmarking/engines.md#batches);
 # 1: one at a time.
 BATCH=${BATCH:-32}
@@ -60,6 +60,11 @@ if [ -f "$ARCHIVE/molecules.sha256" ]; then
     "$PYTHON" scripts/records_archive.py unpack "$ARCHIVE/study" "$OUT/results.jsonl"
     "$PYTHON" scripts/records_archive.py unpack "$ARCHIVE/whiteboxes" \
         "$WHITE/results/results.jsonl"
+    if [ -d "$ARCHIVE/permutations" ]; then   # stage S7's records
+        mkdir -p "$RUNS/permutations"
+        "$PYTHON" scripts/records_archive.py unpack "$ARCHIVE/permutations" \
+            "$RUNS/permutations/results.jsonl"
+    fi
 fi
 
 GRADIENTS=Saliency,InputXGradient,IG,Rnd
@@ -110,6 +115,20 @@ stage() {
         7) study --explainers $GRADIENTS --variants max,soft-or --positives 1000 --negatives 1000 ;;
         # Our threshold readout at 300 too.
         8) study --explainers $GRADIENTS,$MASKS --variants main --positives 300 --negatives 300 ;;
+        # Figure S7: SHAP sampling at 25 and 400 permutations on the first 30 positives of
+        # each pattern under r2, beside the study's own at 100 (stage 3), one pattern at a
+        # time (--graphs: its file whole, the molecules the study reads).
+        S7) local file n
+            for file in "$DATA"/P*/P*.toml; do
+                for n in 25 400; do
+                    "$PYTHON" -m gracr.cli bench --tasks "$file" --level node \
+                        --variant soft-or --settings default --explainers ShapleySampling \
+                        --set "ShapleySampling.n_samples=$n" --seeds 0 --limit 30 \
+                        --negatives 0 --graphs "$(wc -l < "$(dirname "$file")/molecules.jsonl")" \
+                        --jobs "$JOBS" "${engine[@]}" --datasets "$OUT/datasets" \
+                        --out "$RUNS/permutations" --no-report --no-instance-figures || return
+                done
+            done ;;
         *) echo "unknown stage $1" >&2; return 2 ;;
     esac
 }

@@ -177,3 +177,83 @@ def test_the_command_reads_the_whiteboxes_and_the_bound(tmp_path: Path) -> None:
             if claim.startswith(("on a GINEConv", "redundant", "PGExplainer's"))] == \
         [NOT_RUN] * 3
     assert len(found) == len(without) == len(WOMBAT_HEADLINES.findings)
+
+
+def test_the_svs_budget_row_wants_the_rate_to_rise_and_most_patterns_perfect() -> None:
+    def sweep(*rates: tuple[float, ...]) -> Evidence:
+        # One cell per pattern and budget, each four molecules: AUROC 1 on the first
+        # `round(4 · rate)` of them.
+        return Evidence({}, permutations={
+            budget: {pattern: Cell(tuple(1.0 if i < round(4 * rate) else 0.9
+                                         for i in range(4)), ())
+                     for pattern, rate in enumerate(per_pattern, start=1)}
+            for budget, per_pattern in zip((25, 100, 400), rates)})
+
+    rising = sweep((0.5, 0.25, 0.5), (0.75, 0.5, 0.75), (1.0, 1.0, 0.75))
+    found = row(rising, "svs-budget")
+    # At 400: patterns 1 and 2 perfect (2 of 3, a majority); the rate (1 + 1 + 0.75) / 3.
+    assert found[3] == REPRODUCED and "400 permutations: rate 0.917" in found[2]
+    assert "2 of 3 patterns perfect" in found[2] and "≥ 4 positives" in found[2]
+    # The rate rises but only 1 of 3 patterns is perfect at the largest budget.
+    assert row(sweep((0.5, 0.25, 0.5), (0.75, 0.5, 0.75), (1.0, 0.75, 0.75)),
+               "svs-budget")[3] == DIFFERS
+    # Most perfect, but no better than at the smallest budget.
+    assert row(sweep((1.0, 1.0, 0.75), (1.0, 1.0, 0.75), (1.0, 1.0, 0.75)),
+               "svs-budget")[3] == DIFFERS
+    # One budget is no sweep.
+    assert row(Evidence({}, permutations={100: {1: Cell((1.0,), ())}}),
+               "svs-budget")[3] == NOT_RUN
+
+
+def test_permutation_cells_read_each_budget_on_the_same_molecules() -> None:
+    from dataclasses import replace
+
+    from gracr.bench.record import read_records
+    from gracr.domains.chem.study import permutation_cells
+
+    base = next(r for r in read_records(FIXTURE / "results.jsonl")
+                if r.explainer == "ShapleySampling" and r.variant == "soft-or"
+                and r.sample == "positive")
+
+    def made(n: int, graph: int, auroc: float, **changes: object) -> object:
+        return replace(base, config={**base.config, "n_samples": n}, graph=graph,
+                       instance=graph, auroc=auroc, **changes)
+
+    records = [made(100, 0, 1.0), made(100, 1, 0.8), made(100, 2, 0.9),   # the study's
+               made(400, 0, 1.0), made(400, 1, 1.0), made(25, 1, 0.7),   # the sweep's
+               made(25, 0, 0.6),
+               made(400, 2, 0.5, variant="max"),            # another readout: not read
+               made(400, 2, 0.5, explainer="IG"),           # another explainer: not read
+               made(25, 5, 0.7, task="WOMBAT-P02")]         # not at every budget: not read
+    cells = permutation_cells(records)   # type: ignore[arg-type]
+    # P01: graph 2 has no r2 record at 25 or 400, so every budget reads graphs 0 and 1,
+    # in the order of the graphs.
+    assert cells == {25: {1: Cell((0.6, 0.7), ())}, 100: {1: Cell((1.0, 0.8), ())},
+                     400: {1: Cell((1.0, 1.0), ())}}
+
+
+def test_the_command_reads_the_permutation_sweep(tmp_path: Path) -> None:
+    """`--permutations`: the fixture's SHAP sampling records under r2, as if run again at
+    400 permutations, fill Figure S7's row beside the study's own at 100."""
+    study, sweep = tmp_path / "study", tmp_path / "permutations"
+    study.mkdir()
+    sweep.mkdir()
+    shutil.copy(FIXTURE / "results.jsonl", study / "results.jsonl")
+    lines = (FIXTURE / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    again = [lines[0]] + [
+        json.dumps({**record, "config": {**record["config"], "n_samples": 400}})
+        for record in map(json.loads, lines[1:]) if record["explainer"] == "ShapleySampling"]
+    (sweep / "results.jsonl").write_text("\n".join(again) + "\n", encoding="utf-8")
+    common = ("wombat-study", "--tables-only", "--out", str(study), "--patterns", "1-2",
+              "--explainers", "ShapleySampling", "--slow-positives", "2",
+              "--slow-negatives", "2")
+    code, out, _ = gracrc(*common, "--permutations", str(sweep))
+    assert code == 0
+    found = next(cells for claim, cells in headline_rows(out).items()
+                 if claim.startswith("more permutations"))
+    assert found[3] in (REPRODUCED, DIFFERS)
+    assert "100 permutations: rate" in found[2] and "400 permutations: rate" in found[2]
+    code, out, _ = gracrc(*common)
+    without = next(cells for claim, cells in headline_rows(out).items()
+                   if claim.startswith("more permutations"))
+    assert code == 0 and without[3] == NOT_RUN and "--permutations" in without[4]

@@ -290,7 +290,7 @@ def cmd_wombat_study(args: argparse.Namespace, out: TextIO) -> int:
     study = WombatStudy(args.out, settings, Execution(
         workers=args.jobs, engine=args.engine, address=args.address,
         ray_timeout=args.ray_timeout, batch=args.batch), markdown=args.markdown,
-        whiteboxes=args.whiteboxes, bounds=args.bounds)
+        whiteboxes=args.whiteboxes, bounds=args.bounds, permutations=args.permutations)
     if args.tables_only:
         study.report(lambda text: print(text, file=out))
     else:
@@ -365,6 +365,11 @@ def _declare_wombat(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bounds", default=None, metavar="FILE",
                         help="Figure S8's bound, as benchmarks/wombat_pgexplainer_bound.py "
                              "writes it (--json), for its headline row")
+    parser.add_argument("--permutations", default=None, metavar="DIR",
+                        help="the results folder of `gracrc bench` running ShapleySampling "
+                             "at other numbers of permutations on the patterns' positives "
+                             "(stage S7 of scripts/wombat_scale.sh), for Figure S7's "
+                             "headline row")
 
 
 COMMANDS = (

@@ -87,12 +87,16 @@ class PatternBound:
 @dataclass(frozen=True)
 class Evidence:
     """What the verdicts read: the 14 patterns' cells (`gracr.domains.chem.study.cells_of`),
-    the two extra whiteboxes' (`whitebox_cells`, from their `gracrc bench` results) and
-    Figure S8's bound per pattern and readout; a finding whose part is empty is not run."""
+    the two extra whiteboxes' (`whitebox_cells`, from their `gracrc bench` results),
+    Figure S8's bound per pattern and readout, and Figure S7's sweep: `permutations[n][p]`
+    SHAP sampling's cell at n permutations on the same positives of pattern p under r2
+    (`gracr.domains.chem.study.permutation_cells`); a finding whose part is empty is not
+    run."""
 
     patterns: Cells
     whiteboxes: WhiteboxCells = field(default_factory=dict)
     bounds: Sequence[PatternBound] = ()
+    permutations: Mapping[int, Mapping[int, Cell]] = field(default_factory=dict)
 
 
 def _label(readout: str) -> str:
@@ -323,6 +327,30 @@ def pgexplainer_bound(evidence: Evidence) -> Outcome | None:
                   f"final representation", at_one < defined)
 
 
+def svs_budget(evidence: Evidence) -> Outcome | None:
+    """Figure S7(b): SHAP sampling's per-molecule perfect rate (AUROC = 1) at each budget
+    on the same positives, the mean over patterns of each pattern's rate: it rises from the
+    smallest budget to the largest, and at the largest most patterns are perfect."""
+    budgets = sorted(n for n, cells in evidence.permutations.items() if cells)
+    if len(budgets) < 2:
+        return None
+    found, perfect = {}, {}
+    for n in budgets:
+        cells = evidence.permutations[n]
+        rate = estimate({p: [float(v == 1.0) for v in cell.auroc] for p, cell in cells.items()})
+        if rate is None:
+            return None
+        found[n] = rate
+        perfect[n] = sum(cell.perfect for cell in cells.values())
+    patterns = len(evidence.permutations[budgets[-1]])
+    molecules = min(len(cell.auroc) for cell in evidence.permutations[budgets[-1]].values())
+    text = "; ".join(f"{n} permutations: rate {found[n]}, {perfect[n]} of "
+                     f"{len(evidence.permutations[n])} patterns perfect" for n in budgets)
+    rises = found[budgets[-1]].mean > found[budgets[0]].mean
+    return judged(f"r2, per-molecule perfect rate (mean over patterns, ≥ {molecules} positives "
+                  f"each): {text}", rises and 2 * perfect[budgets[-1]] > patterns)
+
+
 Measure = Callable[[Evidence], Outcome | None]
 
 
@@ -346,6 +374,7 @@ MEASURES: dict[str, Measure] = {
     "table-s2": table_s2,
     "adversarial-whitebox": adversarial_whitebox,
     "pgexplainer-bound": pgexplainer_bound,
+    "svs-budget": svs_budget,
 }
 
 _MECHANISMS = "tests/test_difference_mechanisms.py"
@@ -397,6 +426,7 @@ WHY_DIFFERS: dict[str, tuple[str, str]] = {
         "most likely the compiled network's output stays 0 along most of IG's path (a "
         "compiled AND is σ(a + b − 1), see P03), so the added layers add nothing to the "
         "integral where IG samples; WOMBAT's layers pass signal at every α", UNTESTED),
+    "svs-budget": ("not known", UNTESTED),
     "pgexplainer-bound": (
         "a compiled layer passes its input columns on, the presence bit among them (1 on "
         "every atom there), so no final representation is zero and nothing caps an "
@@ -405,7 +435,9 @@ WHY_DIFFERS: dict[str, tuple[str, str]] = {
 }
 # Why a finding was not run at all.
 WHY_NOT_RUN: dict[str, str] = {
-    "svs-budget": "the study runs SHAP sampling at WOMBAT's App. B budget only",
+    "svs-budget": "no SHAP sampling at two budgets or more on the same molecules "
+                  "(`--permutations`: `gracrc bench`'s results of stage S7 of "
+                  "scripts/wombat_scale.sh, beside the study's own at WOMBAT's App. B budget)",
     "table-s2": "no results of the fluorine-and-carbonyl whitebox (`--whiteboxes`: "
                 "`gracrc bench`'s results on scripts/wombat_whiteboxes.py's tasks)",
     "adversarial-whitebox": "no results of IG under r2 on the anti-IG whitebox "

@@ -25,13 +25,18 @@ findings (`published.HEADLINES`), each measured on these records and marked repr
 reproduced / not run, with the most likely reason where it differs and whether that reason
 is tested (`gracr.domains.chem.headlines`); Table S2's and the anti-IG whitebox's rows read
 `gracrc bench`'s results on those whiteboxes (`whitebox_cells`), Figure S8's the bound's
-lines (`read_bounds`), each when given. Then: per pattern and explainer, our mean AUROC
+lines (`read_bounds`), Figure S7's the records of SHAP sampling at other numbers of
+permutations (`permutation_cells`), each when given. Then: per pattern and explainer, our mean AUROC
 and AP beside WOMBAT's (S7, S8) for r1 and r2, each mean with its 95 % bootstrap interval
 over molecules (`gracr.stats.bootstrap_interval`), and how many of those cells agree
 (within 0.05, or WOMBAT's value inside our interval); the means over patterns; Table 2's
 check marks ours / WOMBAT's, with what a ✔ on n molecules can claim; Table S1's
 per-molecule perfect counts of SHAP sampling and IG under r2, ours beside WOMBAT's; and the
 IQR success rate on negatives per explainer and readout.
+
+Its size (500–600 lines) is the study's two phases, the gathering of its records into
+cells for the headline verdicts (the patterns', the whiteboxes', the permutation sweep's)
+and the five tables above, each beside WOMBAT's numbers.
 """
 
 from __future__ import annotations
@@ -108,7 +113,8 @@ class WombatSettings:
 
 class WombatStudy(Study[WombatSettings]):
     """The study in its folder (see the module docstring); `markdown`: a file the report
-    is written to as well; `whiteboxes`, `bounds`: the headline table's extra inputs."""
+    is written to as well; `whiteboxes`, `bounds`, `permutations`: the headline table's
+    extra inputs."""
 
     FREE = ("wombat", "patterns", "explainers", "positives", "negatives", "slow_positives",
             "slow_negatives", "slow_variants", "variants", "datasets")
@@ -117,12 +123,13 @@ class WombatStudy(Study[WombatSettings]):
 
     def __init__(self, folder: str | Path, settings: WombatSettings,
                  execution: Execution = Execution(), markdown: str | Path | None = None,
-                 whiteboxes: str | Path | None = None, bounds: str | Path | None = None
-                 ) -> None:
+                 whiteboxes: str | Path | None = None, bounds: str | Path | None = None,
+                 permutations: str | Path | None = None) -> None:
         super().__init__(folder, settings, execution)
         self.markdown = markdown
         self.whiteboxes = whiteboxes
         self.bounds = bounds
+        self.permutations = permutations
         self.started = time.perf_counter()
 
     def _jobs(self, slow: bool) -> dict[str, list[Job]]:
@@ -177,7 +184,9 @@ class WombatStudy(Study[WombatSettings]):
         whiteboxes = {} if self.whiteboxes is None else whitebox_cells(
             read_records(Path(self.whiteboxes) / RESULTS_FILE))
         bounds = [] if self.bounds is None else read_bounds(self.bounds)
-        text = wombat_tables(records, self.settings, whiteboxes, bounds)
+        sweep = [] if self.permutations is None else list(read_records(
+            Path(self.permutations) / RESULTS_FILE))
+        text = wombat_tables(records, self.settings, whiteboxes, bounds, sweep)
         elapsed = time.perf_counter() - self.started
         text += (f"\n{len(records)} records in {self.folder}; this run {elapsed / 60:.1f} min "
                  f"with {self.execution.workers} workers.\n")
@@ -205,17 +214,22 @@ def _mean(values: list[float]) -> float:
 
 def wombat_tables(records: list[Record], settings: WombatSettings,
                   whiteboxes: WhiteboxCells | None = None,
-                  bounds: Sequence[PatternBound] = ()) -> str:
+                  bounds: Sequence[PatternBound] = (),
+                  permutations: Sequence[Record] = ()) -> str:
     """The report's tables (see the module docstring) of `records` (cut to the
     settings' limits, `WombatSettings.limit`); the headline table also reads the extra
-    whiteboxes' cells and Figure S8's bounds, where given."""
+    whiteboxes' cells, Figure S8's bounds and the records of Figure S7's sweep of SHAP
+    sampling's budget (`permutation_cells`, with the study's own), where given."""
     numbers = list(settings.patterns)
     explainers = list(settings.explainers)
     rows = {(r.task, r.variant, r.explainer): r for r in ranking_rows(records)}
     cells = {key: c for key, c in cells_of(records).items() if key[0] in numbers
              and key[2] in explainers}
+    sweep = permutation_cells([*permutations, *records]) if permutations else {}
     return _tables(rows, numbers, explainers, Evidence(
-        cells, whiteboxes or {}, [b for b in bounds if b.pattern in numbers]))
+        cells, whiteboxes or {}, [b for b in bounds if b.pattern in numbers],
+        {n: {p: c for p, c in by_pattern.items() if p in numbers}
+         for n, by_pattern in sweep.items()}))
 
 
 def cells_of(records: Iterable[Record]) -> Cells:
@@ -230,6 +244,36 @@ def whitebox_cells(records: Iterable[Record]) -> WhiteboxCells:
     (whitebox, readout, explainer)."""
     names = {f"WOMBAT-{name}": name for name in (FLUORINE_CARBONYL, ANTI_IG)}
     return _gathered(records, names.get)
+
+
+def permutation_cells(records: Iterable[Record]) -> dict[int, dict[int, Cell]]:
+    """Figure S7's sweep: per number of permutations n and pattern, SHAP sampling's cell
+    under r2 (WOMBAT's readout for Table S1 and Figure S7) from `records` (the study's at
+    WOMBAT's budget and `gracrc bench`'s at the others), so that every budget is read on
+    the same molecules: the patterns explained at every budget found, each on the
+    molecules explained at all of them."""
+    auroc: dict[tuple[int, int], dict[int, float]] = {}
+    for r in records:
+        if (r.explainer != "ShapleySampling" or r.status != "ok" or not r.scored
+                or r.sample != "positive" or r.auroc is None
+                or not r.task.startswith("WOMBAT-P")
+                or scored_variant(r.variant, r.level).removesuffix("@node") != "soft-or"):
+            continue
+        key = (int(r.config["n_samples"]), int(r.task.removeprefix("WOMBAT-P")))
+        # By the molecule's place in its file: the same molecule whatever the dataset's
+        # size (a `gracrc bench` run reads the file to its --graphs).
+        auroc.setdefault(key, {})[r.graph] = float(r.auroc)
+    budgets = sorted({n for n, _ in auroc})
+    cells: dict[int, dict[int, Cell]] = {n: {} for n in budgets}
+    for pattern in sorted({p for _, p in auroc}):
+        found = [auroc.get((n, pattern), {}) for n in budgets]
+        if not all(found):
+            continue   # a budget that did not reach the pattern: its molecules are not read
+        common = sorted(set.intersection(*(set(f) for f in found)))
+        for n, values in zip(budgets, found):
+            if common:
+                cells[n][pattern] = Cell(tuple(values[i] for i in common), ())
+    return {n: by_pattern for n, by_pattern in cells.items() if by_pattern}
 
 
 Unit = TypeVar("Unit", int, str)
