@@ -27,7 +27,8 @@ from gracr.bench.report import DASH, TABLE, NumberFormat
 from gracr.domains.headlines import (UNTESTED, Estimate, Headlines, Outcome, estimate,
                                      judged)
 from gracr.domains.tissue.baselines import MARKER, RANDOM, T_DENSITY
-from gracr.domains.tissue.phases import CNN, COMPILED, IG_MEAN, ROLLOUT, ModelFile, control_of
+from gracr.domains.tissue.phases import (ARCHITECTURES, CNN, COMPILED, IG_MEAN, ROLLOUT,
+                                         ModelFile, control_of)
 from gracr.domains.tissue.published import GNNEXPLAINER_RANDOMISATION_BAND, HEADLINES
 from gracr.explainers.metric import between_class_share
 
@@ -385,7 +386,7 @@ def gnnexplainer_gatv2_never_above_random(evidence: Evidence) -> Outcome | None:
 
 def solved_task(evidence: Evidence) -> Outcome | None:
     # The note's claim is of its graph models (GIN and GATv2); the CNN is its baseline.
-    graph_models = {m.name for m in evidence.models if m.architecture in ("GIN", "GATv2")}
+    graph_models = {m.name for m in evidence.models if m.architecture in ARCHITECTURES}
     found = [v for m, v in evidence.test_auc.items()
              if m in graph_models and control_of(m) == "" and v is not None]
     if not found:
