@@ -5,7 +5,7 @@ embeddings.
     PYTHONPATH=. .venv/bin/python benchmarks/tissue_training.py [--samples 200]
         [--cells 300] [--ratios 1] [--seeds 0] [--models gin,gatv2,cnn] [--hidden 64]
         [--layers 2] [--max-epochs 300] [--patience 40] [--learning-rate 0.01[,0.001]]
-        [--pixels 5,10] [--shuffle-control] [--threads 1] [--markdown FILE]
+        [--pixels 5,10] [--data-seed 0] [--shuffle-control] [--threads 1] [--markdown FILE]
 
 The CNN (`cnn`) is the study's (`gracr.domains.tissue.phases`: its hidden channels and
 blocks, not `--hidden` and `--layers`) on the field rendered at each of `--pixels` µm per
@@ -15,11 +15,17 @@ settings (10 µm, Adam at 1e-3) were chosen with
     PYTHONPATH=. .venv/bin/python benchmarks/tissue_training.py --samples 600 --models cnn \
         --pixels 5,10 --learning-rate 0.01,0.001 --max-epochs 40 --patience 40
 
+and GIN's rate (1e-3; `gracr.domains.tissue.trained.LEARNING_RATES`), for D = 0, 1, 2, with
+
+    PYTHONPATH=. .venv/bin/python benchmarks/tissue_training.py --samples 600 --models gin \
+        --seeds 0,1,2 --data-seed D --learning-rate 0.01,0.001 --max-epochs 300 --patience 50
+
 One dataset (`generate_dataset`, `TissueSettings.for_cells(--cells)`, data seed
 `--data-seed`), graphs at each graph radius ratio (`tissue_graphs`), and per seed a
 seeded 60/20/20 split, model initialisation and batch order (`train_model`; the defaults
-are `ModelSettings` and `TrainingSettings`'s: hidden 64, 2 layers, mean pooling, Adam at
-0.01, batches of 16, at most 300 epochs, patience 40). Per run: the
+are `ModelSettings` and `TrainingSettings`'s: hidden 64, 2 layers, mean pooling, batches
+of 16, at most 300 epochs, patience 40; Adam at each architecture's own rate, `training_for`,
+unless `--learning-rate` lists others). Per run: the
 epochs run, the best validation AUC, the test AUC of the model kept, seconds of training,
 and the linear probe's test AUC (`linear_probe`: engaged flag of tumour cells, fitted on
 the training split's tumour cells) for the trained model and for the same architecture at
@@ -46,8 +52,9 @@ from gracr.domains.tissue import TissueSettings, generate_dataset
 from gracr.domains.tissue.image import image_graphs
 from gracr.domains.tissue.phases import CNN_HIDDEN, CNN_LAYERS
 from gracr.domains.tissue.probes import linear_probe
-from gracr.domains.tissue.trained import (ModelSettings, TrainingSettings, build_model, split_graphs,
-                                   tissue_graphs, train_model)
+from gracr.domains.tissue.trained import (ModelSettings, TrainingSettings, build_model,
+                                          split_graphs, tissue_graphs, train_model,
+                                          training_for)
 
 HEADERS = ("model", "ratio", "pixel µm", "learning rate", "seed", "labels", "epochs", "best epoch", "val AUC", "test AUC",
            "seconds", "probe AUC trained", "probe AUC random")
@@ -74,8 +81,9 @@ def main() -> int:
     parser.add_argument("--max-epochs", type=int, default=TrainingSettings.max_epochs)
     parser.add_argument("--patience", type=int, default=TrainingSettings.patience)
     parser.add_argument("--batch-size", type=int, default=TrainingSettings.batch_size)
-    parser.add_argument("--learning-rate", default=str(TrainingSettings.learning_rate),
-                        help="Adam's learning rate (a list: each in turn)")
+    parser.add_argument("--learning-rate", default="",
+                        help="Adam's learning rate (a list: each in turn; default: each "
+                             "architecture's own, as the study trains it)")
     parser.add_argument("--pixels", default="10", help="the CNN's µm per pixel (list)")
     parser.add_argument("--shuffle-control", action="store_true",
                         help="also train each model on shuffled training and validation labels")
@@ -111,7 +119,8 @@ def main() -> int:
                           ModelSettings(name, hidden=args.hidden, layers=args.layers))
         for seed in ints(args.seeds):
             splits = split_graphs(graphs_at[ratio, image], seed)
-            for rate in floats(args.learning_rate):
+            own = training_for(name, TrainingSettings()).learning_rate
+            for rate in floats(args.learning_rate) or [own]:
                 for shuffled in ((False, True) if args.shuffle_control else (False,)):
                     settings = TrainingSettings(max_epochs=args.max_epochs,
                                                 patience=args.patience,

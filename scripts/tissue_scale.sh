@@ -31,6 +31,12 @@
 #
 #   PYTHONPATH=. .venv/bin/python scripts/tissue_archive.py pack OUT/seedS runs/tissue/seedS
 #
+# REPLACE_STALE=1 passes `--replace-stale` to every study: a model the code now makes with
+# other settings (a new learning rate, say) is trained again even where the seed's folder
+# explained it, those records moved to OUT/seedS/attributions/replaced.jsonl. Without it
+# such a study fails its item, naming the records. The archive then no longer matches the
+# folder: pack each seed into a new, empty archive folder (runs/README.md).
+#
 # Stop: kill the lanes' process group (`kill -- -PGID`, PGID in OUT/lanes.pgid): a study
 # resumes from its files (an explanation or a model in flight is lost, nothing else).
 # Pause: `kill -STOP -- -PGID`, continue: `kill -CONT -- -PGID`.
@@ -40,6 +46,7 @@ out=${1:?usage: scripts/tissue_scale.sh OUT [LANES]}
 lanes=${2:-2}
 python=${PYTHON:-.venv/bin/python}
 archive=${ARCHIVE:-$PWD/runs/tissue}
+replace_stale=$([ "${REPLACE_STALE:-0}" = 1 ] && echo 1 || true)
 mkdir -p "$out/done" "$out/logs" "$out/locks" "$out/failed"
 rm -f "$out/failed/"*   # a new run tries the items that failed last time again
 ps -o pgid= $$ | tr -d ' ' > "$out/lanes.pgid"
@@ -71,7 +78,7 @@ study() {   # seed stage: one item, the study's own command (stage 1: the sparse
   nice -n 19 "$python" -m gracr.cli tissue-study --out "$out/seed$seed" --seed "$seed" \
     --sparse "$sparse" --samples 600 --cells 300 --test-limit "${stage_limit[$stage]}" --model-seeds 0,1,2 \
     --ratios "${stage_ratios[$stage]}" --epochs 30,100,200,400 --max-epochs 300 \
-    --patience 50 --min-delta 0.001 --jobs 1
+    --patience 50 --min-delta 0.001 --jobs 1 ${replace_stale:+--replace-stale}
 }
 
 wanted() {   # seed stage: the item is part of this run
@@ -103,7 +110,8 @@ lane() {
             echo "lane $number: $item from $start" >> "$out/logs/lanes.log"
             /usr/bin/time -f "%e %U %S" -o "$out/logs/$item.time" \
               bash -c "$(declare -p stage_ratios stage_limit); $(declare -f study)
-                       out='$out' python='$python' archive='$archive' study $seed $stage" \
+                       out='$out' python='$python' archive='$archive' \
+                       replace_stale='$replace_stale' study $seed $stage" \
               >> "$out/logs/$item.log" 2>&1
             code=$?
             read -r wall user system < <(tail -n 1 "$out/logs/$item.time") || true

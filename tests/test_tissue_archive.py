@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 from collections import Counter
 from dataclasses import replace
@@ -170,3 +171,46 @@ def test_a_record_explained_again_is_scored_again(folders: dict[str, Path],
     after = read_rows(folder)[record.key]
     assert after["digest"] != before[record.key]["digest"]
     assert after["ρ Shapley"] == pytest.approx(-before[record.key]["ρ Shapley"])
+
+
+def test_an_archive_holding_what_the_folder_replaced_is_refused(folders: dict[str, Path],
+                                                               tmp_path: Path) -> None:
+    """Records the folder no longer holds (set aside by `--replace-stale`), or a model
+    file the folder holds other bytes of (trained again), would come back on unpack: the
+    pack stops, naming the archive, and writes nothing."""
+    for change in ("records", "model"):
+        archive = Path(shutil.copytree(folders["archive"], tmp_path / change / "archive"))
+        folder = Path(shutil.copytree(folders["resumed"], tmp_path / change / "study"))
+        if change == "records":
+            results = folder / "attributions" / "results.jsonl"
+            header, *lines = results.read_text().splitlines(keepends=True)
+            gone = [line for line in lines if '"GIN-r1-s0"' in line]
+            results.write_text(header + "".join(line for line in lines if line not in gone))
+            assert gone
+            message = (re.escape(f"{archive}: holds ") + r"\d+" +
+                       re.escape(f" records that {results} no longer holds"))
+        else:
+            model = folder / "models" / "GIN-r1-s0.pt"
+            model.write_bytes(model.read_bytes() + b"\0")
+            message = re.escape(f"{archive}: holds another GIN-r1-s0.pt than "
+                                f"{folder / 'models'}")
+        before = sorted(p.relative_to(archive) for p in archive.rglob("*"))
+        with pytest.raises(GracrError, match=message + ".*new, empty archive"):
+            pack_study(folder, archive)
+        assert sorted(p.relative_to(archive) for p in archive.rglob("*")) == before
+
+
+def test_an_unpack_leaves_out_the_records_the_folder_set_aside(folders: dict[str, Path],
+                                                              tmp_path: Path) -> None:
+    """An archive packed before a model was trained again still holds its old records:
+    unpacked into the folder that set them aside, they stay out."""
+    from gracr.domains.tissue.phases import set_aside_explained
+
+    folder = Path(shutil.copytree(folders["resumed"], tmp_path / "study"))
+    results = folder / "attributions" / "results.jsonl"
+    set_aside_explained(folder, ["GIN-r1-s0"], replace_stale=True)
+    left = results.read_bytes()
+    assert b'"GIN-r1-s0"' in (folder / "attributions" / "replaced.jsonl").read_bytes()
+    assert b'"GIN-r1-s0"' not in left
+    assert unpack_study(folders["archive"], folder).records == 0
+    assert results.read_bytes() == left

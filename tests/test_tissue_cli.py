@@ -165,3 +165,13 @@ def test_tissue_study_refuses_bad_options(tmp_path: Path, option: list[str],
     code, _, err = run("tissue-study", "--out", str(tmp_path / "study"), "--quiet", *option)
     assert code == 2 and message in err and "internal error" not in err, err
     assert not (tmp_path / "study").exists()
+
+
+def test_tissue_sparse_refuses_a_field_too_narrow_for_its_motif(tmp_path: Path) -> None:
+    # 40 cells pass the dataset's own floor, but their field (146 µm) cannot hold the
+    # motif 75 µm from every edge.
+    code, _, err = run("tissue-sparse", "--out", str(tmp_path / "sparse"), "--quiet",
+                       "--cells", "40", "--samples", "12")
+    assert code == 2 and "internal error" not in err, err
+    assert "146 µm wide, too narrow for its motif" in err and "at least 43 cells" in err
+    assert not (tmp_path / "sparse").exists()

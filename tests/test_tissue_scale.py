@@ -257,7 +257,7 @@ def test_the_convergence_table_says_what_stopped_each_training(tmp_path: Path) -
     from gracr.domains.tissue.trained import TrainingSettings
 
     (tmp_path / "models").mkdir()
-    lines = [{"model": "GIN-r1-s0", "epochs": 9, "best_epoch": 4,
+    lines = [{"model": "GIN-r1-s0", "epochs": 9, "best_epoch": 4, "learning_rate": 0.001,
               "validation_loss": [0.9, 0.7, 0.6, 0.5, 0.55, 0.6, 0.6, 0.7, 0.8],
               "best_validation_auc": 0.75, "test_auc": 0.5},
              {"model": "GIN-r1-s1", "epochs": 10, "best_epoch": 8,
@@ -269,9 +269,11 @@ def test_the_convergence_table_says_what_stopped_each_training(tmp_path: Path) -
     text = write_convergence(tmp_path, settings).read_text()
     rows = [[cell.strip() for cell in line.strip("|").split("|")]
             for line in text.splitlines()[2:]]
-    assert rows == [["GIN-r1-s0", "9", "4", "patience", "0.500", "0.800", "0.500", "0.750",
-                     "0.500"],
-                    ["GIN-r1-s1", "10", "8", "cap", "0.500", "0.500", "0.500", "–", "–"]]
+    # The second line, written before the lines carried the rate, was trained at 1e-2.
+    assert rows == [["GIN-r1-s0", "0.001", "9", "4", "patience", "0.500", "0.800", "0.500",
+                     "0.750", "0.500"],
+                    ["GIN-r1-s1", "0.01", "10", "8", "cap", "0.500", "0.500", "0.500", "–",
+                     "–"]]
 
 
 def test_the_cnns_name_keeps_its_family_and_its_view() -> None:
@@ -281,3 +283,31 @@ def test_the_cnns_name_keeps_its_family_and_its_view() -> None:
     assert (name, ratio_name(IMAGE)) == ("CNN-image-s2", "image")
     assert model_family(name) == ("CNN-image", 2)
     assert model_family("GATv2-r1.5-s1") == ("GATv2-r1.5", 1)
+
+
+def test_the_sparse_study_trains_again_a_model_logged_at_another_learning_rate(
+        tmp_path: Path) -> None:
+    """A line without a rate was trained at 1e-2: GIN (1e-3 now) is trained again, its new
+    line saying so and its table row too; GATv2 (still 1e-2) is kept."""
+    import json
+
+    from gracr.bench.study import Execution
+    from gracr.domains.tissue.sparse import SparseSettings, SparseStudy
+    from gracr.domains.tissue.trained import TrainingSettings
+
+    settings = SparseSettings(samples=12, cells=120, seed=1, model_seeds=(0,), hidden=8,
+                              layers=1, training=TrainingSettings(max_epochs=1, patience=1))
+    folder = tmp_path / "sparse"
+    SparseStudy(folder, settings, Execution(progress=False)).run()
+    training = folder / "models" / "training.jsonl"
+    first = [json.loads(line) for line in training.read_text().splitlines()]
+    assert {line["model"]: line["learning_rate"] for line in first} == {
+        "GIN-r1-s0": 0.001, "GATv2-r1-s0": 0.01}
+    training.write_text("".join(json.dumps({k: v for k, v in line.items()
+                                            if k != "learning_rate"}) + "\n"
+                                for line in first))
+    SparseStudy(folder, settings, Execution(progress=False)).run()
+    added = [json.loads(line) for line in training.read_text().splitlines()][len(first):]
+    assert [(line["model"], line["learning_rate"]) for line in added] == [("GIN-r1-s0", 0.001)]
+    table = (folder / "tables" / "sparse.md").read_text()
+    assert "Adam at 0.001" in table and "Adam at 0.01" in table

@@ -268,7 +268,7 @@ def with_other_cnn_settings(folder: Path, **changes: object) -> Path:
 
 def test_a_model_made_with_other_settings_is_trained_again(
         phases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from gracr.domains.tissue.phases import CNN_LEARNING_RATE, CNN_PIXEL_UM, models_complete
+    from gracr.domains.tissue.phases import CNN_PIXEL_UM, models_complete
     from gracr.domains.tissue.trained import load_model
 
     folder = Path(shutil.copytree(phases, tmp_path / "study"))
@@ -283,13 +283,77 @@ def test_a_model_made_with_other_settings_is_trained_again(
     assert load_model(meta_path).settings.pixel_um == CNN_PIXEL_UM
     lines = [json.loads(line) for line in training.read_text().splitlines()]
     assert len(lines) == before + 1 and lines[-1]["model"] == "CNN-image-s0"
-    # The CNN trains at its own learning rate, and its line says which.
-    assert lines[-1]["learning_rate"] == CNN_LEARNING_RATE != PHASES.training.learning_rate
-    graph_models = [line for line in lines if line["model"].startswith(("GIN", "GATv2"))
-                    and not line.get("untrained")]
-    assert graph_models and all(line["learning_rate"] == PHASES.training.learning_rate
-                                for line in graph_models)
+    # Each architecture trains at its own learning rate, and its line says which: GIN
+    # and the CNN at 1e-3, GATv2 at the settings' 1e-2.
+    assert PHASES.training.learning_rate == 0.01
+    rates = {line["model"]: line["learning_rate"] for line in lines if not line.get("untrained")}
+    assert rates == {"GIN-r1-s0": 0.001, "GIN-r1-s0-shuffled": 0.001, "GATv2-r1-s0": 0.01,
+                     "GATv2-r1-s0-shuffled": 0.01, "CNN-image-s0": 0.001}
     assert models_complete(folder, PHASES)
+
+
+def test_a_model_logged_at_another_learning_rate_is_trained_again(
+        phases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A training line without a learning rate (written before the lines carried it) is
+    read as the 1e-2 every model then trained at: the models whose architecture now trains
+    at another rate (GIN, the CNN) are trained again, GATv2's are kept."""
+    from gracr.domains.tissue.phases import models_complete
+
+    folder = Path(shutil.copytree(phases, tmp_path / "study"))
+    training = folder / "models" / "training.jsonl"
+    old = [{key: value for key, value in json.loads(line).items() if key != "learning_rate"}
+           for line in training.read_text().splitlines()]
+    training.write_text("".join(json.dumps(line) + "\n" for line in old))
+    assert not models_complete(folder, PHASES)
+    prepare_phases(folder)
+    err = capsys.readouterr().err
+    again = sorted(re.findall(r"models/([^/ ]+)\.json: made with other settings \(learning "
+                              r"rate 0\.01, not 0\.001\); training it again", err))
+    assert again == ["CNN-image-s0", "GIN-r1-s0", "GIN-r1-s0-shuffled"]
+    added = [json.loads(line) for line in training.read_text().splitlines()][len(old):]
+    assert sorted(line["model"] for line in added) == again
+    assert all(line["learning_rate"] == 0.001 for line in added)
+    assert models_complete(folder, PHASES)
+
+
+def explained_record(variant: str) -> Record:
+    return Record("Tissue-3-image-test", variant, "Saliency", {}, "h", 3, 0, 0, None, "ok",
+                  None, None, None, None, None, 0, 0, 0.1, 0.1, "test", level="node",
+                  sample="negative", uniform=False)
+
+
+def with_records(folder: Path, variants: list[str]) -> Path:
+    records = folder / "attributions" / "results.jsonl"
+    records.parent.mkdir()
+    start_results(records)
+    with open(records, "a", encoding="utf-8") as sink:
+        for variant in variants:
+            write_record(sink, explained_record(variant))
+    return records
+
+
+def test_replace_stale_sets_the_stale_models_records_aside_and_trains_it_again(
+        phases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The records of the model made with other settings and of its randomised copies
+    move to `replaced.jsonl`; another model's records stay, one whose name only begins
+    with the stale one's (a control) too."""
+    from gracr.domains.tissue.phases import CNN_PIXEL_UM, prepare_data, prepare_models
+    from gracr.domains.tissue.trained import load_model
+
+    folder = Path(shutil.copytree(phases, tmp_path / "study"))
+    meta_path = with_other_cnn_settings(folder, pixel_um=CNN_PIXEL_UM / 2)
+    variants = ["CNN-image-s0", "GIN-r1-s0", "CNN-image-s0~cascading~top-1",
+                "CNN-image-s0-shuffled"]
+    records = with_records(folder, variants)
+    prepare_models(folder, PHASES, prepare_data(folder, PHASES), lambda _: None,
+                   replace_stale=True)
+    assert [r.variant for r in read_records(records)] == ["GIN-r1-s0", "CNN-image-s0-shuffled"]
+    aside = folder / "attributions" / "replaced.jsonl"
+    assert [r.variant for r in read_records(aside)] == ["CNN-image-s0",
+                                                       "CNN-image-s0~cascading~top-1"]
+    assert (f"{records}: the explanations of CNN-image-s0 and their copies (2 records) "
+            f"moved to {aside}; training them again") in capsys.readouterr().err
+    assert load_model(meta_path).settings.pixel_um == CNN_PIXEL_UM
 
 
 def test_a_model_made_with_other_settings_and_explained_stops_the_study(
@@ -300,20 +364,16 @@ def test_a_model_made_with_other_settings_and_explained_stops_the_study(
     from gracr.domains.tissue.phases import CNN_PIXEL_UM
 
     meta_path = with_other_cnn_settings(folder, pixel_um=CNN_PIXEL_UM / 2)
-    records = folder / "attributions" / "results.jsonl"
-    records.parent.mkdir()
-    start_results(records)
-    explained = Record("Tissue-3-image-test", "CNN-image-s0", "Saliency", {}, "h", 3, 0, 0,
-                       None, "ok", None, None, None, None, None, 0, 0, 0.1, 0.1, "test",
-                       level="node", sample="negative", uniform=False)
-    with open(records, "a", encoding="utf-8") as sink:
-        write_record(sink, explained)
-    settings_before = meta_path.read_text()
+    records = with_records(folder, ["CNN-image-s0"])
+    settings_before, records_before = meta_path.read_text(), records.read_bytes()
     with pytest.raises(GracrError, match=r"results\.jsonl: holds explanations of "
-                                         r"CNN-image-s0, whose model files were made with "
-                                         r"other settings"):
+                                         r"CNN-image-s0 or of their randomised copies \(1 "
+                                         r"records\), whose model files were made with other "
+                                         r"settings .* --replace-stale"):
         prepare_phases(folder)
     assert meta_path.read_text() == settings_before
+    assert records.read_bytes() == records_before
+    assert not (folder / "attributions" / "replaced.jsonl").exists()
 
 
 def test_cut_data_files_are_made_again(phases: Path, tmp_path: Path,

@@ -135,15 +135,17 @@ def pack(results: str | os.PathLike[str], archive: str | os.PathLike[str],
                                  *(_line(record) for record in fresh)])
 
 
-def unpack(archive: str | os.PathLike[str], results: str | os.PathLike[str]) -> int:
+def unpack(archive: str | os.PathLike[str], results: str | os.PathLike[str],
+           withdrawn: frozenset[RecordKey] = frozenset()) -> int:
     """Append to `results` (made, with its header, if missing) the archived records whose
-    key it does not hold; returns how many."""
+    key it does not hold, but those `withdrawn` (records the study set aside: made on a
+    model it has replaced since); returns how many."""
     kept = archived(archive)
     if not kept:
         return 0
     Path(results).parent.mkdir(parents=True, exist_ok=True)
     start_results(results)
-    present = {record.key for record in read_records(results)}
+    present = {record.key for record in read_records(results)} | withdrawn
     missing = [record for key, record in kept.items() if key not in present]
     with open(results, "a", encoding="utf-8") as sink:
         for record in missing:

@@ -94,7 +94,7 @@ def cmd_tissue_study(args: argparse.Namespace, out: TextIO) -> int:
     folder = TissueStudy(args.out, settings, Execution(
         workers=args.jobs, engine=args.engine, address=args.address,
         ray_timeout=args.ray_timeout, progress=not args.quiet, batch=args.batch),
-        sparse=sparse).run()
+        sparse=sparse, replace_stale=args.replace_stale).run()
     print(f"{folder}: tables in {folder / 'tables'}, figures in {folder / 'figures'}",
           file=out)
     return 0
@@ -169,6 +169,10 @@ def _declare_study(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sparse", default="", metavar="DIR,...",
                         help="`gracrc tissue-sparse` folders whose models the report's "
                              "headline table reads for the note's sparse-driver finding")
+    parser.add_argument("--replace-stale", action="store_true",
+                        help="train again the models made with other settings even where "
+                             "the folder explained them, moving those explanations to "
+                             "attributions/replaced.jsonl (without it the study stops)")
     _add_training_options(parser)
     add_budget_option(parser)
     add_batch_option(parser, default=TISSUE_BATCH)

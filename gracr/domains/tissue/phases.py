@@ -32,16 +32,18 @@ said and made again).
    metrics, class-stratified, beside the note's numbers; tables in `DIR/tables/`,
    figures in `DIR/figures/`.
 
-Its size (700–800 lines) is the four phases and the checks that let each resume from what
+Its size (800–900 lines) is the four phases and the checks that let each resume from what
 is complete (whole files validated on read, logs whose cut last line is dropped), over
-the graph models' ratios, the CNN's image view and the randomisation grid, and the pool
-that trains the models with the same resume rules.
+the graph models' ratios, the CNN's image view and the randomisation grid, the pool
+that trains the models with the same resume rules, and the guard that retrains a model
+made with other settings without losing the records made on it.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import sys
 from dataclasses import asdict, dataclass, field, replace
@@ -62,7 +64,7 @@ from gracr.domains.tissue.baselines import BASELINE_NAMES
 from gracr.domains.tissue.dataset import DATASET_FILES, TASK_FILE, write_dataset
 from gracr.domains.tissue.generator import TissueSettings, check_dataset_options, generate_dataset
 from gracr.domains.tissue.radius import GRAPH_RADIUS_RATIOS
-from gracr.domains.tissue.study_names import ATTRIBUTIONS, EXPLAINERS
+from gracr.domains.tissue.study_names import ATTRIBUTIONS, EXPLAINERS, REPLACED_FILE
 from gracr.domains.tissue.table import CellTable
 from gracr.domains.tissue.trained import TrainingSettings
 
@@ -132,14 +134,13 @@ class StudySettings:
 IMAGE = 0.0
 CNN = "CNN"
 CNN_HIDDEN, CNN_LAYERS = 32, 2
-# 10 µm pixels and Adam at 1e-3: the label radius (30 µm) is 3 pixels, well inside the
-# last block's reach (±6 pixels); at 5 µm it is 6, at the edge of it. Measured over 40
-# epochs on 600 samples (`benchmarks/tissue_training.py`, the command in its docstring;
-# docs/results/tissue/scale/cnn-settings.md): at 5 µm and the graph models' 1e-2 the
-# output went constant (best epoch 2, test AUC 0.43), 5 µm at 1e-3 0.57, 10 µm at 1e-2
-# 0.56, 10 µm at 1e-3 0.95. The tissue note states neither.
+# 10 µm pixels (and Adam at 1e-3, `trained.LEARNING_RATES`): the label radius (30 µm) is
+# 3 pixels, well inside the last block's reach (±6 pixels); at 5 µm it is 6, at the edge
+# of it. Measured over 40 epochs on 600 samples (`benchmarks/tissue_training.py`, the
+# command in its docstring; docs/results/tissue/scale/cnn-settings.md): at 5 µm and 1e-2
+# the output went constant (best epoch 2, test AUC 0.43), 5 µm at 1e-3 0.57, 10 µm at
+# 1e-2 0.56, 10 µm at 1e-3 0.95. The tissue note states neither.
 CNN_PIXEL_UM = 10.0
-CNN_LEARNING_RATE = 1e-3
 
 
 def ratio_name(ratio: float) -> str:
@@ -423,10 +424,11 @@ def models_complete(folder: Path, settings: StudySettings) -> bool:
 
     models = folder / "models"
 
-    def logged(name: str) -> set[Any]:
+    def logged(name: str) -> dict[Any, dict[str, Any]]:
         # Quietly: a cut last line is said by the phase that makes its record again.
         records, _ = read_json_lines(models / name)
-        return {record.get("model") for record in records if isinstance(record, dict)}
+        return {record.get("model"): record
+                for record in latest_by_model([r for r in records if isinstance(r, dict)])}
 
     trained, probed = logged("training.jsonl"), logged("probes.jsonl")
     if COMPILED not in probed or not all(
@@ -442,13 +444,15 @@ def models_complete(folder: Path, settings: StudySettings) -> bool:
             model = load_model(file.path) if learned else load_model_file(file.path)
         except (GracrError, ValueError, OSError):
             return False
-        if learned and other_settings(model, file.architecture, settings):
+        if learned and other_settings(model, file.architecture, settings,
+                                      trained[file.name]):
             return False
     return True
 
 
 def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
-                   progress: Callable[[str], None], workers: int = 1) -> None:
+                   progress: Callable[[str], None], workers: int = 1,
+                   replace_stale: bool = False) -> None:
     """Phase 3: every model file (`model_files`), training and probing what is not
     there yet, `workers` models at a time (`make_model`; more than one: in a process
     pool, each worker reading the data back from the folder).
@@ -456,7 +460,9 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
     A trained model is done when its files load, its line is in `training.jsonl` and
     (models without a control) its probe in `probes.jsonl`: each is written after the
     one before, so a run stopped between them resumes at the first one missing. A model
-    file that does not load is said and the model trained again."""
+    file that does not load is said and the model trained again; so is one made with
+    other settings (`other_settings`), unless the folder holds explanations of it
+    (`GracrError`), which `replace_stale` sets aside first (`set_aside_explained`)."""
     from gracr.explainers.randomisation import randomisation_variants
     from gracr.executor.model import compile_program
     from gracr.domains.tissue.dataset import tissue_program
@@ -471,7 +477,8 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
 
     training_log = models / "training.jsonl"
     probe_log = models / "probes.jsonl"
-    trained_done = {record.get("model") for record in read_jsonl(training_log)}
+    trained_done = {record.get("model"): record
+                    for record in latest_by_model(read_jsonl(training_log))}
     probed = {record.get("model") for record in read_jsonl(probe_log)}
     todo: list[tuple[tuple[str, float, int, str], bool]] = []
     stale: list[str] = []
@@ -480,7 +487,8 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
         path = models / f"{name}.json"
         model = (_loaded(path, lambda: load_model(path), "the model")
                  if name in trained_done else None)
-        differ = "" if model is None else other_settings(model, wanted[0], settings)
+        differ = ("" if model is None
+                  else other_settings(model, wanted[0], settings, trained_done[name]))
         if differ:
             print(f"gracrc: {path}: made with other settings ({differ}); training it again",
                   file=sys.stderr)
@@ -488,7 +496,7 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
         made = model is not None and not differ
         if not made or (wanted[3] == "" and name not in probed):
             todo.append((wanted, made))
-    _refuse_explained(folder, stale)
+    set_aside_explained(folder, stale, replace_stale)
 
     def written(lines: tuple[dict[str, Any] | None, dict[str, Any] | None]) -> None:
         # The training line first, then the probe: each says the one before is on disk.
@@ -548,14 +556,22 @@ def model_settings_for(architecture: str, settings: StudySettings) -> Any:
                          layers=settings.layers)
 
 
-def other_settings(model: Any, architecture: str, settings: StudySettings) -> str:
-    """How the settings `model` was made with differ from those the study makes its
+def other_settings(model: Any, architecture: str, settings: StudySettings,
+                   line: dict[str, Any]) -> str:
+    """How the settings `model` was made with (its `ModelSettings`, and the learning rate
+    its training line `line` gives) differ from those the study makes its
     `architecture`'s models with ("" when they do not): a model of an earlier design
     (e.g. unpacked from an older archive) is trained again, never used."""
+    from gracr.domains.tissue.trained import logged_learning_rate, training_for
+
     wanted = model_settings_for(architecture, settings)
-    return ", ".join(f"{key} {getattr(model.settings, key)!r}, not {value!r}"
-                     for key, value in asdict(wanted).items()
-                     if getattr(model.settings, key) != value)
+    differ = [f"{key} {getattr(model.settings, key)!r}, not {value!r}"
+              for key, value in asdict(wanted).items() if getattr(model.settings, key) != value]
+    if not line.get("untrained"):
+        rate = training_for(wanted.architecture, settings.training).learning_rate
+        if logged_learning_rate(line) != rate:
+            differ.append(f"learning rate {logged_learning_rate(line):g}, not {rate:g}")
+    return ", ".join(differ)
 
 
 def make_model(folder: Path, settings: StudySettings, data: StudyData,
@@ -567,8 +583,8 @@ def make_model(folder: Path, settings: StudySettings, data: StudyData,
     (None for a control); `graphs` caches each ratio's splits between calls."""
     from gracr.domains.tissue.image import image_graphs
     from gracr.domains.tissue.probes import linear_probe
-    from gracr.domains.tissue.trained import (ModelSettings, Splits, build_model, load_model,
-                                              save_model, tissue_graphs, train_model)
+    from gracr.domains.tissue.trained import (Splits, build_model, load_model, save_model,
+                                              tissue_graphs, train_model, training_for)
 
     architecture, ratio, seed, control = wanted
     name = trained_name(*wanted)
@@ -588,9 +604,9 @@ def make_model(folder: Path, settings: StudySettings, data: StudyData,
         model = build_model(model_settings, seed)
         record = {"model": name, "untrained": True}
     else:
-        training = replace(settings.training, seed=seed, shuffle_labels=control == "shuffled")
-        if architecture == CNN:
-            training = replace(training, learning_rate=CNN_LEARNING_RATE)
+        training = training_for(model_settings.architecture,
+                                replace(settings.training, seed=seed,
+                                        shuffle_labels=control == "shuffled"))
         model, trained = train_model(model_settings, splits, training)
         record = {"model": name, **asdict(trained), "learning_rate": training.learning_rate}
     if record is not None:
@@ -631,22 +647,47 @@ def _make_models_in_pool(folder: Path, settings: StudySettings,
             progress(f"{futures[future]} done")
 
 
-def _refuse_explained(folder: Path, stale: Sequence[str]) -> None:
-    """`GracrError` when the records hold explanations of a model in `stale` (made with
-    other settings) or of its copies, made on the model about to be replaced."""
-    from gracr.bench.record import RESULTS_FILE, read_records
+def set_aside_explained(folder: Path, stale: Sequence[str], replace_stale: bool) -> None:
+    """The records of the models in `stale` (made with other settings) and of their
+    randomised copies, made on models about to be replaced: `GracrError` naming them,
+    or with `replace_stale`, moved to `attributions/REPLACED_FILE` (appended there
+    first, then the results file rewritten without them: a crash between the two leaves
+    them in both, and a rerun moves them again)."""
+    from gracr.bench.record import (RESULTS_FILE, header, read_records, start_results,
+                                    write_record)
 
     results = folder / ATTRIBUTIONS / RESULTS_FILE
     if not stale or not results.exists():
         return
 
-    explained = {record.variant for record in read_records(results)}
-    hit = sorted(name for name in stale
-                 if any(v == name or v.startswith(f"{name}~") for v in explained))
-    if hit:
-        raise GracrError(f"{results}: holds explanations of {', '.join(hit)}, whose model "
-                         "files were made with other settings than this study's; they cannot "
-                         "be trained again under those records: use a new folder")
+    def replaced(variant: str) -> bool:
+        return any(variant == name or variant.startswith(f"{name}~") for name in stale)
+
+    records = list(read_records(results))
+    moved = [record for record in records if replaced(record.variant)]
+    hit = sorted({record.variant.split("~")[0] for record in moved})
+    if not moved:
+        return
+    if not replace_stale:
+        raise GracrError(f"{results}: holds explanations of {', '.join(hit)} or of their "
+                         f"randomised copies ({len(moved)} records), whose model files were "
+                         "made with other settings than this study's; they cannot be trained "
+                         "again under those records: run again with --replace-stale to move "
+                         f"them to {REPLACED_FILE} beside it, or use a new folder")
+    aside = results.parent / REPLACED_FILE
+    start_results(aside)
+    with open(aside, "a", encoding="utf-8") as sink:
+        for record in moved:
+            write_record(sink, record)
+        sink.flush()
+        os.fsync(sink.fileno())
+    with atomic_writer(results) as kept:
+        kept.write(json.dumps(header(), separators=(",", ":")) + "\n")
+        for record in records:
+            if not replaced(record.variant):
+                kept.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
+    print(f"gracrc: {results}: the explanations of {', '.join(hit)} and their copies "
+          f"({len(moved)} records) moved to {aside}; training them again", file=sys.stderr)
 
 
 def _loaded(path: Path, load_file: Callable[[], Any], what: str) -> Any:

@@ -149,6 +149,13 @@ class SparseSettings:
                               samples=self.samples)
         if self.samples < 10 or not self.model_seeds:
             raise GracrError("the sparse study needs at least 10 samples and a model seed")
+        # The motif goes at least CLEAR_UM from every edge: the field must be wider.
+        side = TissueSettings.for_cells(self.cells).side_um
+        if side <= 2 * CLEAR_UM:
+            fewest = math.floor((2 * CLEAR_UM / side) ** 2 * self.cells) + 1
+            raise GracrError(f"the sparse study's field of {self.cells} cells is "
+                             f"{side:.0f} µm wide, too narrow for its motif ({CLEAR_UM:g} µm "
+                             f"from every edge): use at least {fewest} cells")
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "model_seeds": list(self.model_seeds)}
@@ -193,14 +200,20 @@ class SparseStudy(Study[SparseSettings]):
         return [f"{a}-r1-s{s}" for a in ARCHITECTURES for s in self.settings.model_seeds]
 
     def _trained(self) -> set[str]:
-        from gracr.domains.tissue.phases import read_jsonl
+        """The models trained at the learning rate the study trains them at now: one
+        logged at another (an earlier design's) is trained again."""
+        from gracr.domains.tissue.phases import latest_by_model, read_jsonl
+        from gracr.domains.tissue.trained import logged_learning_rate, training_for
 
-        return {str(r.get("model")) for r in read_jsonl(self.folder / "models" /
-                                                         "training.jsonl")}
+        lines = latest_by_model(read_jsonl(self.folder / "models" / "training.jsonl"))
+        return {str(line.get("model")) for line in lines
+                if logged_learning_rate(line) == training_for(
+                    str(line.get("model")).split("-")[0].lower(),
+                    self.settings.training).learning_rate}
 
     def _make_models(self, say: Say) -> None:
         from gracr.domains.tissue.trained import (ModelSettings, Splits, save_model,
-                                                  tissue_graphs, train_model)
+                                                  tissue_graphs, train_model, training_for)
 
         tables, split = self._tables()
         graphs = tissue_graphs(tables, 0.5, 1.0)
@@ -214,13 +227,15 @@ class SparseStudy(Study[SparseSettings]):
                 continue
             architecture, _, seed = name.split("-")
             say(f"training {name}")
+            training = training_for(architecture.lower(),
+                                    replace(self.settings.training, seed=int(seed[1:])))
             model, record = train_model(
                 ModelSettings(architecture=architecture.lower(), hidden=self.settings.hidden,
-                              layers=self.settings.layers), splits,
-                replace(self.settings.training, seed=int(seed[1:])))
+                              layers=self.settings.layers), splits, training)
             save_model(model, self.folder / "models" / name)
             append_lines(self.folder / "models" / "training.jsonl",
-                         [json.dumps({"model": name, **asdict(record)})])
+                         [json.dumps({"model": name, **asdict(record),
+                                      "learning_rate": training.learning_rate})])
 
     def phases(self) -> list[Phase]:
         return [Phase("data", lambda: (self.folder / "data" / "split.json").exists(),
@@ -231,7 +246,7 @@ class SparseStudy(Study[SparseSettings]):
     def report(self, say: Say) -> None:
         from gracr.domains.tissue import published as note
         from gracr.domains.tissue.phases import latest_by_model, read_jsonl
-        from gracr.domains.tissue.trained import auc
+        from gracr.domains.tissue.trained import auc, logged_learning_rate
 
         tables, split = self._tables()
         test = [tables[i] for i in split["test"]]
@@ -243,7 +258,8 @@ class SparseStudy(Study[SparseSettings]):
             ("tumour–tcell near pairs", [near_pairs(t) for t in test]))]
         for record in latest_by_model(read_jsonl(self.folder / "models" / "training.jsonl")):
             rows.append([str(record["model"]), f"{record['epochs']} epochs (best "
-                         f"{record['best_epoch']})", TABLE.number(record["best_validation_auc"]),
+                         f"{record['best_epoch']}), Adam at {logged_learning_rate(record):g}",
+                         TABLE.number(record["best_validation_auc"]),
                          TABLE.number(record["test_auc"]),
                          note.SPARSE.get(str(record["model"]).split("-")[0], "")])
         headers = ["model", "training", "validation AUC", "test AUC", "note: test AUC"]

@@ -39,11 +39,16 @@ class TissueStudy(Study[StudySettings]):
     OUTPUTS = ("data", "truth.jsonl", "models", ATTRIBUTIONS, "store")
 
     def __init__(self, folder: str | Path, settings: StudySettings,
-                 execution: Execution = Execution(), sparse: Sequence[Path] = ()) -> None:
+                 execution: Execution = Execution(), sparse: Sequence[Path] = (),
+                 replace_stale: bool = False) -> None:
         """`sparse`: `gracrc tissue-sparse` folders the report reads (their models' test
-        AUCs) for the note's sparse-driver finding; not a setting, a report input."""
+        AUCs) for the note's sparse-driver finding; not a setting, a report input.
+        `replace_stale`: models made with other settings are trained again even where
+        the folder explained them, their records set aside
+        (`gracr.domains.tissue.phases.set_aside_explained`)."""
         super().__init__(folder, settings, execution)
         self.sparse = tuple(Path(path) for path in sparse)
+        self.replace_stale = replace_stale
 
     @cached_property
     def data(self) -> StudyData:
@@ -91,7 +96,7 @@ class TissueStudy(Study[StudySettings]):
                   make_truth),
             Phase("models", lambda: models_complete(root, settings),
                   lambda say: prepare_models(root, settings, self.data, say,
-                                             self.execution.workers)),
+                                             self.execution.workers, self.replace_stale)),
             Phase("explain", lambda: explained(self._jobs(), root / ATTRIBUTIONS /
                                                RESULTS_FILE), explain)]
 
@@ -103,12 +108,13 @@ class TissueStudy(Study[StudySettings]):
 
 
 def write_convergence(folder: Path, settings: StudySettings) -> Path:
-    """`DIR/tables/convergence.md` (and `.csv`), written silently: per trained model, the
-    epochs run, the best epoch, what stopped training (`patience` epochs without a
-    better one, or the `max_epochs` cap), the validation loss at the best epoch, at the
-    last and its lowest, from the curve each training line records (`–` for a line
-    without one), and the kept model's validation and test AUC."""
+    """`DIR/tables/convergence.md` (and `.csv`), written silently: per trained model, its
+    learning rate, the epochs run, the best epoch, what stopped training (`patience`
+    epochs without a better one, or the `max_epochs` cap), the validation loss at the
+    best epoch, at the last and its lowest, from the curve each training line records
+    (`–` for a line without one), and the kept model's validation and test AUC."""
     from gracr.bench.report import TABLE, write_table
+    from gracr.domains.tissue.trained import logged_learning_rate
 
     training = settings.training
     rows = []
@@ -119,13 +125,15 @@ def write_convergence(folder: Path, settings: StudySettings) -> Path:
             continue
         stopped = ("patience" if epochs - best >= training.patience
                    else "cap" if epochs >= training.max_epochs else "–")
-        rows.append([str(record["model"]), str(epochs), str(best), stopped,
+        rows.append([str(record["model"]), f"{logged_learning_rate(record):g}", str(epochs),
+                     str(best), stopped,
                      TABLE.number(losses[best - 1] if losses and best >= 1 else None),
                      TABLE.number(losses[-1] if losses else None),
                      TABLE.number(min(losses) if losses else None),
                      TABLE.number(_finite(record.get("best_validation_auc"))),
                      TABLE.number(_finite(record.get("test_auc")))])
-    headers = ["model", "epochs", "best epoch", "stopped by", "val loss at best",
+    headers = ["model", "learning rate", "epochs", "best epoch", "stopped by",
+               "val loss at best",
                "val loss last", "val loss min", "val AUC", "test AUC"]
     path = folder / "tables" / "convergence.md"
     for suffix in ("md", "csv"):

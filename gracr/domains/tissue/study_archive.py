@@ -18,14 +18,18 @@ control stores each once:
   `probes.jsonl` (the training and probe logs);
 - `models/`: the model files (the compiled model, the trained ones, the randomised
   copies and their names files), each copied once: a file the archive holds is never
-  rewritten (a model made again after it was packed, its file found damaged, stays in the
-  archive as first packed);
+  rewritten;
 - `data.sha256`: the checksum of every file of `DIR/data` (sha256sum's format). The data
   are a function of the settings, so they are not packed but made again on unpack (the
   study's data phase) and checked against these: other data (another generator, another
   numpy) are refused, since the records name samples by their place in the test split.
   An entry is never changed; more radius ratios add theirs.
 - `settings.json`: the study's settings at the last pack.
+
+An archive is an earlier state of its folder: a pack into an archive that holds records
+the folder no longer has, or a model file the folder holds other bytes of (a model
+trained again, `gracrc tissue-study --replace-stale`), is refused; the folder then packs
+into a new archive.
 
 Not packed: the runner's dataset store (made again from the task files) and the
 report's outputs (tables, figures, `metrics.jsonl`: the study's report draws them again).
@@ -39,13 +43,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gracr.bench import archive as packs
-from gracr.bench.record import RESULTS_FILE, Record, latest_records, read_records
+from gracr.bench.record import RESULTS_FILE, Record, RecordKey, latest_records, read_records
 from gracr.bench.study import SETTINGS_FILE, read_settings
 from gracr.errors import GracrError
 from gracr.files import write_bytes, write_text
 from gracr.domains.tissue.phases import (StudySettings, model_files, prepare_data,
                                          read_truth)
-from gracr.domains.tissue.study_names import ATTRIBUTIONS
+from gracr.domains.tissue.study_names import ATTRIBUTIONS, REPLACED_FILE
 from gracr.domains.tissue.study_report import (DIGEST, ROWS_FILE, drawn_samples,
                                                metric_rows, read_rows, scores_digest,
                                                test_graphs)
@@ -124,6 +128,24 @@ def _copy_missing(source: Path, target: Path) -> list[Path]:
     return copied
 
 
+def _refuse_replaced(root: Path, kept: Path, keys: set[RecordKey]) -> None:
+    """`GracrError` when the archive is not an earlier state of the folder: it holds
+    records the folder no longer has, or a model file the folder holds other bytes of (a
+    model trained again, e.g. with `--replace-stale`). Packed on, it would bring the
+    replaced records back, or keep the old model, on the next machine."""
+    gone = [key for key in packs.archived(kept / RECORDS) if key not in keys]
+    changed = [path for path in _model_paths(kept / MODELS)
+               if (root / MODELS / path.relative_to(kept / MODELS)).is_file()
+               and (root / MODELS / path.relative_to(kept / MODELS)).read_bytes()
+               != path.read_bytes()]
+    if gone or changed:
+        what = (f"{len(gone)} records that {root / ATTRIBUTIONS / RESULTS_FILE} no longer "
+                "holds" if gone else f"another {changed[0].name} than {root / MODELS}")
+        raise GracrError(f"{kept}: holds {what} (models trained again, their records set "
+                         "aside?): packed on, it would bring them back on unpack; pack "
+                         "into a new, empty archive folder")
+
+
 def pack_study(folder: str | Path, archive: str | Path) -> Moved:
     """Write into `archive` what `folder`'s study has that the archive lacks (the module
     docstring); the records' metric rows are computed first where missing. `GracrError`
@@ -150,6 +172,7 @@ def pack_study(folder: str | Path, archive: str | Path) -> Moved:
     models = {m.name: m for m in model_files(root, settings)}
     results = root / ATTRIBUTIONS / RESULTS_FILE
     latest = latest_records(read_records(results))[0] if results.is_file() else []
+    _refuse_replaced(root, kept, {record.key for record in latest})
     truth = read_truth(root)
     metric_rows(root, [r for r in latest if r.status == "ok" and r.variant in models
                        and r.graph in truth], truth, data, models, test_graphs(data))
@@ -179,9 +202,10 @@ def unpack_study(archive: str | Path, folder: str | Path) -> Moved:
     """Restore `archive` into `folder` (made if missing): its settings claimed as the
     study's (a folder of another study is refused), the data made (the study's data
     phase) and checked against the archive's fingerprint (other data: `GracrError` naming
-    the file), then the model files, the logs' lines and the records it lacks. A damaged
-    pack (`GracrError` naming it) is found before anything is written. Run again, it adds
-    nothing."""
+    the file), then the model files, the logs' lines and the records it lacks (but those
+    the folder set aside, `gracrc tissue-study --replace-stale`: an archive packed before
+    their models were trained again still holds them). A damaged pack (`GracrError`
+    naming it) is found before anything is written. Run again, it adds nothing."""
     from gracr.domains.tissue.study import TissueStudy
 
     kept, root = Path(archive), Path(folder)
@@ -204,5 +228,7 @@ def unpack_study(archive: str | Path, folder: str | Path) -> Moved:
                              f"{root} and run the study from the start")
     models = len(_copy_missing(kept / MODELS, root / MODELS))
     lines = sum(packs.unpack_lines(kept / name, root / path) for name, path in LOGS)
-    records = packs.unpack(kept / RECORDS, root / ATTRIBUTIONS / RESULTS_FILE)
+    aside = root / ATTRIBUTIONS / REPLACED_FILE
+    withdrawn = frozenset(r.key for r in read_records(aside)) if aside.is_file() else frozenset()
+    records = packs.unpack(kept / RECORDS, root / ATTRIBUTIONS / RESULTS_FILE, withdrawn)
     return Moved(records=records, lines=lines, models=models)

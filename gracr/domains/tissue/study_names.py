@@ -17,5 +17,8 @@ EXPLAINERS: tuple[str, ...] = ("IG", "IG-mean", "GNNExplainer", "Saliency", "Gra
 BATCH = 8
 # A study's explanation records: `DIR/attributions/results.jsonl`.
 ATTRIBUTIONS = "attributions"
+# Beside it, the records `gracrc tissue-study --replace-stale` moved out: explanations of
+# models made with other settings, which the study trained again.
+REPLACED_FILE = "replaced.jsonl"
 METRICS: tuple[str, ...] = ("AP", "AUROC", "ρ Shapley", "ρ Banzhaf", "decoy mass",
                             "deletion AUC", "insertion AUC")

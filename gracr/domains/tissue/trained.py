@@ -36,7 +36,7 @@ import json
 import math
 import pickle
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence, cast
 
@@ -349,6 +349,31 @@ class TrainingSettings:
             raise ValueError(f"min_delta must be a number >= 0, got {self.min_delta}")
         if self.keep not in ("best", "last"):
             raise ValueError(f"keep must be 'best' or 'last', got {self.keep!r}")
+
+
+# Adam's learning rate for the architectures that do not learn the rule at
+# `TrainingSettings`' 1e-2 (`training_for`; the tissue note states no rate). GIN, on 600
+# samples with early stopping (patience 50, at most 300 epochs), data seeds 0-2 x split
+# seeds 0-2 (`benchmarks/tissue_training.py`, docs/results/tissue/scale/gin-learning-rate.md):
+# at 1e-2 one run in nine learned (test AUC 0.966; the others 0.51-0.82), at 1e-3 all nine
+# (0.949-0.992). The CNN (cnn-settings.md there): a constant output at 1e-2 (0.56), 0.95 at
+# 1e-3. GATv2 learned at 1e-2 on every seed of the scale run (>= 0.947).
+LEARNING_RATES: dict[str, float] = {"gin": 1e-3, "cnn": 1e-3}
+# What a training line without a "learning_rate" was trained at: every model trained
+# before the lines recorded it used `TrainingSettings`' 1e-2.
+UNLOGGED_LEARNING_RATE = 1e-2
+
+
+def training_for(architecture: str, training: TrainingSettings) -> TrainingSettings:
+    """`training` with `architecture`'s own learning rate (`LEARNING_RATES`) if it has
+    one."""
+    rate = LEARNING_RATES.get(architecture)
+    return training if rate is None else replace(training, learning_rate=rate)
+
+
+def logged_learning_rate(line: dict[str, Any]) -> float:
+    """The learning rate a training line says its model was trained at."""
+    return float(line.get("learning_rate", UNLOGGED_LEARNING_RATE))
 
 
 @dataclass(frozen=True)
