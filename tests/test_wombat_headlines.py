@@ -257,3 +257,31 @@ def test_the_command_reads_the_permutation_sweep(tmp_path: Path) -> None:
     without = next(cells for claim, cells in headline_rows(out).items()
                    if claim.startswith("more permutations"))
     assert code == 0 and without[3] == NOT_RUN and "--permutations" in without[4]
+
+
+def test_pattern_sizes_count_every_atom_the_smarts_writes() -> None:
+    from gracr.domains.chem.wombat import WOMBAT_PATTERNS
+
+    sizes = {pattern.number: pattern.size for pattern in WOMBAT_PATTERNS}
+    # Counted by hand: P01 [!#1] [CH] [NH] C O [!#1] C Cl Cl Cl; P12 [!#1] [CH] O;
+    # P13 [!#1] [N+] and three [CH3].
+    assert (sizes[1], sizes[12], sizes[13]) == (10, 3, 5)
+
+
+def test_the_svs_size_row_wants_fewer_perfect_molecules_on_larger_patterns() -> None:
+    def rates(per_pattern: dict[int, int], readouts: tuple[str, ...] = ("max",)) -> Cells:
+        # Four molecules per pattern, the first `k` of them perfect.
+        return {(p, r, "ShapleySampling"): Cell(tuple(1.0 if i < k else 0.8
+                                                      for i in range(4)), ())
+                for p, k in per_pattern.items() for r in readouts}
+
+    # P12 (3 atoms) 4 of 4, P06 (6) 2 of 4, P03 (16) none: ρ = −1.
+    falling = row(rates({12: 4, 6: 2, 3: 0}), "svs-size")
+    assert falling[3] == REPRODUCED and "r1: ρ -1.000 over 3 patterns" in falling[2]
+    # The same rates, reversed over the sizes: ρ = +1.
+    assert row(rates({12: 0, 6: 2, 3: 4}), "svs-size")[3] == DIFFERS
+    # Every pattern perfect: no order, no trend.
+    flat = row(rates({12: 4, 6: 4, 3: 4}), "svs-size")
+    assert flat[3] == DIFFERS and "undefined" in flat[2]
+    # Two patterns are too few to read a trend off.
+    assert row(rates({12: 4, 3: 0}), "svs-size")[3] == NOT_RUN

@@ -327,6 +327,36 @@ def pgexplainer_bound(evidence: Evidence) -> Outcome | None:
                   f"final representation", at_one < defined)
 
 
+def svs_size(patterns: Cells) -> Outcome | None:
+    """Figure S7(a): under each readout, Spearman's ρ between a pattern's size
+    (`WombatPattern.size`) and SHAP sampling's per-molecule perfect rate on it (AUROC =
+    1); the trend holds when ρ < 0 under every readout measured on at least three
+    patterns."""
+    from scipy.stats import spearmanr
+
+    from gracr.domains.chem.wombat import WOMBAT_PATTERNS
+
+    sizes = {pattern.number: pattern.size for pattern in WOMBAT_PATTERNS}
+    found: dict[str, tuple[float | None, int]] = {}
+    for readout in WOMBAT_READOUTS:
+        cells = _cells(patterns, "ShapleySampling", readout)
+        if len(cells) < 3:
+            continue
+        rates = [cell.perfect_count / len(cell.auroc) for cell in cells.values()]
+        # One rate (or one size) on every pattern: no order to compare, no trend.
+        rho = (None if len(set(rates)) < 2 or len({sizes[p] for p in cells}) < 2
+               else float(spearmanr([sizes[p] for p in cells], rates).statistic))
+        found[readout] = (rho, len(cells))
+    if not found:
+        return None
+    text = "; ".join(f"{_label(r)}: ρ "
+                     f"{'undefined (one rate everywhere)' if rho is None else TABLE.number(rho)}"
+                     f" over {n} patterns" for r, (rho, n) in found.items())
+    return judged(f"Spearman's ρ between pattern size (heavy atoms, wildcards as carbons) "
+                  f"and the per-molecule perfect rate: {text}",
+                  all(rho is not None and rho < 0 for rho, _ in found.values()))
+
+
 def svs_budget(evidence: Evidence) -> Outcome | None:
     """Figure S7(b): SHAP sampling's per-molecule perfect rate (AUROC = 1) at each budget
     on the same positives, the mean over patterns of each pattern's rate: it rises from the
@@ -374,6 +404,7 @@ MEASURES: dict[str, Measure] = {
     "table-s2": table_s2,
     "adversarial-whitebox": adversarial_whitebox,
     "pgexplainer-bound": pgexplainer_bound,
+    "svs-size": _of_patterns(svs_size),
     "svs-budget": svs_budget,
 }
 

@@ -211,8 +211,10 @@ HEADLINES: tuple[Finding, ...] = (
             "App. E.1, Table S1"),
     Finding("ig-p04", "IG under r2 fails on about 15 % of P04's positives",
             "964 of 1 137 perfect", "§4.2, Table S1"),
+    Finding("svs-size", "SHAP sampling is perfect less often on larger patterns",
+            "\"a trend that intensifies with motif complexity\"", "App. E.1, Figure S7(a)"),
     Finding("svs-budget", "more permutations make SHAP sampling perfect on most patterns",
-            "Figure S7", "App. E.1, Figure S7"),
+            "Figure S7(b)", "App. E.1, Figure S7(b)"),
     Finding("table-s2", "on a GINEConv whitebox of fluorine and a carbonyl, no explainer is "
             "perfect (Saliency 3 of 9 999)", "mean AUROC 0.50–0.79", "App. F, Table S2"),
     Finding("adversarial-whitebox", "redundant propagation layers smear IG's attributions",

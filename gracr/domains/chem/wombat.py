@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from gracr.domains.chem.smarts import parse_smarts
 from gracr.domains.chem.translate import smarts_to_gml
 
 
@@ -22,6 +23,13 @@ class WombatPattern:
     @property
     def name(self) -> str:
         return f"P{self.number:02d}"
+
+    @property
+    def size(self) -> int:
+        """WOMBAT's "pattern size" (Figure S7(a)): the heavy atoms of the KRFP SMARTS
+        with every wildcard taken as a carbon, i.e. every atom it writes (none of the 14
+        writes a hydrogen atom; a hydrogen count is not an atom)."""
+        return len(parse_smarts(self.original, where=self.name).atoms)
 
 
 WOMBAT_PATTERNS = tuple(WombatPattern(number, original, relaxed) for number, original, relaxed in [
