@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Publish the tissue study at scale (scripts/tissue_scale.sh OUT) into the documentation:
 # the tables of dataset seed 0's report, its two figures, the spreads over the three
-# dataset seeds, each seed's convergence and sparse-family tables, and the run's cost.
+# dataset seeds, each seed's convergence table, the sparse family's tables, and the
+# run's cost.
 # Every file is a copy of one the commands wrote (nothing is edited by hand); the prose
 # of docs/results/tissue/README.md that reads them is written by hand afterwards.
 #
@@ -40,11 +41,15 @@ for metric in AP AUROC "decoy mass"; do
 done
 cp "$out"/seeds/seeds-*.md "$docs/"
 
-# Per dataset seed: how each model's training stopped, and the sparse-driver family.
+# Per dataset seed: how each model's training stopped; the sparse-driver family's three
+# tables in one file.
+sparse="$docs/scale/sparse.md"
+printf '# The sparse-driver family (`gracrc tissue-sparse`, copied from OUT/sparseS/tables/sparse.md)\n' > "$sparse"
 for seed in 0 1 2; do
   cp "$out/seed$seed/tables/convergence.md" "$docs/scale/convergence-seed$seed.md"
   if [ -f "$out/sparse$seed/tables/sparse.md" ]; then
-    cp "$out/sparse$seed/tables/sparse.md" "$docs/scale/sparse-seed$seed.md"
+    printf '\n## Dataset seed %s\n\n' "$seed" >> "$sparse"
+    cat "$out/sparse$seed/tables/sparse.md" >> "$sparse"
   fi
 done
 cp "$out/cost.tsv" "$docs/scale/run-cost.tsv"
