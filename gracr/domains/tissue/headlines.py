@@ -553,7 +553,10 @@ WHY_DIFFERS: dict[str, tuple[str, str]] = {
                      "was averaged", UNTESTED),
     "sparse-drivers": ("our markers are drawn per cell, so a network can in principle tell a "
                        "triangle (a T cell's two-hop walk returns to its own tumour cell) "
-                       "from the hexagon (another tumour cell, other markers)", UNTESTED),
+                       "from the hexagon (another tumour cell, other markers); or no signal "
+                       "at all: the interval resamples the models only, and the three "
+                       "models of a dataset seed share one small test split, whose own "
+                       "noise it leaves out", UNTESTED),
 }
 # Why a finding was not run at all (its measure found nothing in the folder).
 WHY_NOT_RUN: dict[str, str] = {
