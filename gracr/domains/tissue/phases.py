@@ -66,7 +66,7 @@ from gracr.domains.tissue.generator import TissueSettings, check_dataset_options
 from gracr.domains.tissue.radius import GRAPH_RADIUS_RATIOS
 from gracr.domains.tissue.study_names import ATTRIBUTIONS, EXPLAINERS, REPLACED_FILE
 from gracr.domains.tissue.table import CellTable
-from gracr.domains.tissue.trained import TrainingSettings
+from gracr.domains.tissue.trained import ModelSettings, TrainingSettings
 
 ROLLOUT = "AttentionRollout"
 IG_MEAN = "IG-mean"
@@ -544,10 +544,8 @@ def prepare_models(folder: Path, settings: StudySettings, data: StudyData,
         append_lines(probe_log, [json.dumps(probe)])
 
 
-def model_settings_for(architecture: str, settings: StudySettings) -> Any:
+def model_settings_for(architecture: str, settings: StudySettings) -> ModelSettings:
     """The `ModelSettings` of the study's models of `architecture` (GIN, GATv2 or CNN)."""
-    from gracr.domains.tissue.trained import ModelSettings
-
     if architecture == CNN:
         return ModelSettings(architecture="cnn", hidden=CNN_HIDDEN, layers=CNN_LAYERS,
                              pixel_um=CNN_PIXEL_UM,

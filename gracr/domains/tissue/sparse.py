@@ -45,6 +45,7 @@ from gracr.errors import GracrError
 from gracr.files import append_lines, atomic_writer, write_json
 from gracr.domains.tissue.generator import (TissueSettings, check_dataset_options, draw_markers,
                                             generate_sample)
+from gracr.domains.tissue.phases import ARCHITECTURES, latest_by_model, read_jsonl
 from gracr.domains.tissue.radius import radius_graph, roles
 from gracr.domains.tissue.table import TCELL, TUMOUR, CellTable
 from gracr.domains.tissue.trained import TrainingSettings
@@ -53,7 +54,6 @@ SIDE_UM = 20.0
 CLEAR_UM = 75.0
 MOTIFS = ("triangles", "hexagon")
 SPLIT = (0.6, 0.2)
-ARCHITECTURES = ("GIN", "GATv2")
 
 
 def motif_offsets(motif: str) -> tuple[list[tuple[float, float]], tuple[str, ...]]:
@@ -202,7 +202,6 @@ class SparseStudy(Study[SparseSettings]):
     def _trained(self) -> set[str]:
         """The models trained at the learning rate the study trains them at now: one
         logged at another (an earlier design's) is trained again."""
-        from gracr.domains.tissue.phases import latest_by_model, read_jsonl
         from gracr.domains.tissue.trained import logged_learning_rate, training_for
 
         lines = latest_by_model(read_jsonl(self.folder / "models" / "training.jsonl"))
@@ -245,7 +244,6 @@ class SparseStudy(Study[SparseSettings]):
 
     def report(self, say: Say) -> None:
         from gracr.domains.tissue import published as note
-        from gracr.domains.tissue.phases import latest_by_model, read_jsonl
         from gracr.domains.tissue.trained import auc, logged_learning_rate
 
         tables, split = self._tables()
