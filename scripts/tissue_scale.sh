@@ -63,7 +63,7 @@ study() {   # seed stage: one item, the study's own command (stage 1: the sparse
   local seed=$1 stage=$2
   if [ "$stage" -eq 1 ]; then
     nice -n 19 "$python" -m gracr.cli tissue-sparse --out "$out/sparse$seed" --seed "$seed" \
-      --samples 300 --cells 300 --model-seeds 0,1,2 --max-epochs 300 --patience 50 \
+      --samples 600 --cells 300 --model-seeds 0,1,2 --max-epochs 300 --patience 50 \
       --min-delta 0.001
     return
   fi
