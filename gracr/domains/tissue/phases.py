@@ -560,16 +560,14 @@ def other_settings(model: Any, architecture: str, settings: StudySettings,
     its training line `line` gives) differ from those the study makes its
     `architecture`'s models with ("" when they do not): a model of an earlier design
     (e.g. unpacked from an older archive) is trained again, never used."""
-    from gracr.domains.tissue.trained import logged_learning_rate, training_for
+    from gracr.domains.tissue.trained import other_learning_rate
 
     wanted = model_settings_for(architecture, settings)
     differ = [f"{key} {getattr(model.settings, key)!r}, not {value!r}"
               for key, value in asdict(wanted).items() if getattr(model.settings, key) != value]
     if not line.get("untrained"):
-        rate = training_for(wanted.architecture, settings.training).learning_rate
-        if logged_learning_rate(line) != rate:
-            differ.append(f"learning rate {logged_learning_rate(line):g}, not {rate:g}")
-    return ", ".join(differ)
+        differ.append(other_learning_rate(line, wanted.architecture, settings.training))
+    return ", ".join(part for part in differ if part)
 
 
 def make_model(folder: Path, settings: StudySettings, data: StudyData,
@@ -606,7 +604,7 @@ def make_model(folder: Path, settings: StudySettings, data: StudyData,
                                 replace(settings.training, seed=seed,
                                         shuffle_labels=control == "shuffled"))
         model, trained = train_model(model_settings, splits, training)
-        record = {"model": name, **asdict(trained), "learning_rate": training.learning_rate}
+        record = {"model": name, **asdict(trained)}
     if record is not None:
         save_model(model, path)
     if control != "":

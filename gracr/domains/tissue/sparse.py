@@ -199,16 +199,22 @@ class SparseStudy(Study[SparseSettings]):
     def _wanted(self) -> list[str]:
         return [f"{a}-r1-s{s}" for a in ARCHITECTURES for s in self.settings.model_seeds]
 
-    def _trained(self) -> set[str]:
+    def _trained(self, say: Say | None = None) -> set[str]:
         """The models trained at the learning rate the study trains them at now: one
-        logged at another (an earlier design's) is trained again."""
-        from gracr.domains.tissue.trained import logged_learning_rate, training_for
+        logged at another (an earlier design's) is trained again (said through `say`)."""
+        from gracr.domains.tissue.trained import other_learning_rate
 
-        lines = latest_by_model(read_jsonl(self.folder / "models" / "training.jsonl"))
-        return {str(line.get("model")) for line in lines
-                if logged_learning_rate(line) == training_for(
-                    str(line.get("model")).split("-")[0].lower(),
-                    self.settings.training).learning_rate}
+        done = set()
+        for line in latest_by_model(read_jsonl(self.folder / "models" / "training.jsonl")):
+            name = str(line.get("model"))
+            differ = other_learning_rate(line, name.split("-")[0].lower(),
+                                         self.settings.training)
+            if not differ:
+                done.add(name)
+            elif say is not None:
+                say(f"{self.folder / 'models' / name}: made with other settings ({differ}); "
+                    "training it again")
+        return done
 
     def _make_models(self, say: Say) -> None:
         from gracr.domains.tissue.trained import (ModelSettings, Splits, save_model,
@@ -220,7 +226,7 @@ class SparseStudy(Study[SparseSettings]):
             graph.y = graph.y.new_tensor([float(sparse_label(table))])
         splits = Splits(*([graphs[i] for i in split[part]]
                           for part in ("train", "validation", "test")))
-        done = self._trained()
+        done = self._trained(say)
         for name in self._wanted():
             if name in done:
                 continue
@@ -233,8 +239,7 @@ class SparseStudy(Study[SparseSettings]):
                               layers=self.settings.layers), splits, training)
             save_model(model, self.folder / "models" / name)
             append_lines(self.folder / "models" / "training.jsonl",
-                         [json.dumps({"model": name, **asdict(record),
-                                      "learning_rate": training.learning_rate})])
+                         [json.dumps({"model": name, **asdict(record)})])
 
     def phases(self) -> list[Phase]:
         return [Phase("data", lambda: (self.folder / "data" / "split.json").exists(),

@@ -134,10 +134,10 @@ def _refuse_replaced(root: Path, kept: Path, keys: set[RecordKey]) -> None:
     model trained again, e.g. with `--replace-stale`). Packed on, it would bring the
     replaced records back, or keep the old model, on the next machine."""
     gone = [key for key in packs.archived(kept / RECORDS) if key not in keys]
-    changed = [path for path in _model_paths(kept / MODELS)
-               if (root / MODELS / path.relative_to(kept / MODELS)).is_file()
-               and (root / MODELS / path.relative_to(kept / MODELS)).read_bytes()
-               != path.read_bytes()]
+    pairs = [(path, root / MODELS / path.relative_to(kept / MODELS))
+             for path in _model_paths(kept / MODELS)]
+    changed = [path for path, ours in pairs
+               if ours.is_file() and ours.read_bytes() != path.read_bytes()]
     if gone or changed:
         what = (f"{len(gone)} records that {root / ATTRIBUTIONS / RESULTS_FILE} no longer "
                 "holds" if gone else f"another {changed[0].name} than {root / MODELS}")

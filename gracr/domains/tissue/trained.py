@@ -372,16 +372,26 @@ def training_for(architecture: str, training: TrainingSettings) -> TrainingSetti
 
 
 def logged_learning_rate(line: dict[str, Any]) -> float:
-    """The learning rate a training line says its model was trained at."""
+    """The learning rate a training line (a `TrainingRecord`'s fields) says its model was
+    trained at."""
     return float(line.get("learning_rate", UNLOGGED_LEARNING_RATE))
+
+
+def other_learning_rate(line: dict[str, Any], architecture: str,
+                        training: TrainingSettings) -> str:
+    """How the rate a training line gives differs from the one `architecture` trains at
+    under `training` ("" when it does not): the model is an earlier design's."""
+    logged, wanted = logged_learning_rate(line), training_for(architecture,
+                                                              training).learning_rate
+    return "" if logged == wanted else f"learning rate {logged:g}, not {wanted:g}"
 
 
 @dataclass(frozen=True)
 class TrainingRecord:
     """`epochs` run; the best epoch (1-based; 0: the initial weights were never beaten),
-    its validation AUC and the test AUC of the model returned (nan: one class only); per
-    epoch, the mean training loss and the validation loss and AUC (the curve that shows
-    whether training had converged when it stopped)."""
+    its validation AUC and the test AUC of the model returned (nan: one class only); Adam's
+    learning rate; per epoch, the mean training loss and the validation loss and AUC (the
+    curve that shows whether training had converged when it stopped)."""
 
     architecture: str
     seed: int
@@ -391,6 +401,7 @@ class TrainingRecord:
     best_validation_auc: float
     test_auc: float
     seconds: float
+    learning_rate: float
     train_loss: tuple[float, ...] = ()
     validation_loss: tuple[float, ...] = ()
     validation_auc: tuple[float, ...] = ()
@@ -490,7 +501,7 @@ def train_model(model_settings: ModelSettings, splits: Splits,
     return model, TrainingRecord(model_settings.architecture, settings.seed,
                                  settings.shuffle_labels, epoch, best_epoch, best_auc,
                                  model_auc(model, splits.test), time.perf_counter() - start,
-                                 *(tuple(values) for values in curve))
+                                 settings.learning_rate, *(tuple(values) for values in curve))
 
 
 def explained(model: TissueModel, name: str) -> TrainedModel:
