@@ -771,18 +771,26 @@ class _FusedLayer(nn.Module):
     The settled columns `[0, start)` are carried unchanged (they are already in [0, 1])
     and the later ones are still 0 and never read. Each channel aggregates on whichever
     side of its `A` is narrower, since Σ_s (h_s A) = (Σ_s h_s) A, over the edges it admits.
+
+    The state is held transposed, `[width, N]` (one row per column of the plan): a block
+    reads a handful of columns and writes a handful, so in that layout each read and
+    write is a few contiguous rows, where in `[N, width]` every one touched a cache line
+    per node. On WOMBAT's 79-layer pattern over 2 000 molecule copies the pass took a
+    quarter of the time; the products are the same dot products, so the values are the
+    same (`tests/test_fused_several.py` against the float64 reference executor).
     """
 
     c_rows: Tensor
-    C_block: Tensor
-    b_block: Tensor
+    C_t: Tensor
+    b_column: Tensor
 
     def __init__(self, block: SettledBlock) -> None:
         super().__init__()
         self.start, self.end = block.start, block.end
         self.register_buffer("c_rows", torch.as_tensor(block.c_rows, dtype=torch.long))
-        self.register_buffer("C_block", torch.as_tensor(block.C, dtype=torch.float32))
-        self.register_buffer("b_block", torch.as_tensor(block.b, dtype=torch.float32))
+        self.register_buffer("C_t", torch.as_tensor(block.C, dtype=torch.float32).t().contiguous())
+        self.register_buffer("b_column",
+                             torch.as_tensor(block.b, dtype=torch.float32).reshape(-1, 1))
         self.relations: list[EdgeTypes] = []
         self.aggregate_first: list[bool] = []
         self.num_channels = len(block.channels)
@@ -790,28 +798,28 @@ class _FusedLayer(nn.Module):
             self.relations.append(relation)
             self.aggregate_first.append(len(a_rows) <= block.end - block.start)
             self.register_buffer(f"a_rows{number}", torch.as_tensor(a_rows, dtype=torch.long))
-            self.register_buffer(f"A_block{number}", torch.as_tensor(A, dtype=torch.float32))
+            self.register_buffer(f"A_t{number}",
+                                 torch.as_tensor(A, dtype=torch.float32).t().contiguous())
 
-    def forward(self, H: Tensor, edges: dict[EdgeTypes, tuple[Tensor, Tensor]]) -> None:
-        # `index_select` rather than `H[:, rows]`: the same gather, but torch's generic
-        # advanced-indexing kernel made up ~40% of SubgraphX's time on batched graphs.
-        z = self.b_block.expand(H.shape[0], -1)
+    def forward(self, state: Tensor, edges: dict[EdgeTypes, tuple[Tensor, Tensor]]) -> None:
+        """Write the block's rows of `state` (`[width, N]`, transposed)."""
+        z = self.b_column.expand(-1, state.shape[1])
         if len(self.c_rows):
-            z = z + H.index_select(1, self.c_rows) @ self.C_block
+            z = z + self.C_t @ state.index_select(0, self.c_rows)
         for number in range(self.num_channels):
             sources, targets = edges[self.relations[number]]
             a_rows: Tensor = getattr(self, f"a_rows{number}")
-            A_block: Tensor = getattr(self, f"A_block{number}")
-            inputs = H.index_select(1, a_rows)
+            A_t: Tensor = getattr(self, f"A_t{number}")
+            inputs = state.index_select(0, a_rows)
             if self.aggregate_first[number]:
                 summed = torch.zeros_like(inputs).index_add_(
-                    0, targets, inputs.index_select(0, sources))
-                z = z + summed @ A_block
+                    1, targets, inputs.index_select(1, sources))
+                z = z + A_t @ summed
             else:
-                messages = inputs @ A_block
+                messages = A_t @ inputs
                 z = z + torch.zeros_like(messages).index_add_(
-                    0, targets, messages.index_select(0, sources))
-        H[:, self.start:self.end] = z.clamp(0.0, 1.0)
+                    1, targets, messages.index_select(1, sources))
+        state[self.start:self.end] = z.clamp(0.0, 1.0)
 
 
 class _FusedReadout(nn.Module):
@@ -834,8 +842,9 @@ class _FusedReadout(nn.Module):
                        for dense in compiled.readout]
         self.output_column = compiled.output_column
 
-    def forward(self, H: Tensor, batch: Tensor | None) -> Tensor:
-        r = pool(self.kind, H.index_select(1, self.read), batch)
+    def forward(self, state: Tensor, batch: Tensor | None) -> Tensor:
+        """`state`: the fused state, transposed (`[width, N]`, `_FusedLayer`)."""
+        r = pool(self.kind, state.index_select(0, self.read).t().contiguous(), batch)
         for W, b in zip(self.weights, self.biases):
             r = (r @ W + b).clamp(0.0, 1.0)
         return r[:, self.output_column:self.output_column + 1]
@@ -901,10 +910,11 @@ class FusedCompiledModule(nn.Module):
         h0: Tensor = (x.index_select(1, self.input_features) @ self.input_matrix
                       + self.input_bias).clamp(0.0, 1.0)
         if len(self.layers) == 0:
-            H = h0
+            state = h0.t()
         else:
-            H = torch.zeros(x.shape[0], self.width, dtype=h0.dtype)
-            H[:, :self.settled_at_input] = h0
+            # Transposed, one row per column of the plan (`_FusedLayer` says why).
+            state = torch.zeros(self.width, x.shape[0], dtype=h0.dtype)
+            state[:self.settled_at_input] = h0.t()
             edges: dict[EdgeTypes, tuple[Tensor, Tensor]] = {None: (edge_index[0], edge_index[1])}
             for relations in self.relations - {None}:
                 if edge_type is None:
@@ -913,7 +923,7 @@ class FusedCompiledModule(nn.Module):
                 chosen = edge_index[:, torch.isin(edge_type, torch.as_tensor(relations))]
                 edges[relations] = (chosen[0], chosen[1])
             for layer in self.layers:
-                layer(H, edges)
+                layer(state, edges)
         if self.kind is Kind.NODE:
-            return H.index_select(1, self.outputs)
-        return torch.cat([readout(H, batch) for readout in self.readouts], dim=1)
+            return state.index_select(0, self.outputs).t().contiguous()
+        return torch.cat([readout(state, batch) for readout in self.readouts], dim=1)

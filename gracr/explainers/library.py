@@ -38,7 +38,10 @@ Choices made here, where the paper is silent:
   64) only says how many perturbed inputs one model call evaluates, never what they
   are worth: at node level the batch is one call, on graph tasks of the disjoint union
   of the copies (on a 79-layer pattern about 5× faster than one call each, the same
-  values bit for bit), on node tasks of the executor's `TargetConeBatch`; the edge
+  values bit for bit) through the subject's inference module (a compiled model's fused
+  module: no gradient is taken; the same values bit for bit as `module()`, 5–8× less
+  CPU on WOMBAT's deep patterns, `benchmarks/shapley_sampling_module.py`), on node
+  tasks of the executor's `TargetConeBatch`; the edge
   level evaluates one at a time (PyG's Captum bridge takes one edge mask per call).
 * GNNExplainer: PyG's, with the mask logits initialised at `init_bias` plus PyG's
   random init (App. H.1: σ(m) ≈ 1, so neighbour counts hold at the start) and with
