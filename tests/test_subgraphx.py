@@ -148,7 +148,7 @@ def test_monte_carlo_shapley_matches_the_exact_value(
     region = subgraphx.local_region(computation, frozenset(coalition), radius)
     assert sorted(region - coalition) == players
     assert _exact_shapley(subject, coalition, players) == expected
-    value = subgraphx.CoalitionValue(computation, subject.compiled)
+    value = subgraphx.CoalitionValue(computation, subject)
     (estimate,) = subgraphx.shapley_scores(computation, [frozenset(coalition)], value,
                                            radius, 4000, np.random.default_rng(0))
     # Each sample is a 0/1 marginal: standard error ≤ 0.5/sqrt(4000) ≈ 0.008.
@@ -162,7 +162,7 @@ def test_nodes_outside_the_local_region_stay_present() -> None:
     subject = _subject("colors black, red, grey\nclassify exists (black & <> red)",
                        graph, None)
     computation = subgraphx.computation_graph(subject, depth=subject.num_layers)
-    value = subgraphx.CoalitionValue(computation, subject.compiled)
+    value = subgraphx.CoalitionValue(computation, subject)
     scores = subgraphx.shapley_scores(computation, [frozenset({1}), frozenset({0})], value,
                                       1, 10, np.random.default_rng(0))
     assert scores == [0.0, 1.0]
@@ -210,7 +210,7 @@ def test_pruning_removes_low_degree_nodes_first_and_keeps_the_target_side() -> N
     graph = _undirected([["red"]] * 5, [(0, 1), (1, 2), (2, 3), (1, 4)])
     subject = _subject(MAJORITY_2HOP, graph, 0, max_degree=4)
     computation = subgraphx.computation_graph(subject, depth=3)
-    value = subgraphx.CoalitionValue(computation, subject.compiled)
+    value = subgraphx.CoalitionValue(computation, subject)
     search_settings = subgraphx.SearchSettings(rollout=1, min_atoms=2, expand_atoms=2,
                                                c_puct=10.0, high2low=False, local_radius=4,
                                                sample_num=5)
@@ -275,7 +275,7 @@ def test_batched_values_equal_the_module_on_each_masked_graph(seed: int) -> None
                              graph, None)):
         for depth in (subgraphx.message_passing_layers(subject), subject.num_layers):
             computation = subgraphx.computation_graph(subject, depth)
-            value = subgraphx.CoalitionValue(computation, subject.compiled)
+            value = subgraphx.CoalitionValue(computation, subject)
             present = rng.random((40, computation.num_nodes)) < rng.random((40, 1))
             expected = []
             for row in present:
@@ -361,7 +361,7 @@ def test_typed_batched_values_equal_the_module_on_each_masked_graph(seed: int) -
         assert subject.edge_type is not None
         for depth in (subgraphx.message_passing_layers(subject), subject.num_layers):
             computation = subgraphx.computation_graph(subject, depth)
-            value = subgraphx.CoalitionValue(computation, subject.compiled)
+            value = subgraphx.CoalitionValue(computation, subject)
             present = rng.random((40, computation.num_nodes)) < rng.random((40, 1))
             expected = []
             for row in present:

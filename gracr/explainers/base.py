@@ -236,7 +236,7 @@ class Subject:
         edge mask): a compiled model's inference module (`to_pyg(fused=True)`: the same
         function, with the same values on the compiled layout, and on WOMBAT's deep
         patterns up to ten times faster than `module()` on a disjoint batch, as
-        `benchmarks/shapley_sampling_module.py` measures), a trained model's `module()`."""
+        `benchmarks/wombat_slow_explainers.py` measures), a trained model's `module()`."""
         if self.trained:
             return self.module()
         if "inference" not in self.modules:
