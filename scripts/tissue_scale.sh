@@ -21,6 +21,9 @@
 # at a time (`flock`), and a seed's stages run in order. An item done is marked in
 # OUT/done/ (one that failed in OUT/failed/: the seed's later stages wait for the next
 # run, which tries it again); each item's wall and CPU time go to OUT/cost.tsv. Every process runs at nice 19 with one torch thread.
+# JOBS (default 1): each study's `--jobs`, the processes it explains and trains in (the
+# same records): with one item left (stage 4 on one dataset seed), one lane and JOBS=2
+# use both cores of a 2-core machine.
 #
 # ARCHIVE (default runs/tissue in this checkout): each dataset seed's study as earlier
 # sessions packed it (runs/README.md), unpacked into OUT/seedS before each of the seed's
@@ -47,6 +50,7 @@ lanes=${2:-2}
 python=${PYTHON:-.venv/bin/python}
 archive=${ARCHIVE:-$PWD/runs/tissue}
 replace_stale=$([ "${REPLACE_STALE:-0}" = 1 ] && echo 1 || true)
+jobs=${JOBS:-1}
 mkdir -p "$out/done" "$out/logs" "$out/locks" "$out/failed"
 rm -f "$out/failed/"*   # a new run tries the items that failed last time again
 ps -o pgid= $$ | tr -d ' ' > "$out/lanes.pgid"
@@ -78,7 +82,7 @@ study() {   # seed stage: one item, the study's own command (stage 1: the sparse
   nice -n 19 "$python" -m gracr.cli tissue-study --out "$out/seed$seed" --seed "$seed" \
     --sparse "$sparse" --samples 600 --cells 300 --test-limit "${stage_limit[$stage]}" --model-seeds 0,1,2 \
     --ratios "${stage_ratios[$stage]}" --epochs 30,100,200,400 --max-epochs 300 \
-    --patience 50 --min-delta 0.001 --jobs 1 ${replace_stale:+--replace-stale}
+    --patience 50 --min-delta 0.001 --jobs "$jobs" ${replace_stale:+--replace-stale}
 }
 
 wanted() {   # seed stage: the item is part of this run
@@ -111,7 +115,7 @@ lane() {
             /usr/bin/time -f "%e %U %S" -o "$out/logs/$item.time" \
               bash -c "$(declare -p stage_ratios stage_limit); $(declare -f study)
                        out='$out' python='$python' archive='$archive' \
-                       replace_stale='$replace_stale' study $seed $stage" \
+                       replace_stale='$replace_stale' jobs='$jobs' study $seed $stage" \
               >> "$out/logs/$item.log" 2>&1
             code=$?
             read -r wall user system < <(tail -n 1 "$out/logs/$item.time") || true
