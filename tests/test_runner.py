@@ -235,6 +235,13 @@ register(ExplainerSpec("Holding", holding, {}))
 # Every test below that starts a run gives up after this long (a hang guard, not a timing
 # assertion: the machine may be busy).
 HANG_GUARD = 120.0
+# The run starts as it would from a terminal, with SIGINT at its default. Started in the
+# background by a shell without job control (`bash -c '... &'`, as a CI script may do), a
+# process inherits SIGINT ignored (POSIX), Python keeps it ignored, and Ctrl-C would then
+# never reach the run: the test hung for its guard. The launcher restores the default and
+# becomes the run (`execv`: the same process, still the group's leader).
+DEFAULT_SIGINT = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                  "os.execv(sys.executable, [sys.executable] + sys.argv[1:])")
 
 
 class HeldRun:
@@ -252,8 +259,12 @@ class HeldRun:
         self.stderr = tmp_path / "stderr.txt"
         root = Path(__file__).resolve().parent.parent
         path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
-        self.env = dict(os.environ, HOLD_FOLDER=str(self.folder), PYTHONPATH=path)
-        self.argv = [sys.executable, "-m", "gracr.cli", "bench", "--plugin", str(plugin),
+        # PYTHONFAULTHANDLER: a run that hangs is sent SIGABRT (`ended`), and each of its
+        # processes then writes where its threads were to the stderr file.
+        self.env = dict(os.environ, HOLD_FOLDER=str(self.folder), PYTHONPATH=path,
+                        PYTHONFAULTHANDLER="1")
+        self.argv = [sys.executable, "-c", DEFAULT_SIGINT, "-m", "gracr.cli", "bench",
+                     "--plugin", str(plugin),
                      "--tasks", "Redundancy", "--explainers", "Holding", "--seeds", "0-2",
                      "--limit", "2", "--graphs", "6", "--jobs", "2", "--no-report",
                      "--quiet", "--datasets", str(tmp_path / "ds"), "--out", str(self.out)]
@@ -271,7 +282,7 @@ class HeldRun:
         stderr = self.cwd / "rerun-stderr.txt"
         again = self.start(stderr)
         try:
-            return again.wait(timeout=HANG_GUARD), stderr.read_text()
+            return ended(again, stderr), stderr.read_text()
         finally:
             _kill_group(again)
 
@@ -307,6 +318,18 @@ class HeldRun:
         while self.group() and time.monotonic() < deadline:
             time.sleep(0.2)
         return self.group()
+
+
+def ended(process: subprocess.Popen[bytes], stderr: Path) -> int:
+    """The exit status of a run started by `HeldRun`; if it is still running after the
+    hang guard, an AssertionError holding where each of its processes' threads were."""
+    try:
+        return process.wait(timeout=HANG_GUARD)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGABRT)
+        time.sleep(5)
+        raise AssertionError("the run hung; its processes' threads, and its stderr:\n"
+                             + stderr.read_text()[-30000:]) from None
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -350,7 +373,7 @@ def test_a_stopped_run_says_so_in_one_line_and_resumes(held_run: HeldRun, signum
         os.killpg(held_run.process.pid, number)
     else:
         held_run.process.send_signal(number)
-    assert held_run.process.wait(timeout=HANG_GUARD) == 128 + number
+    assert ended(held_run.process, held_run.stderr) == 128 + number
     lines = held_run.stderr.read_text().splitlines()
     assert lines == [f"gracrc: bench stopped ({signum}); the records so far are in "
                      f"{held_run.out}: the same command resumes the run"]
