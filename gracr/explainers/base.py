@@ -234,9 +234,9 @@ class Subject:
     def inference_module(self) -> nn.Module:
         """The shared module for explainers that only read outputs (no gradient, no PyG
         edge mask): a compiled model's inference module (`to_pyg(fused=True)`: the same
-        function, with the same values on the compiled layout, and on WOMBAT's deep
-        patterns up to ten times faster than `module()` on a disjoint batch, as
-        `benchmarks/wombat_slow_explainers.py` measures), a trained model's `module()`."""
+        function, with the same values on the compiled layout; ShapleySampling through it
+        took 12-14x less CPU on WOMBAT's 79-layer P03 and about the same on its 14-layer
+        patterns, `benchmarks/wombat_slow_explainers.py`), a trained model's `module()`."""
         if self.trained:
             return self.module()
         if "inference" not in self.modules:

@@ -39,8 +39,8 @@ Choices made here, where the paper is silent:
   are worth: at node level the batch is one call, on graph tasks of the disjoint union
   of the copies (on a 79-layer pattern about 5× faster than one call each, the same
   values bit for bit) through the subject's inference module (a compiled model's fused
-  module: no gradient is taken; the same values bit for bit as `module()`, 5–8× less
-  CPU on WOMBAT's deep patterns, `benchmarks/wombat_slow_explainers.py`), on node
+  module: no gradient is taken; the same values bit for bit as `module()`, 12–14× less
+  CPU on WOMBAT's 79-layer P03, `benchmarks/wombat_slow_explainers.py`), on node
   tasks of the executor's `TargetConeBatch`; the edge
   level evaluates one at a time (PyG's Captum bridge takes one edge mask per call).
 * GNNExplainer: PyG's, with the mask logits initialised at `init_bias` plus PyG's
