@@ -380,3 +380,77 @@ def test_a_cut_weights_file_is_named(tmp_path: Path) -> None:
     weights.write_bytes(weights.read_bytes()[:100])
     with pytest.raises(GracrError, match=f"{weights}: cannot read the model's weights"):
         load_model(tmp_path / "model")
+
+
+# --- checkpoints ------------------------------------------------------------------------
+
+
+def test_a_training_stopped_mid_way_goes_on_from_its_checkpoint_to_the_same_model(
+        splits: Splits, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A run stopped after epoch 2 of 5 is a run capped at 2 that left its checkpoint (the
+    # cap is not part of what a checkpoint must match); the run that goes on from it must
+    # end where one never stopped ends: the same weights, curve and best epoch. Both are
+    # computed here, in one process, so bit-equality is exact by construction. A patience
+    # above the cap keeps the stop from depending on the validation AUC.
+    settings = TrainingSettings(max_epochs=5, patience=10, batch_size=8, seed=0)
+    for architecture in ("gin", "gatv2"):
+        checkpoint = tmp_path / f"{architecture}.pt"
+        whole, whole_record = train_model(ModelSettings(architecture), splits, settings)
+        train_model(ModelSettings(architecture), splits, replace(settings, max_epochs=2),
+                    checkpoint=checkpoint, checkpoint_seconds=0.0)
+        assert checkpoint.exists()
+        state = torch.load(checkpoint, weights_only=True)
+        assert state["epoch"] == 2 and len(state["curve"][0]) == 2
+        capsys.readouterr()
+        resumed, record = train_model(ModelSettings(architecture), splits, settings,
+                                      checkpoint=checkpoint, checkpoint_seconds=0.0)
+        assert "going on from epoch 2" in capsys.readouterr().err
+        assert record.epochs == whole_record.epochs == 5
+        assert same(parameters(resumed), parameters(whole))
+        assert (record.best_epoch, record.train_loss, record.validation_loss) == (
+            whole_record.best_epoch, whole_record.train_loss, whole_record.validation_loss)
+        assert not same(parameters(resumed), parameters(build_model(ModelSettings(architecture))))
+        # A run that ignored the checkpoint would be equal too: so the second run must be
+        # shown to go on from the file. Marked state in the checkpoint reaches the result.
+        checkpoint.unlink()   # the run above left its epoch 5 there
+        train_model(ModelSettings(architecture), splits, replace(settings, max_epochs=2),
+                    checkpoint=checkpoint, checkpoint_seconds=0.0)
+        state = torch.load(checkpoint, weights_only=True)
+        state["curve"][0][0] = 123.0
+        state["model"]["head.weight"].add_(1.0)
+        torch.save(state, checkpoint)
+        # the last epoch's weights (the best may be an epoch the checkpoint holds unmarked)
+        marked, marked_record = train_model(ModelSettings(architecture), splits,
+                                            replace(settings, keep="last"),
+                                            checkpoint=checkpoint)
+        assert marked_record.train_loss[0] == 123.0
+        assert marked_record.train_loss[1:2] == whole_record.train_loss[1:2]
+        last, _ = train_model(ModelSettings(architecture), splits, replace(settings, keep="last"))
+        assert not same(parameters(marked), parameters(last))
+
+
+def test_a_damaged_or_foreign_checkpoint_is_said_and_training_starts_afresh(
+        splits: Splits, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    settings = TrainingSettings(max_epochs=3, patience=10, batch_size=8, seed=0, keep="last")
+    fresh, _ = train_model(ModelSettings("gin"), splits, settings)
+    checkpoint = tmp_path / "gin.pt"
+    # another seed's checkpoint, written after its own 2 epochs: going on from it would
+    # end elsewhere
+    train_model(ModelSettings("gin"), splits, replace(settings, seed=1, max_epochs=2),
+                checkpoint=checkpoint, checkpoint_seconds=0.0)
+    capsys.readouterr()
+    model, record = train_model(ModelSettings("gin"), splits, settings, checkpoint=checkpoint)
+    assert "other settings or data" in capsys.readouterr().err
+    assert record.epochs == 3 and same(parameters(model), parameters(fresh))
+    checkpoint.write_bytes(checkpoint.read_bytes()[:100])   # cut mid-write by a crash
+    model, _ = train_model(ModelSettings("gin"), splits, settings, checkpoint=checkpoint)
+    err = capsys.readouterr().err
+    assert str(checkpoint) in err and "cannot read the training checkpoint" in err
+    assert "Traceback" not in err and same(parameters(model), parameters(fresh))
+    # other data under the same settings: the splits' sizes differ
+    fewer = Splits(train=splits.train[:-1], validation=splits.validation, test=splits.test)
+    train_model(ModelSettings("gin"), fewer, replace(settings, max_epochs=1),
+                checkpoint=checkpoint, checkpoint_seconds=0.0)
+    capsys.readouterr()
+    train_model(ModelSettings("gin"), splits, settings, checkpoint=checkpoint)
+    assert "other settings or data" in capsys.readouterr().err

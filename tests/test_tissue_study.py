@@ -14,6 +14,7 @@ import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -184,14 +185,14 @@ PHASES = replace(TINY, ratios=(1.0,), explainers=("Saliency",), epochs=(), layer
                  training=TrainingSettings(max_epochs=1, patience=1, batch_size=8))
 
 
-def prepare_phases(root: Path) -> None:
-    """Phases 1–3 (data, ground truth, models) of `PHASES` into `root`, as a run does."""
+def prepare_phases(root: Path, settings: StudySettings = PHASES) -> None:
+    """Phases 1–3 (data, ground truth, models) of `settings` into `root`, as a run does."""
     from gracr.domains.tissue.phases import (explained_positions, prepare_data, prepare_models,
                                      prepare_truth)
 
-    data = prepare_data(root, PHASES)
-    prepare_truth(root, data, explained_positions(data, PHASES.test_limit), lambda _: None)
-    prepare_models(root, PHASES, data, lambda _: None)
+    data = prepare_data(root, settings)
+    prepare_truth(root, data, explained_positions(data, settings.test_limit), lambda _: None)
+    prepare_models(root, settings, data, lambda _: None)
 
 
 @pytest.fixture(scope="module")
@@ -450,3 +451,58 @@ def test_models_trained_in_a_pool_are_those_trained_one_after_another(
         one, other = (load_model(root / "models" / f"{name}.json") for root in (phases, pooled))
         for key, value in one.state_dict().items():
             assert torch.equal(value, other.state_dict()[key]), (name, key)
+
+
+def test_a_model_stopped_mid_training_goes_on_from_its_checkpoint(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A run stopped after two of a model's three epochs leaves its checkpoint; the next
+    run goes on from it and every model ends as in a run never stopped (both made here,
+    in one process: bit-equality is exact by construction)."""
+    from gracr.domains.tissue import trained
+    from gracr.domains.tissue.phases import checkpoint_path
+
+    settings = replace(PHASES, training=TrainingSettings(max_epochs=3, patience=5,
+                                                         batch_size=8))
+    whole, stopped = tmp_path / "whole", tmp_path / "stopped"
+    for root in (whole, stopped):
+        root.mkdir()
+        (root / "settings.json").write_text(json.dumps(settings.to_json()))
+    torch.set_num_threads(1)
+    prepare_phases(whole, settings)
+
+    class Stopped(Exception):
+        pass
+
+    real = trained.train_model
+
+    def stopped_after_two_epochs(model_settings: Any, splits: Any, training: Any,
+                                 checkpoint: Path | None = None,
+                                 checkpoint_seconds: float | None = None) -> Any:
+        real(model_settings, splits, replace(training, max_epochs=2), checkpoint=checkpoint)
+        raise Stopped
+
+    monkeypatch.setattr(trained, "CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr(trained, "train_model", stopped_after_two_epochs)
+    with pytest.raises(Stopped):
+        prepare_phases(stopped, settings)
+    [left] = list((stopped / "checkpoints").iterdir())
+    assert torch.load(left, weights_only=True)["epoch"] == 2
+    monkeypatch.setattr(trained, "train_model", real)
+    capsys.readouterr()
+    prepare_phases(stopped, settings)
+    assert f"{left}: going on from epoch 2" in capsys.readouterr().err
+    assert not left.exists()                          # removed once the model was saved
+
+    def lines(root: Path) -> dict[str, dict[str, Any]]:
+        return {line["model"]: {k: v for k, v in line.items() if k != "seconds"}
+                for line in map(json.loads,
+                                (root / "models" / "training.jsonl").read_text().splitlines())}
+
+    assert lines(stopped) == lines(whole)
+    assert any(line.get("epochs") == 3 for line in lines(whole).values())
+    for name in lines(whole):
+        assert not checkpoint_path(stopped, name).exists()
+        a = torch.load(whole / "models" / f"{name}.pt", weights_only=True)
+        b = torch.load(stopped / "models" / f"{name}.pt", weights_only=True)
+        assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a), name

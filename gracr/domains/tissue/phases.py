@@ -570,6 +570,13 @@ def other_settings(model: Any, architecture: str, settings: StudySettings,
     return ", ".join(part for part in differ if part)
 
 
+def checkpoint_path(folder: Path, name: str) -> Path:
+    """Where phase 3 keeps model `name`'s training checkpoint (`train_model`) while it
+    trains: outside `models/`, which the study archive copies whole, because it changes
+    every minute and is gone once the model is saved."""
+    return folder / "checkpoints" / f"{name}.pt"
+
+
 def make_model(folder: Path, settings: StudySettings, data: StudyData,
                wanted: tuple[str, float, int, str], made: bool, graphs: dict[float, Any]
                ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -603,10 +610,13 @@ def make_model(folder: Path, settings: StudySettings, data: StudyData,
         training = training_for(model_settings.architecture,
                                 replace(settings.training, seed=seed,
                                         shuffle_labels=control == "shuffled"))
-        model, trained = train_model(model_settings, splits, training)
+        model, trained = train_model(model_settings, splits, training,
+                                     checkpoint=checkpoint_path(folder, name))
         record = {"model": name, **asdict(trained)}
     if record is not None:
         save_model(model, path)
+        # Only now: until the model is on disk, its checkpoint is what a stopped run has.
+        checkpoint_path(folder, name).unlink(missing_ok=True)
     if control != "":
         return record, None
     random_init = build_model(model_settings, seed + 10_000)

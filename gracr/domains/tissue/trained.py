@@ -15,7 +15,8 @@ from data.
   and `TissueCNN`, the note's non-graph baseline (a CNN on the field rendered by
   `render`, one channel per marker; its graphs: `gracr.domains.tissue.image`), all built
   by `build_model` from a `ModelSettings`;
-- `train_model`: Adam, BCE with logits, mini-batches, early stopping on validation AUC;
+- `train_model`: Adam, BCE with logits, mini-batches, early stopping on validation AUC,
+  and a checkpoint a stopped training goes on from (to the same weights);
 - `save_model` / `load_model`: a `state_dict` and a JSON of hyperparameters, no pickles.
 
 `gracr.domains.tissue.probes` reads the models: the linear probe and GATv2 attention rollout.
@@ -35,6 +36,7 @@ import copy
 import json
 import math
 import pickle
+import sys
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -359,6 +361,10 @@ class TrainingSettings:
 # (0.949-0.992). The CNN (cnn-settings.md there): a constant output at 1e-2 (0.56), 0.95 at
 # 1e-3. GATv2 learned at 1e-2 on every seed of the scale run (>= 0.947).
 LEARNING_RATES: dict[str, float] = {"gin": 1e-3, "cnn": 1e-3}
+# How often `train_model` writes its checkpoint at most (seconds of training): a model
+# stopped mid-training loses at most this much, and the writes (a few hundred KB) cost
+# nothing beside the epochs.
+CHECKPOINT_SECONDS = 60.0
 # What a training line without a "learning_rate" was trained at: every model trained
 # before the lines recorded it used `TrainingSettings`' 1e-2.
 UNLOGGED_LEARNING_RATE = 1e-2
@@ -439,7 +445,9 @@ def model_auc(model: TissueModel, graphs: Sequence[Data]) -> float:
 
 
 def train_model(model_settings: ModelSettings, splits: Splits,
-                settings: TrainingSettings = TrainingSettings()
+                settings: TrainingSettings = TrainingSettings(),
+                checkpoint: Path | None = None,
+                checkpoint_seconds: float | None = None
                 ) -> tuple[TissueModel, TrainingRecord]:
     """Train from `build_model(model_settings, settings.seed)`; return the weights of the
     best validation epoch (AUC, ties to the lower validation loss; a validation split of
@@ -450,7 +458,19 @@ def train_model(model_settings: ModelSettings, splits: Splits,
     lower loss), so that a loss creeping down by rounding does not keep training going. `shuffle_labels`:
     train and choose the epoch on `splits.with_shuffled_labels(settings.seed)`; the test
     split keeps its labels. `keep="last"` returns the last epoch's weights instead (the
-    record's test AUC is always that of the model returned)."""
+    record's test AUC is always that of the model returned).
+
+    `checkpoint`: a file holding the whole training state at the end of an epoch (weights,
+    Adam's moments, the batch order's generator, the best epoch so far and the curve),
+    written atomically at most every `checkpoint_seconds` of training (None:
+    `CHECKPOINT_SECONDS`) and read back when
+    the training starts, so that a run stopped mid-training goes on from its last
+    checkpoint and ends with the same weights and record as one never stopped (the
+    seconds add up). A checkpoint of other settings or data, or one that cannot be read,
+    is said on stderr and training starts afresh. `max_epochs`, `patience` and `keep` are
+    not part of what a checkpoint must match (they say when to stop and what to return,
+    not how an epoch runs, so a larger cap goes on from where a smaller one stopped). The
+    caller removes the file once the model is saved."""
     start = time.perf_counter()
     model = build_model(model_settings, settings.seed)
     if settings.shuffle_labels:
@@ -459,8 +479,8 @@ def train_model(model_settings: ModelSettings, splits: Splits,
     optimiser = torch.optim.Adam(model.parameters(), lr=settings.learning_rate,
                                  weight_decay=settings.weight_decay)
     loss_fn = torch.nn.BCEWithLogitsLoss()
-    loader = DataLoader(train, batch_size=settings.batch_size, shuffle=True,
-                        generator=torch.Generator().manual_seed(settings.seed))
+    order = torch.Generator().manual_seed(settings.seed)
+    loader = DataLoader(train, batch_size=settings.batch_size, shuffle=True, generator=order)
 
     def score() -> tuple[float, float]:
         logits, labels = predict(model, splits.validation)
@@ -476,6 +496,19 @@ def train_model(model_settings: ModelSettings, splits: Splits,
     best: tuple[float, float] | None = None
     best_state, best_epoch, epoch = copy.deepcopy(model.state_dict()), 0, 0
     curve: tuple[list[float], list[float], list[float]] = ([], [], [])
+    earlier_seconds = 0.0
+    key = _checkpoint_key(model_settings, settings, splits)
+    state = None if checkpoint is None else _read_checkpoint(checkpoint, key)
+    if state is not None:
+        model.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        order.set_state(state["order"])
+        best = None if state["best"] is None else (state["best"][0], state["best"][1])
+        best_state, best_epoch, epoch = state["best_state"], state["best_epoch"], state["epoch"]
+        curve = (list(state["curve"][0]), list(state["curve"][1]), list(state["curve"][2]))
+        earlier_seconds = state["seconds"]
+    last_written = time.perf_counter()
+    every = CHECKPOINT_SECONDS if checkpoint_seconds is None else checkpoint_seconds
     while epoch < settings.max_epochs and epoch - best_epoch < settings.patience:
         epoch += 1
         model.train()
@@ -494,14 +527,71 @@ def train_model(model_settings: ModelSettings, splits: Splits,
             values.append(value)
         if better(current, best):
             best, best_state, best_epoch = current, copy.deepcopy(model.state_dict()), epoch
+        if checkpoint is not None and time.perf_counter() - last_written >= every:
+            _write_checkpoint(checkpoint, {
+                "key": key, "model": model.state_dict(), "optimiser": optimiser.state_dict(),
+                "order": order.get_state(), "best": None if best is None else list(best),
+                "best_state": best_state, "best_epoch": best_epoch, "epoch": epoch,
+                "curve": [list(values) for values in curve],
+                "seconds": earlier_seconds + time.perf_counter() - start})
+            last_written = time.perf_counter()
+    every = CHECKPOINT_SECONDS if checkpoint_seconds is None else checkpoint_seconds
     if settings.keep == "best":
         model.load_state_dict(best_state)
     model.eval()
     best_auc = math.nan if best is None or best[0] < 0 else best[0]
     return model, TrainingRecord(model_settings.architecture, settings.seed,
                                  settings.shuffle_labels, epoch, best_epoch, best_auc,
-                                 model_auc(model, splits.test), time.perf_counter() - start,
+                                 model_auc(model, splits.test),
+                                 earlier_seconds + time.perf_counter() - start,
                                  settings.learning_rate, *(tuple(values) for values in curve))
+
+
+def _checkpoint_key(model_settings: ModelSettings, settings: TrainingSettings,
+                    splits: Splits) -> str:
+    """What a checkpoint must have been written under to go on from: the model's and the
+    training's settings (all but when to stop) and, per split, the number of graphs, nodes,
+    edges and positive labels (another dataset under the same settings differs there)."""
+    training = {name: value for name, value in asdict(settings).items()
+                if name not in ("max_epochs", "patience", "keep")}
+    data = [[len(part), sum(int(g.num_nodes) for g in part),
+             sum(int(g.edge_index.shape[1]) for g in part),
+             sum(int(g.y.sum()) for g in part)]
+            for part in (splits.train, splits.validation, splits.test)]
+    return json.dumps({"model": asdict(model_settings), "training": training, "data": data},
+                      sort_keys=True)
+
+
+def _write_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(path, binary=True) as out:
+        torch.save(state, out)
+
+
+def _read_checkpoint(path: Path, key: str) -> dict[str, Any] | None:
+    """The state `_write_checkpoint` left at `path` under `key`; None (said on stderr
+    unless there is no file) when it is missing, cannot be read or was written under
+    another key."""
+    if not path.exists():
+        return None
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        wanted = ("key", "model", "optimiser", "order", "best", "best_state", "best_epoch",
+                  "epoch", "curve", "seconds")
+        if not isinstance(state, dict) or any(name not in state for name in wanted):
+            raise ValueError("not a training checkpoint")
+    except (OSError, EOFError, RuntimeError, ValueError, pickle.UnpicklingError, TypeError,
+            AttributeError) as error:
+        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        print(f"gracrc: {path}: cannot read the training checkpoint ({reason}); training "
+              "from the start", file=sys.stderr)
+        return None
+    if state["key"] != key:
+        print(f"gracrc: {path}: a checkpoint of other settings or data; training from the "
+              "start", file=sys.stderr)
+        return None
+    print(f"gracrc: {path}: going on from epoch {state['epoch']}", file=sys.stderr)
+    return cast(dict[str, Any], state)
 
 
 def explained(model: TissueModel, name: str) -> TrainedModel:
