@@ -285,3 +285,13 @@ def test_the_svs_size_row_wants_fewer_perfect_molecules_on_larger_patterns() -> 
     assert flat[3] == DIFFERS and "undefined" in flat[2]
     # Two patterns are too few to read a trend off.
     assert row(rates({12: 4, 3: 0}), "svs-size")[3] == NOT_RUN
+
+
+def test_the_bounds_a_check_mark_gives_run_from_the_smallest_sample_to_the_largest() -> None:
+    from gracr.domains.chem.headlines import perfect_rate_bounds
+
+    # 10 of 10 perfect: the rate is >= 0.05 ** (1 / 10) = 0.741 at 95 %; 30 of 30: 0.905
+    assert perfect_rate_bounds([30, 0, 10, 30]) == \
+        "≥ 0.741 on 10 molecules to ≥ 0.905 on 30 molecules"
+    assert perfect_rate_bounds([30]) == "≥ 0.905 on 30 molecules"
+    assert perfect_rate_bounds([0]) == perfect_rate_bounds([]) == "no molecules"

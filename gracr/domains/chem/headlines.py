@@ -157,12 +157,24 @@ def perfect_is_rare(patterns: Cells) -> Outcome | None:
     holds = all(n <= RARE_PERFECT for n in others.values()) and ig > RARE_PERFECT
     many = [f"{e} {_label(r)} {n}"
             for (e, r), n in others.items() if n > RARE_PERFECT]
-    samples = sorted({len(cell.auroc) for cell in patterns.values() if cell.auroc})
-    bounds = ", ".join(f"n = {n}: ≥ {TABLE.number(all_successes_lower_bound(n))}"
-                       for n in samples)
+    bounds = perfect_rate_bounds([len(cell.auroc) for cell in patterns.values()])
     return judged(f"IG r2 on {ig} of 14 patterns; others above {RARE_PERFECT}: "
                    f"{', '.join(many) or 'none'} (a ✔ on n molecules bounds the per-molecule "
                    f"rate only from below: {bounds})", holds)
+
+
+def perfect_rate_bounds(sizes: Sequence[int]) -> str:
+    """What a ✔ on each of `sizes` molecules says of the per-molecule perfect rate (95 %
+    lower bounds, `all_successes_lower_bound`), from the smallest sample to the largest:
+    the cells' own sizes are in the tables beside."""
+    found = sorted({n for n in sizes if n > 0})
+    if not found:
+        return "no molecules"
+
+    def bound(n: int) -> str:
+        return f"≥ {TABLE.number(all_successes_lower_bound(n))} on {n} molecules"
+
+    return bound(found[0]) if len(found) == 1 else f"{bound(found[0])} to {bound(found[-1])}"
 
 
 def saliency_collapses(patterns: Cells) -> Outcome | None:

@@ -57,7 +57,8 @@ from gracr.bench.study import Execution, Phase, Say, Study, explained
 from gracr.bench.report.tables import render_table
 from gracr.bench.tasks import task_names
 from gracr.domains.chem.headlines import (WOMBAT_HEADLINES, Cell, Cells, Evidence,
-                                          PatternBound, WhiteboxCells, compatible)
+                                          PatternBound, WhiteboxCells, compatible,
+                                          perfect_rate_bounds)
 from gracr.domains.chem.whiteboxes import ANTI_IG, FLUORINE_CARBONYL
 from gracr.domains.headlines import counted as verdict_counts
 from gracr.domains.chem.published import (TABLE_S1_EXPLAINERS, TABLE_S1_READOUT,
@@ -445,10 +446,9 @@ def _tables(rows: dict[tuple[str, str, str], RankingRow], numbers: list[int],
                 row = _row(rows, number, readout, explainer)
                 alone += (explainer in WOMBAT_EXPLAINERS and row is not None and row.perfect
                           and not published_perfect(number, explainer, readout))
-    sizes = sorted({len(c.auroc) for (n, r, e), c in evidence.patterns.items()
-                    if n in numbers and e in explainers and r in WOMBAT_READOUTS and c.auroc})
-    bounds = ", ".join(f"{n} molecules: ≥ {TABLE.number(all_successes_lower_bound(n))}"
-                       for n in sizes)
+    bounds = perfect_rate_bounds([len(c.auroc) for (n, r, e), c in evidence.patterns.items()
+                                  if n in numbers and e in explainers
+                                  and r in WOMBAT_READOUTS])
     for number in numbers:
         cells_row = [f"P{number:02d}"]
         for explainer in explainers:
