@@ -25,9 +25,9 @@ Nothing here touches torch's global random state: initialisation runs under
 `torch.random.fork_rng` with the given seed, the batch order has its own
 `torch.Generator`, label shuffling its own numpy generator, and the models have no dropout.
 
-Its size (500–600 lines) is the three architectures with their one training loop and
-file format: the CNN is a `TissueModel` like the graph models, so that the same
-training, probes, explainers and files serve all three.
+Its size (600–700 lines) is the three architectures with their one training loop (and
+the checkpoint it goes on from) and file format: the CNN is a `TissueModel` like the
+graph models, so that the same training, probes, explainers and files serve all three.
 """
 
 from __future__ import annotations
