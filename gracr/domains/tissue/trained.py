@@ -535,7 +535,6 @@ def train_model(model_settings: ModelSettings, splits: Splits,
                 "curve": [list(values) for values in curve],
                 "seconds": earlier_seconds + time.perf_counter() - start})
             last_written = time.perf_counter()
-    every = CHECKPOINT_SECONDS if checkpoint_seconds is None else checkpoint_seconds
     if settings.keep == "best":
         model.load_state_dict(best_state)
     model.eval()
@@ -579,12 +578,10 @@ def _read_checkpoint(path: Path, key: str) -> dict[str, Any] | None:
         wanted = ("key", "model", "optimiser", "order", "best", "best_state", "best_epoch",
                   "epoch", "curve", "seconds")
         if not isinstance(state, dict) or any(name not in state for name in wanted):
-            raise ValueError("not a training checkpoint")
-    except (OSError, EOFError, RuntimeError, ValueError, pickle.UnpicklingError, TypeError,
-            AttributeError) as error:
-        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
-        print(f"gracrc: {path}: cannot read the training checkpoint ({reason}); training "
-              "from the start", file=sys.stderr)
+            raise RuntimeError("not a training checkpoint")
+    except _UNREADABLE as error:
+        print(f"gracrc: {path}: cannot read the training checkpoint ({_reason(error)}); "
+              "training from the start", file=sys.stderr)
         return None
     if state["key"] != key:
         print(f"gracrc: {path}: a checkpoint of other settings or data; training from the "
@@ -650,13 +647,22 @@ def load_model(path: str | Path) -> TissueModel:
     try:
         state = torch.load(weights, map_location="cpu", weights_only=True)
         model.load_state_dict(state)
-    except (OSError, EOFError, RuntimeError, pickle.UnpicklingError, TypeError,
-            AttributeError) as error:
-        # torch reports a cut or foreign file as any of these (RuntimeError: a damaged
-        # zip archive; EOFError: an empty file; UnpicklingError: not torch's format).
-        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
-        raise GracrError(f"{weights}: cannot read the model's weights ({reason})") from None
+    except _UNREADABLE as error:
+        raise GracrError(f"{weights}: cannot read the model's weights ({_reason(error)})"
+                         ) from None
     return model.eval()
+
+
+# torch reports a cut or foreign file as any of these (RuntimeError: a damaged zip
+# archive; EOFError: an empty file; UnpicklingError: not torch's format).
+_UNREADABLE: tuple[type[Exception], ...] = (OSError, EOFError, RuntimeError,
+                                            pickle.UnpicklingError, TypeError, AttributeError)
+
+
+def _reason(error: Exception) -> str:
+    """The first line of `error`'s message (its type when it has none), for one line on
+    stderr."""
+    return str(error).splitlines()[0][:200] if str(error) else type(error).__name__
 
 
 def _read_model_file(stem: Path) -> TrainedModel:
