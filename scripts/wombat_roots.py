@@ -46,8 +46,11 @@ def root_counts(folder: Path, wanted: set[int]) -> dict[int, int]:
     if not isinstance(sentence, ir.Exists):
         raise SystemExit(f"{folder}: the sentence is not `exists match`")
     counts = {}
+    last = max(wanted, default=-1)
     for place, graph in enumerate(read_graphs(str(folder / "molecules.jsonl"),
                                               program.schema)):
+        if place > last:
+            break   # the study reads each file's first molecules only
         if place in wanted:
             counts[place] = int(np.count_nonzero(evaluate_node(sentence.arg, graph)))
     return counts
@@ -64,7 +67,7 @@ def main() -> None:
 
     perfect: Counter[tuple[str, str, bool]] = Counter()
     seen: Counter[tuple[str, str, bool]] = Counter()
-    by_pattern: dict[int, dict[int, float]] = {}   # pattern -> molecule -> roots
+    roots_of: dict[int, dict[int, int]] = {}   # pattern -> molecule -> atoms rooting a match
     wanted: dict[int, dict[tuple[str, str, int], bool]] = {}
     for r in read_records(args.study / RESULTS_FILE):
         if (r.status != "ok" or not r.scored or r.sample != "positive" or r.auroc is None
@@ -77,12 +80,12 @@ def main() -> None:
         wanted.setdefault(number, {})[(r.explainer, readout, r.graph)] = r.auroc == 1.0
     for number in sorted(wanted):
         folder = args.wombat / f"P{number:02d}"
-        counts = root_counts(folder, {graph for _, _, graph in wanted[number]})
+        counts = roots_of[number] = root_counts(folder,
+                                                {graph for _, _, graph in wanted[number]})
         for graph, roots in counts.items():
             if roots == 0:
                 raise SystemExit(f"{folder}: positive molecule {graph} has no atom rooting "
                                  "a match; the records do not point at this file")
-        by_pattern[number] = {graph: float(roots) for graph, roots in counts.items()}
         for (explainer, readout, graph), ok in wanted[number].items():
             key = (explainer, readout, counts[graph] >= 2)
             seen[key] += 1
@@ -101,7 +104,7 @@ def main() -> None:
             + "\n\nPositives read per pattern, and how many have two or more roots\n\n"
             + render_table(["pattern", "positives", "two or more roots"],
                            [[f"P{n:02d}", str(len(c)), str(sum(v >= 2 for v in c.values()))]
-                            for n, c in sorted(by_pattern.items())]) + "\n")
+                            for n, c in sorted(roots_of.items())]) + "\n")
     print_text(text, str(args.markdown) if args.markdown else None)
 
 
