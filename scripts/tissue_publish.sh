@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Publish the tissue study at scale (scripts/tissue_scale.sh OUT) into the documentation:
 # the tables of dataset seed 0's report, its two figures, the spreads over the three
-# dataset seeds, each seed's convergence table, the sparse family's tables, and the
-# run's cost.
+# dataset seeds and the note's findings over them (with seeds 1 and 2's own headline
+# tables), each seed's convergence table, the sparse family's tables, and the run's cost.
 # Every file is a copy of one the commands wrote (nothing is edited by hand); the prose
 # of docs/results/tissue/README.md that reads them is written by hand afterwards.
 #
@@ -40,6 +40,11 @@ for metric in AP AUROC "decoy mass"; do
     --out "$out/seeds" --metric "$metric" > /dev/null
 done
 cp "$out"/seeds/seeds-*.md "$docs/"
+# Each dataset seed's own headline table beside seed 0's (`headlines.md`), which
+# seeds-headlines.md sets side by side.
+for seed in 1 2; do
+  cp "$out/seed$seed/tables/headlines.md" "$docs/headlines-seed$seed.md"
+done
 
 # Per dataset seed: how each model's training stopped; the sparse-driver family's three
 # tables in one file.

@@ -1,9 +1,11 @@
 """`gracrc tissue-seeds`: the model-seed and the dataset-seed spread of a metric over
 several study folders, on hand-made `metrics.jsonl` files whose answers are worked out by
-hand in the comments."""
+hand in the comments; and the note's findings over the dataset seeds, on hand-made
+headline tables whose combined verdicts are known."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
@@ -15,7 +17,11 @@ import pytest
 from gracr.cli import main
 from gracr.errors import GracrError
 from gracr.domains.tissue.phases import model_family
+from gracr.domains.headlines import DIFFERS, NOT_RUN, REPRODUCED
+from gracr.domains.tissue.headlines import NOTE_HEADLINES
 from gracr.domains.tissue.study_seeds import read_study, seed_spreads
+
+FINDINGS = [f"{finding.claim} ({finding.where})" for finding in NOTE_HEADLINES.findings]
 
 DESIGN = {"samples": 100, "cells": 300, "model_seeds": [0, 1], "test_limit": 1,
           "ratios": [1.0], "epochs": [100]}
@@ -28,10 +34,26 @@ def row(model: str, explainer: str, sample: int, label: str, ap: float | None,
             "randomised": flags.get("randomised", False), "default": flags.get("default", True)}
 
 
+def write_headlines(folder: Path, verdicts: dict[int, str]) -> None:
+    """A study's headline table: the findings in the note's order, each reproduced unless
+    `verdicts` (finding index -> verdict) says otherwise; a difference's why names the
+    folder, so the combined table shows whose why it took."""
+    (folder / "tables").mkdir(parents=True, exist_ok=True)
+    with (folder / "tables" / "headlines.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(NOTE_HEADLINES.headers)
+        for index, claim in enumerate(FINDINGS):
+            verdict = verdicts.get(index, REPRODUCED)
+            why = "–" if verdict == REPRODUCED else f"why of {folder.name}"
+            writer.writerow([claim, f"note {index}", "we got", verdict, why,
+                             "–" if verdict == REPRODUCED else "untested"])
+
+
 def write_study(folder: Path, seed: int, rows: list[dict[str, Any]], **changes: Any) -> Path:
     folder.mkdir(parents=True)
     (folder / "settings.json").write_text(json.dumps({**DESIGN, "seed": seed, **changes}))
     (folder / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    write_headlines(folder, {})
     return folder
 
 
@@ -133,3 +155,58 @@ def test_the_interval_weighs_samples_as_the_mean_does(tmp_path: Path) -> None:
     pooled = spread.intervals[2]
     assert pooled is not None
     assert (pooled.low, pooled.high) == (pytest.approx(0.375), pytest.approx(0.375))
+
+
+def test_a_finding_is_reproduced_over_the_seeds_only_where_every_seed_reproduces_it(
+        two_studies: list[Path], tmp_path: Path) -> None:
+    a, b = two_studies
+    c = write_study(tmp_path / "c", 2, [])
+    # Finding 0: reproduced on all three. Finding 1: not on b only. Finding 2: not run on a,
+    # not reproduced on b, reproduced on c. Finding 3: run nowhere.
+    write_headlines(a, {2: NOT_RUN, 3: NOT_RUN})
+    write_headlines(b, {1: DIFFERS, 2: DIFFERS, 3: NOT_RUN})
+    write_headlines(c, {3: NOT_RUN})
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["tissue-seeds", str(a), str(b), str(c), "--out", str(tmp_path / "s")],
+                out=out, err=err)
+    assert code == 0, err.getvalue()
+    with (tmp_path / "s" / "seeds-headlines.csv").open(newline="") as handle:
+        header, *rows = list(csv.reader(handle))
+    assert header[2] == "reproduced on" and header[3] == "verdict"
+    assert [row[0] for row in rows] == FINDINGS
+    assert rows[0][1:] == ["note 0", "3 of 3: dataset seed 0, dataset seed 1, dataset seed 2",
+                           REPRODUCED, "–", "–"]
+    assert rows[1][2:] == ["2 of 3: dataset seed 0, dataset seed 2", DIFFERS,
+                           "not on dataset seed 1; dataset seed 1: why of b", "untested"]
+    # The first seed that does not reproduce it gives the why: a, which did not run it.
+    assert rows[2][2:] == ["1 of 3: dataset seed 2; not run on dataset seed 0", DIFFERS,
+                           "not on dataset seed 0, dataset seed 1; dataset seed 0: why of a",
+                           "untested"]
+    # No seed reproduces finding 3: its why is the first seed's, unnamed.
+    assert rows[3][4] == "why of a"
+    assert rows[3][2:4] == ["0 of 3", NOT_RUN]
+    others = len(FINDINGS) - 4
+    assert (f"{1 + others} reproduced, 2 not reproduced, 1 not run"
+            in out.getvalue()), out.getvalue()
+
+
+def test_headline_tables_of_other_findings_or_cut_are_named(two_studies: list[Path],
+                                                            tmp_path: Path) -> None:
+    a, b = two_studies
+    table = b / "tables" / "headlines.csv"
+    lines = table.read_text().splitlines()
+    table.write_text("\n".join(lines[:1] + lines[2:]) + "\n")   # one finding fewer
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["tissue-seeds", str(a), str(b), "--out", str(tmp_path / "s")],
+                out=out, err=err) != 0
+    assert "dataset seed 1: its findings are not those of dataset seed 0" in err.getvalue()
+    table.write_text("\n".join(lines[:3] + ["cut,row"]) + "\n")
+    err = io.StringIO()
+    assert main(["tissue-seeds", str(a), str(b), "--out", str(tmp_path / "s")],
+                out=io.StringIO(), err=err) != 0
+    assert f"{table}:4: 2 columns" in err.getvalue()
+    table.unlink()
+    err = io.StringIO()
+    assert main(["tissue-seeds", str(a), str(b), "--out", str(tmp_path / "s")],
+                out=io.StringIO(), err=err) != 0
+    assert f"{table}: not found" in err.getvalue() and "Traceback" not in err.getvalue()

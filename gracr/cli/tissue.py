@@ -121,11 +121,14 @@ def cmd_tissue_sparse(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_tissue_seeds(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.domains.tissue.study_seeds import write_seed_spreads
+    from gracr.domains.tissue.study_seeds import write_seed_headlines, write_seed_spreads
 
     table = write_seed_spreads(args.studies, args.out, args.metric,
                                say=lambda text: print(text, file=out))
     print(f"{table} (and .csv)", file=out)
+    headlines, count = write_seed_headlines(args.studies, args.out)
+    print(f"{headlines} (and .csv): the note's findings over the dataset seeds, {count}",
+          file=out)
     return 0
 
 
@@ -206,7 +209,10 @@ def _declare_seeds(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("studies", nargs="+", metavar="STUDY",
                         help="tissue-study folders (one design, one dataset seed each)")
     parser.add_argument("--out", required=True, metavar="DIR",
-                        help="folder for seeds-<metric>.md and .csv")
+                        help="folder for seeds-<metric>.md and .csv, and "
+                             "seeds-headlines.md and .csv (the note's findings over the "
+                             "dataset seeds: reproduced only where every seed reproduces "
+                             "them)")
     parser.add_argument("--metric", default="AP", choices=STUDY_METRICS,
                         help="the metric (default AP)")
 

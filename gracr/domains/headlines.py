@@ -9,7 +9,8 @@ why, where it differs | is the why tested. The reasons are the study's, written 
 are printed only beside a difference (or a finding not run), so that a rerun whose verdict
 flips does not carry a reason for a difference it no longer shows. `Headlines.beside` gives
 the short "reproduced / not reproduced — why" lines each table of a study carries for the
-findings it shows.
+findings it shows. `Headlines.over_runs` sets several runs' rows (the tissue study's dataset
+seeds) side by side in one table, a finding reproduced only where every run reproduces it.
 
 What both studies' measures share is here too: `judged` (an outcome and its verdict by a
 rule that holds or not) and `Estimate` / `estimate` (a mean of per-unit means with its 95 %
@@ -24,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from gracr.bench.report.formatting import DASH, TABLE
+from gracr.errors import GracrError
 from gracr.stats import Group, Interval, mean_of_means
 
 REPRODUCED, DIFFERS, NOT_RUN = "reproduced", "not reproduced", "not run"
@@ -141,6 +143,46 @@ class Headlines(Generic[Evidence]):
     def beside(self, rows: Sequence[Sequence[str]], keys: Sequence[str]) -> str:
         """`lines` under their heading, "Beside WOMBAT:" or "Beside the note:"."""
         return f"Beside {self.name}:\n\n" + self.lines(rows, keys)
+
+    def over_runs(self, runs: Sequence[tuple[str, Sequence[Sequence[str]]]]
+                  ) -> tuple[tuple[str, ...], list[list[str]]]:
+        """The headers and rows of one table over several runs of the study (`runs`: each
+        run's name, e.g. "dataset seed 1", and its `rows`). A finding is reproduced over
+        the runs only where every run reproduces it, not run where no run ran it, and
+        otherwise not reproduced; "reproduced on" says where it holds, and the why is that
+        of the first run that differs (named, where other runs reproduce it). The columns are `headers`' with "reproduced on" in
+        place of "we get", so `counted` and `lines` read these rows as they read a run's."""
+        if not runs:
+            raise GracrError("no run to combine")
+        claims = [row[0] for row in runs[0][1]]
+        for name, rows in runs[1:]:
+            if [row[0] for row in rows] != claims:
+                raise GracrError(f"{name}: its findings are not those of {runs[0][0]} (a "
+                                 f"report of another version); report both again")
+        combined = []
+        for index, claim in enumerate(claims):
+            verdicts = [(name, rows[index]) for name, rows in runs]
+            holds = [name for name, row in verdicts if row[3] == REPRODUCED]
+            ran = [name for name, row in verdicts if row[3] != NOT_RUN]
+            if not ran:
+                verdict = NOT_RUN
+            elif len(holds) == len(runs):
+                verdict = REPRODUCED
+            else:
+                verdict = DIFFERS
+            where = (f"{len(holds)} of {len(runs)}" + (f": {', '.join(holds)}" if holds else "")
+                     + (f"; not run on {', '.join(n for n, _ in verdicts if n not in ran)}"
+                        if ran and len(ran) < len(runs) else ""))
+            differing = [(name, row) for name, row in verdicts if row[3] != REPRODUCED]
+            why, tested = (DASH, DASH) if not differing else differing[0][1][4:6]
+            if holds and differing:
+                # Some runs reproduce it: say which do not, and whose why this is.
+                why = (f"not on {', '.join(name for name, _ in differing)}; "
+                       f"{differing[0][0]}: {why}")
+            combined.append([claim, runs[0][1][index][1], where, verdict, why, tested])
+        headers = list(self.headers)
+        headers[2] = "reproduced on"
+        return tuple(headers), combined
 
 
 def counted(rows: Sequence[Sequence[str]]) -> str:

@@ -547,9 +547,11 @@ WHY_DIFFERS: dict[str, tuple[str, str]] = {
     "test-auc": ("our models learn the rule but stop short of 0.999: early stopping on a "
                  "validation split of 120 samples after training on 360 (the note states "
                  "neither its sample sizes nor its schedule); `tables/convergence.md` says "
-                 "where each model stopped, and a model that stopped on the loss plateau "
-                 "near chance (GIN at Adam 1e-2) shows there", UNTESTED),
-    "probe-random-init": ("not known; a probe on few samples and 64 random features", UNTESTED),
+                 "where each model stopped, by patience or at the epoch cap", UNTESTED),
+    "probe-random-init": ("not known; one reading: our markers are drawn per cell, so a "
+                          "random layer's sum over a tumour cell's neighbours mixes T-cell "
+                          "and other cells' markers, which a linear probe on 64 random "
+                          "features separates almost but not quite", UNTESTED),
     "cnn-baseline": ("as for IG and GNNExplainer on decoys: a CNN that reads the rule (its "
                      "test AUC is in `tables/training.md`) changes nothing when a decoy, a T "
                      "cell with no tumour cell in reach, is removed, so a gradient puts "

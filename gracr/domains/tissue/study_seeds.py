@@ -19,6 +19,11 @@ and reports both spreads, separately, as the tissue issue asks:
   samples resampled within each study and model seed, weighted as the mean weighs them,
   so it is the sampling noise of the explained samples; the seed spreads stand beside it.
 
+`write_seed_headlines` sets the studies' headline tables (each report's
+`tables/headlines.csv`) side by side (`gracr.domains.headlines.Headlines.over_runs`): a
+finding of the note is reproduced over the dataset seeds only where every seed reproduces
+it.
+
 Studies must agree on everything but the dataset seed, the radius ratios, GNNExplainer's
 epoch budgets and the test limit (those only add models, records or samples; the
 number of samples behind each study is shown).
@@ -26,6 +31,7 @@ number of samples behind each study is shown).
 
 from __future__ import annotations
 
+import csv
 import json
 from collections import defaultdict
 from dataclasses import dataclass
@@ -38,6 +44,8 @@ from gracr.bench.report import TABLE, render_table, write_table
 from gracr.errors import GracrError
 from gracr.bench.study import SETTINGS_FILE, read_settings
 from gracr.domains.tissue.phases import model_family
+from gracr.domains.headlines import counted
+from gracr.domains.tissue.headlines import NOTE_HEADLINES
 from gracr.domains.tissue.study import TissueStudy
 from gracr.domains.tissue.study_names import METRICS
 from gracr.domains.tissue.study_report import METRICS_FILE, SEED_DDOF, SLUGS
@@ -227,3 +235,44 @@ def write_seed_spreads(folders: Sequence[str | Path], out: str | Path, metric: s
     for suffix in ("md", "csv"):
         write_table(f"{stem}.{suffix}", headers, body)
     return stem.with_suffix(".md")
+
+
+# Where a study's report writes its headline table (`study_report`, the "headlines" table).
+HEADLINES_TABLE = Path("tables") / "headlines.csv"
+
+
+def read_headlines(study: Study) -> list[list[str]]:
+    """The rows of a study's headline table, checked against the findings this version
+    measures."""
+    path = study.folder / HEADLINES_TABLE
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            table = list(csv.reader(handle))
+    except FileNotFoundError:
+        raise GracrError(f"{path}: not found; run `gracrc tissue-study --out {study.folder}` "
+                         f"again (its report writes it)") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise GracrError(f"{path}: cannot read ({error})") from None
+    headers = list(NOTE_HEADLINES.headers)
+    if not table or table[0] != headers:
+        raise GracrError(f"{path}:1: not the headline table's header ({', '.join(headers)})")
+    for number, row in enumerate(table[1:], 2):
+        if len(row) != len(headers):
+            raise GracrError(f"{path}:{number}: {len(row)} columns, the table has "
+                             f"{len(headers)}")
+    return table[1:]
+
+
+def write_seed_headlines(folders: Sequence[str | Path], out: str | Path) -> tuple[Path, str]:
+    """Write `out/seeds-headlines.md` and `.csv`: the note's findings over the studies'
+    dataset seeds; returns the Markdown file and its count of verdicts ("12 reproduced,
+    11 not reproduced, 0 not run")."""
+    studies = [read_study(folder) for folder in folders]
+    check_design(studies)
+    headers, rows = NOTE_HEADLINES.over_runs(
+        [(f"dataset seed {study.seed}", read_headlines(study)) for study in studies])
+    stem = Path(out) / "seeds-headlines"
+    for suffix in ("md", "csv"):
+        write_table(f"{stem}.{suffix}", headers, rows)
+    return stem.with_suffix(".md"), counted(rows)
+
