@@ -196,3 +196,19 @@ def test_the_sparse_family_is_read_from_its_folders_latest_training_lines(
                                           "sparse3/GATv2-r1-s0": None}
     with pytest.raises(GracrError, match=r"nothing/models/training\.jsonl: not found"):
         sparse_test_aucs([tmp_path / "nothing"])
+
+
+def test_the_notes_numbers_stand_only_beside_rows_the_note_ran() -> None:
+    from gracr.domains.tissue.phases import CNN
+    from gracr.domains.tissue.study_report import note_ran
+
+    gin, shuffled = MODELS[1], ModelFile("GIN-r1-s0-shuffled", Path("s.json"), 1.0,
+                                         architecture="GIN")
+    gatv2 = ModelFile("GATv2-r3-s2", Path("g.json"), 3.0, architecture="GATv2")
+    cnn = ModelFile("CNN-image-s0", Path("cnn.json"), 1.0, architecture=CNN)
+    assert note_ran(gin, "IG") and note_ran(gatv2, "GNNExplainer")
+    # Its controls, its CNN (of which it gives no number) and our compiled model: none.
+    for model in (shuffled, MODELS[3], cnn, MODELS[0]):
+        assert not note_ran(model, "IG"), model.name
+    # The model-free baselines are scored on the compiled model's records: the note ran them.
+    assert note_ran(MODELS[0], "TDensity") and note_ran(cnn, "Marker")

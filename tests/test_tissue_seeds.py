@@ -210,3 +210,20 @@ def test_headline_tables_of_other_findings_or_cut_are_named(two_studies: list[Pa
     assert main(["tissue-seeds", str(a), str(b), "--out", str(tmp_path / "s")],
                 out=io.StringIO(), err=err) != 0
     assert f"{table}: not found" in err.getvalue() and "Traceback" not in err.getvalue()
+
+
+def test_the_notes_seed_spread_stands_beside_trained_graph_models_only(tmp_path: Path) -> None:
+    from gracr.domains.tissue.phases import name_architecture
+
+    assert [name_architecture(n) for n in ("GIN-r1-s0", "GATv2-r1.5", "CNN-image",
+                                           "compiled")] == ["GIN", "GATv2", "CNN", None]
+    studies = [write_study(tmp_path / name, seed, [
+        row(model, "IG", sample, label, 0.5)
+        for model in ("GIN-r1-s0", "GIN-r1-s1", "CNN-image-s0", "CNN-image-s1")
+        for sample, label in ((0, "positive"), (1, "negative"))]) for name, seed in
+        (("a", 0), ("b", 1))]
+    assert main(["tissue-seeds", *map(str, studies), "--out", str(tmp_path / "s")],
+                out=io.StringIO(), err=io.StringIO()) == 0
+    with (tmp_path / "s" / "seeds-ap.csv").open(newline="") as handle:
+        notes = {r["model"]: r["note"] for r in csv.DictReader(handle)}
+    assert notes["GIN-r1"].startswith("IG 0.135") and notes["CNN-image"] == ""

@@ -167,6 +167,13 @@ def _name_ratio(text: str) -> float:
     return IMAGE if text == "image" else float(text[1:])
 
 
+def name_architecture(name: str) -> str | None:
+    """The architecture a trained model's name (or its family's) begins with: `GIN-r1-s0`,
+    `GIN-r1` → `GIN`, `CNN-image` → `CNN`; None for a name `trained_name` did not make."""
+    match = re.match(r"^(?P<architecture>[A-Za-z0-9]+)-(?:r[0-9.]+|image)(?:-|$)", name)
+    return None if match is None else match["architecture"]
+
+
 def model_family(name: str) -> tuple[str, int | None]:
     """A model name without its training seed, and the seed: `GIN-r1-s2` →
     (`GIN-r1`, 2), `GIN-r1-s0-shuffled` → (`GIN-r1-shuffled`, 0); a name `trained_name`

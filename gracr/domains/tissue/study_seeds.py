@@ -43,7 +43,8 @@ import numpy as np
 from gracr.bench.report import TABLE, render_table, write_table
 from gracr.errors import GracrError
 from gracr.bench.study import SETTINGS_FILE, read_settings
-from gracr.domains.tissue.phases import model_family
+from gracr.domains.tissue.phases import ARCHITECTURES as GRAPH_ARCHITECTURES
+from gracr.domains.tissue.phases import model_family, name_architecture
 from gracr.domains.headlines import counted
 from gracr.domains.tissue.headlines import NOTE_HEADLINES
 from gracr.domains.tissue.study import TissueStudy
@@ -213,14 +214,16 @@ def write_seed_spreads(folders: Sequence[str | Path], out: str | Path, metric: s
     def mean(value: float | None, interval: Interval | None) -> str:
         return TABLE.with_interval(cell(value), interval)
 
-    # The note's seed spread is of trained models' IG: only on rows of several training
-    # seeds (controls and the compiled model have one).
+    # The note's seed spread is of its trained graph models' IG: only on GIN and GATv2
+    # rows of several training seeds (controls and the compiled model have one; the note
+    # gives no number for its CNN).
     body = [[s.family, s.explainer, str(s.studies), str(s.model_seeds),
              "/".join(str(n) for n in s.samples),
              mean(s.positives, s.intervals[0]), mean(s.negatives, s.intervals[1]),
              mean(s.pooled, s.intervals[2]), cell(s.across_model_seeds),
              cell(s.across_dataset_seeds),
-             note.SEED_SPREAD if s.explainer == "IG" and s.model_seeds > 1 else ""]
+             note.SEED_SPREAD if s.explainer == "IG" and s.model_seeds > 1
+             and name_architecture(s.family) in GRAPH_ARCHITECTURES else ""]
             for s in spreads]
     seeds = ", ".join(f"{s.seed} ({s.folder}, test limit {s.settings.get('test_limit')})"
                       for s in studies)
