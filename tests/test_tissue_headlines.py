@@ -212,3 +212,20 @@ def test_the_notes_numbers_stand_only_beside_rows_the_note_ran() -> None:
         assert not note_ran(model, "IG"), model.name
     # The model-free baselines are scored on the compiled model's records: the note ran them.
     assert note_ran(MODELS[0], "TDensity") and note_ran(cnn, "Marker")
+
+
+def test_ig_from_the_mean_baseline_is_the_notes_ig() -> None:
+    # The note's best IG number is from the dataset-mean baseline, so IG-mean is one of its
+    # methods: on GIN it is the best (0.7 above IG's 0.5 and GNNExplainer's 0.3), which
+    # keeps "IG is the best graph method" and breaks "the marker heuristic is above every
+    # graph method" (Marker 0.6).
+    evidence = Evidence(MODELS, {(COMPILED, "Marker"): rows(0.6, 0.6, 0.6, 0.6),
+                                 **{(model, explainer): rows(ap, ap, ap, ap)
+                                    for model in ("GIN-r1-s0", "GIN-r1-s1")
+                                    for explainer, ap in (("IG", 0.5), ("IG-mean", 0.7),
+                                                          ("GNNExplainer", 0.3))}})
+    best = verdict(evidence, "ig-best-graph-method")
+    assert best[3] == REPRODUCED and "best of the note's methods IG-mean 0.700" in best[2]
+    marker = verdict(evidence, "marker-above-graph-methods")
+    assert marker[3] == DIFFERS and "2 of 6 trained model–explainer pairs" in marker[2]
+    assert verdict(evidence, "seed-ordering")[3] == REPRODUCED

@@ -35,8 +35,11 @@ from gracr.explainers.metric import between_class_share
 # The learned explainers we run ("graph methods"; the baselines are model-free), and the
 # ones the note ran: a claim that one method is the best or the only one is read among the
 # note's, so that a method it never ran cannot overturn it; the counts use all of ours.
-GRAPH_METHODS = ("IG", "GNNExplainer", "Saliency", "GraphSVX", ROLLOUT)
-NOTE_METHODS = ("IG", "GNNExplainer", ROLLOUT)
+# IG from either baseline is the note's IG (its best number, 0.159, is from the dataset
+# mean): "IG is the best" holds when either is, and IG-mean is not an "other" method to IG.
+IG_BASELINES = ("IG", IG_MEAN)
+GRAPH_METHODS = (*IG_BASELINES, "GNNExplainer", "Saliency", "GraphSVX", ROLLOUT)
+NOTE_METHODS = (*IG_BASELINES, "GNNExplainer", ROLLOUT)
 # A mean randomisation correlation at or above this is "barely changes" (the note's rollout:
 # published.RANDOMISATION).
 UNCHANGED_RHO = 0.9
@@ -165,7 +168,7 @@ def ig_best_graph_method(evidence: Evidence) -> Outcome | None:
                      for arch, (name, value) in shown.items())
     ig = _per_architecture(evidence, "IG")
     text += f" (IG: {_listed(ig)})" if ig else ""
-    return judged(text, all(name == "IG" for name, _ in shown.values()))
+    return judged(text, all(name in IG_BASELINES for name, _ in shown.values()))
 
 
 def marker_above_graph_methods(evidence: Evidence) -> Outcome | None:
@@ -293,7 +296,7 @@ def ig_only_survives(evidence: Evidence) -> Outcome | None:
     text = []
     for arch, ig in by_explainer["IG"].items():
         others = {name: found[arch] for name, found in by_explainer.items()
-                  if name != "IG" and arch in found}
+                  if name not in IG_BASELINES and arch in found}
         lowest = min(others.items(), key=lambda item: item[1].mean, default=None)
         holds &= ig.mean < SURVIVES_RHO and (lowest is None or ig.mean < lowest[1].mean)
         text.append(f"{arch}: IG ρ {ig}" + ("" if lowest is None else
@@ -365,7 +368,7 @@ def seed_ordering(evidence: Evidence) -> Outcome | None:
         for model in evidence.trained(arch):
             best = _best_graph_method(evidence, [model])
             if best is not None:
-                holds &= best[0] == "IG"
+                holds &= best[0] in IG_BASELINES
                 text.append(f"{model} {best[0]}")
     if not text:
         return None
