@@ -229,3 +229,30 @@ def test_ig_from_the_mean_baseline_is_the_notes_ig() -> None:
     marker = verdict(evidence, "marker-above-graph-methods")
     assert marker[3] == DIFFERS and "2 of 6 trained model–explainer pairs" in marker[2]
     assert verdict(evidence, "seed-ordering")[3] == REPRODUCED
+
+
+def test_the_cost_table_adds_what_each_part_recorded() -> None:
+    from types import SimpleNamespace
+    from typing import cast
+
+    from gracr.bench.record import Record
+    from gracr.domains.tissue.study_report import cost_rows
+
+    truth = {0: {"seconds": {"build": 1.5, "shapley": 0.5}}, 1: {"seconds": {"build": 2.0}}}
+    training = [{"model": "GIN-r1-s0", "seconds": 10.0},
+                {"model": "GIN-r1-s0-shuffled", "seconds": 5.0},
+                {"model": "CNN-image-s0", "seconds": 7.25}]
+    copy = ModelFile("GIN-r1-s0~cascading~top-1", Path("r.json"), 1.0, base="GIN-r1-s0",
+                     mode="cascading", variant="top-1", architecture="GIN")
+    models = {m.name: m for m in [*MODELS, copy]}
+    records = cast(list[Record], [
+        SimpleNamespace(variant="compiled", cpu_seconds=0.5),
+        SimpleNamespace(variant="GIN-r1-s0", cpu_seconds=1.0),
+        SimpleNamespace(variant="GIN-r1-s0~cascading~top-1", cpu_seconds=2.0),
+        SimpleNamespace(variant="gone", cpu_seconds=100.0)])   # a model no longer held
+    rows = cost_rows(truth, training, records, models)
+    assert [row[:3] for row in rows] == [
+        ["ground truth", "2", "4.0"], ["training GIN", "2", "15.0"],
+        ["training CNN", "1", "7.2"], ["explanations, compiled", "1", "0.5"],
+        ["explanations, GIN r1", "2", "3.0"], ["in all", "–", "29.8"]]
+    assert rows[-1][3] == "0.01"

@@ -22,6 +22,8 @@ Tables (`DIR/tables/`, Markdown and CSV, each printed):
 - `seeds`: the ratio-1 models' AP by class, mean ± std over model seeds (the dataset seed
   is one per study: run the study per dataset seed, then `gracr.domains.tissue.study_seeds`,
   `gracrc tissue-seeds`, for that spread);
+- `cost`: what the folder's results cost: the ground truth and the training (wall
+  seconds), the explanations per model kind (CPU seconds of the records), and the total;
 - `randomisation`: Spearman between each explainer's attributions on a model and on each
   randomised copy (cascading top-k, independent layer) by class, mean over samples, and on
   how many samples the attributions changed at all (ρ is undefined on constant scores);
@@ -88,8 +90,9 @@ from gracr.domains.headlines import counted
 from gracr.domains.tissue.headlines import NOTE_HEADLINES, Evidence
 from gracr.domains.tissue.phases import (CNN, COMPILED, IMAGE, ModelFile, StudyData, StudySettings,
                                  ARCHITECTURES as GRAPH_ARCHITECTURES,
-                                 control_of, explained_positions, latest_by_model, read_jsonl,
-                                 read_truth, trained_name)
+                                 control_of, explained_positions, latest_by_model,
+                                 name_architecture, ratio_name, read_jsonl, read_truth,
+                                 trained_name)
 from gracr.domains.tissue.study_names import ATTRIBUTIONS, METRICS
 from gracr.stats import Interval, Stat, bootstrap_interval
 
@@ -582,6 +585,14 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
          ["model", "probe AUC trained", "probe AUC random init"],
          [[p["model"], _fmt(p["trained"]), _fmt(p["random_init"])] for p in probes])
 
+    # -- what the study cost
+    emit("cost", "What this folder's results cost (ground truth and training: wall seconds "
+         "as each line records them, one torch thread; explanations: CPU seconds of every "
+         "latest record, a batch's shared evenly, failed ones included; a resumed or "
+         "unpacked folder counts the records it holds, not the runs that were stopped)",
+         ["part", "items", "seconds", "hours", "clock"],
+         cost_rows(truth, training, latest, by_name))
+
     # -- the note's headline findings, each against what the tables above measured
     evidence = Evidence(
         models, groups, budgets, budget_rho, full_randomisation,
@@ -605,6 +616,38 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
         say(f"\n{len(failed)} explanations did not finish (error or out of time), e.g. "
             f"{failed[0].variant} {failed[0].explainer}: {failed[0].error or failed[0].status}")
     _figures(root, data, truth, rows, graphs, say)
+
+
+def cost_rows(truth: Mapping[int, Mapping[str, Any]], training: Sequence[Mapping[str, Any]],
+               records: Sequence[Record], models: Mapping[str, ModelFile]) -> list[list[str]]:
+    """The cost table: the ground truth, the training per architecture, the explanations
+    per model kind (the compiled model, or an architecture at a ratio, with its controls and
+    randomised copies), and the total."""
+    # A truth line's seconds are per step (the diagram, its counterfactuals, Banzhaf and
+    # Shapley values; `gracr.bdd.relevance.relevance_record`).
+    rows: list[tuple[str, int, float, str]] = [
+        ("ground truth", len(truth), sum(float(step) for t in truth.values()
+                                         for step in (t.get("seconds") or {}).values()),
+         "wall")]
+    trained: dict[str, list[float]] = defaultdict(list)
+    for line in training:
+        trained[name_architecture(str(line["model"])) or str(line["model"])].append(
+            float(line.get("seconds") or 0.0))
+    rows += [(f"training {name}", len(seconds), sum(seconds), "wall")
+             for name, seconds in trained.items()]
+    explained: dict[str, list[float]] = defaultdict(list)
+    for record in records:
+        model = models.get(record.variant)
+        if model is not None:
+            kind = (COMPILED if model.architecture == COMPILED
+                    else f"{model.architecture} {ratio_name(model.ratio)}")
+            explained[kind].append(record.cpu_seconds or 0.0)
+    rows += [(f"explanations, {kind}", len(seconds), sum(seconds), "CPU")
+             for kind, seconds in explained.items()]
+    total = sum(seconds for _, _, seconds, _ in rows)
+    return ([[part, str(items), f"{seconds:.1f}", f"{seconds / 3600:.2f}", clock]
+             for part, items, seconds, clock in rows]
+            + [["in all", DASH, f"{total:.1f}", f"{total / 3600:.2f}", "wall + CPU"]])
 
 
 def _write_metrics(path: Path, rows: Sequence[dict[str, Any]], models: dict[str, ModelFile],
