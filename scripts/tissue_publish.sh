@@ -2,7 +2,8 @@
 # Publish the tissue study at scale (scripts/tissue_scale.sh OUT) into the documentation:
 # the tables of dataset seed 0's report, its two figures, the spreads over the three
 # dataset seeds and the note's findings over them (with seeds 1 and 2's own headline
-# tables), each seed's convergence table, the sparse family's tables, and the run's cost.
+# tables), each seed's convergence and cost tables, the sparse family's tables, and the
+# run's cost by work item.
 # Every file is a copy of one the commands wrote (nothing is edited by hand); the prose
 # of docs/results/tissue/README.md that reads them is written by hand afterwards.
 #
@@ -27,7 +28,7 @@ mkdir -p "$docs/scale"
 # Dataset seed 0's report: every table (Markdown), and the two samples its figures draw.
 for table in "$out"/seed0/tables/*.md; do
   name=$(basename "$table")
-  [ "$name" = convergence.md ] || cp "$table" "$docs/$name"
+  case "$name" in convergence.md|cost.md) ;; *) cp "$table" "$docs/$name" ;; esac
 done
 for class in positive negative; do
   figure=$(ls "$out"/seed0/figures/"$class"-sample-*.png | head -n 1)
@@ -46,12 +47,13 @@ for seed in 1 2; do
   cp "$out/seed$seed/tables/headlines.md" "$docs/headlines-seed$seed.md"
 done
 
-# Per dataset seed: how each model's training stopped; the sparse-driver family's three
-# tables in one file.
+# Per dataset seed: how each model's training stopped and what its results cost; the
+# sparse-driver family's three tables in one file.
 sparse="$docs/scale/sparse.md"
 printf '# The sparse-driver family (`gracrc tissue-sparse`, copied from OUT/sparseS/tables/sparse.md)\n' > "$sparse"
 for seed in 0 1 2; do
   cp "$out/seed$seed/tables/convergence.md" "$docs/scale/convergence-seed$seed.md"
+  cp "$out/seed$seed/tables/cost.md" "$docs/scale/cost-seed$seed.md"
   if [ -f "$out/sparse$seed/tables/sparse.md" ]; then
     printf '\n## Dataset seed %s\n\n' "$seed" >> "$sparse"
     cat "$out/sparse$seed/tables/sparse.md" >> "$sparse"
