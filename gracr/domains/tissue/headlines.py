@@ -530,7 +530,11 @@ WHY_DIFFERS: dict[str, tuple[str, str]] = {
                             "different targets to the heuristic", UNTESTED),
     "tdensity-on-decoys": ("not known", UNTESTED),
     "decoys-near-chance": ("ours put less than chance on decoys: a decoy (no tumour cell in "
-                           "reach) changes nothing in a model that reads the rule", UNTESTED),
+                           "reach) changes nothing in a model that reads the rule",
+                           "for the rule, on a hand-built field, "
+                           "tests/test_difference_mechanisms.py (a decoy's Shapley and "
+                           "Banzhaf values are 0 and no minimal removal holds it); that "
+                           "the trained models read decoys as the rule does, untested"),
     "rollout-randomisation": ("not explained. Randomising the head alone leaves rollout "
                               "unchanged (it reads only the attention layers); re-initialising "
                               "the attention layers moves it. Why the note's rollout did not "
