@@ -35,7 +35,7 @@ Tables (`DIR/tables/`, Markdown and CSV, each printed):
   property on frozen node embeddings, trained against random-init (the compiled model:
   its last hidden state against its fully randomised copy).
 
-Its size (600–700 lines) is the scoring of each record, the rows kept from one report
+Its size (700–800 lines) is the scoring of each record, the rows kept from one report
 to the next, and the tables above, each with the note's numbers beside it where the note
 has them; the headline verdicts themselves are `gracr.domains.tissue.headlines`.
 
