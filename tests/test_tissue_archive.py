@@ -61,9 +61,12 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def tables(folder: Path) -> dict[str, list[dict[str, str]]]:
-    """Every table of the report, as rows (the training table without its seconds)."""
+    """Every table of the report, as rows (the training table without its seconds), but
+    the cost table: what each run spent, which a resumed run spends differently."""
     found = {}
     for path in sorted((folder / "tables").glob("*.csv")):
+        if path.stem == "cost":
+            continue
         with open(path, encoding="utf-8") as table:
             found[path.stem] = [{k: v for k, v in row.items() if k != "seconds"}
                                 for row in csv.DictReader(table)]
