@@ -30,6 +30,8 @@ non-zero where it says zero, or the reverse.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import torch
 from captum.attr import IntegratedGradients
@@ -126,6 +128,36 @@ def test_shallow_compiled_ands_and_product_ands_keep_the_signal() -> None:
     assert torch.all(integrated_gradients(12, product=True) > 0)
 
 
+# A hand-built tissue field at θ = 0.5: tumour cells 0 and 1 engaged by T cell 2 (14 µm
+# away), tumour cell 3 not engaged, T cell 4 a decoy, cell 5 neither type.
+FIELD_TYPES = ("tumour", "tumour", "tcell", "tumour", "tcell", "other")
+FIELD_POSITIONS = [(0.0, 0.0), (20.0, 0.0), (10.0, 10.0), (200.0, 0.0), (200.0, 200.0),
+                   (100.0, 100.0)]
+
+
+def hand_built_field(types: tuple[str, ...], positions: list[tuple[float, float]]
+                     ) -> tuple[Any, Any]:
+    """The cells' marker matrix (one marker per type) and the rule's exact relevance
+    report (`gracr.bdd.relevance`) on their radius graph at θ = 0.5."""
+    import numpy as np
+
+    from gracr.bdd.relevance import relevance
+    from gracr.data.graph import Graph
+    from gracr.domains.tissue.dataset import graph_json, tissue_program
+    from gracr.domains.tissue.table import CHANNELS, CellTable
+    from gracr.dsl.parse import parse
+
+    rows = {"tumour": {"ck": 1.0}, "tcell": {"cd8": 1.0}, "other": {}}
+    markers = np.array([[rows[t].get(c, 0.0) for c in CHANNELS] for t in types])
+    flags = np.zeros(len(types), dtype=np.bool_)
+    table = CellTable(types, np.array([x for x, _ in positions]),
+                      np.array([y for _, y in positions]), markers, flags, flags.copy(),
+                      flags.copy(), 400.0, 30.0)
+    program = parse(tissue_program(0.5))
+    graph = Graph.from_json(graph_json(table, 0.5, 1.0), schema=program.schema)
+    return markers, relevance(program, graph)
+
+
 def test_our_positive_counterfactual_set_is_mostly_tumour_cells_so_the_marker_leads() -> None:
     # The tissue report's reason why the note's class split (IG beats the marker heuristic
     # on positives by 0.302) does not show: our ground truth on a positive is the union of
@@ -136,27 +168,11 @@ def test_our_positive_counterfactual_set_is_mostly_tumour_cells_so_the_marker_le
     # count(engaged) = 2 > 0.5 · 3. Removing 2 leaves 0 engaged; removing 0 (or 1) leaves
     # 1 > 0.5 · 2 false: each flips the label. Removing 3 leaves 2 > 1: it does not. So the
     # counterfactual set is {0, 1, 2}, two of its three cells tumour cells.
-    from gracr.bdd.relevance import relevance
-    from gracr.data.graph import Graph
     from gracr.domains.tissue.baselines import marker_scores
-    from gracr.domains.tissue.dataset import graph_json, tissue_program
-    from gracr.domains.tissue.table import CHANNELS, CellTable
-    from gracr.dsl.parse import parse
     from gracr.explainers.metric import ranking
     import numpy as np
 
-    rows = {"tumour": {"ck": 1.0}, "tcell": {"cd8": 1.0}, "other": {}}
-    types = ("tumour", "tumour", "tcell", "tumour", "tcell", "other")
-    positions = [(0.0, 0.0), (20.0, 0.0), (10.0, 10.0), (200.0, 0.0), (200.0, 200.0),
-                 (100.0, 100.0)]
-    markers = np.array([[rows[t].get(c, 0.0) for c in CHANNELS] for t in types])
-    flags = np.zeros(len(types), dtype=np.bool_)
-    table = CellTable(types, np.array([x for x, _ in positions]),
-                      np.array([y for _, y in positions]), markers, flags, flags.copy(),
-                      flags.copy(), 400.0, 30.0)
-    program = parse(tissue_program(0.5))
-    graph = Graph.from_json(graph_json(table, 0.5, 1.0), schema=program.schema)
-    report = relevance(program, graph)
+    markers, report = hand_built_field(FIELD_TYPES, FIELD_POSITIONS)
     assert report.label == 1
     assert report.counterfactual is not None
     assert report.counterfactual.tolist() == [True, True, True, False, False, False]
@@ -182,25 +198,9 @@ def test_a_decoy_changes_nothing_in_a_model_that_reads_the_rule() -> None:
     # so the label: its exact Shapley and Banzhaf values are 0 and it is in no minimal
     # label-flipping removal; the engaging T cell 2 is. That a trained model reads decoys
     # as the rule does is what this does not show.
-    from gracr.bdd.relevance import relevance
-    from gracr.data.graph import Graph
-    from gracr.domains.tissue.dataset import graph_json, tissue_program
-    from gracr.domains.tissue.table import CHANNELS, CellTable
-    from gracr.dsl.parse import parse
     import numpy as np
 
-    rows = {"tumour": {"ck": 1.0}, "tcell": {"cd8": 1.0}, "other": {}}
-    types = ("tumour", "tumour", "tcell", "tumour", "tcell", "other", "tcell")
-    positions = [(0.0, 0.0), (20.0, 0.0), (10.0, 10.0), (200.0, 0.0), (200.0, 200.0),
-                 (100.0, 100.0), (260.0, 0.0)]
-    markers = np.array([[rows[t].get(c, 0.0) for c in CHANNELS] for t in types])
-    flags = np.zeros(len(types), dtype=np.bool_)
-    table = CellTable(types, np.array([x for x, _ in positions]),
-                      np.array([y for _, y in positions]), markers, flags, flags.copy(),
-                      flags.copy(), 400.0, 30.0)
-    program = parse(tissue_program(0.5))
-    graph = Graph.from_json(graph_json(table, 0.5, 1.0), schema=program.schema)
-    report = relevance(program, graph)
+    _, report = hand_built_field((*FIELD_TYPES, "tcell"), [*FIELD_POSITIONS, (260.0, 0.0)])
     assert report.label == 1 and report.counterfactual is not None
     decoys = [4, 6]
     assert not report.counterfactual[decoys].any() and report.counterfactual[2]

@@ -121,12 +121,14 @@ def cmd_tissue_sparse(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_tissue_seeds(args: argparse.Namespace, out: TextIO) -> int:
-    from gracr.domains.tissue.study_seeds import write_seed_headlines, write_seed_spreads
+    from gracr.domains.tissue.study_seeds import (read_study, write_seed_headlines,
+                                                  write_seed_spreads)
 
-    table = write_seed_spreads(args.studies, args.out, args.metric,
+    studies = [read_study(folder) for folder in args.studies]
+    table = write_seed_spreads(studies, args.out, args.metric,
                                say=lambda text: print(text, file=out))
     print(f"{table} (and .csv)", file=out)
-    headlines, count = write_seed_headlines(args.studies, args.out)
+    headlines, count = write_seed_headlines(studies, args.out)
     print(f"{headlines} (and .csv): the note's findings over the dataset seeds, {count}",
           file=out)
     return 0

@@ -150,8 +150,9 @@ class Headlines(Generic[Evidence]):
         run's name, e.g. "dataset seed 1", and its `rows`). A finding is reproduced over
         the runs only where every run reproduces it, not run where no run ran it, and
         otherwise not reproduced; "reproduced on" says where it holds, and the why is that
-        of the first run that differs (named, where other runs reproduce it). The columns are `headers`' with "reproduced on" in
-        place of "we get", so `counted` and `lines` read these rows as they read a run's."""
+        of the first run that differs (named, where other runs reproduce it). The columns
+        are `headers`' with "reproduced on" in place of "we get", so `counted` and `lines`
+        read these rows as they read a run's."""
         if not runs:
             raise GracrError("no run to combine")
         claims = [row[0] for row in runs[0][1]]

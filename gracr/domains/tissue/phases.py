@@ -158,8 +158,10 @@ def trained_name(architecture: str, ratio: float, seed: int, control: str = "") 
     return f"{architecture}-{ratio_name(ratio)}-s{seed}" + (f"-{control}" if control else "")
 
 
-_TRAINED_NAME = re.compile(r"^(?P<architecture>[A-Za-z0-9]+)-(?P<ratio>r[0-9.]+|image)"
-                          r"-s(?P<seed>[0-9]+)(?:-(?P<control>[a-z]+))?$")
+# A trained model's name begins with its architecture and view (`GIN-r1.5`, `CNN-image`),
+# which is also its family's name (`model_family`).
+_FAMILY = r"^(?P<architecture>[A-Za-z0-9]+)-(?P<ratio>r[0-9.]+|image)"
+_TRAINED_NAME = re.compile(_FAMILY + r"-s(?P<seed>[0-9]+)(?:-(?P<control>[a-z]+))?$")
 
 
 def _name_ratio(text: str) -> float:
@@ -170,7 +172,7 @@ def _name_ratio(text: str) -> float:
 def name_architecture(name: str) -> str | None:
     """The architecture a trained model's name (or its family's) begins with: `GIN-r1-s0`,
     `GIN-r1` → `GIN`, `CNN-image` → `CNN`; None for a name `trained_name` did not make."""
-    match = re.match(r"^(?P<architecture>[A-Za-z0-9]+)-(?:r[0-9.]+|image)(?:-|$)", name)
+    match = re.match(_FAMILY + r"(?:-|$)", name)
     return None if match is None else match["architecture"]
 
 

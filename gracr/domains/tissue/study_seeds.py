@@ -197,13 +197,12 @@ def seed_spreads(studies: Sequence[Study], metric: str = "AP") -> list[Spread]:
     return spreads
 
 
-def write_seed_spreads(folders: Sequence[str | Path], out: str | Path, metric: str = "AP",
+def write_seed_spreads(studies: Sequence[Study], out: str | Path, metric: str = "AP",
                        say: Callable[[str], None] = print) -> Path:
-    """Read the studies, write `out/seeds-<metric>.md` and `.csv`, print the table;
-    returns the Markdown file."""
+    """Write `out/seeds-<metric>.md` and `.csv` of the studies (`read_study`), print the
+    table; returns the Markdown file."""
     from gracr.domains.tissue import published as note
 
-    studies = [read_study(folder) for folder in folders]
     spreads = seed_spreads(studies, metric)
     headers = ["model", "explainer", "dataset seeds", "model seeds", "samples per study",
                "positives",
@@ -266,11 +265,10 @@ def read_headlines(study: Study) -> list[list[str]]:
     return table[1:]
 
 
-def write_seed_headlines(folders: Sequence[str | Path], out: str | Path) -> tuple[Path, str]:
+def write_seed_headlines(studies: Sequence[Study], out: str | Path) -> tuple[Path, str]:
     """Write `out/seeds-headlines.md` and `.csv`: the note's findings over the studies'
     dataset seeds; returns the Markdown file and its count of verdicts ("12 reproduced,
     11 not reproduced, 0 not run")."""
-    studies = [read_study(folder) for folder in folders]
     check_design(studies)
     headers, rows = NOTE_HEADLINES.over_runs(
         [(f"dataset seed {study.seed}", read_headlines(study)) for study in studies])
