@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from gracr.bench.record import read_records
+from gracr.bench.record import Record, read_records
 from gracr.bench.study import Execution
 from gracr.errors import GracrError
 from gracr.domains.tissue.phases import StudySettings, prepare_data
@@ -217,3 +217,41 @@ def test_an_unpack_leaves_out_the_records_the_folder_set_aside(folders: dict[str
     assert b'"GIN-r1-s0"' not in left
     assert unpack_study(folders["archive"], folder).records == 0
     assert results.read_bytes() == left
+
+
+def test_copies_explained_after_their_base_was_unpacked_are_paired(
+        folders: dict[str, Path], tmp_path: Path) -> None:
+    """A session ends after the models' explanations and before their randomised copies':
+    the pack strips the models' scores, so the next folder, unpacking them, explains the
+    copies against records without scores. The study explains those records again, and
+    reports what the study run straight through reports (every copy paired)."""
+    from gracr.domains.tissue.study_pairs import AGAIN, keep_again
+
+    part = Path(shutil.copytree(folders["straight"], tmp_path / "part"))
+    results = part / "attributions" / "results.jsonl"
+    header, *lines = results.read_text().splitlines(keepends=True)
+    copies = [line for line in lines if '~' in json.loads(line)["variant"]]
+    results.write_text(header + "".join(line for line in lines if line not in copies))
+    (part / "rows.jsonl").unlink()   # the stopped run had scored no copy
+    assert copies
+    pack_study(part, tmp_path / "archive")
+    unpack_study(tmp_path / "archive", tmp_path / "resumed")
+    unpacked = [r for r in read_records(tmp_path / "resumed" / "attributions" /
+                                        "results.jsonl") if r.status == "ok"]
+    assert any(r.extra["scores"] is None for r in unpacked)   # all but the drawn samples'
+    resumed = run_study(tmp_path / "resumed", WHOLE)
+    assert not (resumed / "attributions" / AGAIN).exists()
+    assert tables(resumed)["randomisation"] == tables(folders["straight"])["randomisation"]
+    assert tables(resumed) == tables(folders["straight"])
+    # Each record without scores that a copy is paired with was explained again, and
+    # only those.
+    bases = {(key[0], key[1].split("~")[0], *key[2:]) for key in (
+        Record.from_json(json.loads(line), "copy").key for line in copies)}
+    again = Counter(r.key for r in read_records(resumed / "attributions" / "results.jsonl"))
+    assert {key for key, count in again.items() if count == 2} == {
+        r.key for r in unpacked if r.extra["scores"] is None and r.key in bases} != set()
+    # After a crash before the folder's removal the next call keeps nothing twice.
+    (resumed / "attributions" / AGAIN).mkdir()
+    shutil.copy(resumed / "attributions" / "results.jsonl",
+                resumed / "attributions" / AGAIN / "results.jsonl")
+    assert keep_again(resumed) == 0 and not (resumed / "attributions" / AGAIN).exists()

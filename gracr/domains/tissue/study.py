@@ -2,7 +2,9 @@
 settings are written first and checked on every resume, then the phases of
 `gracr.domains.tissue.phases` (data, truth, models, explain) run unless complete, then
 the report (`gracr.domains.tissue.study_report`) and the training's convergence table
-(`write_convergence`).
+(`write_convergence`). The explain phase is complete when every job is explained and no
+randomised copy's record waits for scores its base's record lost in an archive
+(`gracr.domains.tissue.study_pairs`: those are explained again).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from gracr.domains.tissue.phases import (StudyData, StudySettings,
                                          prepare_data, prepare_models, prepare_truth,
                                          ratio_name, read_truth, study_jobs, views)
 from gracr.domains.tissue.study_names import ATTRIBUTIONS
+from gracr.domains.tissue.study_pairs import AGAIN, keep_again, lost_pairs
 from gracr.domains.tissue.study_report import write_report
 
 
@@ -81,14 +84,31 @@ class TissueStudy(Study[StudySettings]):
         def make_truth(say: Say) -> None:
             prepare_truth(root, self.data, self._positions(), say)
 
+        def unpaired() -> list[Job]:
+            # What an earlier run explained again, if it stopped before keeping it.
+            keep_again(root)
+            lost = lost_pairs(root, model_files(root, settings))
+            return [job for job in self._jobs() if (job.variant, job.explainer,
+                                                    job.settings_hash, job.sample) in lost]
+
         def explain(say: Say) -> None:
             jobs = self._jobs()
             say(f"explaining: {len(jobs)} jobs over "
                 f"{len(model_files(root, settings))} models")
             execution = self.execution
-            run(jobs, str(root / ATTRIBUTIONS), workers=execution.workers,
-                progress=execution.progress, engine=execution.engine,
-                address=execution.address, ray_timeout=execution.ray_timeout)
+
+            def run_into(folder: Path, chosen: list[Job]) -> None:
+                run(chosen, str(folder), workers=execution.workers,
+                    progress=execution.progress, engine=execution.engine,
+                    address=execution.address, ray_timeout=execution.ray_timeout)
+
+            run_into(root / ATTRIBUTIONS, jobs)
+            again = unpaired()
+            if again:
+                say(f"explaining again: {len(again)} jobs whose records came from an "
+                    "archive without the scores their randomised copies are paired with")
+                run_into(root / ATTRIBUTIONS / AGAIN, again)
+                say(f"explained again: {keep_again(root)} records")
 
         return [
             Phase("data", data_complete, make_data),
@@ -98,7 +118,7 @@ class TissueStudy(Study[StudySettings]):
                   lambda say: prepare_models(root, settings, self.data, say,
                                              self.execution.workers, self.replace_stale)),
             Phase("explain", lambda: explained(self._jobs(), root / ATTRIBUTIONS /
-                                               RESULTS_FILE), explain)]
+                                               RESULTS_FILE) and not unpaired(), explain)]
 
     def report(self, say: Say) -> None:
         write_report(self.folder, self.settings, self.data,

@@ -33,6 +33,11 @@ into a new archive.
 
 Not packed: the runner's dataset store (made again from the task files) and the
 report's outputs (tables, figures, `metrics.jsonl`: the study's report draws them again).
+
+What stripping the scores costs: a randomised copy's row pairs its scores with its base
+model's on the same instance, so a copy explained after its base's record came out of an
+archive cannot be paired until that record is explained again
+(`gracr.domains.tissue.study_pairs`, which the study runs on every resume).
 """
 
 from __future__ import annotations
