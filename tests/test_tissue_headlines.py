@@ -256,3 +256,31 @@ def test_the_cost_table_adds_what_each_part_recorded() -> None:
         ["training CNN", "1", "7.2"], ["explanations, compiled", "1", "0.5"],
         ["explanations, GIN r1", "2", "3.0"], ["in all", "–", "29.8"]]
     assert rows[-1][3] == "0.01"
+
+
+def test_the_ratio_table_gives_each_measure_per_architecture_and_ratio() -> None:
+    """Hand-made values: a cell is the mean of the models of every training seed at one
+    ratio with the lowest and highest and their count; a model without the measure is
+    left out, and a ratio without any shows a dash."""
+    from gracr.domains.tissue.phases import StudySettings
+    from gracr.domains.tissue.study_report import ratio_rows
+
+    settings = StudySettings(samples=10, cells=40, seed=0, ratios=(1.0, 2.0), model_seeds=(0, 1))
+
+    def samples(ap: float) -> list[dict[str, Any]]:   # one sample of each class, equal AP
+        return [{"AP": ap, "class": "positive"}, {"AP": ap, "class": "negative"}]
+
+    groups = {("GIN-r1-s0", "IG"): samples(0.4), ("GIN-r1-s1", "IG"): samples(0.6),
+              ("GIN-r2-s0", "IG"): samples(0.3), ("GIN-r1-s0-shuffled", "IG"): samples(0.9),
+              ("GATv2-r1-s0", "AttentionRollout"): samples(0.2)}
+    randomised = {("GIN-r1-s0", "IG"): [0.5, 0.7, None], ("GIN-r2-s1", "IG"): [0.1]}
+    test_auc = {"GIN-r1-s0": 0.9, "GIN-r1-s1": 0.95, "GIN-r2-s0": float("nan"),
+                "GATv2-r1-s0": 0.99}
+    rows = {tuple(row[:3]): row[3:] for row in ratio_rows(
+        settings, groups, randomised, test_auc, {"GIN-r1-s0": 0.8}, share=0.5)}
+    assert rows[("GIN", "AP", "IG")] == ["0.500 (0.400–0.600, 2)", "0.300 (0.300–0.300, 1)"]
+    assert rows[("GIN", "ρ", "IG")] == ["0.600 (0.600–0.600, 1)", "0.100 (0.100–0.100, 1)"]
+    assert rows[("GIN", "test AUC", "")] == ["0.925 (0.900–0.950, 2)", "–"]
+    assert rows[("GIN", "probe AUC (trained)", "")] == ["0.800 (0.800–0.800, 1)", "–"]
+    assert rows[("GATv2", "AP", "AttentionRollout")] == ["0.200 (0.200–0.200, 1)", "–"]
+    assert ("GIN", "AP", "AttentionRollout") not in rows   # GIN has no such explainer

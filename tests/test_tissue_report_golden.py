@@ -20,7 +20,7 @@ FIXTURE = ROOT / "tests" / "fixtures" / "tissue"
 UPDATE = os.environ.get("GRACR_UPDATE_GOLDEN") == "1"
 TABLES = ("metric-ap", "metric-auroc", "metric-spearman-shapley", "metric-spearman-banzhaf",
           "metric-decoy-mass", "metric-deletion", "metric-insertion", "seeds",
-          "randomisation", "epochs", "between_class", "training", "probes", "cost",
+          "randomisation", "epochs", "between_class", "training", "probes", "ratios", "cost",
           "headlines")
 
 

@@ -563,7 +563,9 @@ WHY_DIFFERS: dict[str, tuple[str, str]] = {
                      "test AUC is in `tables/training.md`) changes nothing when a decoy, a T "
                      "cell with no tumour cell in reach, is removed, so a gradient puts "
                      "little mass on it", UNTESTED),
-    "randomisation-grid": ("not known", UNTESTED),
+    "randomisation-grid": ("not known; `tables/ratios.md` gives GNNExplainer's ρ per "
+                           "architecture and radius ratio, with the lowest and highest model "
+                           "of each", UNTESTED),
     "ig-baselines": ("not known; the note gives neither its baseline vector nor how it "
                      "was averaged", UNTESTED),
     "sparse-drivers": ("our markers are drawn per cell, so a network can in principle tell a "

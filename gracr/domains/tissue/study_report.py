@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -125,6 +126,7 @@ TABLE_FINDINGS: dict[str, tuple[str, ...]] = {
     "between_class": ("class-split-reverses", "between-class-share"),
     "training": ("test-auc",),
     "probes": ("probe-random-init",),
+    "ratios": ("randomisation-grid", "test-auc"),
 }
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
@@ -447,7 +449,7 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
 
     # -- model seeds (ratio 1)
     seed_rows = []
-    for architecture in ("GIN", "GATv2"):
+    for architecture in GRAPH_ARCHITECTURES:
         for explainer in sorted({r["explainer"] for r in rows}):
             per_seed: list[list[float | None]] = []   # [positives, negatives, pooled]
             # Each class's (and both classes') AP per sample, labelled by seed: the interval
@@ -585,6 +587,17 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
          ["model", "probe AUC trained", "probe AUC random init"],
          [[p["model"], _fmt(p["trained"]), _fmt(p["random_init"])] for p in probes])
 
+    # -- the radius-ratio grid: each measure per architecture and ratio, over training seeds
+    emit("ratios", "The radius-ratio grid: each measure per architecture and graph radius / "
+         "label radius, over the trained models of every training seed (mean of the "
+         "models' values (lowest–highest, models); AP pooled over both classes; ρ: "
+         "Spearman against the fully randomised copy, cascading; no controls)",
+         ["architecture", "measure", "explainer",
+          *(f"ratio {ratio:g}" for ratio in settings.ratios)],
+         ratio_rows(settings, groups, full_randomisation,
+                    {t["model"]: t.get("test_auc") for t in training},
+                    {p["model"]: p.get("trained") for p in probes}, share))
+
     # -- what the study cost
     emit("cost", "What this folder's results cost (ground truth and training: wall seconds "
          "as each line records them, one torch thread; explanations: CPU seconds of every "
@@ -616,6 +629,50 @@ def write_report(root: Path, settings: StudySettings, data: StudyData,
         say(f"\n{len(failed)} explanations did not finish (error or out of time), e.g. "
             f"{failed[0].variant} {failed[0].explainer}: {failed[0].error or failed[0].status}")
     _figures(root, data, truth, rows, graphs, say)
+
+
+def ratio_rows(settings: StudySettings, groups: Mapping[tuple[str, str], Sequence[Mapping[str, Any]]],
+               full_randomisation: Mapping[tuple[str, str], Sequence[float | None]],
+               test_auc: Mapping[str, Any], probe: Mapping[str, Any],
+               share: float) -> list[list[str]]:
+    """The rows of the radius-ratio table: per architecture, the test AUC and the probe
+    AUC of the trained models, then per explainer their AP (pooled, at the explainer's
+    default settings) and ρ at full randomisation; each cell the mean of the models of
+    every training seed at one ratio, with the lowest and highest."""
+    def cell(values: Sequence[Any]) -> str:
+        found = [float(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
+        if not found:
+            return DASH
+        return (f"{TABLE.number(sum(found) / len(found))} ({TABLE.number(min(found))}–"
+                f"{TABLE.number(max(found))}, {len(found)})")
+
+    def mean(values: Sequence[float | None]) -> float | None:
+        found = [v for v in values if v is not None]
+        return sum(found) / len(found) if found else None
+
+    def pooled_ap(group: Sequence[Mapping[str, Any]]) -> float | None:
+        if not any(r["AP"] is not None for r in group):
+            return None
+        parts = stratified([r["AP"] for r in group], [r["class"] for r in group], share)
+        return None if parts.pooled is None else parts.pooled.mean
+
+    rows = []
+    for architecture in GRAPH_ARCHITECTURES:
+        names = {ratio: [trained_name(architecture, ratio, seed) for seed in settings.model_seeds]
+                 for ratio in settings.ratios}
+        rows.append([architecture, "test AUC", "", *(cell([test_auc.get(n) for n in names[r]])
+                                                     for r in settings.ratios)])
+        rows.append([architecture, "probe AUC (trained)", "",
+                     *(cell([probe.get(n) for n in names[r]]) for r in settings.ratios)])
+        explainers = sorted({explainer for name, explainer in groups
+                             if any(name in names[r] for r in settings.ratios)})
+        for measure in ("AP", "ρ"):
+            for explainer in explainers:
+                rows.append([architecture, measure, explainer, *(cell([
+                    pooled_ap(groups.get((n, explainer), [])) if measure == "AP"
+                    else mean(full_randomisation.get((n, explainer), []))
+                    for n in names[r]]) for r in settings.ratios)])
+    return rows
 
 
 def cost_rows(truth: Mapping[int, Mapping[str, Any]], training: Sequence[Mapping[str, Any]],
