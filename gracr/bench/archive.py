@@ -36,8 +36,9 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from gracr.bench.record import (HEADER_KEY, READABLE_VERSIONS, Record, RecordKey, header,
-                                latest_records, read_records, start_results, write_record)
+from gracr.bench.record import (HEADER_KEY, READABLE_VERSIONS, Record, RecordKey,
+                                append_records, header, latest_records, read_records,
+                                start_results)
 from gracr.errors import GracrError
 from gracr.files import append_lines, read_json_lines, write_bytes
 
@@ -147,9 +148,7 @@ def unpack(archive: str | os.PathLike[str], results: str | os.PathLike[str],
     start_results(results)
     present = {record.key for record in read_records(results)} | withdrawn
     missing = [record for key, record in kept.items() if key not in present]
-    with open(results, "a", encoding="utf-8") as sink:
-        for record in missing:
-            write_record(sink, record)
+    append_records(results, missing)
     return len(missing)
 
 

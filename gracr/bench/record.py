@@ -323,6 +323,18 @@ def write_record(handle: Any, record: Record) -> None:
                          "were written (is the disk full?); a rerun resumes from here")
 
 
+def append_records(path: str | os.PathLike[str], records: Iterable[Record]) -> None:
+    """Append `records` to the results file `path` (made ready by `start_results`: a cut
+    last line set aside, the header written if new), then fsync it, so records moved here
+    from elsewhere are on disk before their source is changed."""
+    start_results(path)
+    with open(path, "a", encoding="utf-8") as sink:
+        for record in records:
+            write_record(sink, record)
+        sink.flush()
+        os.fsync(sink.fileno())
+
+
 def _json_lines(path: str | os.PathLike[str], end: int | None = None
                 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """The JSON objects of a results file, with their line numbers; blank lines are skipped,

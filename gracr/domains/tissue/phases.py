@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import sys
 from dataclasses import asdict, dataclass, field, replace
@@ -668,8 +667,7 @@ def set_aside_explained(folder: Path, stale: Sequence[str], replace_stale: bool)
     or with `replace_stale`, moved to `attributions/REPLACED_FILE` (appended there
     first, then the results file rewritten without them: a crash between the two leaves
     them in both, and a rerun moves them again)."""
-    from gracr.bench.record import (RESULTS_FILE, header, read_records, start_results,
-                                    write_record)
+    from gracr.bench.record import RESULTS_FILE, append_records, header, read_records
 
     results = folder / ATTRIBUTIONS / RESULTS_FILE
     if not stale or not results.exists():
@@ -690,12 +688,7 @@ def set_aside_explained(folder: Path, stale: Sequence[str], replace_stale: bool)
                          "again under those records: run again with --replace-stale to move "
                          f"them to {REPLACED_FILE} beside it, or use a new folder")
     aside = results.parent / REPLACED_FILE
-    start_results(aside)
-    with open(aside, "a", encoding="utf-8") as sink:
-        for record in moved:
-            write_record(sink, record)
-        sink.flush()
-        os.fsync(sink.fileno())
+    append_records(aside, moved)
     with atomic_writer(results) as kept:
         kept.write(json.dumps(header(), separators=(",", ":")) + "\n")
         for record in records:

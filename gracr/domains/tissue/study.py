@@ -84,12 +84,16 @@ class TissueStudy(Study[StudySettings]):
         def make_truth(say: Say) -> None:
             prepare_truth(root, self.data, self._positions(), say)
 
-        def unpaired() -> list[Job]:
+        def unpaired(jobs: list[Job]) -> list[Job]:
             # What an earlier run explained again, if it stopped before keeping it.
             keep_again(root)
             lost = lost_pairs(root, model_files(root, settings))
-            return [job for job in self._jobs() if (job.variant, job.explainer,
-                                                    job.settings_hash, job.sample) in lost]
+            return [job for job in jobs if (job.variant, job.explainer, job.settings_hash,
+                                            job.sample) in lost]
+
+        def explain_complete() -> bool:
+            jobs = self._jobs()
+            return explained(jobs, root / ATTRIBUTIONS / RESULTS_FILE) and not unpaired(jobs)
 
         def explain(say: Say) -> None:
             jobs = self._jobs()
@@ -103,7 +107,7 @@ class TissueStudy(Study[StudySettings]):
                     address=execution.address, ray_timeout=execution.ray_timeout)
 
             run_into(root / ATTRIBUTIONS, jobs)
-            again = unpaired()
+            again = unpaired(jobs)
             if again:
                 say(f"explaining again: {len(again)} jobs whose records came from an "
                     "archive without the scores their randomised copies are paired with")
@@ -117,8 +121,7 @@ class TissueStudy(Study[StudySettings]):
             Phase("models", lambda: models_complete(root, settings),
                   lambda say: prepare_models(root, settings, self.data, say,
                                              self.execution.workers, self.replace_stale)),
-            Phase("explain", lambda: explained(self._jobs(), root / ATTRIBUTIONS /
-                                               RESULTS_FILE) and not unpaired(), explain)]
+            Phase("explain", explain_complete, explain)]
 
     def report(self, say: Say) -> None:
         write_report(self.folder, self.settings, self.data,

@@ -15,13 +15,12 @@ explanations (the explainers are seeded), so every other row stays as it was.
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 from typing import Sequence
 
-from gracr.bench.record import (RESULTS_FILE, Record, latest_records, read_records,
-                                start_results, write_record)
+from gracr.bench.record import (RESULTS_FILE, Record, append_records, latest_records,
+                                read_records)
 from gracr.domains.tissue.phases import ModelFile
 from gracr.domains.tissue.study_names import ATTRIBUTIONS
 from gracr.domains.tissue.study_report import base_key, read_rows, scores_digest
@@ -83,11 +82,6 @@ def keep_again(folder: str | Path) -> int:
              if record.status == "ok" and _held(record)
              and record.key in current and not _held(current[record.key])]
     if fresh:
-        start_results(results)
-        with open(results, "a", encoding="utf-8") as sink:
-            for record in fresh:
-                write_record(sink, record)
-            sink.flush()
-            os.fsync(sink.fileno())
+        append_records(results, fresh)
     shutil.rmtree(again)
     return len(fresh)
